@@ -1,0 +1,3 @@
+"""ascgen: a declarative pipeline DSL and C++ AscendCL code generator."""
+
+__version__ = "0.1.0"

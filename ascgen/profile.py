@@ -1,0 +1,165 @@
+"""Device profiles: the single source of truth for validator, planner and simulator.
+
+A profile is a YAML file shipped in ``ascgen/profiles/``. The simulator reads the
+same figures in a flat ``key=value`` form produced by :func:`flatten`.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Memory(_Strict):
+    device_bytes: int = Field(gt=0)
+    dvpp_bytes: int = Field(gt=0)
+    reserved_bytes: int = Field(ge=0)
+    bandwidth_GBps: float = Field(gt=0)
+
+
+class StrideAlign(_Strict):
+    width: int = Field(gt=0)
+    height: int = Field(gt=0)
+
+
+class Align(_Strict):
+    jpegd_out: StrideAlign
+    vpc_in: StrideAlign
+    vpc_out: StrideAlign
+    dvpp_addr: int
+    device_addr: int
+    memcpy_async_addr: int
+    alloc_granule: int
+    alloc_padding: int
+
+
+class Resolution(_Strict):
+    min_width: int
+    min_height: int
+    max_width: int
+    max_height: int
+
+
+class Ratio(_Strict):
+    min: float
+    max: float
+
+
+class Limits(_Strict):
+    jpegd_in: Resolution
+    vpc_in: Resolution
+    vpc_out: Resolution
+    vpc_stride: Resolution
+    resize_ratio: Ratio
+    max_events: int
+    max_streams: int
+    max_batch: int
+
+
+class CopyEngine(_Strict):
+    units: int = Field(gt=0)
+    latency_us: float = Field(ge=0)
+    bandwidth_GBps: float = Field(gt=0)
+
+    def service_us(self, nbytes: int) -> float:
+        return self.latency_us + nbytes / (self.bandwidth_GBps * 1e3)
+
+
+class PixelEngine(_Strict):
+    units: int = Field(gt=0)
+    base_us: float = Field(ge=0)
+    per_mpixel_us: float = Field(ge=0)
+
+    def service_us(self, pixels: int) -> float:
+        return self.base_us + self.per_mpixel_us * pixels / 1e6
+
+
+class UnitEngine(_Strict):
+    units: int = Field(gt=0)
+
+
+class Scheduler(_Strict):
+    per_task_us: float = Field(ge=0)
+
+
+class HostCost(_Strict):
+    submit_us: float = Field(ge=0)
+
+
+class Engines(_Strict):
+    h2d: CopyEngine
+    d2h: CopyEngine
+    d2d: CopyEngine
+    jpegd: PixelEngine
+    vpc: PixelEngine
+    aicore: UnitEngine
+    scheduler: Scheduler
+    host: HostCost
+
+
+class ModelInput(_Strict):
+    width: int
+    height: int
+    format: str
+
+
+class ReferenceModel(_Strict):
+    input: ModelInput
+    output_bytes_per_item: int
+    latency_ms: dict[int, float]
+
+
+class Profile(_Strict):
+    name: str
+    soc: str
+    description: str
+    memory: Memory
+    align: Align
+    limits: Limits
+    engines: Engines
+    models: dict[str, ReferenceModel] = {}
+
+
+PROFILE_DIR = Path(str(resources.files("ascgen") / "profiles"))
+
+
+def available() -> list[str]:
+    """Names of the profiles shipped with ascgen, sorted."""
+    return sorted(p.stem for p in PROFILE_DIR.glob("*.yaml"))
+
+
+@cache
+def load(name: str) -> Profile:
+    """Load a shipped profile by name; KeyError if there is none."""
+    path = PROFILE_DIR / f"{name}.yaml"
+    if not path.is_file():
+        raise KeyError(name)
+    with path.open(encoding="utf-8") as fh:
+        return Profile.model_validate(yaml.safe_load(fh))
+
+
+def _flat_items(prefix: str, value: Any) -> list[tuple[str, str]]:
+    if isinstance(value, dict):
+        items: list[tuple[str, str]] = []
+        for key in sorted(value, key=str):
+            items += _flat_items(f"{prefix}.{key}" if prefix else str(key), value[key])
+        return items
+    if isinstance(value, float):
+        return [(prefix, repr(value))]
+    return [(prefix, str(value))]
+
+
+def flatten(profile: Profile) -> str:
+    """The profile as sorted ``key=value`` lines: the form the simulator reads."""
+    lines = [f"# ascgen device profile '{profile.name}', flat form for the simulator"]
+    lines += [f"{k}={v}" for k, v in _flat_items("", profile.model_dump(mode="python"))]
+    return "\n".join(lines) + "\n"
