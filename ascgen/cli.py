@@ -1,12 +1,67 @@
-"""The ``ascgen`` command line."""
+"""The ``ascgen`` command line. Exit codes: 0 ok, 1 a check failed, 2 bad spec or usage,
+3 a build or run step failed, 70 an internal error (one line; ASCGEN_TRACEBACK=1 for the trace).
+"""
 
 from __future__ import annotations
 
+import functools
+import json
+import os
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
 
 import click
+from rich.console import Console
 
 from ascgen import __version__, profile
+from ascgen.diagnostics import SpecError
+from ascgen.fileio import write_atomic
+
+EXIT_CHECK_FAILED = 1
+EXIT_BAD_SPEC = 2
+EXIT_STEP_FAILED = 3
+EXIT_INTERNAL = 70
+
+F = TypeVar("F", bound=Callable[..., Any])
+# Wide enough for the plan tables when output goes to a file or a pipe (COLUMNS overrides).
+out = Console(highlight=False, width=None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", 140)))
+
+
+class StepFailed(Exception):
+    """A build or run step failed; the message is one line for the user."""
+
+
+def friendly(fn: F) -> F:
+    """Turn user errors into messages and exit codes; never show a traceback for them."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except SpecError as exc:
+            for diag in exc.sorted():
+                click.echo(diag.format(), err=True)
+            n = len(exc.diagnostics)
+            click.echo(f"{n} error{'s' if n != 1 else ''}", err=True)
+            sys.exit(EXIT_BAD_SPEC)
+        except StepFailed as exc:
+            click.echo(f"ascgen: error: {exc}", err=True)
+            sys.exit(EXIT_STEP_FAILED)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            if os.environ.get("ASCGEN_TRACEBACK"):
+                raise
+            click.echo(
+                f"ascgen: internal error: {type(exc).__name__}: {exc} "
+                "(run again with ASCGEN_TRACEBACK=1 for the trace, and report it)",
+                err=True,
+            )
+            sys.exit(EXIT_INTERNAL)
+
+    return wrapper  # type: ignore[return-value]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -15,9 +70,89 @@ def cli() -> None:
     """Declarative Ascend inference pipelines: validate, plan, generate, build, bench."""
 
 
+spec_paths = click.argument("specs", nargs=-1, required=True, type=click.Path(path_type=Path))
+
+
+def _expand(paths: tuple[Path, ...]) -> list[Path]:
+    """Spec files, with folders expanded to the *.yaml files below them (sorted)."""
+    files: list[Path] = []
+    for p in paths:
+        files += sorted(p.rglob("*.yaml")) if p.is_dir() else [p]
+    return files
+
+
+@cli.command()
+@spec_paths
+@friendly
+def validate(specs: tuple[Path, ...]) -> None:
+    """Check spec files (or folders of them); report every problem as file:line:col."""
+    from ascgen.analysis import analyze_file
+
+    problems = SpecError()
+    for path in _expand(specs):
+        try:
+            spec, plan = analyze_file(path)
+        except SpecError as exc:
+            problems.diagnostics += exc.diagnostics
+            continue
+        click.echo(
+            f"{path}: ok ({len(spec.stages)} stages, roofline {plan.roofline_qps:,.0f} frames/s, "
+            f"bottleneck {plan.bottleneck})"
+        )
+    if problems.diagnostics:
+        raise problems
+
+
+@cli.command()
+@click.argument("spec_path", metavar="SPEC", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+@friendly
+def plan(spec_path: Path, as_json: bool) -> None:
+    """Show sizes, strides, pools, memory and the predicted bottleneck of SPEC."""
+    from ascgen.analysis import analyze_file
+    from ascgen.plan_report import dumps, print_plan
+
+    _, result = analyze_file(spec_path)
+    if as_json:
+        click.echo(dumps(result), nl=False)
+    else:
+        print_plan(result, out)
+
+
+@cli.command()
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Write to a file.")
+@friendly
+def schema(output: Path | None) -> None:
+    """Print the JSON Schema of the DSL (for editor completion)."""
+    from ascgen.spec import Spec
+
+    doc = Spec.model_json_schema()
+    doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    doc["title"] = "ascgen pipeline spec"
+    text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
+    if output:
+        write_atomic(output, text)
+    else:
+        click.echo(text, nl=False)
+
+
+@cli.command()
+@click.argument("path", default="pipeline.yaml", type=click.Path(path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+@friendly
+def init(path: Path, force: bool) -> None:
+    """Write a commented example spec to PATH (default pipeline.yaml)."""
+    if path.exists() and not force:
+        raise click.UsageError(f"{path} exists; pass --force to overwrite it")
+    text = (Path(__file__).parent / "example_spec.yaml").read_text(encoding="utf-8")
+    write_atomic(path, text)
+    click.echo(f"wrote {path}; next: ascgen validate {path} && ascgen plan {path}")
+
+
 @cli.command("profile")
 @click.argument("name", required=False)
 @click.option("--flat", is_flag=True, help="Print the flat key=value form the simulator reads.")
+@friendly
 def profile_cmd(name: str | None, flat: bool) -> None:
     """List device profiles, or print one (NAME)."""
     if name is None:
@@ -27,9 +162,7 @@ def profile_cmd(name: str | None, flat: bool) -> None:
     try:
         prof = profile.load(name)
     except KeyError:
-        raise click.UsageError(
-            f"unknown profile '{name}'; available: {', '.join(profile.available())}"
-        ) from None
+        raise click.UsageError(f"unknown profile '{name}'; available: {', '.join(profile.available())}") from None
     if flat:
         click.echo(profile.flatten(prof), nl=False)
     else:
@@ -37,4 +170,4 @@ def profile_cmd(name: str | None, flat: bool) -> None:
 
 
 def main() -> None:
-    sys.exit(cli.main(standalone_mode=True))
+    cli.main(prog_name="ascgen")

@@ -115,6 +115,7 @@ class ModelInput(_Strict):
 class ReferenceModel(_Strict):
     input: ModelInput
     output_bytes_per_item: int
+    memory_bytes: int
     latency_ms: dict[int, float]
 
 

@@ -1,0 +1,3 @@
+from ascgen.cli import main
+
+main()

@@ -1,0 +1,110 @@
+"""The front end in one call: load a spec file, check it, plan it; all problems at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ascgen import checks
+from ascgen import profile as profiles
+from ascgen import spec as dsl
+from ascgen.diagnostics import Diagnostic, SpecError
+from ascgen.plan_model import Plan
+from ascgen.planner import largest_fitting, make_plan
+from ascgen.profile import Profile
+from ascgen.validate import parse_file, parse_text
+from ascgen.yaml_loader import SourceMap
+
+
+def _resources(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap) -> list[Diagnostic]:
+    """Checks that need the plan: model bytes, streams and events, memory budgets."""
+    out: list[Diagnostic] = []
+    if plan.model is not None:
+        i = next(i for i, s in enumerate(spec.stages) if s.kind == "model")
+        stage = spec.stages[i]
+        frame = plan.batching.frame_bytes
+        if isinstance(stage, dsl.ModelStage) and stage.input_bytes and frame:
+            expected = frame * spec.batch
+            if stage.input_bytes != expected:
+                out.append(
+                    smap.error(
+                        ("stages", i, "input_bytes"),
+                        f"model input_bytes {stage.input_bytes} must equal batch {spec.batch} x "
+                        f"{frame} bytes per frame = {expected}",
+                    )
+                )
+    streams = plan.streams_per_thread * spec.threads
+    if streams > prof.limits.max_streams:
+        out.append(smap.error(("threads",), f"{streams} streams exceed the device's {prof.limits.max_streams}"))
+    events = plan.events_per_thread * spec.threads
+    if events > prof.limits.max_events:
+        out.append(
+            smap.error(
+                ("buffers", "depth"),
+                f"{events} events ({plan.events_per_thread} per thread "
+                f"x {spec.threads} threads) exceed the device's {prof.limits.max_events}; "
+                "lower buffers.depth or threads",
+            )
+        )
+    out += _memory(spec, prof, plan, smap)
+    return out
+
+
+def _memory(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap) -> list[Diagnostic]:
+    mem = plan.memory
+    over: list[tuple[str, str | None, int, int]] = []
+    if mem.dvpp_bytes > mem.dvpp_budget_bytes:
+        over.append(("DVPP", "dvpp", mem.dvpp_bytes, mem.dvpp_budget_bytes))
+    if mem.device_bytes > mem.device_budget_bytes:
+        over.append(("device", None, mem.device_bytes, mem.device_budget_bytes))
+    if not over:
+        return []
+    window, threads = largest_fitting(spec, prof)
+    knob = "buffers.depth" if spec.streams == "per_stage" else "sync_every"
+    fixes = []
+    if window:
+        fixes.append(f"{knob} <= {window}")
+    if threads:
+        fixes.append(f"threads <= {threads}")
+    fix = f"; fits with {' or '.join(fixes)}" if fixes else "; no depth or thread count fits"
+    out = []
+    for label, kind, need, budget in over:
+        pools = [p for p in plan.pools if (kind is None and p.memory != "host_pinned") or p.memory == kind]
+        big = max(pools, key=lambda p: p.total_bytes)
+        i = next(i for i, s in enumerate(spec.stages) if s.name == big.stage)
+        out.append(
+            smap.error(
+                ("stages", i),
+                (
+                    f"out of {label} memory on {prof.name}: the plan needs {need:,} bytes, the budget is "
+                    f"{budget:,}; largest pool '{big.name}' is {big.alloc_bytes:,} B x {big.slots} slots x "
+                    f"{big.threads} threads = {big.total_bytes:,} B{fix}"
+                ),
+            )
+        )
+    return out
+
+
+def analyze_data(spec: dsl.Spec, smap: SourceMap) -> Plan:
+    diags = checks.check_profile(spec, smap) + checks.check_structure(spec, smap)
+    if diags:
+        raise SpecError(diags)
+    prof = profiles.load(spec.device.profile)
+    diags = checks.check_geometry(spec, prof, smap) + checks.check_model(spec, prof, smap)
+    if diags:
+        raise SpecError(diags)
+    lines = [smap.find(("stages", i)).line for i in range(len(spec.stages))]
+    plan = make_plan(spec, prof, lines, smap.path)
+    diags = _resources(spec, prof, plan, smap)
+    if diags:
+        raise SpecError(diags)
+    return plan
+
+
+def analyze_file(path: Path) -> tuple[dsl.Spec, Plan]:
+    spec, smap = parse_file(path)
+    return spec, analyze_data(spec, smap)
+
+
+def analyze_text(text: str, path: str = "spec.yaml") -> tuple[dsl.Spec, Plan]:
+    spec, smap = parse_text(text, path)
+    return spec, analyze_data(spec, smap)

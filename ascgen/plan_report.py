@@ -1,0 +1,108 @@
+"""`ascgen plan` output: Rich tables for people, JSON for tools."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ascgen.plan_model import Plan
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.1f} MiB"
+
+
+def _pct(used: int, budget: int) -> str:
+    return f"{100.0 * used / budget:.1f} %" if budget else "-"
+
+
+def print_plan(plan: Plan, console: Console) -> None:
+    console.print(
+        f"[bold]{plan.name}[/] on [bold]{plan.profile}[/]: {plan.threads} thread(s), "
+        f"streams {plan.streams}, batch {plan.batch}, "
+        + (f"depth {plan.depth}" if plan.streams == "per_stage" else f"sync every {plan.sync_every}")
+    )
+
+    edges = Table(title="Buffers between stages", title_justify="left")
+    for col in ("stage", "line", "output", "width", "height", "width stride", "height stride", "bytes"):
+        edges.add_column(col, justify="right" if col not in ("stage", "output") else "left")
+    for s in plan.stages:
+        g = s.output
+        if g is None:
+            edges.add_row(s.name, str(s.line), "host", "", "", "", "", "")
+            continue
+        pic = g.is_picture
+        edges.add_row(
+            s.name,
+            str(s.line),
+            g.kind,
+            str(g.width) if pic else "",
+            str(g.height) if pic else "",
+            str(g.width_stride) if pic else "",
+            str(g.height_stride) if pic else "",
+            f"{g.bytes:,}",
+        )
+    console.print(edges)
+
+    pools = Table(title="Buffer pools (one ring per thread)", title_justify="left")
+    for col in ("pool", "memory", "per", "slot bytes", "allocated", "slots", "threads", "total"):
+        pools.add_column(col, justify="left" if col in ("pool", "memory", "per") else "right")
+    for p in plan.pools:
+        pools.add_row(
+            p.name,
+            p.memory,
+            p.per,
+            f"{p.slot_bytes:,}",
+            f"{p.alloc_bytes:,}",
+            str(p.slots),
+            str(p.threads),
+            _mib(p.total_bytes),
+        )
+    console.print(pools)
+
+    m = plan.memory
+    mem = Table(title="Memory against the device budget", title_justify="left")
+    for col in ("memory", "used", "budget", "used %"):
+        mem.add_column(col, justify="left" if col == "memory" else "right")
+    mem.add_row(
+        "device (pools + DVPP + models)",
+        _mib(m.device_bytes),
+        _mib(m.device_budget_bytes),
+        _pct(m.device_bytes, m.device_budget_bytes),
+    )
+    mem.add_row(
+        "  of which DVPP", _mib(m.dvpp_bytes), _mib(m.dvpp_budget_bytes), _pct(m.dvpp_bytes, m.dvpp_budget_bytes)
+    )
+    mem.add_row("  of which models", _mib(m.model_bytes), "", "")
+    mem.add_row("host pinned", _mib(m.host_pinned_bytes), "", "")
+    console.print(mem)
+
+    perf = Table(title="Predicted throughput (frames/s)", title_justify="left")
+    for col in ("limit", "frames/s", "why"):
+        perf.add_column(col, justify="right" if col == "frames/s" else "left")
+    for b in sorted(plan.bounds, key=lambda b: b.qps):
+        style = "bold red" if b.name == plan.bottleneck else ""
+        perf.add_row(b.name, f"{b.qps:,.0f}", b.why, style=style)
+    console.print(perf)
+    console.print(f"batching: {plan.batching.mode} ({plan.batching.why})")
+    console.print(
+        f"streams per thread: {plan.streams_per_thread}, events per thread: "
+        f"{plan.events_per_thread}, device tasks per frame: {plan.device_tasks_per_frame:.2f}"
+    )
+    console.print(f"[bold]roofline: {plan.roofline_qps:,.0f} frames/s, bottleneck: {plan.bottleneck}[/]")
+
+
+def plan_json(plan: Plan) -> dict[str, Any]:
+    data = plan.model_dump(mode="json")
+    for stage in data["stages"]:
+        stage["capacity_qps"] = round(stage["capacity_qps"], 3)
+        stage["service_us"] = round(stage["service_us"], 3)
+    data["roofline_qps"] = round(plan.roofline_qps, 3)
+    return data
+
+
+def dumps(plan: Plan) -> str:
+    return json.dumps(plan_json(plan), indent=2, sort_keys=False) + "\n"

@@ -1,0 +1,145 @@
+"""From YAML text to a typed Spec, with every schema problem reported at its line and column."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from ascgen import spec as dsl
+from ascgen.diagnostics import Diagnostic, SpecError, did_you_mean, one_of
+from ascgen.yaml_loader import Loc, SourceMap, load_file, load_text
+
+_STAGE_MODELS: dict[str, type[BaseModel]] = {
+    "h2d": dsl.H2dStage,
+    "jpeg_decode": dsl.JpegDecodeStage,
+    "vpc_resize": dsl.VpcResizeStage,
+    "model": dsl.ModelStage,
+    "d2h": dsl.D2hStage,
+    "topk": dsl.TopkStage,
+}
+
+
+def _model_at(data: Any, loc: Loc) -> type[BaseModel] | None:
+    """The pydantic model that describes the mapping at ``loc`` of the raw data."""
+    model: type[BaseModel] | None = dsl.Spec
+    node = data
+    for part in loc:
+        if isinstance(part, int):
+            node = node[part] if isinstance(node, list) and part < len(node) else None
+            if model is None and isinstance(node, dict) and "kind" in node:
+                model = _STAGE_MODELS.get(str(node["kind"]))
+            continue
+        if model is None:
+            return None
+        if model is dsl.Spec and part == "stages":
+            node = node.get(part) if isinstance(node, dict) else None
+            model = None  # resolved at the next (index) step below
+            continue
+        field = model.model_fields.get(part)
+        node = node.get(part) if isinstance(node, dict) else None
+        model = _field_model(field.annotation) if field else None
+    return model
+
+
+def _field_model(annotation: Any) -> type[BaseModel] | None:
+    args = getattr(annotation, "__args__", None)
+    for candidate in (annotation, *(args or ())):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    return None
+
+
+def _stage_loc(loc: Loc) -> Loc:
+    """pydantic puts the union tag into the location: stages.0.model.path -> stages.0.path."""
+    if len(loc) >= 3 and loc[0] == "stages" and isinstance(loc[1], int) and loc[2] in _STAGE_MODELS:
+        return (*loc[:2], *loc[3:])
+    return loc
+
+
+def _where(loc: Loc, data: Any) -> str:
+    """A readable name for a location: stage 'decode'.max.width rather than stages.1.max.width."""
+    if len(loc) >= 2 and loc[0] == "stages" and isinstance(loc[1], int):
+        stages = data.get("stages") if isinstance(data, dict) else None
+        item = stages[loc[1]] if isinstance(stages, list) and loc[1] < len(stages) else None
+        label = f"stage '{item['name']}'" if isinstance(item, dict) and "name" in item else f"stage {loc[1] + 1}"
+        return ".".join([label, *map(str, loc[2:])])
+    return ".".join(str(p) for p in loc) or "the spec"
+
+
+def _describe(err: ErrorDetails, loc: Loc, data: Any) -> tuple[str, bool]:
+    """A message for one pydantic error, and whether it points at a key (not a value)."""
+    kind = err["type"]
+    where = _where(loc, data)
+    if kind == "extra_forbidden":
+        parent = _model_at(data, loc[:-1])
+        known = list(parent.model_fields) if parent else []
+        hint = did_you_mean(str(loc[-1]), known)
+        if not hint and known:
+            hint = f"; known keys: {', '.join(known)}"
+        return f"unknown key '{loc[-1]}'{hint}", True
+    if kind == "missing":
+        return f"missing required key '{loc[-1]}' in {_where(loc[:-1], data)}", False
+    if kind == "union_tag_invalid":
+        tag = str(err.get("ctx", {}).get("tag", ""))
+        return f"unknown stage kind '{tag}'{did_you_mean(tag, dsl.STAGE_KINDS)}; expected one of " + one_of(
+            dsl.STAGE_KINDS
+        ), False
+    if kind == "union_tag_not_found":
+        return f"stage {where} needs a 'kind': one of {one_of(dsl.STAGE_KINDS)}", False
+    if kind == "literal_error":
+        expected = str(err.get("ctx", {}).get("expected", ""))
+        choices = [c.strip().strip("'") for c in expected.replace(" or ", ", ").split(",")]
+        got = str(err.get("input"))
+        return f"{where}: '{got}' is not one of {one_of(choices)}{did_you_mean(got, choices)}", False
+    msg = err["msg"]
+    if kind == "value_error":
+        msg = msg.removeprefix("Value error, ")
+    return f"{where}: {msg[0].lower() + msg[1:] if msg else msg}", False
+
+
+def _dedupe(errors: list[ErrorDetails]) -> list[ErrorDetails]:
+    """Drop the noise pydantic adds for unions (one error per alternative)."""
+    out: list[ErrorDetails] = []
+    seen: set[tuple[Any, ...]] = set()
+    for err in errors:
+        loc = tuple(
+            p
+            for p in err["loc"]
+            if not (isinstance(p, str) and p in ("list[int]", "int", "float", "str"))
+            and not str(p).startswith(("literal[", "dict[", "function-"))
+        )
+        key = (loc, err["type"] if err["type"] != "literal_error" else "lit")
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append({**err, "loc": loc})
+    return out
+
+
+def spec_from_data(data: Any, smap: SourceMap) -> dsl.Spec:
+    if not isinstance(data, dict):
+        raise SpecError([smap.error((), "a spec is a mapping of keys (name, source, stages, ...)")])
+    try:
+        return dsl.Spec.model_validate(data)
+    except ValidationError as exc:
+        diags: list[Diagnostic] = []
+        for err in _dedupe(exc.errors(include_url=False)):
+            loc = _stage_loc(tuple(err["loc"]))
+            if err["type"] == "union_tag_invalid":
+                loc = (*loc, "kind")
+            message, at_key = _describe(err, loc, data)
+            diags.append(smap.error(loc, message, key=at_key))
+        raise SpecError(diags) from None
+
+
+def parse_text(text: str, path: str) -> tuple[dsl.Spec, SourceMap]:
+    data, smap = load_text(text, path)
+    return spec_from_data(data, smap), smap
+
+
+def parse_file(path: Path) -> tuple[dsl.Spec, SourceMap]:
+    data, smap = load_file(path)
+    return spec_from_data(data, smap), smap

@@ -1,0 +1,142 @@
+"""A safe YAML loader that keeps the line and column of every key and value.
+
+Specs arrive in pull requests from anyone, so the loader refuses duplicate keys,
+bounds what anchors and aliases may expand to, and never constructs arbitrary objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from ascgen.diagnostics import Diagnostic, Position, SpecError
+
+MAX_NODES = 20_000  # after alias expansion; a real spec has a few hundred
+MAX_BYTES = 1_000_000
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass
+class SourceMap:
+    """Where each value (and each mapping key) of a loaded document was written."""
+
+    path: str
+    values: dict[Loc, Position] = field(default_factory=dict)
+    keys: dict[Loc, Position] = field(default_factory=dict)
+
+    def find(self, loc: Loc, *, key: bool = False) -> Position:
+        """The position of ``loc``, or of its nearest enclosing node that has one."""
+        loc = tuple(loc)
+        if key and loc in self.keys:
+            return self.keys[loc]
+        while loc:
+            if loc in self.values:
+                return self.values[loc]
+            loc = loc[:-1]
+        return self.values.get((), Position(1, 1))
+
+    def error(self, loc: Loc, message: str, *, key: bool = False) -> Diagnostic:
+        return Diagnostic(self.path, self.find(loc, key=key), message)
+
+
+def _pos(node: Node) -> Position:
+    return Position(node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+class _Builder:
+    def __init__(self, smap: SourceMap) -> None:
+        self.smap = smap
+        self.count = 0
+        self.errors: list[Diagnostic] = []
+        self.constructor = yaml.SafeLoader("")  # only its scalar resolution is used
+
+    def build(self, node: Node, loc: Loc) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise SpecError(
+                [
+                    Diagnostic(
+                        self.smap.path,
+                        _pos(node),
+                        f"document expands to more than {MAX_NODES} nodes "
+                        "(anchors and aliases are limited); write the values out",
+                    )
+                ]
+            )
+        self.smap.values.setdefault(loc, _pos(node))
+        if isinstance(node, ScalarNode):
+            return self.constructor.construct_object(node, deep=True)
+        if isinstance(node, SequenceNode):
+            return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
+        if isinstance(node, MappingNode):
+            return self._mapping(node, loc)
+        raise AssertionError(f"unexpected YAML node {node!r}")  # pragma: no cover
+
+    def _mapping(self, node: MappingNode, loc: Loc) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                self.errors.append(Diagnostic(self.smap.path, _pos(key_node), "merge keys '<<' are not supported"))
+                continue
+            if not isinstance(key_node, ScalarNode):
+                self.errors.append(Diagnostic(self.smap.path, _pos(key_node), "mapping keys must be plain scalars"))
+                continue
+            key = self.constructor.construct_object(key_node)
+            key = key if isinstance(key, int | str) else str(key)
+            if key in out:
+                first = self.smap.keys[(*loc, key)]
+                self.errors.append(
+                    Diagnostic(
+                        self.smap.path,
+                        _pos(key_node),
+                        f"duplicate key '{key}' (first given at line {first.line})",
+                    )
+                )
+                continue
+            self.smap.keys[(*loc, key)] = _pos(key_node)
+            out[key] = self.build(value_node, (*loc, key))
+        return out
+
+
+def load_text(text: str, path: str) -> tuple[Any, SourceMap]:
+    """Parse ``text`` (named ``path`` in messages) into plain data plus a SourceMap."""
+    smap = SourceMap(path)
+    if len(text.encode("utf-8")) > MAX_BYTES:
+        raise SpecError([Diagnostic(path, Position(1, 1), f"file is larger than {MAX_BYTES} bytes")])
+    try:
+        nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        pos = Position(mark.line + 1, mark.column + 1) if mark else Position(1, 1)
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise SpecError([Diagnostic(path, pos, f"invalid YAML: {problem}")]) from None
+    except yaml.YAMLError as exc:
+        raise SpecError([Diagnostic(path, Position(1, 1), f"invalid YAML: {exc}")]) from None
+    if len(nodes) != 1:
+        what = "is empty" if not nodes else "holds several documents; use one"
+        pos = _pos(nodes[1]) if len(nodes) > 1 else Position(1, 1)
+        raise SpecError([Diagnostic(path, pos, f"the file {what}")])
+    builder = _Builder(smap)
+    try:
+        data = builder.build(nodes[0], ())
+    except yaml.constructor.ConstructorError as exc:
+        mark = exc.problem_mark
+        pos = Position(mark.line + 1, mark.column + 1) if mark else Position(1, 1)
+        raise SpecError([Diagnostic(path, pos, f"invalid value: {exc.problem}")]) from None
+    if builder.errors:
+        raise SpecError(builder.errors)
+    return data, smap
+
+
+def load_file(path: Path) -> tuple[Any, SourceMap]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise SpecError([Diagnostic(str(path), Position(1, 1), f"cannot read: {reason}")]) from None
+    return load_text(text, str(path))
