@@ -1,0 +1,22 @@
+# Day-to-day tasks; `bash scripts/test.sh` is what CI runs.
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: install lint typecheck test fmt
+
+install:
+	bash scripts/install.sh
+
+lint:
+	$(BIN)/ruff check ascgen tests
+	$(BIN)/ruff format --check ascgen
+
+typecheck:
+	$(BIN)/mypy
+
+test:
+	$(BIN)/pytest -q
+
+fmt:
+	$(BIN)/ruff format ascgen
+	$(BIN)/ruff check --fix ascgen

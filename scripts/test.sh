@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs everything, then runs the whole test suite: lint, type check, Python and C++ tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+export PATH="$PWD/.venv/bin:$PATH"
+
+echo "== ruff"; ruff check ascgen tests
+echo "== mypy"; mypy
+echo "== pytest"
+set +e
+pytest -q "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  echo "pytest collected no tests: that is a failure here" >&2
+  exit 1
+fi
+exit "$status"
