@@ -145,7 +145,7 @@ def check_geometry(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Diagn
         elif isinstance(stage, dsl.VpcResizeStage):
             a = prof.align.vpc_out
             aw, ah = _align_override(stage, a.width, a.height, smap, i, out)
-            out += _check_range(smap, ("stages", i, "out"), "VPC output", stage.out, prof.limits.vpc_out)
+            out += _check_range(smap, ("stages", i, "out"), "VPC output", stage.out, prof.limits.vpc_out, even=False)
             for key, value, alignment in (("width", stage.out.width, aw), ("height", stage.out.height, ah)):
                 if not _aligned(value, alignment):
                     lo, hi = nice_multiples(value, alignment)
@@ -165,8 +165,15 @@ def check_geometry(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Diagn
 
 
 def _check_range(
-    smap: SourceMap, loc: tuple[str | int, ...], what: str, size: dsl.Size, lim: profiles.Resolution
+    smap: SourceMap,
+    loc: tuple[str | int, ...],
+    what: str,
+    size: dsl.Size,
+    lim: profiles.Resolution,
+    *,
+    even: bool = True,
 ) -> list[Diagnostic]:
+    """Resolution limits; ``even`` also asks for even sizes (VPC output checks its alignment instead)."""
     out = []
     for key, value, lo, hi in (
         ("width", size.width, lim.min_width, lim.max_width),
@@ -174,7 +181,7 @@ def _check_range(
     ):
         if not lo <= value <= hi:
             out.append(smap.error((*loc, key), f"{what} {key} {value} is outside the device's range {lo}..{hi}"))
-        elif value % 2:
+        elif even and value % 2:
             out.append(
                 smap.error(
                     (*loc, key), f"{what} {key} {value} must be even for YUV420SP; use {value - 1} or {value + 1}"
