@@ -16,6 +16,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ascgen.diagnostics import Diagnostic, Position, SpecError
 
 MAX_NODES = 20_000  # after alias expansion; a real spec has a few hundred
+MAX_DEPTH = 32  # nesting of mappings and sequences; a real spec needs 4
 MAX_BYTES = 1_000_000
 
 Loc = tuple[str | int, ...]
@@ -53,6 +54,7 @@ class _Builder:
         self.smap = smap
         self.count = 0
         self.errors: list[Diagnostic] = []
+        self.open: list[Node] = []  # the collections being built, outermost first
         self.constructor = yaml.SafeLoader("")  # only its scalar resolution is used
 
     def build(self, node: Node, loc: Loc) -> Any:
@@ -71,10 +73,18 @@ class _Builder:
         self.smap.values.setdefault(loc, _pos(node))
         if isinstance(node, ScalarNode):
             return self.constructor.construct_object(node, deep=True)
-        if isinstance(node, SequenceNode):
-            return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
-        if isinstance(node, MappingNode):
-            return self._mapping(node, loc)
+        if len(loc) >= MAX_DEPTH:
+            raise SpecError([Diagnostic(self.smap.path, _pos(node), f"nesting deeper than {MAX_DEPTH} levels")])
+        if any(node is outer for outer in self.open):
+            raise SpecError([Diagnostic(self.smap.path, _pos(node), "an alias refers to a node that contains it")])
+        self.open.append(node)
+        try:
+            if isinstance(node, SequenceNode):
+                return [self.build(item, (*loc, i)) for i, item in enumerate(node.value)]
+            if isinstance(node, MappingNode):
+                return self._mapping(node, loc)
+        finally:
+            self.open.pop()
         raise AssertionError(f"unexpected YAML node {node!r}")  # pragma: no cover
 
     def _mapping(self, node: MappingNode, loc: Loc) -> dict[Any, Any]:
@@ -117,6 +127,8 @@ def load_text(text: str, path: str) -> tuple[Any, SourceMap]:
         raise SpecError([Diagnostic(path, pos, f"invalid YAML: {problem}")]) from None
     except yaml.YAMLError as exc:
         raise SpecError([Diagnostic(path, Position(1, 1), f"invalid YAML: {exc}")]) from None
+    except RecursionError:
+        raise SpecError([Diagnostic(path, Position(1, 1), f"nesting deeper than {MAX_DEPTH} levels")]) from None
     if len(nodes) != 1:
         what = "is empty" if not nodes else "holds several documents; use one"
         pos = _pos(nodes[1]) if len(nodes) > 1 else Position(1, 1)
