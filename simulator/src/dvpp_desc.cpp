@@ -1,0 +1,248 @@
+// DVPP descriptor objects: the acldvpp* create/destroy/set/get entry points
+// and the channel lifecycle. Validation lives in dvpp_check.cpp.
+#include "dvpp_desc.h"
+
+#include <atomic>
+#include <new>
+
+namespace sim::dvpp {
+namespace {
+
+struct Counters {
+  std::atomic<long> pic{0}, batch{0}, roi{0}, resize{0}, channel_desc{0}, channels{0};
+  std::atomic<uint64_t> next_channel_id{0};
+};
+
+Counters& counters() {
+  static Counters c;
+  return c;
+}
+
+template <class T, class... Args>
+T* make(std::atomic<long>& live, Args&&... args) {
+  T* obj = new (std::nothrow) T{std::forward<Args>(args)...};
+  if (obj != nullptr) ++live;
+  return obj;
+}
+
+template <class T>
+aclError destroy(T* obj, std::atomic<long>& live) {
+  if (obj == nullptr) return ACL_ERROR_INVALID_PARAM;
+  delete obj;
+  --live;
+  return ACL_SUCCESS;
+}
+
+template <class T, class F>
+aclError set(T* obj, F&& assign) {
+  if (obj == nullptr) return ACL_ERROR_INVALID_PARAM;
+  assign(*obj);
+  return ACL_SUCCESS;
+}
+
+constexpr uint32_t kAllChannelModes = DVPP_CHNMODE_VPC | DVPP_CHNMODE_JPEGD | DVPP_CHNMODE_JPEGE;
+
+}  // namespace
+
+LiveCounts live_counts() {
+  Counters& c = counters();
+  return LiveCounts{c.pic.load(),    c.batch.load(),        c.roi.load(),
+                    c.resize.load(), c.channel_desc.load(), c.channels.load()};
+}
+
+}  // namespace sim::dvpp
+
+using sim::dvpp::counters;
+
+// ---- channels ----------------------------------------------------------------
+
+acldvppChannelDesc* acldvppCreateChannelDesc() {
+  return sim::dvpp::make<acldvppChannelDesc>(counters().channel_desc);
+}
+
+aclError acldvppDestroyChannelDesc(acldvppChannelDesc* channelDesc) {
+  // CANN expects acldvppDestroyChannel first; a live channel is released here
+  // so that its count stays right.
+  if (channelDesc != nullptr && channelDesc->created) --counters().channels;
+  return sim::dvpp::destroy(channelDesc, counters().channel_desc);
+}
+
+uint64_t acldvppGetChannelDescChannelId(const acldvppChannelDesc* channelDesc) {
+  return channelDesc == nullptr ? 0 : channelDesc->channelId;
+}
+
+aclError acldvppSetChannelDescMode(acldvppChannelDesc* channelDesc, uint32_t mode) {
+  if (channelDesc == nullptr || channelDesc->created) return ACL_ERROR_INVALID_PARAM;
+  if (mode == 0 || (mode & ~sim::dvpp::kAllChannelModes) != 0) return ACL_ERROR_INVALID_PARAM;
+  channelDesc->mode = mode;
+  return ACL_SUCCESS;
+}
+
+// Pure bookkeeping for now: the runtime wiring (current context, per-device
+// channel limits, creation cost on the timeline) is added with the DVPP ops.
+aclError acldvppCreateChannel(acldvppChannelDesc* channelDesc) {
+  if (channelDesc == nullptr || channelDesc->created) return ACL_ERROR_INVALID_PARAM;
+  channelDesc->channelId = counters().next_channel_id++;
+  channelDesc->created = true;
+  ++counters().channels;
+  return ACL_SUCCESS;
+}
+
+aclError acldvppDestroyChannel(acldvppChannelDesc* channelDesc) {
+  if (channelDesc == nullptr || !channelDesc->created) return ACL_ERROR_INVALID_PARAM;
+  channelDesc->created = false;
+  --counters().channels;
+  return ACL_SUCCESS;
+}
+
+// ---- picture descriptors ---------------------------------------------------------
+
+acldvppPicDesc* acldvppCreatePicDesc() {
+  return sim::dvpp::make<acldvppPicDesc>(counters().pic);
+}
+
+aclError acldvppDestroyPicDesc(acldvppPicDesc* picDesc) {
+  return sim::dvpp::destroy(picDesc, counters().pic);
+}
+
+aclError acldvppSetPicDescData(acldvppPicDesc* picDesc, void* dataDev) {
+  return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.data = dataDev; });
+}
+
+aclError acldvppSetPicDescSize(acldvppPicDesc* picDesc, uint32_t size) {
+  return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.size = size; });
+}
+
+aclError acldvppSetPicDescFormat(acldvppPicDesc* picDesc, acldvppPixelFormat format) {
+  return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.format = format; });
+}
+
+aclError acldvppSetPicDescWidth(acldvppPicDesc* picDesc, uint32_t width) {
+  return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.width = width; });
+}
+
+aclError acldvppSetPicDescHeight(acldvppPicDesc* picDesc, uint32_t height) {
+  return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.height = height; });
+}
+
+aclError acldvppSetPicDescWidthStride(acldvppPicDesc* picDesc, uint32_t widthStride) {
+  return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.widthStride = widthStride; });
+}
+
+aclError acldvppSetPicDescHeightStride(acldvppPicDesc* picDesc, uint32_t heightStride) {
+  return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.heightStride = heightStride; });
+}
+
+aclError acldvppSetPicDescRetCode(acldvppPicDesc* picDesc, uint32_t retCode) {
+  return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.retCode = retCode; });
+}
+
+void* acldvppGetPicDescData(const acldvppPicDesc* picDesc) {
+  return picDesc == nullptr ? nullptr : picDesc->data;
+}
+
+uint32_t acldvppGetPicDescSize(const acldvppPicDesc* picDesc) {
+  return picDesc == nullptr ? 0 : picDesc->size;
+}
+
+acldvppPixelFormat acldvppGetPicDescFormat(const acldvppPicDesc* picDesc) {
+  return picDesc == nullptr ? PIXEL_FORMAT_YUV_400 : picDesc->format;
+}
+
+uint32_t acldvppGetPicDescWidth(const acldvppPicDesc* picDesc) {
+  return picDesc == nullptr ? 0 : picDesc->width;
+}
+
+uint32_t acldvppGetPicDescHeight(const acldvppPicDesc* picDesc) {
+  return picDesc == nullptr ? 0 : picDesc->height;
+}
+
+uint32_t acldvppGetPicDescWidthStride(const acldvppPicDesc* picDesc) {
+  return picDesc == nullptr ? 0 : picDesc->widthStride;
+}
+
+uint32_t acldvppGetPicDescHeightStride(const acldvppPicDesc* picDesc) {
+  return picDesc == nullptr ? 0 : picDesc->heightStride;
+}
+
+uint32_t acldvppGetPicDescRetCode(const acldvppPicDesc* picDesc) {
+  return picDesc == nullptr ? 0 : picDesc->retCode;
+}
+
+// ---- batches -------------------------------------------------------------------
+
+acldvppBatchPicDesc* acldvppCreateBatchPicDesc(uint32_t batchSize) {
+  if (batchSize == 0) return nullptr;
+  acldvppBatchPicDesc* batch = sim::dvpp::make<acldvppBatchPicDesc>(counters().batch);
+  if (batch == nullptr) return nullptr;
+  try {
+    batch->pics.resize(batchSize);
+  } catch (const std::bad_alloc&) {
+    sim::dvpp::destroy(batch, counters().batch);
+    return nullptr;
+  }
+  return batch;
+}
+
+acldvppPicDesc* acldvppGetPicDesc(acldvppBatchPicDesc* batchPicDesc, uint32_t index) {
+  if (batchPicDesc == nullptr || index >= batchPicDesc->pics.size()) return nullptr;
+  return &batchPicDesc->pics[index];
+}
+
+aclError acldvppDestroyBatchPicDesc(acldvppBatchPicDesc* batchPicDesc) {
+  return sim::dvpp::destroy(batchPicDesc, counters().batch);
+}
+
+// ---- regions of interest ---------------------------------------------------------
+
+acldvppRoiConfig* acldvppCreateRoiConfig(uint32_t left, uint32_t right, uint32_t top,
+                                         uint32_t bottom) {
+  // Values are checked when an operation uses the ROI, as on the device.
+  return sim::dvpp::make<acldvppRoiConfig>(counters().roi, left, right, top, bottom);
+}
+
+aclError acldvppDestroyRoiConfig(acldvppRoiConfig* roiConfig) {
+  return sim::dvpp::destroy(roiConfig, counters().roi);
+}
+
+aclError acldvppSetRoiConfigLeft(acldvppRoiConfig* config, uint32_t left) {
+  return sim::dvpp::set(config, [&](acldvppRoiConfig& r) { r.left = left; });
+}
+
+aclError acldvppSetRoiConfigRight(acldvppRoiConfig* config, uint32_t right) {
+  return sim::dvpp::set(config, [&](acldvppRoiConfig& r) { r.right = right; });
+}
+
+aclError acldvppSetRoiConfigTop(acldvppRoiConfig* config, uint32_t top) {
+  return sim::dvpp::set(config, [&](acldvppRoiConfig& r) { r.top = top; });
+}
+
+aclError acldvppSetRoiConfigBottom(acldvppRoiConfig* config, uint32_t bottom) {
+  return sim::dvpp::set(config, [&](acldvppRoiConfig& r) { r.bottom = bottom; });
+}
+
+aclError acldvppSetRoiConfig(acldvppRoiConfig* config, uint32_t left, uint32_t right, uint32_t top,
+                             uint32_t bottom) {
+  return sim::dvpp::set(config, [&](acldvppRoiConfig& r) { r = {left, right, top, bottom}; });
+}
+
+// ---- resize configuration ----------------------------------------------------------
+
+acldvppResizeConfig* acldvppCreateResizeConfig() {
+  return sim::dvpp::make<acldvppResizeConfig>(counters().resize);
+}
+
+aclError acldvppDestroyResizeConfig(acldvppResizeConfig* resizeConfig) {
+  return sim::dvpp::destroy(resizeConfig, counters().resize);
+}
+
+aclError acldvppSetResizeConfigInterpolation(acldvppResizeConfig* resizeConfig,
+                                             uint32_t interpolation) {
+  // Range checked at use against the device's limit (validate_resize_config).
+  return sim::dvpp::set(resizeConfig,
+                        [&](acldvppResizeConfig& c) { c.interpolation = interpolation; });
+}
+
+uint32_t acldvppGetResizeConfigInterpolation(const acldvppResizeConfig* resizeConfig) {
+  return resizeConfig == nullptr ? 0 : resizeConfig->interpolation;
+}
