@@ -67,8 +67,13 @@ class Checks:
 def check_macro(ck: Checks, name: str, value: str, where: str) -> None:
     msg = f"{where}: #define {name} differs from CANN"
     test = f"({name}) == ({value})"
+    typecheck = [
+        f"static_assert(std::is_same<decltype({name}), decltype({value})>::value,",
+        f'              "{where}: #define {name} has another type in CANN (e.g. U suffix)");',
+    ]
     if value.startswith('"'):  # a string literal
         test = f"ascgen_conf::str_eq({name}, {value})"
+        typecheck = []
     ck.add(
         "macro",
         [
@@ -76,6 +81,7 @@ def check_macro(ck: Checks, name: str, value: str, where: str) -> None:
             f'#error "{where}: macro {name} is not defined by CANN\'s headers"',
             "#else",
             f'static_assert({test}, "{msg}");',
+            *typecheck,
             "#endif",
         ],
     )
