@@ -88,29 +88,65 @@ def _describe(err: ErrorDetails, loc: Loc, data: Any) -> tuple[str, bool]:
             dsl.STAGE_KINDS
         ), False
     if kind == "union_tag_not_found":
-        return f"stage {where} needs a 'kind': one of {one_of(dsl.STAGE_KINDS)}", False
+        return f"{where} needs a 'kind': one of {one_of(dsl.STAGE_KINDS)}", False
     if kind == "literal_error":
         expected = str(err.get("ctx", {}).get("expected", ""))
         choices = [c.strip().strip("'") for c in expected.replace(" or ", ", ").split(",")]
         got = str(err.get("input"))
         return f"{where}: '{got}' is not one of {one_of(choices)}{did_you_mean(got, choices)}", False
     msg = err["msg"]
+    if loc and loc[-1] == "[key]":
+        return f"{_where(loc[:-2], data)}: key '{loc[-2]}': {msg[0].lower() + msg[1:]}", True
     if kind == "value_error":
         msg = msg.removeprefix("Value error, ")
     return f"{where}: {msg[0].lower() + msg[1:] if msg else msg}", False
 
 
+def _member_tag(part: Any) -> bool:
+    """Whether a location part is pydantic's name for one alternative of a union."""
+    return isinstance(part, str) and (
+        part in ("int", "float", "str", "bool")
+        or part.startswith(("literal[", "list[", "dict[", "function-", "constrained-"))
+    )
+
+
+def _shape(value: Any) -> str:
+    return "dict" if isinstance(value, dict) else "list" if isinstance(value, list) else "scalar"
+
+
+def _member_shape(tag: str) -> str:
+    return "dict" if tag.startswith("dict[") else "list" if tag.startswith("list[") else "scalar"
+
+
+def _union_split(loc: Loc) -> tuple[Loc, str | None, Loc]:
+    """(location of the union, the alternative's tag, the rest) or (loc, None, ())."""
+    for i, part in enumerate(loc):
+        if _member_tag(part):
+            return loc[:i], str(part), loc[i + 1 :]
+    return loc, None, ()
+
+
 def _dedupe(errors: list[ErrorDetails]) -> list[ErrorDetails]:
-    """Drop the noise pydantic adds for unions (one error per alternative)."""
+    """Drop the noise pydantic adds for unions (one error per alternative): keep the errors of
+    the alternative shaped like the input (a mapping, a list or a scalar), else all of them."""
+    shapes: dict[Loc, str] = {}
+    for err in errors:
+        where, tag, rest = _union_split(tuple(err["loc"]))
+        if tag is not None and not rest:
+            shapes.setdefault(where, _shape(err.get("input")))
+    matching = {
+        where
+        for err in errors
+        for where, tag, _ in [_union_split(tuple(err["loc"]))]
+        if tag is not None and where in shapes and _member_shape(tag) == shapes[where]
+    }
     out: list[ErrorDetails] = []
     seen: set[tuple[Any, ...]] = set()
     for err in errors:
-        loc = tuple(
-            p
-            for p in err["loc"]
-            if not (isinstance(p, str) and p in ("list[int]", "int", "float", "str"))
-            and not str(p).startswith(("literal[", "dict[", "function-"))
-        )
+        where, tag, rest = _union_split(tuple(err["loc"]))
+        if tag is not None and where in matching and _member_shape(tag) != shapes[where]:
+            continue
+        loc = (*where, *(p for p in rest if not _member_tag(p)))
         key = (loc, err["type"] if err["type"] != "literal_error" else "lit")
         if key in seen:
             continue
@@ -131,7 +167,7 @@ def spec_from_data(data: Any, smap: SourceMap) -> dsl.Spec:
             if err["type"] == "union_tag_invalid":
                 loc = (*loc, "kind")
             message, at_key = _describe(err, loc, data)
-            diags.append(smap.error(loc, message, key=at_key))
+            diags.append(smap.error(loc[:-1] if loc[-1:] == ("[key]",) else loc, message, key=at_key))
         raise SpecError(diags) from None
 
 

@@ -147,8 +147,14 @@ def load_text(text: str, path: str) -> tuple[Any, SourceMap]:
 
 def load_file(path: Path) -> tuple[Any, SourceMap]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise SpecError([Diagnostic(str(path), Position(1, 1), f"cannot read: {reason}")]) from None
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SpecError([Diagnostic(str(path), Position(1, 1), f"cannot read: {exc.strerror or exc}")]) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = raw.rfind(b"\n", 0, exc.start) + 1
+        pos = Position(raw.count(b"\n", 0, exc.start) + 1, exc.start - line_start + 1)
+        message = f"the file is not UTF-8 text (byte 0x{raw[exc.start]:02x})"
+        raise SpecError([Diagnostic(str(path), pos, message)]) from None
     return load_text(text, str(path))
