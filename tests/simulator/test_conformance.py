@@ -8,6 +8,7 @@ registry cannot be reached the build tests are skipped, loudly.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -110,6 +111,29 @@ def test_generated_checks_catch_drift(tmp_path: Path, cann_include: Path) -> Non
     assert "signature of aclmdlExecuteAsync differs" in errors, errors[-3000:]
     assert "type of aclmdlIODims::dimCount differs" in errors, errors[-3000:]
     assert "ACL_MAX_BATCH_NUM differs" in errors, errors[-3000:]
+
+
+def _deprecated(include: Path, names: list[str], tmp_path: Path) -> set[str]:
+    """The functions among `names` that the headers under `include` mark deprecated."""
+    src = tmp_path / f"deprecated_{abs(hash(str(include)))}.cpp"
+    refs = "".join(f"  (void)&::{n};\n" for n in names)
+    src.write_text(f'#include "acl/acl.h"\n#include "acl/acl_base.h"\nvoid f();\nvoid f() {{\n{refs}}}\n')
+    cmd = [_cxx(), "-std=c++17", "-fsyntax-only", "-Wdeprecated-declarations", f"-I{include}", str(src)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env={**os.environ, "LC_ALL": "C"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return set(re.findall(r"(\w+)\([^)]*\)' is deprecated", proc.stderr))
+
+
+def test_deprecations_match(tmp_path: Path, cann_include: Path) -> None:
+    """A function CANN deprecates is deprecated in ours too (and only those), so code
+    that builds warning-free on the simulator also builds with -Werror on CANN."""
+    sys.path.insert(0, str(CONFORMANCE))
+    import gen_checks
+
+    names = [n for h in sorted((OUR_INCLUDE / "acl").glob("*.h")) for n in gen_checks.function_names(h)]
+    ours = _deprecated(OUR_INCLUDE, names, tmp_path)
+    cann = _deprecated(cann_include, names, tmp_path)
+    assert ours == cann, f"deprecated only in CANN: {sorted(cann - ours)}; only in ours: {sorted(ours - cann)}"
 
 
 def test_dvpp_header_requires_enable_macro(tmp_path: Path, cann_include: Path) -> None:
