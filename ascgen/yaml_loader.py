@@ -72,7 +72,7 @@ class _Builder:
             )
         self.smap.values.setdefault(loc, _pos(node))
         if isinstance(node, ScalarNode):
-            return self.constructor.construct_object(node, deep=True)
+            return self._scalar(node)
         if len(loc) >= MAX_DEPTH:
             raise SpecError([Diagnostic(self.smap.path, _pos(node), f"nesting deeper than {MAX_DEPTH} levels")])
         if any(node is outer for outer in self.open):
@@ -87,6 +87,16 @@ class _Builder:
             self.open.pop()
         raise AssertionError(f"unexpected YAML node {node!r}")  # pragma: no cover
 
+    def _scalar(self, node: ScalarNode) -> Any:
+        try:
+            return self.constructor.construct_object(node, deep=True)
+        except yaml.constructor.ConstructorError:
+            raise
+        except (ValueError, KeyError, TypeError, ArithmeticError):  # an explicit tag on a bad value: !!int x
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            self.errors.append(Diagnostic(self.smap.path, _pos(node), f"'{node.value}' is not a valid {tag}"))
+            return node.value
+
     def _mapping(self, node: MappingNode, loc: Loc) -> dict[Any, Any]:
         out: dict[Any, Any] = {}
         for key_node, value_node in node.value:
@@ -96,7 +106,7 @@ class _Builder:
             if not isinstance(key_node, ScalarNode):
                 self.errors.append(Diagnostic(self.smap.path, _pos(key_node), "mapping keys must be plain scalars"))
                 continue
-            key = self.constructor.construct_object(key_node)
+            key = self._scalar(key_node)
             key = key if isinstance(key, int | str) else str(key)
             if key in out:
                 first = self.smap.keys[(*loc, key)]
@@ -113,6 +123,17 @@ class _Builder:
         return out
 
 
+def _syntax_problem(exc: yaml.MarkedYAMLError) -> str:
+    """PyYAML's problem, with its context when that starts on another line (an unclosed bracket)."""
+    problem = exc.problem or exc.context or "invalid YAML"
+    ctx, cmark, pmark = exc.context, exc.context_mark, exc.problem_mark
+    if not (ctx and exc.problem and cmark and pmark and cmark.line != pmark.line):
+        return problem
+    if ctx.startswith("while "):  # "while parsing a flow mapping"
+        return f"{problem} (in {ctx.split(' ', 2)[-1]} that starts at line {cmark.line + 1})"
+    return f"{ctx} at line {cmark.line + 1}, {problem} here"  # "found duplicate anchor 'x'; first occurrence"
+
+
 def load_text(text: str, path: str) -> tuple[Any, SourceMap]:
     """Parse ``text`` (named ``path`` in messages) into plain data plus a SourceMap."""
     smap = SourceMap(path)
@@ -123,8 +144,7 @@ def load_text(text: str, path: str) -> tuple[Any, SourceMap]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         pos = Position(mark.line + 1, mark.column + 1) if mark else Position(1, 1)
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise SpecError([Diagnostic(path, pos, f"invalid YAML: {problem}")]) from None
+        raise SpecError([Diagnostic(path, pos, f"invalid YAML: {_syntax_problem(exc)}")]) from None
     except yaml.YAMLError as exc:
         raise SpecError([Diagnostic(path, Position(1, 1), f"invalid YAML: {exc}")]) from None
     except RecursionError:
