@@ -16,6 +16,7 @@ import click
 from rich.console import Console
 
 from ascgen import __version__, profile
+from ascgen.bench import command as bench_command
 from ascgen.diagnostics import SpecError
 from ascgen.fileio import write_atomic
 
@@ -167,6 +168,10 @@ def profile_cmd(name: str | None, flat: bool) -> None:
         click.echo(profile.flatten(prof), nl=False)
     else:
         click.echo((profile.PROFILE_DIR / f"{name}.yaml").read_text(encoding="utf-8"), nl=False)
+
+
+cli.add_command(bench_command.bench)
+cli.add_command(bench_command.compare)
 
 
 def main() -> None:

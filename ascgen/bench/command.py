@@ -1,0 +1,185 @@
+"""The Click commands ``ascgen bench SPEC`` and ``ascgen compare OLD NEW``.
+
+Only Click is imported at module level (ascgen.cli imports this module); the rest is loaded
+when a command runs. Exit codes follow ascgen.cli: 0 ok, 1 a check failed (SLO missed, NEW
+slower), 2 bad spec or usage, 3 a build or run failed.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from ascgen.bench.schema import BenchResults
+    from ascgen.bench.session import Built
+
+F = TypeVar("F", bound=Callable[..., Any])
+EXIT_CHECK_FAILED = 1
+EXIT_USAGE = 2
+
+
+def friendly(fn: F) -> F:
+    """ascgen.cli's error handling, looked up when the command runs (no import cycle), with
+    this package's one-line errors mapped onto its exit codes."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ascgen.bench.points import BadSweep
+        from ascgen.bench.roofline import PointDoesNotFit
+        from ascgen.bench.schema import BadResults
+        from ascgen.bench.session import BenchFailed
+        from ascgen.cli import StepFailed
+        from ascgen.cli import friendly as cli_friendly
+
+        def guarded() -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except BenchFailed as exc:
+                raise StepFailed(str(exc)) from None
+            except (BadSweep, PointDoesNotFit, BadResults) as exc:
+                click.echo(f"ascgen: error: {exc}", err=True)
+                sys.exit(EXIT_USAGE)
+
+        return cli_friendly(guarded)()
+
+    return wrapper  # type: ignore[return-value]
+
+
+def default_builder(spec_path: Path, overrides: dict[str, object]) -> Built:
+    """ascgen.build.build_variant, imported when first needed."""
+    try:
+        build = importlib.import_module("ascgen.build")
+    except ImportError as exc:
+        from ascgen.cli import StepFailed
+
+        raise StepFailed(f"cannot build variants: ascgen.build is not available ({exc})") from None
+    result: Built = build.build_variant(spec_path, overrides)
+    return result
+
+
+def default_out_dir(spec_name: str, now: datetime) -> Path:
+    return Path("bench-results") / spec_name / now.strftime("%Y%m%d-%H%M%S")
+
+
+def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) -> list[str]:
+    from ascgen.bench import csvfile, markdown, plots
+    from ascgen.bench.schema import dumps
+    from ascgen.fileio import write_atomic
+
+    text = dumps(results)
+    write_atomic(out_dir / "results.json", text)
+    if json_copy is not None:
+        write_atomic(json_copy, text)
+    write_atomic(out_dir / "runs.csv", csvfile.render(results))
+    names = plots.write_plots(results, out_dir)
+    write_atomic(out_dir / "summary.md", markdown.render(results, names))
+    return ["results.json", "runs.csv", "summary.md", *names]
+
+
+@click.command()
+@click.argument("spec_path", metavar="SPEC", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--threads", type=click.IntRange(1, 64), help="Host threads (default: the spec's).")
+@click.option("--depth", type=click.IntRange(1, 256), help="Frames in flight per thread (default: the spec's).")
+@click.option(
+    "--duration", type=click.FloatRange(min=0.1), default=10.0, show_default=True, help="Seconds measured per run."
+)
+@click.option(
+    "--warmup", type=click.FloatRange(min=0.0), default=2.0, show_default=True, help="Seconds before measuring."
+)
+@click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs per configuration.")
+@click.option(
+    "--sweep",
+    "sweep_texts",
+    multiple=True,
+    metavar="KEY=V1,V2",
+    help="Values to sweep: threads, depth, batch, streams, sync_every; several make a cartesian product.",
+)
+@click.option("--input", "input_path", type=click.Path(exists=True, path_type=Path), help="The program's --input.")
+@click.option("--pin", help="The program's --pin (CPU list for its threads).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), help="Results folder.")
+@click.option(
+    "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write results JSON here."
+)
+@friendly
+def bench(
+    spec_path: Path,
+    threads: int | None,
+    depth: int | None,
+    duration: float,
+    warmup: float,
+    repeat: int,
+    sweep_texts: tuple[str, ...],
+    input_path: Path | None,
+    pin: str | None,
+    out_dir: Path | None,
+    json_path: Path | None,
+) -> None:
+    """Build, run and measure SPEC; sweep with e.g. --sweep threads=1,2,4,8.
+
+    Several --sweep options make a cartesian product. Writes results.json, runs.csv, summary.md and PNG plots to --out (default
+    bench-results/<name>/<time>/). Exit 1 when a point misses the spec's slo.
+    """
+    from rich.console import Console
+
+    from ascgen.bench import report, session
+    from ascgen.bench.live import LiveMonitor
+    from ascgen.bench.points import parse_sweep
+    from ascgen.bench.roofline import Planner
+    from ascgen.bench.runner import RunOptions
+    from ascgen.cli import out
+
+    sweeps = [parse_sweep(t) for t in sweep_texts]
+    fixed = {k: v for k, v in (("threads", threads), ("depth", depth)) if v is not None}
+    planner = Planner(spec_path)
+    folder = out_dir or default_out_dir(planner.spec.name, datetime.now(UTC))
+    request = session.Request(
+        spec_path=spec_path,
+        out_dir=folder,
+        options=RunOptions(duration_s=duration, warmup_s=warmup, input=input_path, pin=pin),
+        repeat=repeat,
+        sweeps=sweeps,
+        fixed=fixed,
+    )
+    err = Console(stderr=True, highlight=False)
+    with LiveMonitor(err) as monitor:
+        results = session.run_bench(request, default_builder, monitor, planner=planner)
+    names = write_outputs(results, folder, json_path)
+    report.print_results(results, out)
+    for warning in results.warnings:
+        err.print(f"[yellow]warning:[/] {warning}")
+    err.print(f"wrote {', '.join(names)} to {folder}")
+    if results.slo_misses:
+        for miss in results.slo_misses:
+            click.echo(f"SLO missed: {miss.config}: {miss.what}", err=True)
+        sys.exit(EXIT_CHECK_FAILED)
+
+
+@click.command()
+@click.argument("old_path", metavar="OLD", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("new_path", metavar="NEW", type=click.Path(dir_okay=False, path_type=Path))
+@friendly
+def compare(old_path: Path, new_path: Path) -> None:
+    """Compare two bench results files; exit 1 when NEW is slower.
+
+    Configurations are matched by threads, depth, batch, streams and sync_every.
+
+    A configuration counts as slower when its median QPS drops by more than
+    max(5 %, 3 x the pooled coefficient of variation of the two measurements).
+    """
+    from ascgen.bench.compare import compare as compare_results
+    from ascgen.bench.compare_report import print_comparison
+    from ascgen.bench.schema import load_results
+    from ascgen.cli import out
+
+    result = compare_results(load_results(old_path), load_results(new_path))
+    print_comparison(result, str(old_path), str(new_path), out)
+    if result.slower:
+        sys.exit(EXIT_CHECK_FAILED)

@@ -1,0 +1,29 @@
+"""``runs.csv``: one row per run, flat columns, for spreadsheets and pandas."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from ascgen.bench.schema import BenchResults
+
+FIELDS = [
+    "streams", "batch", "sync_every", "threads", "depth", "repeat", "qps", "frames", "duration_s",
+    "p50_ms", "p90_ms", "p99_ms", "max_ms", "host_cpu_s_per_1000_frames", "process_cpu_s_per_1000_frames",
+    "device_memory_bytes", "roofline_qps", "efficiency", "bottleneck", "window_cv",
+]  # fmt: skip
+
+
+def _cell(value: object) -> object:
+    return "" if value is None else value
+
+
+def render(results: BenchResults) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for r in results.runs:
+        flat = r.model_dump(exclude={"latency_ms", "stages", "windows_qps", "raw"})
+        flat.update({f"{k}_ms": v for k, v in r.latency_ms.model_dump().items()})
+        writer.writerow({k: _cell(flat[k]) for k in FIELDS})
+    return buf.getvalue()

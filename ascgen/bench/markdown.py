@@ -1,0 +1,33 @@
+"""``summary.md``: the results as Markdown, fit to paste into a pull request."""
+
+from __future__ import annotations
+
+from ascgen.bench import report
+from ascgen.bench.schema import BenchResults
+
+
+def _table(header: list[str], body: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return lines + ["| " + " | ".join(cells) + " |" for cells in body]
+
+
+def render(results: BenchResults, plots: list[str] | None = None) -> str:
+    c = results.context
+    lines = [f"### ascgen bench: `{c.spec}`", "", report.context_line(results) + f"; started {c.started_at}.", ""]
+    lines += _table(report.columns(results.summary), report.rows(results.summary))
+    top = report.best(results.summary)
+    if top is not None and len(results.summary) > 1:
+        lines += ["", f"Best: {top.label()}: **{top.qps_median:,.1f} QPS**, {top.efficiency:.0%} of the roofline."]
+    if results.slo:
+        gates = ", ".join(f"{k} {v:g}" for k, v in results.slo.items())
+        if results.slo_misses:
+            lines += ["", f"**SLO missed** ({gates}):"]
+            lines += [f"- {m.config}: {m.what}" for m in results.slo_misses]
+        else:
+            lines += ["", f"SLO met by every configuration ({gates})."]
+    if results.warnings:
+        lines += ["", "**Warnings** (treat these numbers with care):"]
+        lines += [f"- {w}" for w in results.warnings]
+    if plots:
+        lines += ["", "Plots: " + ", ".join(f"`{p}`" for p in plots)]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,138 @@
+"""PNG plots (matplotlib, Agg: no display needed): QPS against the swept parameter with the
+planner's roofline, and latency percentiles against the same; one series per stream layout
+(and per value of any other swept key)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from ascgen.bench.points import NUMERIC
+from ascgen.bench.schema import BenchResults, Summary
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+AXIS_LABELS = {
+    "threads": "host threads",
+    "depth": "buffer depth (frames in flight per thread)",
+    "batch": "batch (frames per model execution)",
+    "sync_every": "sync_every (frames per stream synchronisation)",
+}
+LineStyle = Literal["-", "--", ":"]
+PERCENTILES: tuple[tuple[str, LineStyle], ...] = (("p50", "-"), ("p90", "--"), ("p99", ":"))
+
+
+def x_key(results: BenchResults) -> str:
+    return next((k for k in results.swept if k in NUMERIC), "threads")
+
+
+def series_keys(results: BenchResults, x: str) -> list[str]:
+    """streams first (always a series), then any other swept key."""
+    return ["streams", *(k for k in results.swept if k not in (x, "streams"))]
+
+
+def _series(results: BenchResults, x: str) -> dict[str, list[Summary]]:
+    keys = series_keys(results, x)
+    out: dict[str, list[Summary]] = {}
+    for s in results.summary:
+        label = ", ".join(str(getattr(s, k)) if k == "streams" else f"{k}={getattr(s, k)}" for k in keys)
+        out.setdefault(label, []).append(s)
+    for points in out.values():
+        points.sort(key=lambda s: float(getattr(s, x) or 0))
+    return out
+
+
+def _fixed_note(results: BenchResults, x: str) -> str:
+    varying = {x, *series_keys(results, x)}
+    first = results.summary[0]
+    parts = [f"{k} {getattr(first, k)}" for k in ("threads", "depth", "batch", "sync_every") if k not in varying]
+    parts = [p for p in parts if not p.endswith(" None")]
+    c = results.context
+    return ", ".join([f"{c.profile} on {c.backend or '?'}", *parts, f"median of {c.repeat}"])
+
+
+def _style_x(ax: Axes, x: str, values: Sequence[float]) -> None:
+    ticks = sorted(set(values))
+    if x in ("batch", "sync_every") and len(ticks) > 1 and ticks[-1] / max(ticks[0], 1) >= 8:
+        ax.set_xscale("log", base=2)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([f"{t:g}" for t in ticks])
+    ax.set_xlabel(AXIS_LABELS[x])
+    ax.grid(True, alpha=0.3)
+
+
+def plot_qps(results: BenchResults, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = x_key(results)
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
+    xs_all: list[float] = []
+    for i, (label, points) in enumerate(_series(results, x).items()):
+        color = f"C{i}"
+        xs = [float(getattr(s, x)) for s in points]
+        xs_all += xs
+        med = [s.qps_median for s in points]
+        err = [
+            [m - s.qps_min for m, s in zip(med, points, strict=True)],
+            [s.qps_max - m for m, s in zip(med, points, strict=True)],
+        ]
+        ax.errorbar(xs, med, yerr=err, color=color, marker="o", capsize=3, label=f"{label}: measured (median, min-max)")
+        ax.plot(
+            xs,
+            [s.roofline_qps for s in points],
+            color=color,
+            linestyle="--",
+            alpha=0.7,
+            label=f"{label}: roofline (plan)",
+        )
+    _style_x(ax, x, xs_all)
+    ax.set_ylabel("throughput (frames/s)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"{results.context.spec}: throughput vs {x}\n{_fixed_note(results, x)}", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def plot_latency(results: BenchResults, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    x = x_key(results)
+    fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
+    xs_all: list[float] = []
+    handles = []
+    for i, (label, points) in enumerate(_series(results, x).items()):
+        color = f"C{i}"
+        xs = [float(getattr(s, x)) for s in points]
+        xs_all += xs
+        for name, style in PERCENTILES:
+            ax.plot(xs, [getattr(s.latency_ms, name) for s in points], color=color, linestyle=style, marker="o", ms=3)
+        handles.append(Line2D([], [], color=color, label=label))
+    handles += [Line2D([], [], color="0.3", linestyle=style, label=name) for name, style in PERCENTILES]
+    _style_x(ax, x, xs_all)
+    ax.set_ylabel("latency per frame, submit to completion (ms)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"{results.context.spec}: latency percentiles vs {x}\n{_fixed_note(results, x)}", fontsize=10)
+    ax.legend(handles=handles, fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_plots(results: BenchResults, out_dir: Path) -> list[str]:
+    """Both plots into ``out_dir``; returns their file names."""
+    if not results.summary:
+        return []
+    plot_qps(results, out_dir / "qps.png")
+    plot_latency(results, out_dir / "latency.png")
+    return ["qps.png", "latency.png"]

@@ -1,0 +1,108 @@
+"""Sweeps: ``--sweep threads=1,2,4`` options -> the configurations to measure, grouped by the
+build variant they need (batch, streams and sync_every are built in; threads and depth are
+runtime flags)."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from ascgen.bench.schema import Config, Streams
+from ascgen.spec import Spec
+
+SWEEPABLE = ("threads", "depth", "batch", "streams", "sync_every")
+NUMERIC = ("threads", "depth", "batch", "sync_every")
+LIMITS = {"threads": 64, "depth": 256, "batch": 1024, "sync_every": 4096}
+STREAMS: tuple[Streams, ...] = ("per_stage", "per_thread")
+
+
+class BadSweep(ValueError):
+    """A --sweep value that cannot be used; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Sweep:
+    key: str
+    values: tuple[int | str, ...]
+
+
+def parse_sweep(text: str) -> Sweep:
+    """``threads=1,2,4`` -> Sweep('threads', (1, 2, 4)); ``streams=per_thread,per_stage``."""
+    key, sep, rest = text.partition("=")
+    key = key.strip().replace("-", "_")
+    if not sep or not rest.strip():
+        raise BadSweep(f"'{text}': expected KEY=V1,V2,... with KEY one of {', '.join(SWEEPABLE)}")
+    if key not in SWEEPABLE:
+        raise BadSweep(f"'{key}' cannot be swept; use one of {', '.join(SWEEPABLE)}")
+    items = [v.strip() for v in rest.split(",") if v.strip()]
+    values: list[int | str] = []
+    for item in items:
+        if key == "streams":
+            if item not in STREAMS:
+                raise BadSweep(f"streams={item}: expected per_stage or per_thread")
+            values.append(item)
+            continue
+        try:
+            number = int(item)
+        except ValueError:
+            raise BadSweep(f"{key}={item}: not a whole number") from None
+        if not 1 <= number <= LIMITS[key]:
+            raise BadSweep(f"{key}={number}: must be 1..{LIMITS[key]}")
+        values.append(number)
+    if len(set(values)) != len(values):
+        raise BadSweep(f"{key}: a value is listed twice in '{rest}'")
+    return Sweep(key, tuple(values))
+
+
+def check_sweeps(sweeps: list[Sweep], fixed: dict[str, int]) -> None:
+    """One --sweep per key, and no key both swept and fixed (--threads with --sweep threads)."""
+    seen: set[str] = set()
+    for sweep in sweeps:
+        if sweep.key in seen:
+            raise BadSweep(f"{sweep.key} is swept twice; give all its values in one --sweep")
+        if sweep.key in fixed:
+            raise BadSweep(f"{sweep.key} is both fixed (--{sweep.key}) and swept; drop one")
+        seen.add(sweep.key)
+
+
+def configurations(spec: Spec, sweeps: list[Sweep], fixed: dict[str, int]) -> list[Config]:
+    """The cartesian product of the sweeps over the spec's own values (fixed flags win).
+
+    ``sync_every`` means nothing to ``per_stage`` streams, so those points carry None and
+    duplicates are dropped; the order is the order the sweeps were given in.
+    """
+    check_sweeps(sweeps, fixed)
+    base: dict[str, int | str | None] = {
+        "threads": spec.threads,
+        "depth": spec.buffers.depth,
+        "batch": spec.batch,
+        "streams": spec.streams,
+        "sync_every": spec.sync_every,
+        **fixed,
+    }
+    out: list[Config] = []
+    for combo in itertools.product(*(s.values for s in sweeps)):
+        values = dict(base)
+        values.update(zip((s.key for s in sweeps), combo, strict=True))
+        if values["streams"] == "per_stage":
+            values["sync_every"] = None
+        elif values["sync_every"] is None:
+            values["sync_every"] = spec.frames_per_sync
+        config = Config.model_validate(values)
+        if config not in out:
+            out.append(config)
+    return out
+
+
+def build_key(config: Config) -> tuple[int, str, int | None]:
+    return config.batch, config.streams, config.sync_every
+
+
+def build_overrides(config: Config) -> dict[str, object]:
+    """The top-level spec keys a build of this configuration's variant changes."""
+    return {"batch": config.batch, "streams": config.streams, "sync_every": config.sync_every}
+
+
+def swept_keys(sweeps: list[Sweep], configs: list[Config]) -> list[str]:
+    """The keys that take more than one value among the configurations, in the sweeps' order."""
+    return [s.key for s in sweeps if len({getattr(c, s.key) for c in configs}) > 1]

@@ -1,0 +1,191 @@
+"""The results file: versioned JSON with a ``context`` block, one record per run and one
+summary per configuration. Also the program's own JSON document, parsed and checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+SCHEMA_VERSION = 1  # of the results file written by ``ascgen bench``
+PROGRAM_SCHEMA_VERSION = 1  # of the document a generated program writes with --json
+
+Streams = Literal["per_stage", "per_thread"]
+
+
+class BadResults(Exception):
+    """A results or program document that cannot be read; the message is one line."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Latency(_Model):
+    """Per frame, submit to completion, in milliseconds."""
+
+    p50: float
+    p90: float
+    p99: float
+    max: float
+
+
+class ProgramReport(BaseModel):
+    """What a generated program writes at exit (``--json PATH``). Unknown keys are kept out of
+    the way (a newer program may add some); a different ``schema_version`` is refused."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    schema_version: int
+    program: str
+    backend: str
+    profile: str
+    streams: Streams
+    threads: int
+    depth: int
+    batch: int
+    sync_every: int | None = None
+    frames: int = Field(ge=0)
+    duration_s: float = Field(ge=0)
+    qps: float = Field(ge=0)
+    latency_ms: Latency
+    stages: dict[str, int]
+    host_cpu_s: float
+    process_cpu_s: float | None = None
+    device_memory_bytes: int
+    windows_qps: list[float] = Field(default_factory=list)
+    interrupted: bool = False
+    verified: bool | None = None
+
+
+class Context(_Model):
+    """Where and how the numbers were measured (after google/benchmark's context block)."""
+
+    host: str
+    cpu_model: str
+    cpu_count: int
+    governor: str | None  # None where cpufreq is not exposed (containers, VMs)
+    numa_balancing: int | None  # kernel.numa_balancing; None when unknown
+    backend: str | None  # from the program: simulator or cann
+    profile: str
+    ascgen_version: str
+    spec: str
+    spec_sha256: str
+    git_commit: str | None
+    git_dirty: bool | None
+    python: str
+    started_at: str  # ISO 8601, UTC
+    duration_s: float
+    warmup_s: float
+    repeat: int
+
+
+class Config(_Model):
+    """One measured configuration: the build variant and the runtime flags."""
+
+    threads: int
+    depth: int
+    batch: int
+    streams: Streams
+    sync_every: int | None  # per_thread only
+
+    def label(self) -> str:
+        sync = f" sync_every={self.sync_every}" if self.sync_every is not None else ""
+        return f"threads={self.threads} depth={self.depth} batch={self.batch} streams={self.streams}{sync}"
+
+
+class RunRecord(Config):
+    repeat: int  # 1-based
+    qps: float
+    frames: int
+    duration_s: float
+    latency_ms: Latency
+    stages: dict[str, int]
+    host_cpu_s_per_1000_frames: float | None
+    process_cpu_s_per_1000_frames: float | None
+    device_memory_bytes: int
+    roofline_qps: float
+    bottleneck: str
+    efficiency: float  # qps / roofline_qps
+    windows_qps: list[float]
+    window_cv: float | None  # coefficient of variation of the one-second windows
+    raw: str  # the program's own JSON, relative to the results file
+
+
+class Summary(Config):
+    repeats: int
+    qps_median: float
+    qps_min: float
+    qps_max: float
+    qps_cv: float | None  # across repeats; None with one repeat
+    latency_ms: Latency  # median of each percentile across repeats
+    roofline_qps: float
+    bottleneck: str
+    efficiency: float  # qps_median / roofline_qps
+    window_cv: float | None  # the worst run's
+    host_cpu_s_per_1000_frames: float | None
+    device_memory_bytes: int
+
+
+class SloMiss(_Model):
+    config: str
+    what: str  # one line: "p99 51.2 ms > 50 ms"
+
+
+class BenchResults(_Model):
+    schema_version: int = SCHEMA_VERSION
+    context: Context
+    swept: list[str] = Field(default_factory=list)  # the swept keys, in the order given
+    runs: list[RunRecord]
+    summary: list[Summary]
+    warnings: list[str] = Field(default_factory=list)
+    slo: dict[str, float] = Field(default_factory=dict)  # the spec's gates, as written
+    slo_misses: list[SloMiss] = Field(default_factory=list)
+
+
+def dumps(results: BenchResults) -> str:
+    return json.dumps(results.model_dump(mode="json"), indent=2) + "\n"
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "document"
+    return f"{where}: {err['msg']}"
+
+
+def load_results(path: Path) -> BenchResults:
+    """Read a results file written by ``ascgen bench``; one clear line when it is not one."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BadResults(f"{path}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise BadResults(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    if not isinstance(doc, dict) or "runs" not in doc:
+        raise BadResults(f"{path}: not an ascgen bench results file (no 'runs')")
+    version = doc.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise BadResults(f"{path}: results schema_version {version!r}; this ascgen reads {SCHEMA_VERSION}")
+    try:
+        return BenchResults.model_validate(doc)
+    except ValidationError as exc:
+        raise BadResults(f"{path}: {_first_error(exc)}") from None
+
+
+def parse_program_report(text: str, source: str) -> ProgramReport:
+    """The JSON a program printed at exit; ``source`` names it in errors."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadResults(f"{source}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    if not isinstance(doc, dict):
+        raise BadResults(f"{source}: expected a JSON object")
+    version = doc.get("schema_version")
+    if version != PROGRAM_SCHEMA_VERSION:
+        raise BadResults(f"{source}: program schema_version {version!r}; this ascgen reads {PROGRAM_SCHEMA_VERSION}")
+    try:
+        return ProgramReport.model_validate(doc)
+    except ValidationError as exc:
+        raise BadResults(f"{source}: {_first_error(exc)}") from None

@@ -1,0 +1,162 @@
+"""A whole bench: plan every configuration, build the variants that are missing, run every
+configuration ``repeat`` times (repeats interleaved, so slow drift spreads over all points),
+and assemble the results."""
+
+from __future__ import annotations
+
+import platform
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+from ascgen import __version__
+from ascgen.bench import environment, noise, slo, stats
+from ascgen.bench.points import Sweep, build_key, build_overrides, configurations, swept_keys
+from ascgen.bench.roofline import Planner
+from ascgen.bench.runner import Progress, RunFailed, RunOptions, run_program
+from ascgen.bench.schema import BenchResults, Config, Context, ProgramReport, RunRecord
+from ascgen.plan_model import Plan
+
+
+class Built(Protocol):
+    @property
+    def binary(self) -> Path: ...
+
+    @property
+    def cached(self) -> bool: ...
+
+
+Builder = Callable[[Path, dict[str, object]], Built]
+Runner = Callable[[Path, Config, RunOptions, Path, Callable[[Progress], None] | None], ProgramReport]
+
+
+class BenchFailed(Exception):
+    """A run failed; the message is one line naming the configuration."""
+
+
+class Monitor(Protocol):
+    """What a user interface hears about the bench as it goes."""
+
+    def planned(self, runs: int) -> None: ...
+    def building(self, variant: str) -> None: ...
+    def built(self, variant: str, cached: bool) -> None: ...
+    def run_started(self, config: Config, repeat: int, repeats: int) -> None: ...
+    def progress(self, progress: Progress) -> None: ...
+    def run_done(self, run: RunRecord) -> None: ...
+
+
+class QuietMonitor:
+    def planned(self, runs: int) -> None: ...
+    def building(self, variant: str) -> None: ...
+    def built(self, variant: str, cached: bool) -> None: ...
+    def run_started(self, config: Config, repeat: int, repeats: int) -> None: ...
+    def progress(self, progress: Progress) -> None: ...
+    def run_done(self, run: RunRecord) -> None: ...
+
+
+@dataclass(frozen=True)
+class Request:
+    spec_path: Path
+    out_dir: Path
+    options: RunOptions
+    repeat: int = 3
+    sweeps: list[Sweep] = field(default_factory=list)
+    fixed: dict[str, int] = field(default_factory=dict)  # --threads / --depth
+
+
+def variant_label(config: Config) -> str:
+    sync = f" sync_every={config.sync_every}" if config.sync_every is not None else ""
+    return f"batch={config.batch} streams={config.streams}{sync}"
+
+
+def raw_name(config: Config, repeat: int) -> str:
+    sync = f"-s{config.sync_every}" if config.sync_every is not None else ""
+    return f"b{config.batch}-{config.streams}{sync}-t{config.threads}-d{config.depth}-r{repeat}.json"
+
+
+def plan_all(planner: Planner, configs: list[Config]) -> dict[Config, Plan]:
+    """Every configuration planned before anything is built: one that cannot fit fails here."""
+    return {c: planner.plan(c) for c in configs}
+
+
+def build_all(request: Request, configs: list[Config], builder: Builder, monitor: Monitor) -> dict[Config, Path]:
+    binaries: dict[tuple[int, str, int | None], Path] = {}
+    for config in configs:
+        key = build_key(config)
+        if key not in binaries:
+            monitor.building(variant_label(config))
+            result = builder(request.spec_path, build_overrides(config))
+            monitor.built(variant_label(config), result.cached)
+            binaries[key] = result.binary
+    return {c: binaries[build_key(c)] for c in configs}
+
+
+def context(request: Request, planner: Planner, started: datetime, backend: str | None) -> Context:
+    here = environment.machine()
+    commit, dirty = environment.git_state(request.spec_path.resolve().parent)
+    return Context(
+        host=here.host,
+        cpu_model=here.cpu_model,
+        cpu_count=here.cpu_count,
+        governor=here.governor,
+        numa_balancing=here.numa_balancing,
+        backend=backend,
+        profile=planner.spec.device.profile,
+        ascgen_version=__version__,
+        spec=str(request.spec_path),
+        spec_sha256=environment.sha256_file(request.spec_path),
+        git_commit=commit,
+        git_dirty=dirty,
+        python=platform.python_version(),
+        started_at=started.isoformat(timespec="seconds"),
+        duration_s=request.options.duration_s,
+        warmup_s=request.options.warmup_s,
+        repeat=request.repeat,
+    )
+
+
+def run_bench(
+    request: Request,
+    builder: Builder,
+    monitor: Monitor | None = None,
+    runner: Runner = run_program,
+    planner: Planner | None = None,
+) -> BenchResults:
+    monitor = monitor or QuietMonitor()
+    started = datetime.now(UTC)
+    planner = planner or Planner(request.spec_path)
+    configs = configurations(planner.spec, request.sweeps, request.fixed)
+    plans = plan_all(planner, configs)
+    monitor.planned(len(configs) * request.repeat)
+    binaries = build_all(request, configs, builder, monitor)
+    runs: list[RunRecord] = []
+    backend: str | None = None
+    for repeat in range(1, request.repeat + 1):
+        for config in configs:
+            monitor.run_started(config, repeat, request.repeat)
+            raw = Path("raw") / raw_name(config, repeat)
+            t0 = time.monotonic()
+            try:
+                report = runner(binaries[config], config, request.options, request.out_dir / raw, monitor.progress)
+            except RunFailed as exc:
+                where = f"{config.label()} (repeat {repeat}/{request.repeat}, after {time.monotonic() - t0:.1f} s)"
+                raise BenchFailed(f"run {where} failed: {exc}") from None
+            backend = backend or report.backend
+            run = stats.record(config, repeat, report, plans[config], raw.as_posix())
+            runs.append(run)
+            monitor.run_done(run)
+    summary = stats.summarize(runs)
+    ctx = context(request, planner, started, backend)
+    warnings = noise.machine_warnings(ctx) + noise.run_warnings(runs) + noise.repeat_warnings(summary)
+    return BenchResults(
+        context=ctx,
+        swept=swept_keys(request.sweeps, configs),
+        runs=runs,
+        summary=summary,
+        warnings=warnings,
+        slo=slo.gates(planner.spec.slo),
+        slo_misses=slo.misses(summary, planner.spec.slo),
+    )

@@ -1,0 +1,84 @@
+"""Run records from program reports, and per-configuration summaries (median and spread)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+from ascgen.bench.schema import Config, Latency, ProgramReport, RunRecord, Summary
+from ascgen.plan_model import Plan
+
+
+def cv(values: Sequence[float]) -> float | None:
+    """Coefficient of variation (sample standard deviation / mean); None below two values."""
+    if len(values) < 2:
+        return None
+    mean = statistics.fmean(values)
+    return statistics.stdev(values) / mean if mean > 0 else None
+
+
+def per_1000(seconds: float | None, frames: int) -> float | None:
+    return None if seconds is None or frames <= 0 else seconds * 1000.0 / frames
+
+
+def record(config: Config, repeat: int, report: ProgramReport, plan: Plan, raw: str) -> RunRecord:
+    return RunRecord(
+        **config.model_dump(),
+        repeat=repeat,
+        qps=report.qps,
+        frames=report.frames,
+        duration_s=report.duration_s,
+        latency_ms=report.latency_ms,
+        stages=report.stages,
+        host_cpu_s_per_1000_frames=per_1000(report.host_cpu_s, report.frames),
+        process_cpu_s_per_1000_frames=per_1000(report.process_cpu_s, report.frames),
+        device_memory_bytes=report.device_memory_bytes,
+        roofline_qps=plan.roofline_qps,
+        bottleneck=plan.bottleneck,
+        efficiency=report.qps / plan.roofline_qps if plan.roofline_qps > 0 else 0.0,
+        windows_qps=report.windows_qps,
+        window_cv=cv(report.windows_qps),
+        raw=raw,
+    )
+
+
+def config_of(run: Config) -> Config:
+    return Config(threads=run.threads, depth=run.depth, batch=run.batch, streams=run.streams, sync_every=run.sync_every)
+
+
+def _median_latency(runs: Sequence[RunRecord]) -> Latency:
+    return Latency(
+        **{k: statistics.median(getattr(r.latency_ms, k) for r in runs) for k in ("p50", "p90", "p99", "max")}
+    )
+
+
+def summarize(runs: Sequence[RunRecord]) -> list[Summary]:
+    """One summary per configuration, in the order the configurations were first run."""
+    groups: dict[Config, list[RunRecord]] = {}
+    for run in runs:
+        groups.setdefault(config_of(run), []).append(run)
+    out = []
+    for config, group in groups.items():
+        qps = [r.qps for r in group]
+        median = statistics.median(qps)
+        roofline = group[0].roofline_qps
+        window_cvs = [r.window_cv for r in group if r.window_cv is not None]
+        cpu = [r.host_cpu_s_per_1000_frames for r in group if r.host_cpu_s_per_1000_frames is not None]
+        out.append(
+            Summary(
+                **config.model_dump(),
+                repeats=len(group),
+                qps_median=median,
+                qps_min=min(qps),
+                qps_max=max(qps),
+                qps_cv=cv(qps),
+                latency_ms=_median_latency(group),
+                roofline_qps=roofline,
+                bottleneck=group[0].bottleneck,
+                efficiency=median / roofline if roofline > 0 else 0.0,
+                window_cv=max(window_cvs) if window_cvs else None,
+                host_cpu_s_per_1000_frames=statistics.median(cpu) if cpu else None,
+                device_memory_bytes=max(r.device_memory_bytes for r in group),
+            )
+        )
+    return out
