@@ -47,9 +47,7 @@ def ash64(data: bytes, seed: int = 0) -> int:
     return h
 
 
-def nv12_planes(
-    buf: bytes, width: int, height: int, ws: int, hs: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def nv12_planes(buf: bytes, width: int, height: int, ws: int, hs: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(Y, U, V) picture planes of an NV12 buffer laid out on (ws, hs)."""
     a = np.frombuffer(buf, dtype=np.uint8)
     assert a.size == ws * hs * 3 // 2, (a.size, ws, hs)

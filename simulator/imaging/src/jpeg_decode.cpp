@@ -155,15 +155,19 @@ DecodeStatus decode_jpeg_nv12(const uint8_t* data, size_t size, uint8_t* dst, si
   ChromaPlanes chroma;
   if (!gray && !chroma_factors(subsamp, &chroma.f)) return DecodeStatus::kUnsupported;
 
-  // Luma straight into dst when the full source (odd edge included) fits.
-  const bool direct = ws >= info.width && hs >= info.height;
+  // libjpeg-turbo writes whole planes: the picture padded to the chroma
+  // subsampling factors (a 333x211 4:2:0 stream has a 334x212 luma plane).
+  // Luma goes straight into dst when such a plane fits its strides.
+  const auto luma_w = static_cast<uint32_t>(tjPlaneWidth(0, w, subsamp));
+  const auto luma_h = static_cast<uint32_t>(tjPlaneHeight(0, h, subsamp));
+  const bool direct = ws >= luma_w && hs >= luma_h;
   std::vector<uint8_t> luma;
   unsigned char* planes[3] = {dst, nullptr, nullptr};
   int strides[3] = {static_cast<int>(ws), 0, 0};
   if (!direct) {
-    luma.resize(size_t{info.width} * info.height);
+    luma.resize(size_t{luma_w} * luma_h);
     planes[0] = luma.data();
-    strides[0] = static_cast<int>(info.width);
+    strides[0] = static_cast<int>(luma_w);
   }
   if (!gray) {
     chroma.stride = static_cast<uint32_t>(tjPlaneWidth(1, w, subsamp));
@@ -180,7 +184,7 @@ DecodeStatus decode_jpeg_nv12(const uint8_t* data, size_t size, uint8_t* dst, si
   }
   if (!direct) {
     for (uint32_t y = 0; y < g.height; ++y) {
-      std::memcpy(dst + size_t{y} * ws, luma.data() + size_t{y} * info.width, g.width);
+      std::memcpy(dst + size_t{y} * ws, luma.data() + size_t{y} * luma_w, g.width);
     }
   }
   pad_plane(dst, ws, hs, g.width, g.height, 1);

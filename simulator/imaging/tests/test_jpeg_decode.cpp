@@ -118,18 +118,21 @@ TEST(DecodeJpeg, PaddingReplicatesTheEdgesAndIsDeterministic) {
 }
 
 TEST(DecodeJpeg, TightStridesGiveTheSamePicture) {
-  // Strides equal to the (even) picture force the copy path for odd sources.
-  const std::vector<uint8_t> jpeg = test::make_jpeg(333, 211, TJSAMP_422);
-  const Decoded wide = decode(jpeg);
-  std::vector<uint8_t> tight(332 * 210 * 3 / 2);
-  ASSERT_EQ(decode_jpeg_nv12(jpeg.data(), jpeg.size(), tight.data(), tight.size(), 332, 210),
-            DecodeStatus::kOk);
-  const uint32_t ws = wide.g.width_stride, hs = wide.g.height_stride;
-  for (uint32_t r = 0; r < 210; ++r) {
-    ASSERT_EQ(0, memcmp(&tight[r * 332], &wide.bytes[r * ws], 332));
-  }
-  for (uint32_t r = 0; r < 105; ++r) {
-    ASSERT_EQ(0, memcmp(&tight[332 * 210 + r * 332], &wide.bytes[ws * hs + r * ws], 332));
+  // Strides equal to the (even) picture are smaller than libjpeg-turbo's
+  // planes of an odd source (334x212 for 333x211 4:2:0): the copy path.
+  for (int s : {TJSAMP_420, TJSAMP_422, TJSAMP_440, TJSAMP_444, TJSAMP_GRAY}) {
+    const std::vector<uint8_t> jpeg = test::make_jpeg(333, 211, s);
+    const Decoded wide = decode(jpeg);
+    std::vector<uint8_t> tight(332 * 210 * 3 / 2);
+    ASSERT_EQ(decode_jpeg_nv12(jpeg.data(), jpeg.size(), tight.data(), tight.size(), 332, 210),
+              DecodeStatus::kOk);
+    const uint32_t ws = wide.g.width_stride, hs = wide.g.height_stride;
+    for (uint32_t r = 0; r < 210; ++r) {
+      ASSERT_EQ(0, memcmp(&tight[r * 332], &wide.bytes[r * ws], 332)) << s;
+    }
+    for (uint32_t r = 0; r < 105; ++r) {
+      ASSERT_EQ(0, memcmp(&tight[332 * 210 + r * 332], &wide.bytes[ws * hs + r * ws], 332)) << s;
+    }
   }
 }
 
