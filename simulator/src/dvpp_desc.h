@@ -169,6 +169,31 @@ Check validate_batch(const acldvppBatchPicDesc* src, const uint32_t* roiNums, ui
                      const acldvppBatchPicDesc* dst, acldvppRoiConfig* const* areas,
                      const char* what);
 
+// ---- whole-operation checks: what each acldvpp*Async entry point validates ----
+// Same arguments as the public call minus the stream; checks the channel, the
+// pointers, every picture, ROI, resize config and scale the call involves.
+// The first failed rule wins. (dvpp_op_check.cpp)
+
+// JPEGD, before the bitstream is parsed; after parsing, the op also calls
+// validate_jpegd_result with the image size and the format it will write.
+Check check_jpeg_decode(const acldvppChannelDesc* channel, const void* data, uint32_t size,
+                        const acldvppPicDesc* output, const Limits& lim);
+Check check_vpc_resize(const acldvppChannelDesc* channel, const acldvppPicDesc* input,
+                       const acldvppPicDesc* output, const acldvppResizeConfig* resize,
+                       const Limits& lim);
+// crop and resize may be NULL where the public call has no such argument;
+// paste NULL means "the whole output picture".
+Check check_vpc_crop(const acldvppChannelDesc* channel, const acldvppPicDesc* input,
+                     const acldvppPicDesc* output, const acldvppRoiConfig* crop,
+                     const acldvppRoiConfig* paste, const acldvppResizeConfig* resize,
+                     bool needs_resize_config, bool needs_paste, const Limits& lim);
+// Batch variants: pasteAreas may be NULL for the non-paste calls.
+Check check_vpc_batch(const acldvppChannelDesc* channel, const acldvppBatchPicDesc* src,
+                      const uint32_t* roiNums, uint32_t size, const acldvppBatchPicDesc* dst,
+                      acldvppRoiConfig* const* cropAreas, acldvppRoiConfig* const* pasteAreas,
+                      const acldvppResizeConfig* resize, bool needs_resize_config, bool needs_paste,
+                      const Limits& lim);
+
 // Number of descriptors of each kind alive now (for leak checks in tests).
 struct LiveCounts {
   long pic = 0, batch = 0, roi = 0, resize = 0, channel_desc = 0, channels = 0;

@@ -308,6 +308,69 @@ void test_batch(const sim::dvpp::Limits&) {
   acldvppDestroyBatchPicDesc(dst);
 }
 
+void test_operation_checks(const sim::dvpp::Limits& lim) {
+  acldvppChannelDesc ch;
+  ch.created = true;
+  const acldvppPicDesc in = nv12(1920, 1080);
+  acldvppPicDesc out = nv12(224, 224);
+  acldvppResizeConfig rc;
+  EXPECT_OK(sim::dvpp::check_vpc_resize(&ch, &in, &out, &rc, lim));
+  EXPECT_FAIL(sim::dvpp::check_vpc_resize(&ch, &in, &out, nullptr, lim), "resize config is NULL");
+  EXPECT_FAIL(sim::dvpp::check_vpc_resize(&ch, nullptr, &out, &rc, lim), "NULL");
+  acldvppChannelDesc closed;
+  EXPECT_FAIL(sim::dvpp::check_vpc_resize(&closed, &in, &out, &rc, lim), "not created");
+  // Crop 448x448 from the middle, resize to 224x224; then a crop outside.
+  acldvppRoiConfig crop{736, 1183, 316, 763};
+  EXPECT_OK(sim::dvpp::check_vpc_crop(&ch, &in, &out, &crop, nullptr, nullptr, false, false, lim));
+  crop.right = 1920;
+  EXPECT_FAIL(sim::dvpp::check_vpc_crop(&ch, &in, &out, &crop, nullptr, nullptr, false, false, lim),
+              "odd");
+  crop.right = 1921;
+  EXPECT_FAIL(sim::dvpp::check_vpc_crop(&ch, &in, &out, &crop, nullptr, nullptr, false, false, lim),
+              "not inside");
+  // Crop and paste into the left half of a 448x224 canvas.
+  crop = {0, 1919, 0, 1079};
+  acldvppRoiConfig paste{0, 223, 0, 223};
+  out = nv12(448, 224);
+  EXPECT_OK(sim::dvpp::check_vpc_crop(&ch, &in, &out, &crop, &paste, nullptr, false, true, lim));
+  EXPECT_FAIL(sim::dvpp::check_vpc_crop(&ch, &in, &out, &crop, nullptr, nullptr, false, true, lim),
+              "paste area is NULL");
+  paste.right = 449;
+  EXPECT_FAIL(sim::dvpp::check_vpc_crop(&ch, &in, &out, &crop, &paste, nullptr, false, true, lim),
+              "paste area");
+  // JPEGD: channel mode, data and the output description.
+  acldvppPicDesc jout;
+  jout.data = g_buffer;
+  jout.format = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+  jout.size = 4096;
+  EXPECT_OK(sim::dvpp::check_jpeg_decode(&ch, g_buffer, 100, &jout, lim));
+  EXPECT_FAIL(sim::dvpp::check_jpeg_decode(&ch, nullptr, 100, &jout, lim), "JPEG input");
+  acldvppChannelDesc vpc_only;
+  vpc_only.created = true;
+  vpc_only.mode = DVPP_CHNMODE_VPC;
+  EXPECT_FAIL(sim::dvpp::check_jpeg_decode(&vpc_only, g_buffer, 100, &jout, lim), "mode");
+  // Batch: 2 sources, 1 + 2 ROIs; the third destination is misaligned.
+  acldvppBatchPicDesc src{{nv12(1920, 1080), nv12(640, 480)}};
+  acldvppBatchPicDesc dst{{nv12(224, 224), nv12(224, 224), nv12(224, 224)}};
+  acldvppRoiConfig r0{0, 447, 0, 447}, r1{0, 223, 0, 223}, r2{64, 287, 32, 255};
+  acldvppRoiConfig* crops[3] = {&r0, &r1, &r2};
+  uint32_t roi_nums[2] = {1, 2};
+  EXPECT_OK(sim::dvpp::check_vpc_batch(&ch, &src, roi_nums, 2, &dst, crops, nullptr, nullptr, false,
+                                       false, lim));
+  EXPECT_FAIL(sim::dvpp::check_vpc_batch(&ch, &src, roi_nums, 2, &dst, crops, nullptr, nullptr,
+                                         false, true, lim),
+              "pasteAreas must not be NULL");
+  dst.pics[2].widthStride = 232;
+  EXPECT_FAIL(sim::dvpp::check_vpc_batch(&ch, &src, roi_nums, 2, &dst, crops, nullptr, nullptr,
+                                         false, false, lim),
+              "source picture 1, ROI 2: VPC output");
+  dst.pics[2].widthStride = 224;
+  r2.right = 703;  // outside the 640-wide second source
+  EXPECT_FAIL(sim::dvpp::check_vpc_batch(&ch, &src, roi_nums, 2, &dst, crops, nullptr, nullptr,
+                                         false, false, lim),
+              "ROI 2: crop area");
+}
+
 void test_limits_from_profile() {
   sim::dvpp::Limits lim;
   std::string error;
@@ -345,6 +408,7 @@ int main() {
   test_jpegd_checks(lim);
   test_roi_scale_resize(lim);
   test_batch(lim);
+  test_operation_checks(lim);
   test_limits_from_profile();
   const sim::dvpp::LiveCounts live = sim::dvpp::live_counts();
   EXPECT(live.pic == 0 && live.batch == 0 && live.roi == 0 && live.resize == 0);
