@@ -161,3 +161,29 @@ def test_no_cann_licensed_file_tracked() -> None:
     assert proc.returncode in (0, 1), proc.stderr
     offenders = [p for p in proc.stdout.splitlines() if not p.startswith("tests/fixtures/")]
     assert not offenders, f"files under CANN's licence are tracked in git: {offenders}"
+
+
+def _dvpp_profile_keys() -> list[str]:
+    """The flat profile keys sim::dvpp::limits_from_profile requires."""
+    src = (REPO / "simulator" / "src" / "dvpp_check.cpp").read_text()
+    body = src[src.index("bool limits_from_profile(") :]
+    body = body[: body.index("// Optional keys")]
+    keys = re.findall(r'(?:read_u32|lookup)\(num, "([\w.]+)"', body)
+    for prefix in re.findall(r'read_range\(num, "([\w.]+)"', body):
+        keys += [f"{prefix}.{k}" for k in ("min_width", "min_height", "max_width", "max_height")]
+    return keys
+
+
+@pytest.mark.parametrize("profile", sorted(p.stem for p in (REPO / "ascgen" / "profiles").glob("*.yaml")))
+def test_profiles_have_dvpp_limit_keys(profile: str) -> None:
+    """Every device profile has the keys the simulator's DVPP checks read."""
+    cmd = [sys.executable, "-c", "from ascgen.cli import main; main()", "profile", profile, "--flat"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO, check=False)
+    assert proc.returncode == 0, proc.stderr
+    flat = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
+    keys = _dvpp_profile_keys()
+    assert len(keys) == 25, keys
+    missing = [k for k in keys if k not in flat]
+    assert not missing, f"profile {profile} lacks {missing}"
+    for k in keys:
+        float(flat[k])
