@@ -69,6 +69,18 @@ def _where(loc: Loc, data: Any) -> str:
     return ".".join(str(p) for p in loc) or "the spec"
 
 
+def _a_value(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, dict | list):
+        return "a mapping" if isinstance(value, dict) else "a list"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    return f"'{value}'"
+
+
 def _describe(err: ErrorDetails, loc: Loc, data: Any) -> tuple[str, bool]:
     """A message for one pydantic error, and whether it points at a key (not a value)."""
     kind = err["type"]
@@ -94,6 +106,11 @@ def _describe(err: ErrorDetails, loc: Loc, data: Any) -> tuple[str, bool]:
         choices = [c.strip().strip("'") for c in expected.replace(" or ", ", ").split(",")]
         got = str(err.get("input"))
         return f"{where}: '{got}' is not one of {one_of(choices)}{did_you_mean(got, choices)}", False
+    if kind in ("model_type", "model_attributes_type", "dict_type", "list_type"):
+        model = _model_at(data, loc) if kind != "list_type" else None
+        keys = f" (keys: {', '.join(model.model_fields)})" if model else ""
+        want = "a list" if kind == "list_type" else f"a mapping{keys}"
+        return f"{where}: expected {want}, got {_a_value(err.get('input'))}", False
     msg = err["msg"]
     if loc and loc[-1] == "[key]":
         return f"{_where(loc[:-2], data)}: key '{loc[-2]}': {msg[0].lower() + msg[1:]}", True

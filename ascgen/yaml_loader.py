@@ -174,7 +174,8 @@ def load_file(path: Path) -> tuple[Any, SourceMap]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line_start = raw.rfind(b"\n", 0, exc.start) + 1
-        pos = Position(raw.count(b"\n", 0, exc.start) + 1, exc.start - line_start + 1)
+        col = len(raw[line_start : exc.start].decode("utf-8", "replace")) + 1  # characters, as YAML counts
+        pos = Position(raw.count(b"\n", 0, exc.start) + 1, col)
         message = f"the file is not UTF-8 text (byte 0x{raw[exc.start]:02x})"
         raise SpecError([Diagnostic(str(path), pos, message)]) from None
     return load_text(text, str(path))
