@@ -146,6 +146,19 @@ def test_dvpp_header_requires_enable_macro(tmp_path: Path, cann_include: Path) -
     assert good.returncode == 0, good.stderr
 
 
+def test_headers_compile_as_c_like_canns(tmp_path: Path, cann_include: Path) -> None:
+    """CANN's acl.h is valid C99 (only acl_dvpp.h is C++-only); ours must be too."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src = tmp_path / "t.c"
+    src.write_text('#include "acl/acl.h"\n#include "acl/acl_base.h"\nint main(void) { return 0; }\n')
+    for include in (cann_include, OUR_INCLUDE):
+        cmd = [cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", f"-I{include}", str(src)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, f"{include}:\n{proc.stderr[-3000:]}"
+
+
 def test_no_cann_licensed_file_tracked() -> None:
     """CANN's headers (CANN licence) must never be committed."""
     if not (REPO / ".git").exists() or not shutil.which("git"):
