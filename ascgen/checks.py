@@ -95,6 +95,12 @@ def _check_batch_kinds(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     return []
 
 
+def _use(value: int, alignment: int) -> str:
+    """A hint naming the aligned values next to ``value``."""
+    lo, hi = nice_multiples(value, alignment)
+    return f"use {lo}" if lo == hi else f"use {lo} or {hi}"
+
+
 def _aligned(value: int, alignment: int) -> bool:
     return value % alignment == 0
 
@@ -109,11 +115,10 @@ def _align_override(
             if value is None:
                 continue
             if value % base:
-                lo, hi = nice_multiples(value, base)
                 out.append(
                     smap.error(
                         ("stages", i, "align", key),
-                        f"align.{key} {value} must be a multiple of the device's {base}; use {lo} or {hi}",
+                        f"align.{key} {value} must be a multiple of the device's {base}; {_use(value, base)}",
                     )
                 )
             elif key == "width":
@@ -145,14 +150,17 @@ def check_geometry(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Diagn
         elif isinstance(stage, dsl.VpcResizeStage):
             a = prof.align.vpc_out
             aw, ah = _align_override(stage, a.width, a.height, smap, i, out)
-            out += _check_range(smap, ("stages", i, "out"), "VPC output", stage.out, prof.limits.vpc_out, even=False)
-            for key, value, alignment in (("width", stage.out.width, aw), ("height", stage.out.height, ah)):
-                if not _aligned(value, alignment):
-                    lo, hi = nice_multiples(value, alignment)
+            lim = prof.limits.vpc_out
+            out += _check_range(smap, ("stages", i, "out"), "VPC output", stage.out, lim, even=False)
+            for key, value, alignment, lo, hi in (
+                ("width", stage.out.width, aw, lim.min_width, lim.max_width),
+                ("height", stage.out.height, ah, lim.min_height, lim.max_height),
+            ):
+                if lo <= value <= hi and not _aligned(value, alignment):  # else the range is the problem
                     out.append(
                         smap.error(
                             ("stages", i, "out", key),
-                            f"{key} {value} is not a multiple of {alignment} for VPC output; use {lo} or {hi}",
+                            f"{key} {value} is not a multiple of {alignment} for VPC output; {_use(value, alignment)}",
                         )
                     )
             src = decoded
