@@ -84,7 +84,7 @@ def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) 
     return ["results.json", "runs.csv", "summary.md", *names]
 
 
-@click.command()
+@click.command(short_help="Build, run and measure SPEC, optionally over a sweep.")
 @click.argument("spec_path", metavar="SPEC", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--threads", type=click.IntRange(1, 64), help="Host threads (default: the spec's).")
 @click.option("--depth", type=click.IntRange(1, 256), help="Frames in flight per thread (default: the spec's).")
@@ -124,8 +124,9 @@ def bench(
 ) -> None:
     """Build, run and measure SPEC; sweep with e.g. --sweep threads=1,2,4,8.
 
-    Several --sweep options make a cartesian product. Writes results.json, runs.csv, summary.md and PNG plots to --out (default
-    bench-results/<name>/<time>/). Exit 1 when a point misses the spec's slo.
+    Several --sweep options make a cartesian product. Writes results.json, runs.csv,
+    summary.md and PNG plots to --out (default bench-results/<name>/<time>/).
+    Exit 1 when a point misses the spec's slo, 3 when a build or run fails.
     """
     from rich.console import Console
 

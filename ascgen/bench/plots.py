@@ -41,16 +41,24 @@ def _series(results: BenchResults, x: str) -> dict[str, list[Summary]]:
         out.setdefault(label, []).append(s)
     for points in out.values():
         points.sort(key=lambda s: float(getattr(s, x) or 0))
-    return out
+    return dict(sorted(out.items()))  # the same colour for the same series in every plot
 
 
 def _fixed_note(results: BenchResults, x: str) -> str:
+    """What every point shares: profile, backend, and the keys that are not swept."""
     varying = {x, *series_keys(results, x)}
-    first = results.summary[0]
-    parts = [f"{k} {getattr(first, k)}" for k in ("threads", "depth", "batch", "sync_every") if k not in varying]
-    parts = [p for p in parts if not p.endswith(" None")]
+    parts = []
+    for key in ("threads", "depth", "batch", "sync_every"):
+        values = {getattr(s, key) for s in results.summary} - {None}
+        if key not in varying and len(values) == 1:
+            suffix = " (per_thread)" if key == "sync_every" and "streams" in results.swept else ""
+            parts.append(f"{key} {values.pop()}{suffix}")
     c = results.context
     return ", ".join([f"{c.profile} on {c.backend or '?'}", *parts, f"median of {c.repeat}"])
+
+
+def _title(results: BenchResults, what: str, x: str) -> str:
+    return f"{Path(results.context.spec).name}: {what} vs {x}\n{_fixed_note(results, x)}"
 
 
 def _style_x(ax: Axes, x: str, values: Sequence[float]) -> None:
@@ -70,7 +78,7 @@ def plot_qps(results: BenchResults, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     x = x_key(results)
-    fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
+    fig, ax = plt.subplots(figsize=(10, 5), dpi=120)
     xs_all: list[float] = []
     for i, (label, points) in enumerate(_series(results, x).items()):
         color = f"C{i}"
@@ -93,8 +101,17 @@ def plot_qps(results: BenchResults, path: Path) -> None:
     _style_x(ax, x, xs_all)
     ax.set_ylabel("throughput (frames/s)")
     ax.set_ylim(bottom=0)
-    ax.set_title(f"{results.context.spec}: throughput vs {x}\n{_fixed_note(results, x)}", fontsize=10)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(_title(results, "throughput", x), fontsize=10)
+    handles, labels = ax.get_legend_handles_labels()
+    order = sorted(range(len(labels)), key=lambda i: labels[i])
+    ax.legend(
+        [handles[i] for i in order],
+        [labels[i] for i in order],
+        fontsize=8,
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+    )
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -108,7 +125,7 @@ def plot_latency(results: BenchResults, path: Path) -> None:
     from matplotlib.lines import Line2D
 
     x = x_key(results)
-    fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
+    fig, ax = plt.subplots(figsize=(10, 5), dpi=120)
     xs_all: list[float] = []
     handles = []
     for i, (label, points) in enumerate(_series(results, x).items()):
@@ -122,8 +139,8 @@ def plot_latency(results: BenchResults, path: Path) -> None:
     _style_x(ax, x, xs_all)
     ax.set_ylabel("latency per frame, submit to completion (ms)")
     ax.set_ylim(bottom=0)
-    ax.set_title(f"{results.context.spec}: latency percentiles vs {x}\n{_fixed_note(results, x)}", fontsize=10)
-    ax.legend(handles=handles, fontsize=8, loc="upper left")
+    ax.set_title(_title(results, "latency percentiles", x), fontsize=10)
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

@@ -1,0 +1,40 @@
+"""Shared by the bench tests: fixture paths and a fake builder around fake_program.py."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "bench"
+FAKE_PROGRAM = FIXTURES / "fake_program.py"
+SPEC = FIXTURES / "spec.yaml"
+COMPARE = FIXTURES / "compare"
+
+
+@dataclass(frozen=True)
+class FakeBuilt:
+    binary: Path
+    cached: bool
+
+
+@dataclass
+class FakeBuilder:
+    """Writes one shell wrapper per variant around fake_program.py, with the variant baked in
+    (as a real build bakes batch, streams and sync_every) and the test's knobs after it."""
+
+    root: Path
+    knobs: list[str] = field(default_factory=list)
+    calls: list[dict[str, object]] = field(default_factory=list)
+
+    def __call__(self, spec_path: Path, overrides: dict[str, object]) -> FakeBuilt:
+        self.calls.append(dict(overrides))
+        args = [sys.executable, "-S", str(FAKE_PROGRAM), "--name", spec_path.stem]
+        args += ["--batch", str(overrides["batch"]), "--streams", str(overrides["streams"])]
+        if overrides.get("sync_every") is not None:
+            args += ["--sync-every", str(overrides["sync_every"])]
+        binary = self.root / f"variant{len(self.calls)}"
+        binary.write_text("#!/bin/sh\nexec " + shlex.join(args + self.knobs) + ' "$@"\n', encoding="utf-8")
+        binary.chmod(0o755)
+        return FakeBuilt(binary, cached=False)

@@ -1,0 +1,121 @@
+"""A whole bench with the fake program: builds per variant, runs, records, outputs."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from bench_helpers import SPEC, FakeBuilder
+
+from ascgen.bench import session
+from ascgen.bench.command import write_outputs
+from ascgen.bench.points import parse_sweep
+from ascgen.bench.roofline import Planner, PointDoesNotFit
+from ascgen.bench.runner import RunOptions
+from ascgen.bench.schema import Config, load_results
+
+OPTIONS = RunOptions(duration_s=6, warmup_s=1)
+
+
+class Recorder(session.QuietMonitor):
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.qps_seen = 0
+
+    def planned(self, runs: int) -> None:
+        self.events.append(f"planned {runs}")
+
+    def building(self, variant: str) -> None:
+        self.events.append(f"building {variant}")
+
+    def run_started(self, config: Config, repeat: int, repeats: int) -> None:
+        self.events.append(f"run t{config.threads} {config.streams} {repeat}/{repeats}")
+
+    def progress(self, progress: object) -> None:
+        self.qps_seen += 1
+
+
+def test_sweep_builds_each_variant_once_and_runs_every_point(fake_builder: FakeBuilder, tmp_path: Path) -> None:
+    request = session.Request(
+        spec_path=SPEC,
+        out_dir=tmp_path / "out",
+        options=OPTIONS,
+        repeat=2,
+        sweeps=[parse_sweep("threads=1,2"), parse_sweep("streams=per_stage,per_thread")],
+    )
+    monitor = Recorder()
+    results = session.run_bench(request, fake_builder, monitor)
+
+    assert fake_builder.calls == [
+        {"batch": 16, "streams": "per_stage", "sync_every": None},
+        {"batch": 16, "streams": "per_thread", "sync_every": 64},
+    ]
+    assert monitor.events[0] == "planned 8"
+    # repeats are interleaved: every point once, then every point again
+    runs = [e for e in monitor.events if e.startswith("run")]
+    assert runs[:4] == [
+        "run t1 per_stage 1/2",
+        "run t1 per_thread 1/2",
+        "run t2 per_stage 1/2",
+        "run t2 per_thread 1/2",
+    ]
+    assert runs[4:] == [r.replace("1/2", "2/2") for r in runs[:4]]
+    assert monitor.qps_seen == 8 * 7  # one progress line per second, warm-up included
+
+    assert len(results.runs) == 8 and len(results.summary) == 4
+    assert results.swept == ["threads", "streams"]
+    planner = Planner(SPEC)
+    for run in results.runs:
+        plan = planner.plan(Config.model_validate(run.model_dump(include=set(Config.model_fields))))
+        assert run.roofline_qps == plan.roofline_qps
+        assert run.efficiency == pytest.approx(run.qps / plan.roofline_qps)
+        assert run.host_cpu_s_per_1000_frames == pytest.approx(0.05 * 6 * 1000 / run.frames)
+        assert (tmp_path / "out" / run.raw).exists()
+    one = results.summary[0]
+    assert (one.threads, one.streams, one.repeats) == (1, "per_stage", 2)
+    assert one.qps_min <= one.qps_median <= one.qps_max
+    ctx = results.context
+    assert ctx.backend == "simulator" and ctx.profile == "ascend310" and ctx.repeat == 2
+    assert len(ctx.spec_sha256) == 64 and ctx.started_at.endswith("+00:00")
+
+
+def test_outputs_are_written_and_readable(fake_builder: FakeBuilder, tmp_path: Path) -> None:
+    request = session.Request(
+        spec_path=SPEC, out_dir=tmp_path, options=OPTIONS, repeat=1, sweeps=[parse_sweep("depth=2,8")]
+    )
+    results = session.run_bench(request, fake_builder)
+    names = write_outputs(results, tmp_path, tmp_path / "copy.json")
+    assert names == ["results.json", "runs.csv", "summary.md", "qps.png", "latency.png"]
+    assert load_results(tmp_path / "results.json") == results
+    assert json.loads((tmp_path / "copy.json").read_text()) == json.loads((tmp_path / "results.json").read_text())
+    rows = list(csv.DictReader((tmp_path / "runs.csv").open()))
+    assert [r["depth"] for r in rows] == ["2", "8"]
+    assert rows[0]["sync_every"] == "" and float(rows[0]["p99_ms"]) > 0
+    md = (tmp_path / "summary.md").read_text()
+    assert md.startswith("### ascgen bench: `")
+    assert "| streams | batch | threads | depth | QPS (median) |" in md
+    assert "Best: threads=2 depth=8" in md
+
+
+def test_a_point_that_does_not_fit_fails_before_any_build(fake_builder: FakeBuilder, tmp_path: Path) -> None:
+    request = session.Request(
+        spec_path=SPEC, out_dir=tmp_path, options=OPTIONS, repeat=1, sweeps=[parse_sweep("depth=4,256")], fixed={}
+    )
+    with pytest.raises(PointDoesNotFit, match=r"^threads=2 depth=256 batch=16 streams=per_stage: .* exceed the device.s 1023"):
+        session.run_bench(request, fake_builder)
+    assert fake_builder.calls == []
+
+
+def test_a_failing_run_names_the_point_and_the_program_s_last_line(fake_builder: FakeBuilder, tmp_path: Path) -> None:
+    fake_builder.knobs = ["--fail-threads", "2"]
+    request = session.Request(
+        spec_path=SPEC, out_dir=tmp_path, options=OPTIONS, repeat=1, sweeps=[parse_sweep("threads=1,2")]
+    )
+    with pytest.raises(session.BenchFailed) as err:
+        session.run_bench(request, fake_builder)
+    message = str(err.value)
+    assert message.startswith("run threads=2 depth=4 batch=16 streams=per_stage (repeat 1/1, after ")
+    assert message.endswith("failed: exit 3, ACL error: decode: acldvppJpegDecodeAsync failed with code 100000 "
+                            "(ACL_ERROR_INVALID_PARAM)")  # fmt: skip
