@@ -18,8 +18,11 @@ constexpr uint64_t mix(uint64_t acc, uint64_t w) {
 }
 
 uint64_t load_le64(const uint8_t* p) {
-  uint64_t w = 0;
-  for (int i = 7; i >= 0; --i) w = (w << 8) | p[i];  // compilers fuse this to one load
+  uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  w = __builtin_bswap64(w);
+#endif
   return w;
 }
 

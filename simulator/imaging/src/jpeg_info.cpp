@@ -1,6 +1,8 @@
 // Our own JPEG marker walker (ITU-T T.81 annex B syntax); see jpeg_info.h.
 #include "acl_sim/imaging/jpeg_info.h"
 
+#include <cstring>
+
 namespace acl_sim::imaging {
 namespace {
 
@@ -75,10 +77,9 @@ JpegInfo fail(JpegInfo info, const char* why) {
 // at `pos` (the 0xFF of a marker other than RSTn and stuffed 0xFF00), or `size`.
 size_t skip_entropy_data(const uint8_t* data, size_t size, size_t pos) {
   while (pos + 1 < size) {
-    if (data[pos] != 0xFF) {
-      ++pos;
-      continue;
-    }
+    const void* ff = std::memchr(data + pos, 0xFF, size - 1 - pos);
+    if (ff == nullptr) break;
+    pos = static_cast<size_t>(static_cast<const uint8_t*>(ff) - data);
     const uint8_t next = data[pos + 1];
     if (next == 0x00 || (next >= 0xD0 && next <= 0xD7)) {
       pos += 2;

@@ -80,41 +80,47 @@ void nearest_plane(const PlaneRect& s, const OutRect& d, uint32_t ch) {
 }
 
 // Horizontal pass of one source row into `out` (values scaled by kOne).
-void horizontal(const uint8_t* in, const Taps& tx, uint32_t ch, uint32_t* out) {
+template <uint32_t CH>
+void horizontal(const uint8_t* in, const Taps& tx, uint32_t* __restrict out) {
   const size_t n = tx.i0.size();
+  const uint32_t* __restrict i0 = tx.i0.data();
+  const uint32_t* __restrict i1 = tx.i1.data();
+  const uint32_t* __restrict w1 = tx.w1.data();
   for (size_t x = 0; x < n; ++x) {
-    const uint8_t* a = in + tx.i0[x] * ch;
-    const uint8_t* b = in + tx.i1[x] * ch;
-    const uint32_t w1 = tx.w1[x];
-    const uint32_t w0 = kOne - w1;
-    for (uint32_t c = 0; c < ch; ++c) out[x * ch + c] = a[c] * w0 + b[c] * w1;
+    const uint8_t* a = in + i0[x] * CH;
+    const uint8_t* b = in + i1[x] * CH;
+    const uint32_t w = w1[x];
+    for (uint32_t c = 0; c < CH; ++c) out[x * CH + c] = a[c] * (kOne - w) + b[c] * w;
   }
 }
 
-void bilinear_plane(const PlaneRect& s, const OutRect& d, uint32_t ch) {
+template <uint32_t CH>
+void bilinear_plane(const PlaneRect& s, const OutRect& d) {
   const Taps tx = bilinear_taps(s.w, d.w);
   const Taps ty = bilinear_taps(s.h, d.h);
-  const size_t row_len = size_t{d.w} * ch;
-  // Two horizontally filtered source rows, tagged with their source index.
-  std::vector<uint32_t> rows[2] = {std::vector<uint32_t>(row_len), std::vector<uint32_t>(row_len)};
+  const size_t row_len = size_t{d.w} * CH;
+  // Horizontally filtered source rows in two slots, tagged with their source
+  // row; output rows advance monotonically, so each source row is filtered once.
+  std::vector<uint32_t> slots(2 * row_len);
   int64_t tag[2] = {-1, -1};
-  auto filtered = [&](uint32_t sy, int avoid) -> const uint32_t* {
+  auto filtered = [&](uint32_t sy, int avoid) -> int {
     for (int k = 0; k < 2; ++k) {
-      if (tag[k] == sy) return rows[k].data();
+      if (tag[k] == sy) return k;
     }
     const int k = avoid == 0 ? 1 : 0;
-    horizontal(s.origin + sy * s.stride, tx, ch, rows[k].data());
+    horizontal<CH>(s.origin + sy * s.stride, tx, slots.data() + k * row_len);
     tag[k] = sy;
-    return rows[k].data();
+    return k;
   };
   constexpr uint32_t kRound = 1u << (2 * kWeightBits - 1);
   for (uint32_t y = 0; y < d.h; ++y) {
-    const uint32_t* r0 = filtered(ty.i0[y], -1);
-    const int slot0 = r0 == rows[0].data() ? 0 : 1;
-    const uint32_t* r1 = filtered(ty.i1[y], slot0);
+    const int k0 = filtered(ty.i0[y], -1);
+    const int k1 = filtered(ty.i1[y], k0);
+    const uint32_t* __restrict r0 = slots.data() + k0 * row_len;
+    const uint32_t* __restrict r1 = slots.data() + k1 * row_len;
     const uint32_t w1 = ty.w1[y];
     const uint32_t w0 = kOne - w1;
-    uint8_t* out = d.origin + y * d.stride;
+    uint8_t* __restrict out = d.origin + y * d.stride;
     for (size_t i = 0; i < row_len; ++i) {
       out[i] = static_cast<uint8_t>((r0[i] * w0 + r1[i] * w1 + kRound) >> (2 * kWeightBits));
     }
@@ -126,8 +132,10 @@ void resample_plane(const PlaneRect& s, const OutRect& d, uint32_t ch, bool near
     copy_plane(s, d, ch);
   } else if (nearest) {
     nearest_plane(s, d, ch);
+  } else if (ch == 1) {
+    bilinear_plane<1>(s, d);
   } else {
-    bilinear_plane(s, d, ch);
+    bilinear_plane<2>(s, d);
   }
 }
 
