@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "acl_sim/imaging/content_hash.h"
+
 namespace acl_sim::imaging {
 
 bool is_valid_nv12(const Nv12ConstView& v) {
@@ -25,6 +27,15 @@ bool paste_nv12(const Nv12ConstView& src, const Nv12View& dst, uint32_t left, ui
     std::memcpy(duv + (top / 2 + y) * dws + left, suv + y * sws, src.width);
   }
   return true;
+}
+
+uint64_t hash_nv12_picture(const Nv12ConstView& v) {
+  uint64_t h = hash_combine(hash_combine(0, v.width), v.height);
+  const size_t ws = v.width_stride;
+  for (uint32_t y = 0; y < v.height; ++y) h = hash64(v.data + y * ws, v.width, h);
+  const uint8_t* uv = v.data + ws * v.height_stride;
+  for (uint32_t y = 0; y < v.height / 2; ++y) h = hash64(uv + y * ws, v.width, h);
+  return h;
 }
 
 }  // namespace acl_sim::imaging

@@ -132,6 +132,17 @@ TEST(Resize, SameSizeCropIsACopy) {
     ASSERT_EQ(0, memcmp(&dst.bytes[y * 64], &src.bytes[(y + 16) * 128 + 32], 64));
 }
 
+TEST(Nv12, PictureHashIgnoresPaddingOnly) {
+  const Nv12Image a = test::make_nv12(64, 32, 64, 32, 4, 0x00);
+  const Nv12Image b = test::make_nv12(64, 32, 128, 40, 4, 0xAB);  // other strides and padding
+  EXPECT_EQ(hash_nv12_picture(a.view()), hash_nv12_picture(b.view()));
+  Nv12Image c = a;
+  c.bytes[64 * 32 + 5] ^= 1;  // one chroma byte
+  EXPECT_NE(hash_nv12_picture(a.view()), hash_nv12_picture(c.view()));
+  const Nv12Image d = test::make_nv12(62, 32, 64, 32, 4, 0x00);
+  EXPECT_NE(hash_nv12_picture(a.view()), hash_nv12_picture(d.view()));
+}
+
 TEST(Resize, RejectsBadArguments) {
   const Nv12Image src = test::make_nv12(64, 64, 64, 64, 0);
   Nv12Image dst(32, 32, 32, 32);
