@@ -1,0 +1,258 @@
+"""The planner: buffer geometry, pools, batching, memory, model latency and the roofline."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ascgen import profile as profiles
+from ascgen import spec as dsl
+from ascgen.analysis import analyze_text
+from ascgen.cli import cli
+from ascgen.diagnostics import SpecError
+from ascgen.geometry import allocation_bytes, yuv420sp
+from ascgen.plan_model import Plan
+from ascgen.planner import fits, largest_fitting, model_latency_ms
+from ascgen.validate import parse_text
+
+ASCEND310 = profiles.load("ascend310")
+
+# The seed workload: 1024x1536 JPEG -> JPEGD -> VPC 224x224 -> ResNet-50 at batch 16.
+SEED = """\
+name: resnet50_b16
+device: {id: 0, profile: ascend310}
+source: {kind: jpeg_files, path: data/images, max_bytes: 1MiB, typical_bytes: 75825}
+threads: 4
+streams: per_stage
+buffers: {depth: 8}
+batch: 16
+stages:
+  - {name: upload, kind: h2d}
+  - {name: decode, kind: jpeg_decode, max: {width: 1024, height: 1536}}
+  - {name: resize, kind: vpc_resize, out: {width: 224, height: 224}}
+  - {name: infer, kind: model, path: models/resnet50_aipp.om, reference: resnet50}
+  - {name: fetch, kind: d2h}
+  - {name: top5, kind: topk, k: 5}
+"""
+
+# The hand-written baseline of issue 2: one stream per thread, 128 frames per sync, batch 1,
+# buffers sized for the study's 75,825-byte JPEGs.
+PER_THREAD = (
+    SEED.replace("streams: per_stage", "streams: per_thread")
+    .replace("buffers: {depth: 8}", "sync_every: 128")
+    .replace("batch: 16", "batch: 1")
+    .replace("max_bytes: 1MiB", "max_bytes: 75825")
+)
+
+
+def plan_of(text: str) -> Plan:
+    return analyze_text(text)[1]
+
+
+def pool(plan: Plan, name: str):  # type: ignore[no-untyped-def]
+    return next(p for p in plan.pools if p.name == name)
+
+
+def stage(plan: Plan, name: str):  # type: ignore[no-untyped-def]
+    return next(s for s in plan.stages if s.name == name)
+
+
+# --- geometry --------------------------------------------------------------------------------
+
+
+def test_jpegd_output_on_128x16_strides() -> None:
+    g = yuv420sp("nv12", 1024, 1536, 128, 16)
+    assert (g.width_stride, g.height_stride, g.bytes) == (1024, 1536, 2_359_296)
+    g = yuv420sp("nv12", 1000, 1000, 128, 16)
+    assert (g.width_stride, g.height_stride, g.bytes) == (1024, 1008, 1024 * 1008 * 3 // 2)
+
+
+def test_vpc_output_on_16x2_strides() -> None:
+    assert yuv420sp("nv12", 224, 224, 16, 2).bytes == 75_264
+    assert yuv420sp("nv21", 240, 226, 16, 2).bytes == 81_360
+
+
+def test_allocation_padding() -> None:
+    assert allocation_bytes(2_359_296, 32, 32) == 2_359_328
+    assert allocation_bytes(75_825, 32, 32) == 75_840 + 32
+
+
+def test_seed_plan_geometry() -> None:
+    plan = plan_of(SEED)
+    decode, resize = stage(plan, "decode"), stage(plan, "resize")
+    assert decode.output is not None and resize.output is not None
+    assert (decode.output.width_stride, decode.output.height_stride, decode.output.bytes) == (1024, 1536, 2_359_296)
+    assert (resize.output.width, resize.output.height, resize.output.bytes) == (224, 224, 75_264)
+    assert [s.line for s in plan.stages] == [9, 10, 11, 12, 13, 14]
+    assert plan.model is not None and plan.model.input_bytes == 16 * 75_264
+
+
+def test_jpegd_stride_follows_the_profile() -> None:
+    """1060 wide decodes onto a 1152 stride on the 310 (128-pixel alignment), 1088 on the 310P (64)."""
+    text = SEED.replace("width: 1024, height: 1536", "width: 1060, height: 1536")
+    assert stage(plan_of(text), "decode").output.width_stride == 1152  # type: ignore[union-attr]
+    text310p = text.replace("profile: ascend310}", "profile: ascend310p}")
+    assert stage(plan_of(text310p), "decode").output.width_stride == 1088  # type: ignore[union-attr]
+
+
+# --- pools -----------------------------------------------------------------------------------
+
+
+def test_per_stage_pools_hold_depth_frames_and_two_batches() -> None:
+    plan = plan_of(SEED)
+    slots = {p.name: (p.memory, p.per, p.slots) for p in plan.pools}
+    assert slots == {
+        "upload_host": ("host_pinned", "frame", 8),
+        "upload_dev": ("dvpp", "frame", 8),
+        "decode_out": ("dvpp", "frame", 8),
+        "resize_batch": ("dvpp", "batch", 2),
+        "infer_out": ("device", "batch", 2),
+        "fetch_host": ("host_pinned", "batch", 2),
+    }
+    decode = pool(plan, "decode_out")
+    assert decode.alloc_bytes == 2_359_328 and decode.total_bytes == 2_359_328 * 8 * 4
+    assert plan.streams_per_thread == 5
+    assert plan.events_per_thread == 2 * (8 + 8 + 2 + 2)
+
+
+def test_per_thread_pools_hold_sync_every_frames() -> None:
+    text = SEED.replace("streams: per_stage", "streams: per_thread").replace("buffers: {depth: 8}", "sync_every: 64")
+    plan = plan_of(text)
+    assert pool(plan, "decode_out").slots == 64
+    assert pool(plan, "resize_batch").slots == 4  # 64 frames in flight = 4 batches of 16
+    assert plan.streams_per_thread == 1 and plan.events_per_thread == 0
+    assert any(b.name == "per_thread stream" for b in plan.bounds)
+
+
+def test_per_stage_depth_override() -> None:
+    plan = plan_of(SEED.replace("{depth: 8}", "{depth: 8, per_stage: {decode: 3}}"))
+    assert pool(plan, "decode_out").slots == 3
+    assert pool(plan, "upload_dev").slots == 8
+
+
+def test_memory_totals_add_up() -> None:
+    plan = plan_of(SEED)
+    m = plan.memory
+    dvpp = sum(p.total_bytes for p in plan.pools if p.memory == "dvpp")
+    device = sum(p.total_bytes for p in plan.pools if p.memory == "device")
+    assert m.dvpp_bytes == dvpp
+    assert m.model_bytes == 4 * ASCEND310.models["resnet50"].memory_bytes
+    assert m.device_bytes == dvpp + device + m.model_bytes
+    assert m.device_budget_bytes == ASCEND310.memory.device_bytes - ASCEND310.memory.reserved_bytes
+    assert m.dvpp_budget_bytes == ASCEND310.memory.dvpp_bytes
+
+
+# --- the out-of-memory case of issue 2 --------------------------------------------------------
+
+
+def test_seven_threads_at_128_frames_per_sync_fit() -> None:
+    plan = plan_of(PER_THREAD.replace("threads: 4", "threads: 7"))
+    assert plan.memory.dvpp_bytes <= plan.memory.dvpp_budget_bytes
+    assert pool(plan, "decode_out").slots == 128
+
+
+def test_eight_threads_at_128_frames_per_sync_do_not_fit() -> None:
+    text = PER_THREAD.replace("threads: 4", "threads: 8")
+    with pytest.raises(SpecError) as info:
+        analyze_text(text)
+    (diag,) = info.value.diagnostics
+    assert "out of DVPP memory" in diag.message and "'decode_out'" in diag.message
+    spec, _ = parse_text(text, "spec.yaml")
+    assert not fits(spec, ASCEND310, 8, 128)
+    assert fits(spec, ASCEND310, 7, 128)
+    assert largest_fitting(spec, ASCEND310) == (120, 7)
+    assert fits(spec, ASCEND310, 8, 120) and not fits(spec, ASCEND310, 8, 121)
+
+
+# --- batching: zero copy or one copy per frame ------------------------------------------------
+
+
+def test_zero_copy_batching_when_frames_keep_the_address_alignment() -> None:
+    plan = plan_of(SEED)
+    assert plan.batching.mode == "zero_copy" and plan.batching.frame_bytes == 75_264  # 588 x 128
+    assert "resize_out" not in {p.name for p in plan.pools}
+    assert not any(b.name.startswith("d2d") for b in plan.bounds)
+
+
+def test_copy_batching_when_a_frame_breaks_the_alignment() -> None:
+    # 240x226 is VPC-aligned (16x2) but 81,360 bytes = 635 x 128 + 80: frame 2 would start unaligned
+    text = SEED.replace("out: {width: 224, height: 224}", "out: {width: 240, height: 226}")
+    plan = plan_of(text)
+    assert plan.batching.mode == "copy" and plan.batching.frame_bytes == 81_360
+    assert pool(plan, "resize_out").memory == "dvpp" and pool(plan, "resize_out").per == "frame"
+    assert pool(plan, "resize_batch").memory == "device" and pool(plan, "resize_batch").slot_bytes == 16 * 81_360
+    assert any(b.name == "d2d (batch assembly)" for b in plan.bounds)
+    zero = plan_of(SEED)
+    assert plan.api_calls_per_frame == pytest.approx(zero.api_calls_per_frame + 1)
+
+
+def test_no_batching_at_batch_one() -> None:
+    assert plan_of(SEED.replace("batch: 16", "batch: 1")).batching.mode == "none"
+
+
+# --- model latency and the roofline -----------------------------------------------------------
+
+
+def _model(latency: str = "reference: resnet50") -> dsl.ModelStage:
+    spec, _ = parse_text(SEED.replace("reference: resnet50", latency), "spec.yaml")
+    model = spec.stages[3]
+    assert isinstance(model, dsl.ModelStage)
+    return model
+
+
+def test_model_latency_from_the_reference_table() -> None:
+    model = _model()
+    assert model_latency_ms(model, ASCEND310, 16) == 21.78
+    assert model_latency_ms(model, ASCEND310, 15) == pytest.approx((26.76 + 21.78) / 2)
+    assert model_latency_ms(model, ASCEND310, 48) == pytest.approx(51.38 + (126.7 - 51.38) / 2)
+    assert model_latency_ms(model, ASCEND310, 128) == pytest.approx(126.7 * 2)  # per item beyond the table
+
+
+def test_model_latency_from_the_stage() -> None:
+    assert model_latency_ms(_model("latency_ms: 7.5"), ASCEND310, 16) == 7.5
+    table = _model("latency_ms: {1: 2.0, 8: 9.0}")
+    assert model_latency_ms(table, ASCEND310, 4) == pytest.approx(5.0)
+    assert model_latency_ms(table, ASCEND310, 16) == pytest.approx(18.0)
+
+
+def test_seed_roofline_is_the_ai_core_at_batch_16() -> None:
+    plan = plan_of(SEED)
+    assert plan.bottleneck == "aicore (infer)"
+    assert plan.roofline_qps == pytest.approx(16 * 1000 / 21.78)  # ~734.6 frames/s
+    assert plan.roofline_qps == pytest.approx(734.6, abs=0.1)
+    assert stage(plan, "infer").capacity_qps == pytest.approx(plan.roofline_qps)
+    assert plan.roofline_qps == min(b.qps for b in plan.bounds)
+
+
+def test_bottleneck_moves_to_jpegd_at_batch_one() -> None:
+    """At batch 1 ResNet-50 runs 2.504 ms a frame (~399/s) on the AI Core: still the bottleneck;
+    with a fast model the two JPEGD units (~760/s on 1024x1536) become it."""
+    assert plan_of(SEED.replace("batch: 16", "batch: 1")).bottleneck == "aicore (infer)"
+    fast = SEED.replace("reference: resnet50", "latency_ms: 1.0")
+    plan = plan_of(fast)
+    assert plan.bottleneck == "jpegd (decode)"
+    assert plan.roofline_qps == pytest.approx(2 * 1e6 / (200 + 1545 * 1024 * 1536 / 1e6))
+
+
+# --- plan --json -------------------------------------------------------------------------------
+
+
+def test_plan_json_keys(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "seed.yaml").write_text(SEED, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["plan", "--json", "seed.yaml"], prog_name="ascgen")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["roofline_qps"] == pytest.approx(734.619, abs=1e-3)
+    assert doc["bottleneck"] == "aicore (infer)"
+    assert [s["name"] for s in doc["stages"]] == ["upload", "decode", "resize", "infer", "fetch", "top5"]
+    assert [s["kind"] for s in doc["stages"]] == ["h2d", "jpeg_decode", "vpc_resize", "model", "d2h", "topk"]
+    assert all(s["capacity_qps"] > 0 for s in doc["stages"])
+    assert {p["name"] for p in doc["pools"]} >= {"upload_dev", "decode_out", "resize_batch"}
+    assert set(doc["pools"][0]) >= {"memory", "slot_bytes", "alloc_bytes", "slots", "threads", "total_bytes"}
+    memory = doc["memory"]
+    for key in ("device_bytes", "device_budget_bytes", "dvpp_bytes", "dvpp_budget_bytes"):
+        assert isinstance(memory[key], int) and memory[key] > 0
+    assert memory["dvpp_budget_bytes"] == 2_415_919_104
