@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -13,7 +14,7 @@ from ascgen.analysis import analyze_text
 from ascgen.cli import cli
 from ascgen.diagnostics import SpecError
 from ascgen.geometry import allocation_bytes, yuv420sp
-from ascgen.plan_model import Plan
+from ascgen.plan_model import Plan, PoolPlan, StagePlan
 from ascgen.planner import fits, largest_fitting, model_latency_ms
 from ascgen.validate import parse_text
 
@@ -51,11 +52,11 @@ def plan_of(text: str) -> Plan:
     return analyze_text(text)[1]
 
 
-def pool(plan: Plan, name: str):  # type: ignore[no-untyped-def]
+def pool(plan: Plan, name: str) -> PoolPlan:
     return next(p for p in plan.pools if p.name == name)
 
 
-def stage(plan: Plan, name: str):  # type: ignore[no-untyped-def]
+def stage(plan: Plan, name: str) -> StagePlan:
     return next(s for s in plan.stages if s.name == name)
 
 
@@ -239,7 +240,7 @@ def test_bottleneck_moves_to_jpegd_at_batch_one() -> None:
 # --- plan --json -------------------------------------------------------------------------------
 
 
-def test_plan_json_keys(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_plan_json_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "seed.yaml").write_text(SEED, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["plan", "--json", "seed.yaml"], prog_name="ascgen")
