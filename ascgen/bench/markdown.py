@@ -15,6 +15,8 @@ def render(results: BenchResults, plots: list[str] | None = None) -> str:
     c = results.context
     lines = [f"### ascgen bench: `{c.spec}`", "", report.context_line(results) + f"; started {c.started_at}.", ""]
     lines += _table(report.columns(results.summary), report.rows(results.summary))
+    lines += ["", "QPS: median over repeats (frames/s); CV: across repeats; roofline: the planner's predicted "
+              "ceiling; CPU s/1k fr: host CPU seconds of the program's threads per 1000 frames."]  # fmt: skip
     top = report.best(results.summary)
     if top is not None and len(results.summary) > 1:
         lines += ["", f"Best: {top.label()}: **{top.qps_median:,.1f} QPS**, {top.efficiency:.0%} of the roofline."]

@@ -21,8 +21,8 @@ def columns(summaries: Sequence[Summary]) -> list[str]:
     cols = ["streams", "batch"]
     if any(s.sync_every is not None for s in summaries):
         cols.append("sync_every")
-    cols += ["threads", "depth", "QPS (median)", "min-max", "CV", "p50 ms", "p99 ms", "roofline QPS"]
-    return [*cols, "of roofline", "bottleneck", "host CPU s/1k frames", "device MiB"]
+    cols += ["threads", "depth", "QPS", "min-max", "CV", "p50/p99 ms", "roofline"]
+    return [*cols, "of roof", "bottleneck", "CPU s/1k fr", "dev MiB"]
 
 
 def row(s: Summary, with_sync: bool) -> list[str]:
@@ -35,8 +35,7 @@ def row(s: Summary, with_sync: bool) -> list[str]:
         f"{s.qps_median:,.1f}",
         f"{s.qps_min:,.1f}-{s.qps_max:,.1f}" if s.repeats > 1 else "-",
         _pct(s.qps_cv),
-        f"{s.latency_ms.p50:,.1f}",
-        f"{s.latency_ms.p99:,.1f}",
+        f"{s.latency_ms.p50:,.1f} / {s.latency_ms.p99:,.1f}",
         f"{s.roofline_qps:,.0f}",
         f"{s.efficiency:.0%}",
         s.bottleneck,
@@ -65,10 +64,10 @@ def context_line(results: BenchResults) -> str:
 
 
 def table(results: BenchResults) -> Table:
-    t = Table(title=f"ascgen bench: {results.context.spec}", caption=context_line(results), caption_justify="left")
-    numeric_from = 2
-    for i, name in enumerate(columns(results.summary)):
-        t.add_column(name, justify="right" if i >= numeric_from and name != "bottleneck" else "left")
+    t = Table(title=f"ascgen bench: {results.context.spec}")
+    for name in columns(results.summary):
+        left = name in ("streams", "bottleneck")
+        t.add_column(name, justify="left" if left else "right", no_wrap=True)
     top = best(results.summary)
     for s, cells in zip(results.summary, rows(results.summary), strict=True):
         t.add_row(*cells, style="bold" if s is top and len(results.summary) > 1 else None)
@@ -77,6 +76,7 @@ def table(results: BenchResults) -> Table:
 
 def print_results(results: BenchResults, console: Console) -> None:
     console.print(table(results))
+    console.print(context_line(results))
     top = best(results.summary)
     if top is not None and len(results.summary) > 1:
         console.print(f"best: {top.label()}: {top.qps_median:,.1f} QPS, {top.efficiency:.0%} of the roofline")

@@ -95,7 +95,7 @@ def test_outputs_are_written_and_readable(fake_builder: FakeBuilder, tmp_path: P
     assert rows[0]["sync_every"] == "" and float(rows[0]["p99_ms"]) > 0
     md = (tmp_path / "summary.md").read_text()
     assert md.startswith("### ascgen bench: `")
-    assert "| streams | batch | threads | depth | QPS (median) |" in md
+    assert "| streams | batch | threads | depth | QPS | min-max |" in md
     assert "Best: threads=2 depth=8" in md
 
 
@@ -103,7 +103,9 @@ def test_a_point_that_does_not_fit_fails_before_any_build(fake_builder: FakeBuil
     request = session.Request(
         spec_path=SPEC, out_dir=tmp_path, options=OPTIONS, repeat=1, sweeps=[parse_sweep("depth=4,256")], fixed={}
     )
-    with pytest.raises(PointDoesNotFit, match=r"^threads=2 depth=256 batch=16 streams=per_stage: .* exceed the device.s 1023"):
+    with pytest.raises(
+        PointDoesNotFit, match=r"^threads=2 depth=256 batch=16 streams=per_stage: .* exceed the device.s 1023"
+    ):
         session.run_bench(request, fake_builder)
     assert fake_builder.calls == []
 
