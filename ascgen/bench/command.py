@@ -54,14 +54,18 @@ def friendly(fn: F) -> F:
 
 
 def default_builder(spec_path: Path, overrides: dict[str, object]) -> Built:
-    """ascgen.build.build_variant, imported when first needed."""
+    """ascgen.build.build_variant, imported when first needed; its failures are step failures."""
+    from ascgen.cli import StepFailed
+
     try:
         build = importlib.import_module("ascgen.build")
     except ImportError as exc:
-        from ascgen.cli import StepFailed
-
         raise StepFailed(f"cannot build variants: ascgen.build is not available ({exc})") from None
-    result: Built = build.build_variant(spec_path, overrides)
+    try:
+        result: Built = build.build_variant(spec_path, overrides)
+    except build.BuildFailed as exc:
+        variant = " ".join(f"{k}={v}" for k, v in overrides.items() if v is not None)
+        raise StepFailed(f"build of {variant} failed: {exc}") from None
     return result
 
 
