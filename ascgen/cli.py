@@ -150,6 +150,71 @@ def init(path: Path, force: bool) -> None:
     click.echo(f"wrote {path}; next: ascgen validate {path} && ascgen plan {path}")
 
 
+@cli.command()
+@spec_paths
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=Path("generated"),
+    show_default=True,
+    help="Folder that receives one sub-folder per spec.",
+)
+@click.option("--check", is_flag=True, help="Write nothing; print a diff and exit 1 if OUT is stale.")
+@friendly
+def generate(specs: tuple[Path, ...], out_dir: Path, check: bool) -> None:
+    """Generate the C++ program of each spec into OUT/<name>/ (atomically)."""
+    from ascgen.generate import check_tree, render_all, write_all
+
+    outputs = render_all(_expand(specs), out_dir)
+    if not check:
+        write_all(outputs, out_dir)
+        for name in outputs:
+            click.echo(f"wrote {out_dir / name}/")
+        return
+    stale = check_tree(outputs, out_dir, specs_cover_all=all(p.is_dir() for p in specs))
+    if stale:
+        click.echo(stale, nl=False)
+        click.echo(f"{out_dir}/ is stale; run: ascgen generate {' '.join(str(s) for s in specs)}", err=True)
+        sys.exit(EXIT_CHECK_FAILED)
+    click.echo(f"{out_dir}/ is up to date ({len(outputs)} programs)")
+
+
+@cli.command()
+@click.argument("spec_path", metavar="SPEC", type=click.Path(path_type=Path))
+@click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True)
+@click.option(
+    "--sanitize", type=click.Choice(["address", "thread"]), default=None, help="address: ASan+UBSan; thread: TSan."
+)
+@click.option("--build-dir", type=click.Path(path_type=Path), default=Path("build"), show_default=True)
+@friendly
+def build(spec_path: Path, backend: str, sanitize: str | None, build_dir: Path) -> None:
+    """Generate SPEC's program and build it with CMake and Ninja; print the binary's path."""
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    from ascgen.build import BuildFailed, build_variant
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("build", total=None)
+
+        def progress(what: str, done: int, total: int) -> None:
+            bar.update(task, description=what, completed=done, total=total)
+
+        try:
+            result = build_variant(
+                spec_path, backend=backend, sanitize=sanitize, build_root=build_dir.resolve(), progress=progress
+            )
+        except BuildFailed as exc:
+            raise StepFailed(str(exc)) from None
+    click.echo(result.binary)
+
+
 @cli.command("profile")
 @click.argument("name", required=False)
 @click.option("--flat", is_flag=True, help="Print the flat key=value form the simulator reads.")

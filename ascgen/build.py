@@ -1,0 +1,191 @@
+"""`ascgen build`: generate a spec's program into a build folder and compile it with CMake.
+
+Variants of a spec (other batch, streams or sync_every) are separate programs: each is
+rendered into build/variants/<name>-<hash>/ and built once; unchanged sources build nothing.
+The simulator is compiled and installed once per sanitizer setting and shared by all builds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ascgen import spec as dsl
+from ascgen.analysis import analyze_data
+from ascgen.codegen.render import render
+from ascgen.fileio import write_tree_atomic
+from ascgen.plan_model import Plan
+from ascgen.resources import simulator_dir
+from ascgen.validate import spec_from_data
+from ascgen.yaml_loader import load_file
+
+SANITIZERS = ("address", "thread")
+Progress = Callable[[str, int, int], None]  # (what, done, total)
+
+
+class BuildFailed(Exception):
+    """A build step failed; the message is one line for the user (the log has the rest)."""
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    binary: Path
+    spec: dsl.Spec
+    plan: Plan
+    cached: bool
+
+
+_TOOLS = {
+    "cmake": "apt-get install cmake (CMake >= 3.20)",
+    "ninja": "apt-get install ninja-build",
+    "c++": "apt-get install g++",
+}
+
+
+def check_tools() -> None:
+    for tool, fix in _TOOLS.items():
+        if shutil.which(tool) is None:
+            raise BuildFailed(f"{tool} not found; install it: {fix}")
+
+
+def _run(cmd: list[str], log: Path, what: str, progress: Progress | None = None) -> None:
+    """Run a build command, logging everything; report Ninja's [done/total] as progress."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    tail: deque[str] = deque(maxlen=40)
+    with log.open("a", encoding="utf-8") as fh:
+        fh.write(f"$ {' '.join(cmd)}\n")
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            fh.write(line)
+            tail.append(line.rstrip())
+            m = re.match(r"\[(\d+)/(\d+)\]", line)
+            if m and progress:
+                progress(what, int(m.group(1)), int(m.group(2)))
+        status = proc.wait()
+    if status != 0:
+        raise BuildFailed(f"{what} failed: {_first_error(list(tail))} (full log: {log})")
+
+
+def _first_error(lines: list[str]) -> str:
+    for key in ("CMake Error", "error:", "Error", "FAILED"):
+        for i, line in enumerate(lines):
+            if key in line:
+                detail = line.strip()
+                if key == "CMake Error" and i + 2 < len(lines):
+                    detail = " ".join(x.strip() for x in lines[i : i + 3] if x.strip())
+                return detail[:300]
+    return lines[-1].strip() if lines else "no output"
+
+
+def variant_name(sanitize: str | None) -> str:
+    return sanitize or "plain"
+
+
+def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress | None = None) -> Path:
+    """Build and install the simulator for this sanitizer setting; returns the install prefix."""
+    base = build_root / "acl_sim" / variant_name(sanitize)
+    prefix = base / "install"
+    flags = ["-DACL_SIM_BUILD_TESTS=OFF"]
+    if sanitize:
+        flags.append(f"-DACL_SIM_SANITIZE={sanitize}")
+    log = base / "build.log"
+    if not (base / "build" / "build.ninja").exists():
+        _run(
+            [
+                "cmake",
+                "-G",
+                "Ninja",
+                "-S",
+                str(simulator_dir()),
+                "-B",
+                str(base / "build"),
+                "-DCMAKE_BUILD_TYPE=Release",
+                f"-DCMAKE_INSTALL_PREFIX={prefix}",
+                *flags,
+            ],
+            log,
+            "configure the simulator",
+        )
+    _run(["cmake", "--build", str(base / "build"), "-j2"], log, "build the simulator", progress)
+    _run(["cmake", "--install", str(base / "build")], log, "install the simulator")
+    return prefix
+
+
+def build_dir_for(build_root: Path, name: str, backend: str, sanitize: str | None) -> Path:
+    return build_root / name / f"{backend}-{variant_name(sanitize)}"
+
+
+def compile_program(
+    name: str,
+    src: Path,
+    build: Path,
+    backend: str,
+    sanitize: str | None,
+    build_root: Path,
+    progress: Progress | None = None,
+) -> Path:
+    """Configure and build a generated program; returns its binary."""
+    check_tools()
+    flags = [f"-DASCGEN_BACKEND={backend}"]
+    if sanitize:
+        flags.append(f"-DASCGEN_SANITIZE={sanitize}")
+    if backend == "sim":
+        flags.append(f"-DCMAKE_PREFIX_PATH={ensure_simulator(build_root, sanitize, progress)}")
+    log = build / "build.log"
+    if not (build / "build.ninja").exists():
+        _run(["cmake", "-G", "Ninja", "-S", str(src), "-B", str(build), *flags], log, "configure")
+    _run(["cmake", "--build", str(build), "-j2"], log, "build", progress)
+    binary = build / name
+    if not binary.exists():
+        raise BuildFailed(f"the build finished but {binary} is missing (log: {log})")
+    return binary
+
+
+def _apply(data: dict[str, Any], overrides: dict[str, object]) -> dict[str, Any]:
+    out = dict(data)
+    for key, value in overrides.items():
+        if key == "depth":
+            out["buffers"] = {**out.get("buffers", {}), "depth": value}
+        else:
+            out[key] = value
+    if out.get("streams") == "per_stage":
+        out.pop("sync_every", None)
+    return out
+
+
+def build_variant(
+    spec_path: Path,
+    overrides: dict[str, object] | None = None,
+    *,
+    backend: str = "sim",
+    sanitize: str | None = None,
+    build_root: Path | None = None,
+    progress: Progress | None = None,
+) -> BuildResult:
+    """Generate and build ``spec_path`` with top-level ``overrides`` applied (cached by content)."""
+    build_root = build_root or Path.cwd() / "build"
+    data, smap = load_file(spec_path)
+    if overrides:
+        data = _apply(data, overrides)
+    spec = spec_from_data(data, smap)
+    plan = analyze_data(spec, smap)
+    digest = hashlib.sha256(repr(sorted((overrides or {}).items())).encode()).hexdigest()[:10]
+    base = build_root / "variants" / f"{spec.name}-{digest}" if overrides else build_root / spec.name
+    src = base / "src"
+    files = render(spec, plan, spec_path.as_posix(), src)
+    unchanged = src.is_dir() and all(
+        (src / rel).is_file() and (src / rel).read_text(encoding="utf-8") == text for rel, text in files.items()
+    )
+    if not unchanged:
+        write_tree_atomic(src, files)
+    build = base / f"{backend}-{variant_name(sanitize)}"
+    binary = compile_program(spec.name, src, build, backend, sanitize, build_root, progress)
+    return BuildResult(binary=binary, spec=spec, plan=plan, cached=unchanged)

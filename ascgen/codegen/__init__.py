@@ -1,0 +1,1 @@
+"""Code generation: Plan -> Program IR (lower) -> C++/CMake text (render)."""
