@@ -134,12 +134,37 @@ def _syntax_problem(exc: yaml.MarkedYAMLError) -> str:
     return f"{ctx} at line {cmark.line + 1}, {problem} here"  # "found duplicate anchor 'x'; first occurrence"
 
 
+_OPEN = (
+    yaml.BlockMappingStartToken,
+    yaml.BlockSequenceStartToken,
+    yaml.FlowMappingStartToken,
+    yaml.FlowSequenceStartToken,
+)
+_CLOSE = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
+
+
+def _check_depth(text: str, path: str) -> None:
+    """Refuse deep nesting from the tokens, before PyYAML's scanner (quadratic in the depth of
+    flow collections) and its recursive composer spend seconds on "[[[[...".
+    """
+    depth = 0
+    for token in yaml.scan(text, Loader=yaml.SafeLoader):
+        if isinstance(token, _OPEN):
+            depth += 1
+            if depth > MAX_DEPTH:
+                pos = Position(token.start_mark.line + 1, token.start_mark.column + 1)
+                raise SpecError([Diagnostic(path, pos, f"nesting deeper than {MAX_DEPTH} levels")])
+        elif isinstance(token, _CLOSE):
+            depth -= 1
+
+
 def load_text(text: str, path: str) -> tuple[Any, SourceMap]:
     """Parse ``text`` (named ``path`` in messages) into plain data plus a SourceMap."""
     smap = SourceMap(path)
     if len(text.encode("utf-8")) > MAX_BYTES:
         raise SpecError([Diagnostic(path, Position(1, 1), f"file is larger than {MAX_BYTES} bytes")])
     try:
+        _check_depth(text, path)
         nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
