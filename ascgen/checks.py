@@ -79,6 +79,15 @@ def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
                 "sync_every applies to streams: per_thread (per_stage streams never synchronise the whole stream)",
             )
         )
+    if spec.streams == "per_thread" and spec.frames_per_sync % spec.batch:
+        loc = ("sync_every",) if spec.sync_every is not None else ("batch",)
+        out.append(
+            smap.error(
+                loc,
+                f"sync_every {spec.frames_per_sync} must be a multiple of batch {spec.batch} "
+                "(a stream sync completes whole batches)",
+            )
+        )
     for name in spec.buffers.per_stage:
         if name not in seen:
             out.append(smap.error(("buffers", "per_stage", name), f"no stage named '{name}'{did_you_mean(name, seen)}"))
