@@ -108,6 +108,34 @@ TEST(DecodeCache, SharesOneDecodePerContentAndGeometry) {
   EXPECT_EQ(s.hits, 2u);  // failures are cached too
 }
 
+TEST(DecodeCache, ConcurrentUseUnderEvictionPressure) {
+  std::vector<std::vector<uint8_t>> jpegs, want;
+  for (int i = 0; i < 3; ++i) {
+    jpegs.push_back(test::make_jpeg(96 + 32 * i, 64, TJSAMP_420));
+    want.emplace_back(256 * 64 * 3 / 2);
+    ASSERT_EQ(
+        decode_jpeg_nv12(jpegs[i].data(), jpegs[i].size(), want[i].data(), want[i].size(), 256, 64),
+        DecodeStatus::kOk);
+  }
+  DecodeCache cache(2 * want[0].size());  // room for two of the three
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 60; ++k) {
+        const int i = (k * 7 + t) % 3;
+        const DecodeResult r = cache.decode(jpegs[i].data(), jpegs[i].size(), 256, 64);
+        if (r.status != DecodeStatus::kOk || r.image->bytes != want[i]) ++wrong;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  const CacheStats s = cache.stats();
+  EXPECT_EQ(s.hits + s.misses, 240u);
+  EXPECT_LE(s.entries, 2u);
+}
+
 TEST(ResizeCache, PastesTheCachedPatch) {
   ResizeCache cache(16 << 20);
   const Nv12Image src = test::make_nv12(320, 240, 320, 240, 4);
