@@ -53,8 +53,11 @@ def friendly(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def default_builder(spec_path: Path, overrides: dict[str, object]) -> Built:
-    """ascgen.build.build_variant, imported when first needed; its failures are step failures."""
+def default_builder(
+    spec_path: Path, overrides: dict[str, object], progress: Callable[[str, int, int], None] | None = None
+) -> Built:
+    """ascgen.build.build_variant, imported when first needed; its failures are step failures.
+    ``progress(what, done, total)`` hears the compiler's progress."""
     from ascgen.cli import StepFailed
 
     try:
@@ -62,7 +65,7 @@ def default_builder(spec_path: Path, overrides: dict[str, object]) -> Built:
     except ImportError as exc:
         raise StepFailed(f"cannot build variants: ascgen.build is not available ({exc})") from None
     try:
-        result: Built = build.build_variant(spec_path, overrides)
+        result: Built = build.build_variant(spec_path, overrides, progress=progress)
     except build.BuildFailed as exc:
         variant = " ".join(f"{k}={v}" for k, v in overrides.items() if v is not None)
         raise StepFailed(f"build of {variant} failed: {exc}") from None
@@ -155,7 +158,8 @@ def bench(
     )
     err = Console(stderr=True, highlight=False)
     with LiveMonitor(err) as monitor:
-        results = session.run_bench(request, default_builder, monitor, planner=planner)
+        builder = functools.partial(default_builder, progress=monitor.build_progress)
+        results = session.run_bench(request, builder, monitor, planner=planner)
     names = write_outputs(results, folder, json_path)
     report.print_results(results, out)
     for warning in results.warnings:

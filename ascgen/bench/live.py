@@ -25,6 +25,7 @@ class LiveMonitor:
         )
         self.task = self.bar.add_task("planning", total=None)
         self.current = ""
+        self.variant = ""
 
     def __enter__(self) -> LiveMonitor:
         self.bar.start()
@@ -37,7 +38,11 @@ class LiveMonitor:
         self.bar.update(self.task, total=runs)
 
     def building(self, variant: str) -> None:
+        self.variant = variant
         self.bar.update(self.task, description=f"building {variant}")
+
+    def build_progress(self, what: str, done: int, total: int) -> None:
+        self.bar.update(self.task, description=f"building {self.variant}: {what} [{done}/{total}]")
 
     def built(self, variant: str, cached: bool) -> None:
         self.bar.console.print(f"built {variant}{' (cached)' if cached else ''}")

@@ -16,7 +16,13 @@ from pathlib import Path
 from ascgen.bench.schema import BadResults, Config, ProgramReport, parse_program_report
 
 PROGRESS = re.compile(r"^progress: t=(?P<t>[0-9.]+)s frames=(?P<frames>\d+) qps=(?P<qps>[0-9.]+)\s*$")
-EXIT_MEANINGS = {1: "verify mismatch", 3: "ACL error", 130: "interrupted (SIGINT)", 143: "terminated (SIGTERM)"}
+EXIT_MEANINGS = {
+    1: "verify mismatch",
+    2: "bad flags",
+    3: "ACL error",
+    130: "interrupted (SIGINT)",
+    143: "terminated (SIGTERM)",
+}
 STARTUP_GRACE_S = 60.0  # model loading and pool allocation before the warm-up starts
 
 

@@ -28,7 +28,7 @@ class FakeBuilder:
     knobs: list[str] = field(default_factory=list)
     calls: list[dict[str, object]] = field(default_factory=list)
 
-    def __call__(self, spec_path: Path, overrides: dict[str, object]) -> FakeBuilt:
+    def __call__(self, spec_path: Path, overrides: dict[str, object], progress: object = None) -> FakeBuilt:
         self.calls.append(dict(overrides))
         args = [sys.executable, "-S", str(FAKE_PROGRAM), "--name", spec_path.stem]
         args += ["--batch", str(overrides["batch"]), "--streams", str(overrides["streams"])]
