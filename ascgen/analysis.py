@@ -32,6 +32,18 @@ def _resources(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap) -> li
                         f"{frame} bytes per frame = {expected}",
                     )
                 )
+    copy_align = prof.align.memcpy_async_addr
+    if plan.batching.mode == "copy" and plan.batching.frame_bytes % copy_align:
+        i = next(i for i, s in enumerate(spec.stages) if s.kind == "vpc_resize")
+        out.append(
+            smap.error(
+                ("stages", i, "out"),
+                f"a resized frame is {plan.batching.frame_bytes} bytes, a multiple of neither "
+                f"{plan.batching.slot_offset_alignment} (VPC output addresses) nor {copy_align} "
+                "(async copies), so frame i of a batch cannot start at i x that offset; choose an output "
+                f"whose width x height x 3/2 is a multiple of {copy_align}",
+            )
+        )
     streams = plan.streams_per_thread * spec.threads
     if streams > prof.limits.max_streams:
         out.append(smap.error(("threads",), f"{streams} streams exceed the device's {prof.limits.max_streams}"))

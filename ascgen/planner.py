@@ -146,7 +146,7 @@ def _batching(ctx: _Ctx) -> BatchingPlan:
         frame_bytes=frame.bytes,
         slot_offset_alignment=align,
         why=f"frame {frame.bytes} B is not a multiple of {align}: VPC writes its own "
-        "buffer and one on-device copy per frame assembles the batch",
+        f"buffer and one {ctx.prof.align.memcpy_async_addr}-byte aligned on-device copy per frame assembles the batch",
     )
 
 

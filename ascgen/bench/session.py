@@ -77,6 +77,19 @@ def raw_name(config: Config, repeat: int) -> str:
     return f"b{config.batch}-{config.streams}{sync}-t{config.threads}-d{config.depth}-r{repeat}.json"
 
 
+def disagreement(config: Config, report: ProgramReport) -> str | None:
+    """What the program says it ran, where that differs from the configuration (a stale or
+    wrong binary, or a flag the program ignored)."""
+    diffs = [
+        f"{key}={getattr(report, key)} (expected {getattr(config, key)})"
+        for key in ("threads", "depth", "batch", "streams")
+        if getattr(report, key) != getattr(config, key)
+    ]
+    if config.sync_every is not None and report.sync_every != config.sync_every:
+        diffs.append(f"sync_every={report.sync_every} (expected {config.sync_every})")
+    return ", ".join(diffs) or None
+
+
 def plan_all(planner: Planner, configs: list[Config]) -> dict[Config, Plan]:
     """Every configuration planned before anything is built: one that cannot fit fails here."""
     return {c: planner.plan(c) for c in configs}
@@ -144,6 +157,11 @@ def run_bench(
             except RunFailed as exc:
                 where = f"{config.label()} (repeat {repeat}/{request.repeat}, after {time.monotonic() - t0:.1f} s)"
                 raise BenchFailed(f"run {where} failed: {exc}") from None
+            mismatch = disagreement(config, report)
+            if mismatch:
+                raise BenchFailed(
+                    f"run {config.label()} (repeat {repeat}/{request.repeat}) is not what was asked: {mismatch}"
+                )
             backend = backend or report.backend
             run = stats.record(config, repeat, report, plans[config], raw.as_posix())
             runs.append(run)

@@ -109,6 +109,7 @@ class Program:
     resize: StageIR | None
     resize_out_pool: str
     resize_item_offset: str  # C++ byte offset of item `item` in a resize output slot
+    resize_items: str  # frames per resize output slot: "kBatch" (zero copy) or "1"
     resize_crop: bool
     frame_bytes: int  # one resized frame inside a batch (0 if none)
     model: StageIR | None

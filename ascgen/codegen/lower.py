@@ -114,9 +114,12 @@ class _Lowering:
             offset = "0"
             if stage.kind == "vpc_resize" and dst.endswith("_batch"):
                 offset = "i * kFrameBytes"
+            assemble = stage.kind == "vpc_resize" and self.plan.batching.mode == "copy" and dst.endswith("_out")
+            if assemble:  # the copy that follows on the same stream is the only reader
+                waits = [w for w in waits if not w.guard]
             record = (
                 Wait(f"{stage.name}_done", idx, "", f"{dst} holds this {'batch' if batch_end else 'frame'}")
-                if self.per_stage
+                if self.per_stage and not assemble
                 else None
             )
             kind: str = stage.kind
@@ -143,7 +146,42 @@ class _Lowering:
                 )
             )
             prev_dst, prev_event, prev_batch = dst, f"{stage.name}_done", batch_end
+            if assemble:
+                prev_dst = self._assemble(stage, line, dst)
         return self.ops
+
+    def _assemble(self, stage: dsl.Stage, line: int, src: str) -> str:
+        """Copy mode: one on-device copy per frame puts VPC's output into the model's batch."""
+        dst = f"{stage.name}_batch"
+        waits = []
+        if self.per_stage:
+            slots = self.pool_slots(dst)
+            waits.append(
+                Wait(
+                    f"{self._reader_of(dst)}_done",
+                    f"b - {slots}",
+                    f"i == 0 && b >= {slots}",
+                    f"{dst} slot is free once '{self._reader_of(dst)}' has read its previous contents",
+                )
+            )
+        self.ops.append(
+            Op(
+                stage=stage.name,
+                kind="d2d",
+                line=line,
+                stream=self.stream(stage.name),
+                when="frame",
+                src=src,
+                src_index="f",
+                dst=dst,
+                dst_index="b",
+                dst_offset="i * kFrameBytes",
+                dst_item="i",
+                waits=waits,
+                record=Wait(f"{stage.name}_done", "f", "", f"{dst} holds this frame") if self.per_stage else None,
+            )
+        )
+        return dst
 
     def _batch_level(self, i: int) -> bool:
         return self.plan.stages[i].frames_per_task > 1 or self._is_batch_stage(i)
@@ -155,7 +193,7 @@ class _Lowering:
         return kinds[i] == "h2d" and i + 1 < len(kinds) and kinds[i + 1] == "model"
 
     def _dst_of(self, stage: dsl.Stage, i: int, kinds: list[str]) -> str:
-        for suffix in ("_dev", "_batch", "_out", "_host"):
+        for suffix in ("_dev", "_out", "_batch", "_host"):
             name = f"{stage.name}{suffix}"
             if name in self.pools and not (stage.kind == "h2d" and suffix == "_host"):
                 return name
@@ -233,13 +271,15 @@ def lower(spec: dsl.Spec, plan: Plan, spec_path: str) -> Program:
     events = []
     if low.per_stage:
         for op in ops:
+            if op.record is None:
+                continue
             # As many events as the frames (or batches) whose slots the event guards: a frame-level
             # op guards the slots of what it reads as well as of what it writes.
             src = by_name.get(op.src) or by_name.get(f"{op.stage}_host")
             pool = src if op.when == "frame" and src is not None and src.per == "frame" else by_name[op.dst]
             events.append(
                 EventRingIR(
-                    name=f"{op.stage}_done",
+                    name=op.record.event,
                     stage=op.stage,
                     slots=pool.slots,
                     why=f"recorded when '{op.stage}' has filled a slot of {op.dst}",
@@ -289,6 +329,7 @@ def lower(spec: dsl.Spec, plan: Plan, spec_path: str) -> Program:
         resize=resize,
         resize_out_pool=resize_pool,
         resize_item_offset="item * kFrameBytes" if resize_pool.endswith("_batch") else "0",
+        resize_items="kBatch" if resize_pool.endswith("_batch") else "1",
         resize_crop=any(op.kind == "vpc_crop" for op in ops),
         frame_bytes=frame_bytes,
         model=model,
