@@ -1,0 +1,66 @@
+// ascgen AscendCL simulator: simulator-only extensions (acl_sim/acl_sim.h).
+//
+// Nothing here exists in CANN. Generated programs may use it only under
+// `#ifdef ACL_SIM_ABI_VERSION`; tests use it to inspect and steer the model.
+#ifndef ACL_SIM_ACL_SIM_H_
+#define ACL_SIM_ACL_SIM_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "acl/acl_base.h"
+
+// Bumped whenever a declaration below or the internal task API changes.
+#define ACL_SIM_ABI_VERSION 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Live allocations and accounted bytes (size after granule and padding).
+typedef struct aclsimMemStats {
+  size_t deviceAllocs;  // aclrtMalloc* blocks alive
+  size_t deviceBytes;   // accounted device bytes in use (aclrtMalloc* + DVPP)
+  size_t dvppAllocs;    // acldvppMalloc blocks alive
+  size_t dvppBytes;     // accounted DVPP bytes in use
+  size_t hostAllocs;    // aclrtMallocHost blocks alive
+  size_t hostBytes;     // bytes requested through aclrtMallocHost
+} aclsimMemStats;
+
+aclError aclsimGetMemStats(aclsimMemStats* stats);
+
+// Live runtime objects created by the user (default ones not counted).
+typedef struct aclsimObjectStats {
+  size_t contexts;
+  size_t streams;
+  size_t events;
+  uint64_t tasksSubmitted;  // device tasks since aclInit
+  uint64_t tasksCompleted;
+} aclsimObjectStats;
+
+aclError aclsimGetObjectStats(aclsimObjectStats* stats);
+
+// Replaces the fault-injection rules (same syntax as ACL_SIM_FAIL, e.g.
+// "aclrtMalloc:2,aclrtMemcpyAsync:3:507013") and zeroes the call counters.
+// NULL or "" clears all rules.
+aclError aclsimSetFaults(const char* spec);
+
+// Number of calls of the public API `name` since the last aclsimSetFaults.
+uint64_t aclsimCallCount(const char* name);
+
+// Name of the last device rule the calling thread violated ("" if none),
+// e.g. "memcpy_async.addr_aligned"; aclsimClearLastRule() forgets it.
+const char* aclsimLastRule(void);
+void aclsimClearLastRule(void);
+
+// Model time in microseconds since aclInit (the device timeline's clock).
+double aclsimNowUs(void);
+
+// CPU seconds the simulator's own threads have used since aclInit.
+double aclsimCpuSeconds(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // ACL_SIM_ACL_SIM_H_

@@ -1,0 +1,149 @@
+#include "api.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "acl/acl_rt.h"
+#include "log.h"
+
+namespace sim {
+namespace {
+
+struct Rule {
+  std::string api;
+  uint64_t nth = 0;
+  aclError code = 0;
+};
+
+struct Counter {
+  uint64_t calls = 0;
+  std::vector<const Rule*> rules;  // rules naming this API
+};
+
+struct Faults {
+  std::mutex mu;
+  bool loaded = false;
+  std::vector<Rule> rules;
+  // Keyed by the __func__ pointer: one lookup per call, no string hashing.
+  std::unordered_map<const char*, Counter> counters;
+};
+
+Faults& faults() {
+  static Faults f;
+  return f;
+}
+
+bool parse_rules(const char* spec, std::vector<Rule>* out) {
+  out->clear();
+  if (spec == nullptr) return true;
+  std::stringstream all(spec);
+  std::string item;
+  while (std::getline(all, item, ',')) {
+    if (item.empty()) continue;
+    std::stringstream parts(item);
+    std::string api, nth, code;
+    std::getline(parts, api, ':');
+    std::getline(parts, nth, ':');
+    std::getline(parts, code, ':');
+    Rule r;
+    r.api = api;
+    r.nth = std::strtoull(nth.c_str(), nullptr, 10);
+    r.code = code.empty() ? default_fault_code(api.c_str()) : std::atoi(code.c_str());
+    if (api.empty() || r.nth == 0 || r.code == 0) {
+      log(LogLevel::kError, "ACL_SIM_FAIL: bad rule '%s' (want API:N[:CODE], N >= 1)",
+          item.c_str());
+      return false;
+    }
+    out->push_back(r);
+  }
+  return true;
+}
+
+void attach_rules(Faults& f, const char* name, Counter* c) {
+  c->rules.clear();
+  for (const Rule& r : f.rules)
+    if (r.api == name) c->rules.push_back(&r);
+}
+
+void ensure_loaded(Faults& f) {
+  if (f.loaded) return;
+  f.loaded = true;
+  parse_rules(std::getenv("ACL_SIM_FAIL"), &f.rules);
+}
+
+}  // namespace
+
+aclError default_fault_code(const char* name) {
+  struct Pattern {
+    const char* part;
+    aclError code;
+  };
+  static const Pattern kPatterns[] = {
+      {"Malloc", ACL_ERROR_RT_MEMORY_ALLOCATION},
+      {"Memcpy", ACL_ERROR_RT_SYS_DMA},
+      {"Memset", ACL_ERROR_RT_SYS_DMA},
+      {"CreateStream", ACL_ERROR_RT_NO_STREAM_RESOURCE},
+      {"CreateEvent", ACL_ERROR_RT_NO_EVENT_RESOURCE},
+      {"Execute", ACL_ERROR_RT_MODEL_EXECUTE},
+      {"Load", ACL_ERROR_INVALID_FILE},
+      {"aclInit", ACL_ERROR_INVALID_FILE},
+      {"SetDevice", ACL_ERROR_RT_NO_DEVICE},
+      {"Synchronize", ACL_ERROR_RT_STREAM_SYNC_TIMEOUT},
+      {"ProcessReport", ACL_ERROR_RT_REPORT_TIMEOUT},
+      {"acldvpp", ACL_ERROR_RT_FAILURE},
+  };
+  for (const Pattern& p : kPatterns)
+    if (std::strstr(name, p.part) != nullptr) return p.code;
+  return ACL_ERROR_RT_INTERNAL_ERROR;
+}
+
+aclError api_enter(const char* name) {
+  Faults& f = faults();
+  std::lock_guard<std::mutex> lock(f.mu);
+  ensure_loaded(f);
+  auto it = f.counters.find(name);
+  if (it == f.counters.end()) {
+    it = f.counters.emplace(name, Counter{}).first;
+    attach_rules(f, name, &it->second);
+  }
+  Counter& c = it->second;
+  ++c.calls;
+  for (const Rule* r : c.rules) {
+    if (r->nth == c.calls) {
+      log(LogLevel::kWarn, "ACL_SIM_FAIL: injected failure %d into call %llu of %s", r->code,
+          static_cast<unsigned long long>(c.calls), name);
+      return r->code;
+    }
+  }
+  return ACL_SUCCESS;
+}
+
+aclError set_fault_rules(const char* spec) {
+  Faults& f = faults();
+  std::lock_guard<std::mutex> lock(f.mu);
+  f.loaded = true;
+  std::vector<Rule> rules;
+  if (!parse_rules(spec, &rules)) return ACL_ERROR_INVALID_PARAM;
+  f.rules = std::move(rules);
+  for (auto& kv : f.counters) {
+    kv.second.calls = 0;
+    attach_rules(f, kv.first, &kv.second);
+  }
+  return ACL_SUCCESS;
+}
+
+uint64_t api_call_count(const char* name) {
+  Faults& f = faults();
+  std::lock_guard<std::mutex> lock(f.mu);
+  uint64_t n = 0;
+  for (const auto& kv : f.counters)
+    if (std::strcmp(kv.first, name) == 0) n += kv.second.calls;
+  return n;
+}
+
+}  // namespace sim

@@ -1,0 +1,134 @@
+// Host callbacks: aclrtSubscribeReport / aclrtLaunchCallback /
+// aclrtProcessReport / aclrtUnSubscribeReport.
+//
+// A callback task reaches the head of its stream, passes the scheduler and is
+// queued for the thread subscribed to the stream; that thread runs it inside
+// aclrtProcessReport. ACL_CALLBACK_BLOCK holds the stream until it returned.
+// Thread ids are pthread_t values cast to uint64_t, as in CANN's samples.
+#include <pthread.h>
+
+#include "acl/acl_rt.h"
+#include "api.h"
+#include "clock.h"
+#include "log.h"
+#include "runtime.h"
+
+using namespace sim;
+
+namespace {
+
+uint64_t this_thread_id() {
+  return static_cast<uint64_t>(pthread_self());
+}
+
+}  // namespace
+
+extern "C" {
+
+aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream) {
+  SIM_API_ENTER();
+  Device& d = device();
+  std::lock_guard<std::mutex> lock(d.mu());
+  Stream* s = nullptr;
+  if (aclError rc = resolve_stream(__func__, stream, &s)) return rc;
+  if (s->subscribed)
+    return violate(
+        s->report_thread == threadId ? ACL_ERROR_REPEAT_SUBSCRIBE : ACL_ERROR_RT_STREAM_SUBSCRIBE,
+        __func__, "report.one_thread_per_stream", "stream %llu is already served by thread %llu",
+        static_cast<unsigned long long>(s->id), static_cast<unsigned long long>(s->report_thread));
+  s->subscribed = true;
+  s->report_thread = threadId;
+  ReportQueue& q = d.reports(threadId);
+  ++q.subscriptions;
+  q.cv.notify_all();
+  return ACL_SUCCESS;
+}
+
+aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream) {
+  SIM_API_ENTER();
+  Device& d = device();
+  std::lock_guard<std::mutex> lock(d.mu());
+  Stream* s = nullptr;
+  if (aclError rc = resolve_stream(__func__, stream, &s)) return rc;
+  if (!s->subscribed || s->report_thread != threadId)
+    return violate(ACL_ERROR_STREAM_NOT_SUBSCRIBE, __func__, "report.subscribed",
+                   "stream %llu is not served by thread %llu",
+                   static_cast<unsigned long long>(s->id),
+                   static_cast<unsigned long long>(threadId));
+  ReportQueue& q = d.reports(threadId);
+  for (const auto& t : q.tasks) {
+    if (t->stream == s)
+      warn_rule(__func__, "report.unsubscribe_pending",
+                "a callback of stream %llu has not been processed yet",
+                static_cast<unsigned long long>(s->id));
+  }
+  s->subscribed = false;
+  --q.subscriptions;
+  q.cv.notify_all();
+  return ACL_SUCCESS;
+}
+
+aclError aclrtLaunchCallback(aclrtCallback fn, void* userData, aclrtCallbackBlockType blockType,
+                             aclrtStream stream) {
+  SIM_API_ENTER();
+  if (fn == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "fn is NULL");
+  if (blockType != ACL_CALLBACK_BLOCK && blockType != ACL_CALLBACK_NO_BLOCK)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "callback.block_type", "blockType %d",
+                   static_cast<int>(blockType));
+  double stamp = charge_host();
+  Device& d = device();
+  std::unique_lock<std::mutex> lk(d.mu());
+  Stream* s = nullptr;
+  if (aclError rc = resolve_stream(__func__, stream, &s)) return rc;
+  if (!s->subscribed)
+    return violate(ACL_ERROR_RT_STREAM_NO_CB_REG, __func__, "callback.subscribed",
+                   "stream %llu has no report thread (aclrtSubscribeReport first)",
+                   static_cast<unsigned long long>(s->id));
+  TaskSpec spec;
+  spec.name = "callback";
+  auto t = d.enqueue(lk, s, TaskKind::kCallback, std::move(spec), stamp);
+  t->callback = fn;
+  t->user_data = userData;
+  t->blocking = blockType == ACL_CALLBACK_BLOCK;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtProcessReport(int32_t timeout) {
+  SIM_API_ENTER();
+  if (timeout != -1 && timeout <= 0)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "timeout.range", "timeout %d: want -1 or > 0",
+                   timeout);
+  if (!initialized())
+    return violate(ACL_ERROR_UNINITIALIZE, __func__, "init.required", "call aclInit first");
+  Device& d = device();
+  std::unique_lock<std::mutex> lk(d.mu());
+  ReportQueue& q = d.reports(this_thread_id());
+  auto deadline = model_clock().deadline_after_ms(timeout);
+  // Without a subscription: 107012, at once for timeout -1, else once the
+  // timeout passed without one appearing (so a report loop started before its
+  // aclrtSubscribeReport does not spin).
+  while (q.tasks.empty()) {
+    bool timed_out = false;
+    if (q.subscriptions == 0 && timeout == -1) break;
+    if (timeout == -1)
+      q.cv.wait(lk);
+    else
+      timed_out = q.cv.wait_until(lk, deadline) == std::cv_status::timeout;
+    if (timed_out && q.tasks.empty()) {
+      if (q.subscriptions == 0) break;
+      return ACL_ERROR_RT_REPORT_TIMEOUT;  // "no work yet": not a rule violation
+    }
+  }
+  if (q.tasks.empty())
+    return violate(ACL_ERROR_RT_THREAD_SUBSCRIBE, __func__, "report.thread_subscribed",
+                   "the calling thread serves no stream (aclrtSubscribeReport)");
+  std::shared_ptr<Task> t = std::move(q.tasks.front());
+  q.tasks.pop_front();
+  lk.unlock();
+  t->callback(t->user_data);
+  if (t->blocking) d.complete_external(t);
+  return ACL_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,289 @@
+// aclInit / aclFinalize, devices and contexts.
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "acl/acl_rt.h"
+#include "api.h"
+#include "clock.h"
+#include "log.h"
+#include "memory.h"
+#include "profile.h"
+#include "runtime.h"
+#include "trace.h"
+
+namespace sim {
+
+Clock& model_clock() {
+  static Clock c;
+  return c;
+}
+
+Context* find_context(void* handle) {
+  for (const auto& c : runtime().contexts)
+    if (c.get() == handle && !c->destroyed) return c.get();
+  return nullptr;
+}
+
+namespace {
+
+int device_count() {
+  return static_cast<int>(profile().num("device.count", 1));
+}
+
+aclError check_device_id(const char* api, int32_t id) {
+  if (id < 0 || id >= device_count())
+    return violate(ACL_ERROR_RT_INVALID_DEVICEID, api, "device.valid_id",
+                   "device %d does not exist (the profile has %d)", id, device_count());
+  return ACL_SUCCESS;
+}
+
+Context* new_context(Runtime& r, int32_t id, bool is_default) {
+  r.contexts.push_back(std::make_unique<Context>());
+  Context* ctx = r.contexts.back().get();
+  ctx->device_id = id;
+  ctx->is_default = is_default;
+  std::lock_guard<std::mutex> lock(device().mu());
+  ctx->default_stream = device().create_stream(ctx, true);
+  return ctx;
+}
+
+bool parse_time_scale(double* scale) {
+  const char* env = std::getenv("ACL_SIM_TIME_SCALE");
+  *scale = 1.0;
+  if (env == nullptr || *env == '\0') return true;
+  char* end = nullptr;
+  *scale = std::strtod(env, &end);
+  return end != nullptr && *end == '\0' && *scale > 0;
+}
+
+}  // namespace
+
+void teardown_device_locked(const char* api) {
+  Runtime& r = runtime();
+  Device& d = device();
+  std::unique_lock<std::mutex> lk(d.mu());
+  auto limit = model_clock().deadline_after_ms(10000);
+  if (!d.wait_idle(lk, &limit))
+    log(LogLevel::kError,
+        "%s: device work did not finish (a blocking callback nobody "
+        "processes?); tearing down anyway",
+        api);
+  size_t user_contexts = 0;
+  for (const auto& c : r.contexts) user_contexts += !c->is_default && !c->destroyed;
+  size_t streams = d.live_streams(true), events = d.live_events();
+  if (streams + events + user_contexts > 0)
+    warn_rule(api, "teardown.order",
+              "%zu stream(s), %zu event(s), %zu context(s) still alive: destroy events and "
+              "streams, then contexts, then reset the device",
+              streams, events, user_contexts);
+  for (const auto& c : r.contexts) {
+    for (Stream* s : d.streams_of(c.get())) d.destroy_stream(s);
+    c->destroyed = true;
+  }
+  d.destroy_all_events();
+  lk.unlock();
+  if (size_t n = release_all())
+    warn_rule(api, "teardown.memory", "%zu memory block(s) still allocated; released", n);
+  r.default_ctx = nullptr;
+  bump_context_epoch();
+}
+
+}  // namespace sim
+
+using namespace sim;
+
+extern "C" {
+
+aclError aclInit(const char* configPath) {
+  SIM_API_ENTER();
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (r.initialized) return ACL_ERROR_REPEAT_INITIALIZE;
+  if (configPath != nullptr && *configPath != '\0' && !std::ifstream(configPath))
+    return violate(ACL_ERROR_INVALID_FILE, __func__, "init.config_file",
+                   "cannot read config file '%s'", configPath);
+  std::string error;
+  if (!mutable_profile().load(profile_path(), &error))
+    return violate(ACL_ERROR_INVALID_FILE, __func__, "init.profile", "%s", error.c_str());
+  double scale = 1.0;
+  if (!parse_time_scale(&scale))
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "init.time_scale",
+                   "ACL_SIM_TIME_SCALE='%s' is not a number > 0",
+                   std::getenv("ACL_SIM_TIME_SCALE"));
+  model_clock().start(scale);
+  trace_open();
+  device().start();
+  r.initialized = true;
+  r.finalized = false;
+  log(LogLevel::kInfo, "aclInit: profile %s (soc %s), time scale %g", profile().path().c_str(),
+      profile().str("soc").c_str(), scale);
+  return ACL_SUCCESS;
+}
+
+aclError aclFinalize() {
+  SIM_API_ENTER();
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (!r.initialized) return r.finalized ? ACL_ERROR_REPEAT_FINALIZE : ACL_ERROR_UNINITIALIZE;
+  if (r.device_refs > 0) {
+    warn_rule(__func__, "teardown.order", "device still set: call aclrtResetDevice first");
+    teardown_device_locked(__func__);
+    r.device_refs = 0;
+  }
+  device().stop();
+  trace_write();
+  release_all();
+  r.contexts.clear();
+  r.initialized = false;
+  r.finalized = true;
+  bump_context_epoch();
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetDevice(int32_t deviceId) {
+  SIM_API_ENTER();
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (!r.initialized)
+    return violate(ACL_ERROR_UNINITIALIZE, __func__, "init.required", "call aclInit first");
+  if (aclError rc = check_device_id(__func__, deviceId)) return rc;
+  if (r.device_refs++ == 0) r.default_ctx = new_context(r, deviceId, true);
+  set_current_context(r.default_ctx);
+  return ACL_SUCCESS;
+}
+
+static aclError reset_device(const char* api, int32_t deviceId, bool force) {
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (!r.initialized)
+    return violate(ACL_ERROR_UNINITIALIZE, api, "init.required", "call aclInit first");
+  if (aclError rc = check_device_id(api, deviceId)) return rc;
+  if (r.device_refs == 0) {
+    warn_rule(api, "device.reset_unset", "device %d is not set", deviceId);
+    return ACL_SUCCESS;
+  }
+  if (force) r.device_refs = 1;
+  if (--r.device_refs == 0) teardown_device_locked(api);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtResetDevice(int32_t deviceId) {
+  SIM_API_ENTER();
+  return reset_device(__func__, deviceId, false);
+}
+
+aclError aclrtResetDeviceForce(int32_t deviceId) {
+  SIM_API_ENTER();
+  return reset_device(__func__, deviceId, true);
+}
+
+aclError aclrtGetDevice(int32_t* deviceId) {
+  SIM_API_ENTER();
+  if (deviceId == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "deviceId is NULL");
+  if (aclError rc = require_context(__func__)) return rc;
+  *deviceId = current_context()->device_id;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetDeviceCount(uint32_t* count) {
+  SIM_API_ENTER();
+  if (count == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "count is NULL");
+  if (!initialized())
+    return violate(ACL_ERROR_UNINITIALIZE, __func__, "init.required", "call aclInit first");
+  *count = static_cast<uint32_t>(device_count());
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeDevice(void) {
+  SIM_API_ENTER();
+  if (aclError rc = require_context(__func__)) return rc;
+  std::unique_lock<std::mutex> lk(device().mu());
+  device().wait_idle(lk, nullptr);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetRunMode(aclrtRunMode* runMode) {
+  SIM_API_ENTER();
+  if (runMode == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "runMode is NULL");
+  *runMode = ACL_HOST;  // the simulated device is a PCIe card driven from the host
+  return ACL_SUCCESS;
+}
+
+const char* aclrtGetSocName() {
+  SIM_API_ENTER_OR(nullptr);
+  static std::string name;
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (!r.initialized) return nullptr;
+  name = profile().str("soc");
+  return name.c_str();
+}
+
+aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
+  SIM_API_ENTER();
+  if (context == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "context is NULL");
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (!r.initialized)
+    return violate(ACL_ERROR_UNINITIALIZE, __func__, "init.required", "call aclInit first");
+  if (aclError rc = check_device_id(__func__, deviceId)) return rc;
+  if (r.device_refs == 0)
+    return violate(ACL_ERROR_RT_INVALID_DEVICEID, __func__, "context.device_set",
+                   "call aclrtSetDevice(%d) before creating a context on it", deviceId);
+  Context* ctx = new_context(r, deviceId, false);
+  set_current_context(ctx);
+  *context = ctx;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyContext(aclrtContext context) {
+  SIM_API_ENTER();
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mu);
+  Context* ctx = find_context(context);
+  if (ctx == nullptr)
+    return violate(ACL_ERROR_RT_INVALID_HANDLE, __func__, "context.valid_handle",
+                   "%p is not a live context", context);
+  if (ctx->is_default)
+    return violate(ACL_ERROR_RT_PARAM_INVALID, __func__, "context.default_not_destroyable",
+                   "the default context is released by aclrtResetDevice");
+  Device& d = device();
+  std::unique_lock<std::mutex> lk(d.mu());
+  for (Stream* s : d.streams_of(ctx)) {
+    if (!s->is_default)
+      warn_rule(__func__, "teardown.order", "stream %llu of this context is still alive",
+                static_cast<unsigned long long>(s->id));
+    if (s->last) d.wait_done(lk, s->last, nullptr);
+    d.destroy_stream(s);
+  }
+  ctx->destroyed = true;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetCurrentContext(aclrtContext context) {
+  SIM_API_ENTER();
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mu);
+  Context* ctx = find_context(context);
+  if (ctx == nullptr)
+    return violate(ACL_ERROR_RT_INVALID_HANDLE, __func__, "context.valid_handle",
+                   "%p is not a live context", context);
+  set_current_context(ctx);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetCurrentContext(aclrtContext* context) {
+  SIM_API_ENTER();
+  if (context == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "context is NULL");
+  if (aclError rc = require_context(__func__)) return rc;
+  *context = current_context();
+  return ACL_SUCCESS;
+}
+
+}  // extern "C"

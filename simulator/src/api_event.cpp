@@ -1,0 +1,228 @@
+// Events: create, record, wait, reset, query, synchronise, elapsed time.
+//
+// Record captures the work submitted to the stream so far (the record task
+// completes after it); StreamWaitEvent waits for the record submitted last
+// before the call. Design choices where CANN's docs are unclear (ACL_FACTS 7):
+// - ResetEvent on an aclrtCreateEvent event is accepted with a warning (7.1).
+// - Waiting on a never-recorded event is a no-op with a warning (7.2), and a
+//   never-recorded or reset event queries as complete.
+#include "acl/acl_rt.h"
+#include "api.h"
+#include "clock.h"
+#include "log.h"
+#include "profile.h"
+#include "runtime.h"
+
+using namespace sim;
+
+namespace {
+
+aclError create_event(const char* api, aclrtEvent* event, uint32_t flags, bool plain, bool ex) {
+  if (event == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, api, "args.non_null", "event is NULL");
+  if (aclError rc = require_context(api)) return rc;
+  Device& d = device();
+  std::lock_guard<std::mutex> lock(d.mu());
+  double limit = profile().num("limits.max_events", 1023);
+  if (static_cast<double>(d.live_events()) >= limit)
+    return violate(ACL_ERROR_RT_NO_EVENT_RESOURCE, api, "event.limit",
+                   "%g events per device (limits.max_events) already exist", limit);
+  *event = d.create_event(flags, plain, ex).get();
+  return ACL_SUCCESS;
+}
+
+// Resolves an event handle; caller holds Device::mu().
+aclError find_event(const char* api, aclrtEvent handle, std::shared_ptr<Event>* out) {
+  if (!initialized())
+    return violate(ACL_ERROR_UNINITIALIZE, api, "init.required", "call aclInit first");
+  *out = device().find_event(handle);
+  if (!*out)
+    return violate(ACL_ERROR_RT_INVALID_HANDLE, api, "event.valid_handle", "%p is not a live event",
+                   handle);
+  return ACL_SUCCESS;
+}
+
+bool event_complete(const Event& e) {
+  return !e.record || e.record->done;
+}
+
+// Submits a control task on `stream`; `awaited` gates it, `event` labels it.
+aclError submit_control(const char* api, aclrtStream stream, aclrtEvent handle, TaskKind kind) {
+  double stamp = charge_host();
+  Device& d = device();
+  std::unique_lock<std::mutex> lk(d.mu());
+  std::shared_ptr<Event> e;
+  if (aclError rc = find_event(api, handle, &e)) return rc;
+  Stream* s = nullptr;
+  if (aclError rc = resolve_stream(api, stream, &s)) return rc;
+  bool sync_flag = (e->flags & ACL_EVENT_SYNC) != 0;
+  std::shared_ptr<Task> awaited;
+  if (kind == TaskKind::kWait) {
+    if (!e->plain && !sync_flag)
+      return violate(ACL_ERROR_RT_PARAM_INVALID, api, "event.wait_needs_sync",
+                     "event %llu was created with flags 0x%x, without ACL_EVENT_SYNC",
+                     static_cast<unsigned long long>(e->id), e->flags);
+    if (!e->record)
+      warn_rule(api, "event.wait_unrecorded",
+                "event %llu was never recorded (or was reset): the wait completes at once",
+                static_cast<unsigned long long>(e->id));
+    awaited = e->record;
+  }
+  if (kind == TaskKind::kReset) {
+    if (e->ex)
+      return violate(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api, "event.reset_ex",
+                     "events from aclrtCreateEventExWithFlag cannot be reset");
+    if (!e->plain && !sync_flag)
+      return violate(ACL_ERROR_RT_PARAM_INVALID, api, "event.reset_needs_sync",
+                     "event %llu was created with flags 0x%x, without ACL_EVENT_SYNC",
+                     static_cast<unsigned long long>(e->id), e->flags);
+    if (e->plain)
+      warn_rule(api, "event.reset_plain",
+                "resetting an aclrtCreateEvent event is undefined in CANN 9; create it with "
+                "aclrtCreateEventWithFlag(ACL_EVENT_SYNC)");
+  }
+  TaskSpec spec;
+  auto t = d.enqueue(lk, s, kind, std::move(spec), stamp, awaited);
+  t->event_id = e->id;
+  if (kind == TaskKind::kRecord) e->record = t;
+  if (kind == TaskKind::kReset) {
+    t->event = e;
+    t->reset_target = e->record;
+  }
+  return ACL_SUCCESS;
+}
+
+aclError sync_event(const char* api, aclrtEvent event, int32_t timeout) {
+  if (timeout != -1 && timeout <= 0)
+    return violate(ACL_ERROR_INVALID_PARAM, api, "timeout.range", "timeout %d: want -1 or > 0",
+                   timeout);
+  Device& d = device();
+  std::unique_lock<std::mutex> lk(d.mu());
+  std::shared_ptr<Event> e;
+  if (aclError rc = find_event(api, event, &e)) return rc;
+  if (!e->record) return ACL_SUCCESS;
+  std::shared_ptr<Task> rec = e->record;
+  auto deadline = model_clock().deadline_after_ms(timeout);
+  if (!d.wait_done(lk, rec, timeout > 0 ? &deadline : nullptr))
+    return violate(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, api, "event.sync_timeout",
+                   "event %llu not complete after %d ms", static_cast<unsigned long long>(e->id),
+                   timeout);
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+aclError aclrtCreateEvent(aclrtEvent* event) {
+  SIM_API_ENTER();
+  return create_event(__func__, event, 0, true, false);
+}
+
+aclError aclrtCreateEventWithFlag(aclrtEvent* event, uint32_t flag) {
+  SIM_API_ENTER();
+  return create_event(__func__, event, flag, false, false);
+}
+
+aclError aclrtCreateEventExWithFlag(aclrtEvent* event, uint32_t flag) {
+  SIM_API_ENTER();
+  return create_event(__func__, event, flag, false, true);
+}
+
+aclError aclrtDestroyEvent(aclrtEvent event) {
+  SIM_API_ENTER();
+  Device& d = device();
+  std::lock_guard<std::mutex> lock(d.mu());
+  std::shared_ptr<Event> e;
+  if (aclError rc = find_event(__func__, event, &e)) return rc;
+  d.destroy_event(event);  // pending tasks keep what they need alive
+  return ACL_SUCCESS;
+}
+
+aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stream) {
+  SIM_API_ENTER();
+  return submit_control(__func__, stream, event, TaskKind::kRecord);
+}
+
+aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream) {
+  SIM_API_ENTER();
+  return submit_control(__func__, stream, event, TaskKind::kReset);
+}
+
+aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
+  SIM_API_ENTER();
+  return submit_control(__func__, stream, event, TaskKind::kWait);
+}
+
+aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus* status) {
+  SIM_API_ENTER();
+  if (status == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "status is NULL");
+  std::lock_guard<std::mutex> lock(device().mu());
+  std::shared_ptr<Event> e;
+  if (aclError rc = find_event(__func__, event, &e)) return rc;
+  *status =
+      event_complete(*e) ? ACL_EVENT_RECORDED_STATUS_COMPLETE : ACL_EVENT_RECORDED_STATUS_NOT_READY;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus* status) {
+  SIM_API_ENTER();
+  if (status == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "status is NULL");
+  std::lock_guard<std::mutex> lock(device().mu());
+  std::shared_ptr<Event> e;
+  if (aclError rc = find_event(__func__, event, &e)) return rc;
+  if (e->ex)
+    return violate(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__, "event.query_ex",
+                   "use aclrtQueryEventStatus for aclrtCreateEventExWithFlag events");
+  *status = event_complete(*e) ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus* status) {
+  SIM_API_ENTER();
+  if (status == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "status is NULL");
+  std::lock_guard<std::mutex> lock(device().mu());
+  std::shared_ptr<Event> e;
+  if (aclError rc = find_event(__func__, event, &e)) return rc;
+  *status = event_complete(*e) ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeEvent(aclrtEvent event) {
+  SIM_API_ENTER();
+  return sync_event(__func__, event, -1);
+}
+
+aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout) {
+  SIM_API_ENTER();
+  return sync_event(__func__, event, timeout);
+}
+
+aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endEvent) {
+  SIM_API_ENTER();
+  if (ms == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "ms is NULL");
+  std::lock_guard<std::mutex> lock(device().mu());
+  std::shared_ptr<Event> a, b;
+  if (aclError rc = find_event(__func__, startEvent, &a)) return rc;
+  if (aclError rc = find_event(__func__, endEvent, &b)) return rc;
+  if (!a->record || !b->record)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "event.elapsed_recorded",
+                   "both events must have been recorded");
+  if (!a->record->done || !b->record->done)
+    return violate(ACL_ERROR_RT_EVENT_NOT_COMPLETE, __func__, "event.elapsed_complete",
+                   "synchronize the events before asking for the elapsed time");
+  *ms = static_cast<float>((b->record->end_at - a->record->end_at) / 1000.0);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSetOpWaitTimeout(uint32_t timeout) {
+  SIM_API_ENTER();
+  (void)timeout;  // waits never time out in the model
+  return ACL_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,54 @@
+// aclDataBuffer: a (pointer, size) descriptor; never owns the memory.
+#include <new>
+
+#include "acl/acl_base.h"
+#include "api.h"
+#include "log.h"
+
+struct aclDataBuffer {
+  void* data;
+  size_t size;
+};
+
+using namespace sim;
+
+extern "C" {
+
+aclDataBuffer* aclCreateDataBuffer(void* data, size_t size) {
+  SIM_API_ENTER_OR(nullptr);
+  return new (std::nothrow) aclDataBuffer{data, size};
+}
+
+aclError aclDestroyDataBuffer(const aclDataBuffer* dataBuffer) {
+  SIM_API_ENTER();
+  if (dataBuffer == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "dataBuffer is NULL");
+  delete dataBuffer;
+  return ACL_SUCCESS;
+}
+
+aclError aclUpdateDataBuffer(aclDataBuffer* dataBuffer, void* data, size_t size) {
+  SIM_API_ENTER();
+  if (dataBuffer == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "dataBuffer is NULL");
+  dataBuffer->data = data;
+  dataBuffer->size = size;
+  return ACL_SUCCESS;
+}
+
+void* aclGetDataBufferAddr(const aclDataBuffer* dataBuffer) {
+  SIM_API_ENTER_OR(nullptr);
+  return dataBuffer == nullptr ? nullptr : dataBuffer->data;
+}
+
+uint32_t aclGetDataBufferSize(const aclDataBuffer* dataBuffer) {
+  SIM_API_ENTER_OR(0);
+  return dataBuffer == nullptr ? 0 : static_cast<uint32_t>(dataBuffer->size);
+}
+
+size_t aclGetDataBufferSizeV2(const aclDataBuffer* dataBuffer) {
+  SIM_API_ENTER_OR(0);
+  return dataBuffer == nullptr ? 0 : dataBuffer->size;
+}
+
+}  // extern "C"

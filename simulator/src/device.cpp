@@ -1,0 +1,325 @@
+#include "device.h"
+
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "clock.h"
+#include "profile.h"
+#include "trace.h"
+
+namespace sim {
+namespace {
+
+constexpr int kArrive = 0;
+constexpr int kDispatch = 1;
+constexpr int kComplete = 2;
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+// How far (wall microseconds) a host thread may run ahead of the model time
+// its charged submit cost has reached before it is put to sleep.
+constexpr double kHostLeadWallUs = 200.0;
+
+thread_local double t_host_virtual_us = 0.0;
+thread_local unsigned t_host_generation = 0;
+
+}  // namespace
+
+Device& device() {
+  static Device d;
+  return d;
+}
+
+double charge_host() {
+  Clock& c = model_clock();
+  double now = c.now_us();
+  if (t_host_generation != c.generation()) {
+    t_host_generation = c.generation();
+    t_host_virtual_us = 0.0;
+  }
+  double stamp = std::max(now, t_host_virtual_us) + profile().num("engines.host.submit_us");
+  t_host_virtual_us = stamp;
+  if ((stamp - now) * c.scale() > kHostLeadWallUs) std::this_thread::sleep_until(c.wall_at(stamp));
+  return stamp;
+}
+
+void Device::start() {
+  std::lock_guard<std::mutex> lock(mu_);
+  per_task_us_ = profile().num("engines.scheduler.per_task_us");
+  for (int e = 1; e < static_cast<int>(Engine::kCount); ++e) {
+    int units = static_cast<int>(engine_param(static_cast<Engine>(e), "units", 1));
+    engines_[e].busy.assign(std::max(units, 1), 0);
+    engines_[e].waiting.clear();
+  }
+  stop_ = false;
+  sched_free_ = processed_until_ = 0;
+  sleeping_until_ = -1;
+  completed_ = 0;
+  next_task_id_ = 1;
+  running_ = true;
+  thread_ = std::thread([this] { run(); });
+}
+
+void Device::stop() {
+  {
+    std::unique_lock<std::mutex> lk(mu_);
+    if (!running_) return;
+    wait_idle(lk, nullptr);
+    stop_ = true;
+    wake_.notify_one();
+  }
+  thread_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  running_ = false;
+  streams_.clear();
+  events_.clear();
+}
+
+double Device::cpu_seconds() const {
+  clockid_t id;
+  timespec ts{};
+  if (!running_ || pthread_getcpuclockid(const_cast<std::thread&>(thread_).native_handle(), &id) ||
+      clock_gettime(id, &ts))
+    return 0.0;
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void Device::push(double time, int what, std::shared_ptr<Task> task) {
+  heap_.push(Item{time, seq_++, what, std::move(task)});
+  if (time < sleeping_until_) wake_.notify_one();
+}
+
+std::shared_ptr<Task> Device::enqueue(std::unique_lock<std::mutex>&, Stream* stream, TaskKind kind,
+                                      TaskSpec spec, double stamp,
+                                      const std::shared_ptr<Task>& awaited) {
+  auto t = std::make_shared<Task>();
+  t->id = next_task_id_++;
+  t->kind = kind;
+  t->stream = stream;
+  t->spec = std::move(spec);
+  if (stream != nullptr) {
+    if (!stream->queue.empty()) {
+      t->behind = true;
+      ++t->pending;
+    }
+    stream->queue.push_back(t);
+    stream->last = t;
+  }
+  if (awaited && !awaited->done) {
+    ++t->pending;
+    awaited->dependents.push_back(t);
+  }
+  t->arrive_at = std::max(stamp, processed_until_);
+  push(t->arrive_at, kArrive, t);
+  return t;
+}
+
+void Device::run() {
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  std::unique_lock<std::mutex> lk(mu_);
+  for (;;) {
+    double due = heap_.empty() ? kNever : heap_.top().time;
+    if (due > model_clock().now_us()) {
+      if (notify_hosts_) {
+        notify_hosts_ = false;
+        done_.notify_all();
+      }
+      if (stop_ && heap_.empty()) break;
+      sleeping_until_ = due;
+      if (due == kNever)
+        wake_.wait(lk);
+      else
+        wake_.wait_until(lk, model_clock().wall_at(due));
+      sleeping_until_ = -1;
+      continue;
+    }
+    Item item = heap_.top();
+    heap_.pop();
+    processed_until_ = std::max(processed_until_, item.time);
+    handle(lk, item);
+  }
+}
+
+void Device::handle(std::unique_lock<std::mutex>& lk, Item& item) {
+  const std::shared_ptr<Task>& t = item.task;
+  switch (item.what) {
+    case kArrive:
+      t->arrived = true;
+      if (!t->behind) t->head_at = item.time;
+      try_ready(t, item.time);
+      break;
+    case kDispatch:
+      on_dispatched(lk, t, item.time);
+      break;
+    default:
+      complete(lk, t, item.time);
+      break;
+  }
+}
+
+void Device::try_ready(const std::shared_ptr<Task>& t, double now) {
+  if (!t->arrived || t->pending > 0) return;
+  t->ready_at = now;
+  t->dispatch_at = std::max(now, sched_free_) + per_task_us_;
+  sched_free_ = t->dispatch_at;
+  push(t->dispatch_at, kDispatch, t);
+}
+
+void Device::on_dispatched(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t,
+                           double now) {
+  if (t->spec.engine == Engine::kControl) {
+    t->start_at = now;
+    if (t->kind == TaskKind::kCallback) {
+      auto it = reports_.find(t->stream->report_thread);
+      if (it != reports_.end() && t->stream->subscribed) {
+        it->second.tasks.push_back(t);
+        it->second.cv.notify_one();
+        if (t->blocking) return;  // completed by complete_external()
+      }
+    }
+    complete(lk, t, now);
+    return;
+  }
+  EngineState& e = engines_[static_cast<int>(t->spec.engine)];
+  for (size_t u = 0; u < e.busy.size(); ++u) {
+    if (!e.busy[u]) {
+      start_on_unit(t, static_cast<int>(u), now);
+      return;
+    }
+  }
+  e.waiting.push_back(t);
+}
+
+void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now) {
+  engines_[static_cast<int>(t->spec.engine)].busy[unit] = 1;
+  t->unit = unit;
+  t->start_at = now;
+  push(now + std::max(0.0, t->spec.service_us), kComplete, t);
+}
+
+void Device::complete(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t,
+                      double now) {
+  if (t->spec.work) {
+    // Bytes move at the modelled completion; other threads may submit meanwhile.
+    lk.unlock();
+    t->spec.work();
+    lk.lock();
+    t->spec.work = nullptr;
+  }
+  t->end_at = now;
+  if (t->kind == TaskKind::kReset && t->event && t->event->record == t->reset_target)
+    t->event->record = nullptr;
+  if (trace_enabled()) trace_task(*t);
+  t->done = true;
+  ++completed_;
+  notify_hosts_ = true;
+  if (t->unit >= 0) {
+    EngineState& e = engines_[static_cast<int>(t->spec.engine)];
+    e.busy[t->unit] = 0;
+    if (!e.waiting.empty()) {
+      std::shared_ptr<Task> next = std::move(e.waiting.front());
+      e.waiting.pop_front();
+      start_on_unit(next, t->unit, now);
+    }
+  }
+  if (Stream* s = t->stream) {
+    s->queue.pop_front();
+    if (!s->queue.empty()) {
+      const std::shared_ptr<Task>& next = s->queue.front();
+      next->behind = false;
+      --next->pending;
+      if (next->arrived) next->head_at = now;
+      try_ready(next, now);
+    }
+  }
+  for (const std::shared_ptr<Task>& d : t->dependents) {
+    --d->pending;
+    try_ready(d, now);
+  }
+  t->dependents.clear();
+}
+
+void Device::complete_external(const std::shared_ptr<Task>& task) {
+  std::lock_guard<std::mutex> lock(mu_);
+  push(std::max(model_clock().now_us(), processed_until_), kComplete, task);
+}
+
+bool Device::wait_done(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& task,
+                       const std::chrono::steady_clock::time_point* deadline) {
+  bool ok = true;
+  while (!task->done && ok) {
+    if (deadline == nullptr)
+      done_.wait(lk);
+    else
+      ok = done_.wait_until(lk, *deadline) == std::cv_status::no_timeout || task->done;
+  }
+  return task->done;
+}
+
+bool Device::wait_idle(std::unique_lock<std::mutex>& lk,
+                       const std::chrono::steady_clock::time_point* deadline) {
+  bool ok = true;
+  while (completed_ != submitted() && ok) {
+    if (deadline == nullptr)
+      done_.wait(lk);
+    else
+      ok = done_.wait_until(lk, *deadline) == std::cv_status::no_timeout;
+  }
+  return completed_ == submitted();
+}
+
+Stream* Device::create_stream(Context* ctx, bool is_default) {
+  auto s = std::make_unique<Stream>();
+  s->id = next_object_id_++;
+  s->ctx = ctx;
+  s->is_default = is_default;
+  Stream* raw = s.get();
+  streams_.emplace(raw, std::move(s));
+  if (trace_enabled()) trace_name_stream(raw->id, is_default);
+  return raw;
+}
+
+void Device::destroy_stream(Stream* s) {
+  streams_.erase(s);
+}
+
+Stream* Device::find_stream(void* handle) {
+  auto it = streams_.find(handle);
+  return it == streams_.end() ? nullptr : it->second.get();
+}
+
+std::shared_ptr<Event> Device::create_event(uint32_t flags, bool plain, bool ex) {
+  auto e = std::make_shared<Event>();
+  e->id = next_object_id_++;
+  e->flags = flags;
+  e->plain = plain;
+  e->ex = ex;
+  events_.emplace(e.get(), e);
+  return e;
+}
+
+void Device::destroy_event(void* handle) {
+  events_.erase(handle);
+}
+
+std::shared_ptr<Event> Device::find_event(void* handle) {
+  auto it = events_.find(handle);
+  return it == events_.end() ? nullptr : it->second;
+}
+
+size_t Device::live_streams(bool user_only) const {
+  size_t n = 0;
+  for (const auto& kv : streams_) n += !(user_only && kv.second->is_default);
+  return n;
+}
+
+std::vector<Stream*> Device::streams_of(const Context* ctx) const {
+  std::vector<Stream*> out;
+  for (const auto& kv : streams_)
+    if (kv.second->ctx == ctx) out.push_back(kv.second.get());
+  return out;
+}
+
+}  // namespace sim

@@ -1,0 +1,172 @@
+// The device timeline: a discrete-event model of one Ascend device run in real
+// time by one device thread.
+//
+// Every task passes three points, each an item in a time-ordered heap:
+//   arrive   (the submit stamp: host time plus engines.host.submit_us)
+//   dispatch (ready = stream predecessor and awaited events complete, then the
+//             single scheduler spends engines.scheduler.per_task_us on it)
+//   complete (a unit of its engine was free; start + service_us)
+// The device thread sleeps (condition variable, absolute deadline) until the
+// earliest item is due and then handles it at the item's model time, so a late
+// wake-up delays only when the host sees a completion, never the model.
+// All state below is guarded by Device::mu().
+#ifndef ACL_SIM_SRC_DEVICE_H_
+#define ACL_SIM_SRC_DEVICE_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "acl/acl_rt.h"
+#include "task.h"
+
+namespace sim {
+
+struct Context;
+struct Event;
+struct Stream;
+
+enum class TaskKind { kWork, kRecord, kWait, kReset, kCallback };
+
+struct Task {
+  uint64_t id = 0;
+  TaskKind kind = TaskKind::kWork;
+  Stream* stream = nullptr;  // nullptr for submit_sync tasks
+  TaskSpec spec;
+  // Dependencies.
+  int pending = 0;      // unfinished stream predecessor + awaited tasks
+  bool behind = false;  // stream predecessor not yet complete
+  bool arrived = false;
+  std::vector<std::shared_ptr<Task>> dependents;
+  // Kind-specific.
+  uint64_t event_id = 0;               // record / wait / reset (trace label)
+  std::shared_ptr<Event> event;        // reset only (a record must not own its event)
+  std::shared_ptr<Task> reset_target;  // reset: the record it clears
+  aclrtCallback callback = nullptr;
+  void* user_data = nullptr;
+  bool blocking = false;
+  // Timeline (model microseconds).
+  double arrive_at = 0, head_at = 0, ready_at = 0, dispatch_at = 0, start_at = 0, end_at = 0;
+  int unit = -1;
+  bool done = false;
+};
+
+struct Stream {
+  uint64_t id = 0;
+  Context* ctx = nullptr;
+  bool is_default = false;
+  std::deque<std::shared_ptr<Task>> queue;  // submitted, not complete; front runs
+  std::shared_ptr<Task> last;               // last submitted task
+  bool subscribed = false;
+  uint64_t report_thread = 0;
+};
+
+struct Event {
+  uint64_t id = 0;
+  uint32_t flags = 0;
+  bool plain = true;             // aclrtCreateEvent (no flag)
+  bool ex = false;               // aclrtCreateEventExWithFlag
+  std::shared_ptr<Task> record;  // last record submitted; null: never / reset
+};
+
+struct ReportQueue {
+  int subscriptions = 0;  // streams this thread serves
+  std::deque<std::shared_ptr<Task>> tasks;
+  std::condition_variable cv;
+};
+
+class Device {
+ public:
+  void start();
+  void stop();  // waits for queued work, then joins the device thread
+  std::mutex& mu() { return mu_; }
+
+  // Submission; the caller holds mu() and has charged the host cost.
+  std::shared_ptr<Task> enqueue(std::unique_lock<std::mutex>& lk, Stream* stream, TaskKind kind,
+                                TaskSpec spec, double stamp,
+                                const std::shared_ptr<Task>& awaited = nullptr);
+  // Waits until `task` completed or `deadline` passed; false on timeout.
+  bool wait_done(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& task,
+                 const std::chrono::steady_clock::time_point* deadline);
+  bool wait_idle(std::unique_lock<std::mutex>& lk,
+                 const std::chrono::steady_clock::time_point* deadline);
+  // A blocking callback returned on the host: complete its task now.
+  void complete_external(const std::shared_ptr<Task>& task);
+
+  // Objects (handles are the raw pointers).
+  Stream* create_stream(Context* ctx, bool is_default);
+  void destroy_stream(Stream* s);
+  Stream* find_stream(void* handle);
+  std::shared_ptr<Event> create_event(uint32_t flags, bool plain, bool ex);
+  void destroy_event(void* handle);
+  void destroy_all_events() { events_.clear(); }
+  std::shared_ptr<Event> find_event(void* handle);
+  size_t live_streams(bool user_only) const;
+  size_t live_events() const { return events_.size(); }
+  std::vector<Stream*> streams_of(const Context* ctx) const;
+
+  // Report queues are never erased: a thread may be blocked on one.
+  ReportQueue& reports(uint64_t thread) { return reports_[thread]; }
+
+  uint64_t submitted() const { return next_task_id_ - 1; }
+  uint64_t completed() const { return completed_; }
+  double cpu_seconds() const;
+
+ private:
+  struct Item {
+    double time;
+    uint64_t seq;
+    int what;  // 0 arrive, 1 dispatch, 2 complete
+    std::shared_ptr<Task> task;
+    bool operator>(const Item& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+  };
+  struct EngineState {
+    std::vector<char> busy;
+    std::deque<std::shared_ptr<Task>> waiting;
+  };
+
+  void run();
+  void push(double time, int what, std::shared_ptr<Task> task);
+  void handle(std::unique_lock<std::mutex>& lk, Item& item);
+  void try_ready(const std::shared_ptr<Task>& t, double now);
+  void on_dispatched(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t, double now);
+  void start_on_unit(const std::shared_ptr<Task>& t, int unit, double now);
+  void complete(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t, double now);
+
+  std::mutex mu_;
+  std::condition_variable wake_;  // device thread
+  std::condition_variable done_;  // host waiters
+  std::thread thread_;
+  bool stop_ = false;
+  bool running_ = false;
+  double sleeping_until_ = 0;  // < 0 while the device thread is awake
+  double processed_until_ = 0;
+  double sched_free_ = 0;
+  double per_task_us_ = 0;
+  bool notify_hosts_ = false;
+  uint64_t seq_ = 0;
+  uint64_t next_task_id_ = 1;
+  uint64_t completed_ = 0;
+  uint64_t next_object_id_ = 1;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap_;
+  EngineState engines_[static_cast<int>(Engine::kCount)];
+  std::unordered_map<void*, std::unique_ptr<Stream>> streams_;
+  std::unordered_map<void*, std::shared_ptr<Event>> events_;
+  std::unordered_map<uint64_t, ReportQueue> reports_;
+};
+
+Device& device();
+
+// Charges engines.host.submit_us to the calling thread and returns the model
+// time at which its call reaches the device. Call without holding Device::mu().
+double charge_host();
+
+}  // namespace sim
+
+#endif  // ACL_SIM_SRC_DEVICE_H_

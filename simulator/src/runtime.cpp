@@ -1,0 +1,69 @@
+#include "runtime.h"
+
+#include <atomic>
+
+#include "api.h"
+#include "log.h"
+
+namespace sim {
+namespace {
+
+// Contexts live until aclFinalize, so a stale current context is detected by
+// this epoch (bumped on device reset and finalize) or its `destroyed` flag.
+std::atomic<uint64_t> g_epoch{1};
+thread_local Context* t_ctx = nullptr;
+thread_local uint64_t t_ctx_epoch = 0;
+
+}  // namespace
+
+Runtime& runtime() {
+  static Runtime r;
+  return r;
+}
+
+bool initialized() {
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return r.initialized;
+}
+
+Context* current_context() {
+  if (t_ctx == nullptr || t_ctx_epoch != g_epoch.load() || t_ctx->destroyed.load()) return nullptr;
+  return t_ctx;
+}
+
+void set_current_context(Context* ctx) {
+  t_ctx = ctx;
+  t_ctx_epoch = g_epoch.load();
+}
+
+void bump_context_epoch() {
+  ++g_epoch;
+}
+
+aclError require_context(const char* api) {
+  if (!initialized())
+    return violate(ACL_ERROR_UNINITIALIZE, api, "init.required", "call aclInit first");
+  if (current_context() == nullptr)
+    return violate(ACL_ERROR_RT_CONTEXT_NULL, api, "context.current_required",
+                   "the calling thread has no current context (aclrtSetDevice, "
+                   "aclrtCreateContext or aclrtSetCurrentContext first)");
+  return ACL_SUCCESS;
+}
+
+aclError resolve_stream(const char* api, void* handle, Stream** out) {
+  if (aclError rc = require_context(api)) return rc;
+  Context* ctx = current_context();
+  Stream* s = handle == nullptr ? ctx->default_stream : device().find_stream(handle);
+  if (s == nullptr)
+    return violate(ACL_ERROR_RT_INVALID_HANDLE, api, "stream.valid_handle",
+                   "%p is not a live stream", handle);
+  if (s->ctx != ctx)
+    return violate(ACL_ERROR_RT_STREAM_CONTEXT, api, "stream.own_context",
+                   "stream %llu belongs to another context than the calling thread's current one",
+                   static_cast<unsigned long long>(s->id));
+  *out = s;
+  return ACL_SUCCESS;
+}
+
+}  // namespace sim

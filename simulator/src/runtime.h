@@ -1,0 +1,56 @@
+// Runtime state shared by the public API files: initialisation, the device's
+// reference count, contexts and each thread's current context.
+#ifndef ACL_SIM_SRC_RUNTIME_H_
+#define ACL_SIM_SRC_RUNTIME_H_
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "acl/acl_rt.h"
+#include "device.h"
+
+namespace sim {
+
+struct Context {
+  int32_t device_id = 0;
+  std::atomic<bool> destroyed{false};
+  bool is_default = false;
+  Stream* default_stream = nullptr;  // guarded by Device::mu()
+};
+
+struct Runtime {
+  std::mutex mu;  // lock order: Runtime::mu before Device::mu
+  bool initialized = false;
+  bool finalized = false;
+  int device_refs = 0;
+  Context* default_ctx = nullptr;
+  std::vector<std::unique_ptr<Context>> contexts;  // all since aclInit, incl. destroyed
+};
+
+Runtime& runtime();
+bool initialized();
+
+// The calling thread's current context (nullptr if none).
+Context* current_context();
+void set_current_context(Context* ctx);
+// Invalidates every thread's current context (device reset, aclFinalize).
+void bump_context_epoch();
+// A live (not destroyed) context created since aclInit, or nullptr.
+Context* find_context(void* handle);
+
+// Checks aclInit, a current context, and resolves `handle` (NULL = the current
+// context's default stream) to a live stream of the current context.
+// Caller holds Device::mu().
+aclError resolve_stream(const char* api, void* handle, Stream** out);
+// Checks aclInit and a current context. Caller need not hold any lock.
+aclError require_context(const char* api);
+
+// Waits for the device, then destroys every stream, event, context and block;
+// logs (rule teardown.order) whatever the user left alive. Holds Runtime::mu.
+void teardown_device_locked(const char* api);
+
+}  // namespace sim
+
+#endif  // ACL_SIM_SRC_RUNTIME_H_

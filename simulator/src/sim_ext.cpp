@@ -1,0 +1,60 @@
+// Simulator-only extensions declared in acl_sim/acl_sim.h.
+#include "acl_sim/acl_sim.h"
+
+#include "api.h"
+#include "clock.h"
+#include "device.h"
+#include "log.h"
+#include "memory.h"
+#include "runtime.h"
+
+using namespace sim;
+
+extern "C" {
+
+aclError aclsimGetMemStats(aclsimMemStats* stats) {
+  if (stats == nullptr) return ACL_ERROR_INVALID_PARAM;
+  mem_stats(stats);
+  return ACL_SUCCESS;
+}
+
+aclError aclsimGetObjectStats(aclsimObjectStats* stats) {
+  if (stats == nullptr) return ACL_ERROR_INVALID_PARAM;
+  *stats = aclsimObjectStats{};
+  Runtime& r = runtime();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (const auto& c : r.contexts) stats->contexts += !c->is_default && !c->destroyed;
+  std::lock_guard<std::mutex> dlock(device().mu());
+  stats->streams = device().live_streams(true);
+  stats->events = device().live_events();
+  stats->tasksSubmitted = device().submitted();
+  stats->tasksCompleted = device().completed();
+  return ACL_SUCCESS;
+}
+
+aclError aclsimSetFaults(const char* spec) {
+  return set_fault_rules(spec);
+}
+
+uint64_t aclsimCallCount(const char* name) {
+  return name ? api_call_count(name) : 0;
+}
+
+const char* aclsimLastRule(void) {
+  return last_rule();
+}
+
+void aclsimClearLastRule(void) {
+  clear_last_rule();
+}
+
+double aclsimNowUs(void) {
+  return model_clock().now_us();
+}
+
+double aclsimCpuSeconds(void) {
+  std::lock_guard<std::mutex> lock(device().mu());
+  return device().cpu_seconds();
+}
+
+}  // extern "C"

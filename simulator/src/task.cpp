@@ -1,0 +1,49 @@
+// The internal task API (task.h) on top of the device timeline.
+#include "task.h"
+
+#include <string>
+
+#include "clock.h"
+#include "device.h"
+#include "log.h"
+#include "profile.h"
+#include "runtime.h"
+
+namespace sim {
+
+const char* engine_name(Engine engine) {
+  static const char* const kNames[] = {"control", "h2d", "d2h", "d2d", "jpegd", "vpc", "aicore"};
+  int i = static_cast<int>(engine);
+  return i >= 0 && i < static_cast<int>(Engine::kCount) ? kNames[i] : "?";
+}
+
+double engine_param(Engine engine, const char* key, double fallback) {
+  return profile().num(std::string("engines.") + engine_name(engine) + "." + key, fallback);
+}
+
+double copy_service_us(Engine engine, size_t bytes) {
+  double gbps = engine_param(engine, "bandwidth_GBps", 1.0);
+  return engine_param(engine, "latency_us") + static_cast<double>(bytes) / (gbps * 1e3);
+}
+
+aclError submit(const char* api, void* stream, TaskSpec spec) {
+  double stamp = charge_host();
+  Device& d = device();
+  std::unique_lock<std::mutex> lk(d.mu());
+  Stream* s = nullptr;
+  if (aclError rc = resolve_stream(api, stream, &s)) return rc;
+  d.enqueue(lk, s, TaskKind::kWork, std::move(spec), stamp);
+  return ACL_SUCCESS;
+}
+
+aclError submit_sync(const char* api, TaskSpec spec) {
+  if (aclError rc = require_context(api)) return rc;
+  double stamp = std::max(model_clock().now_us(), 0.0);
+  Device& d = device();
+  std::unique_lock<std::mutex> lk(d.mu());
+  auto task = d.enqueue(lk, nullptr, TaskKind::kWork, std::move(spec), stamp);
+  d.wait_done(lk, task, nullptr);
+  return ACL_SUCCESS;
+}
+
+}  // namespace sim

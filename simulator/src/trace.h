@@ -1,0 +1,23 @@
+// Chrome / Perfetto trace of the device timeline (ACL_SIM_TRACE=path).
+// Written at aclFinalize as {"traceEvents": [...]}: process 1 holds one track
+// per stream (each task from reaching the stream head to completion, so waits
+// show as long slices, plus an instant per event record), process 2 one track
+// per engine unit (each task from start to end). Times are model microseconds.
+#ifndef ACL_SIM_SRC_TRACE_H_
+#define ACL_SIM_SRC_TRACE_H_
+
+#include <cstdint>
+
+namespace sim {
+
+struct Task;
+
+void trace_open();  // reads ACL_SIM_TRACE; called by aclInit
+bool trace_enabled();
+void trace_task(const Task& task);  // under Device::mu()
+void trace_name_stream(uint64_t stream_id, bool is_default);
+void trace_write();  // called by aclFinalize
+
+}  // namespace sim
+
+#endif  // ACL_SIM_SRC_TRACE_H_

@@ -1,0 +1,67 @@
+// Test helpers: a device session (aclInit + aclrtSetDevice and back) and a
+// profile writer for tests that need a tiny or broken device profile.
+#ifndef ACL_SIM_TESTS_SESSION_H_
+#define ACL_SIM_TESTS_SESSION_H_
+
+#include <unistd.h>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "acl/acl.h"
+#include "acl_sim/acl_sim.h"
+
+namespace testing_sim {
+
+// The build's default flat profile (tests never rely on the environment).
+inline std::string default_profile() {
+  return ACL_SIM_TEST_PROFILE;
+}
+
+// Writes the default profile with `overrides` applied (value "" drops a key)
+// to /tmp and returns its path.
+inline std::string write_profile(const std::string& tag,
+                                 const std::map<std::string, std::string>& overrides) {
+  std::ifstream in(default_profile());
+  std::stringstream out;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string key = line.substr(0, line.find('='));
+    if (overrides.count(key)) continue;
+    out << line << "\n";
+  }
+  for (const auto& kv : overrides)
+    if (!kv.second.empty()) out << kv.first << "=" << kv.second << "\n";
+  std::string path = "/tmp/acl_sim_test_" + tag + "_" + std::to_string(getpid()) + ".flat";
+  std::ofstream(path) << out.str();
+  return path;
+}
+
+inline void use_profile(const std::string& path) {
+  setenv("ACL_SIM_PROFILE", path.c_str(), 1);
+}
+
+inline void set_scale(double scale) {
+  setenv("ACL_SIM_TIME_SCALE", std::to_string(scale).c_str(), 1);
+}
+
+// aclInit + aclrtSetDevice(0); the harness finalizes after every test.
+inline aclError open_device(double scale = 1.0) {
+  set_scale(scale);
+  if (aclError rc = aclInit(nullptr)) return rc;
+  return aclrtSetDevice(0);
+}
+
+// Run after each test: leaves the process uninitialised with defaults restored.
+inline void cleanup() {
+  aclFinalize();
+  use_profile(default_profile());
+  set_scale(1.0);
+  aclsimSetFaults(nullptr);
+}
+
+}  // namespace testing_sim
+
+#endif  // ACL_SIM_TESTS_SESSION_H_

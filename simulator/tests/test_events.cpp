@@ -1,0 +1,264 @@
+// Streams, events, callbacks and the trace.
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "check.h"
+#include "session.h"
+#include "task.h"
+
+using namespace testing_sim;
+
+namespace {
+
+// A task that occupies a VPC unit for `us` of model time (internal task API).
+aclError busy(aclrtStream s, double us, std::function<void()> work = nullptr) {
+  sim::TaskSpec spec;
+  spec.engine = sim::Engine::kVpc;
+  spec.service_us = us;
+  spec.work = std::move(work);
+  spec.name = "busy";
+  return sim::submit("test_busy", s, std::move(spec));
+}
+
+}  // namespace
+
+TEST(stream, query_sync_destroy) {
+  CHECK_OK(open_device(0.1));
+  aclrtStream s = nullptr;
+  CHECK_OK(aclrtCreateStream(&s));
+  aclrtStreamStatus st = ACL_STREAM_STATUS_RESERVED;
+  CHECK_OK(aclrtStreamQuery(s, &st));
+  CHECK_EQ(st, ACL_STREAM_STATUS_COMPLETE);
+  CHECK_OK(busy(s, 1e6));  // 100 ms of wall time
+  CHECK_OK(aclrtStreamQuery(s, &st));
+  CHECK_EQ(st, ACL_STREAM_STATUS_NOT_READY);
+  CHECK_RULE(aclrtDestroyStream(s), ACL_ERROR_RT_STREAM_NOT_COMPLETE, "stream.destroy_pending");
+  CHECK_RULE(aclrtSynchronizeStreamWithTimeout(s, 5), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+             "stream.sync_timeout");
+  CHECK_EQ(aclrtSynchronizeStreamWithTimeout(s, 0), ACL_ERROR_INVALID_PARAM);
+  CHECK_OK(aclrtSynchronizeStreamWithTimeout(s, 10000));
+  CHECK_OK(aclrtStreamQuery(s, &st));
+  CHECK_EQ(st, ACL_STREAM_STATUS_COMPLETE);
+  CHECK_OK(aclrtDestroyStream(s));
+  CHECK_RULE(aclrtDestroyStream(s), ACL_ERROR_RT_INVALID_HANDLE, "stream.valid_handle");
+  CHECK_EQ(aclrtDestroyStream(nullptr), ACL_ERROR_INVALID_PARAM);
+}
+
+TEST(stream, tasks_run_in_submission_order) {
+  CHECK_OK(open_device(0.05));
+  aclrtStream s = nullptr;
+  CHECK_OK(aclrtCreateStream(&s));
+  std::vector<int> order;
+  for (int i = 0; i < 20; ++i)
+    CHECK_OK(busy(s, (i % 3) * 700.0, [&order, i] { order.push_back(i); }));
+  CHECK_OK(aclrtSynchronizeStream(s));
+  CHECK_EQ(order.size(), 20u);
+  for (int i = 0; i < 20; ++i) CHECK_EQ(order[i], i);
+  CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(event, cross_stream_wait_orders_bytes) {
+  CHECK_OK(open_device(0.1));
+  aclrtStream producer = nullptr, consumer = nullptr;
+  CHECK_OK(aclrtCreateStream(&producer));
+  CHECK_OK(aclrtCreateStream(&consumer));
+  aclrtEvent ev = nullptr;
+  CHECK_OK(aclrtCreateEventWithFlag(&ev, ACL_EVENT_SYNC));
+  const size_t n = 1 << 16;
+  void *h_in = nullptr, *h_out = nullptr, *d = nullptr;
+  CHECK_OK(aclrtMallocHost(&h_in, n));
+  CHECK_OK(aclrtMallocHost(&h_out, n));
+  CHECK_OK(aclrtMalloc(&d, n, ACL_MEM_MALLOC_HUGE_FIRST));
+  std::memset(h_in, 0x77, n);
+  std::memset(h_out, 0, n);
+  CHECK_OK(busy(producer, 20000));  // the producer is slow
+  CHECK_OK(aclrtMemcpyAsync(d, n, h_in, n, ACL_MEMCPY_HOST_TO_DEVICE, producer));
+  CHECK_OK(aclrtRecordEvent(ev, producer));
+  aclrtEventRecordedStatus rs = ACL_EVENT_RECORDED_STATUS_COMPLETE;
+  CHECK_OK(aclrtQueryEventStatus(ev, &rs));
+  CHECK_EQ(rs, ACL_EVENT_RECORDED_STATUS_NOT_READY);
+  CHECK_OK(aclrtStreamWaitEvent(consumer, ev));
+  CHECK_OK(aclrtResetEvent(ev, consumer));
+  CHECK_OK(aclrtMemcpyAsync(h_out, n, d, n, ACL_MEMCPY_DEVICE_TO_HOST, consumer));
+  CHECK_OK(aclrtSynchronizeStream(consumer));
+  CHECK_EQ(static_cast<unsigned char*>(h_out)[n - 1], 0x77);
+  CHECK_OK(aclrtSynchronizeEvent(ev));
+  CHECK_OK(aclrtQueryEventStatus(ev, &rs));
+  CHECK_EQ(rs, ACL_EVENT_RECORDED_STATUS_COMPLETE);
+  CHECK_OK(aclrtDestroyEvent(ev));
+  CHECK_OK(aclrtSynchronizeStream(producer));
+  CHECK_OK(aclrtDestroyStream(producer));
+  CHECK_OK(aclrtDestroyStream(consumer));
+  CHECK_OK(aclrtFree(d));
+  CHECK_OK(aclrtFreeHost(h_in));
+  CHECK_OK(aclrtFreeHost(h_out));
+}
+
+TEST(event, rules_and_status_encodings) {
+  CHECK_OK(open_device(0.1));
+  aclrtStream s = nullptr;
+  CHECK_OK(aclrtCreateStream(&s));
+  aclrtEvent plain = nullptr, timeline = nullptr, ex = nullptr;
+  CHECK_OK(aclrtCreateEvent(&plain));
+  CHECK_OK(aclrtCreateEventWithFlag(&timeline, ACL_EVENT_TIME_LINE));
+  CHECK_OK(aclrtCreateEventExWithFlag(&ex, ACL_EVENT_SYNC));
+  // Never recorded: the wait is a no-op with a warning (ACL_FACTS 7.2).
+  CHECK_RULE(aclrtStreamWaitEvent(s, plain), ACL_SUCCESS, "event.wait_unrecorded");
+  CHECK_RULE(aclrtStreamWaitEvent(s, timeline), ACL_ERROR_RT_PARAM_INVALID,
+             "event.wait_needs_sync");
+  CHECK_RULE(aclrtResetEvent(timeline, s), ACL_ERROR_RT_PARAM_INVALID, "event.reset_needs_sync");
+  CHECK_RULE(aclrtResetEvent(ex, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "event.reset_ex");
+  CHECK_OK(aclrtRecordEvent(plain, s));
+  CHECK_RULE(aclrtResetEvent(plain, s), ACL_SUCCESS, "event.reset_plain");  // warns (7.1)
+  CHECK_OK(busy(s, 1e6));
+  CHECK_OK(aclrtRecordEvent(plain, s));
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  aclrtEventStatus old = ACL_EVENT_STATUS_RESERVED;
+  CHECK_OK(aclrtQueryEvent(plain, &old));
+  CHECK_EQ(old, ACL_EVENT_STATUS_NOT_READY);
+  CHECK_EQ(aclrtQueryEvent(ex, &old), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+#pragma GCC diagnostic pop
+  CHECK_RULE(aclrtSynchronizeEventWithTimeout(plain, 2), ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+             "event.sync_timeout");
+  CHECK_OK(aclrtSynchronizeEventWithTimeout(plain, 20000));
+  aclrtEventWaitStatus ws = ACL_EVENT_WAIT_STATUS_RESERVED;
+  CHECK_OK(aclrtQueryEventWaitStatus(plain, &ws));
+  CHECK_EQ(ws, ACL_EVENT_WAIT_STATUS_COMPLETE);
+  CHECK_OK(aclrtSynchronizeStream(s));
+  for (aclrtEvent e : {plain, timeline, ex}) CHECK_OK(aclrtDestroyEvent(e));
+  CHECK_RULE(aclrtRecordEvent(plain, s), ACL_ERROR_RT_INVALID_HANDLE, "event.valid_handle");
+  CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(event, elapsed_time_is_model_time) {
+  CHECK_OK(open_device(1.0));
+  aclrtStream s = nullptr;
+  CHECK_OK(aclrtCreateStream(&s));
+  aclrtEvent a = nullptr, b = nullptr;
+  CHECK_OK(aclrtCreateEventWithFlag(&a, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE));
+  CHECK_OK(aclrtCreateEventWithFlag(&b, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE));
+  CHECK_OK(busy(s, 20000));  // gate: everything below is queued before it ends
+  CHECK_OK(aclrtRecordEvent(a, s));
+  for (int i = 0; i < 4; ++i) CHECK_OK(busy(s, 1000));
+  CHECK_OK(aclrtRecordEvent(b, s));
+  float ms = 0;
+  CHECK_EQ(aclrtEventElapsedTime(&ms, a, b), ACL_ERROR_RT_EVENT_NOT_COMPLETE);
+  CHECK_OK(aclrtSynchronizeStream(s));
+  CHECK_OK(aclrtEventElapsedTime(&ms, a, b));
+  // 4 x (5 us dispatch + 1000 us) + 5 us for the second record, exactly.
+  double expect = (4 * 1005.0 + 5.0) / 1000.0;
+  CHECK(ms > expect - 1e-4 && ms < expect + 1e-4);
+  CHECK_OK(aclrtDestroyEvent(a));
+  CHECK_OK(aclrtDestroyEvent(b));
+  CHECK_OK(aclrtDestroyStream(s));
+}
+
+namespace {
+
+struct Reports {
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  std::vector<int> seen;
+  size_t count() {
+    std::lock_guard<std::mutex> lock(mu);
+    return seen.size();
+  }
+};
+
+void* serve(void* arg) {
+  auto* r = static_cast<Reports*>(arg);
+  while (!r->stop) {
+    aclError rc = aclrtProcessReport(50);  // 507012: no work yet; 107012: not subscribed yet
+    if (rc != ACL_SUCCESS && rc != ACL_ERROR_RT_REPORT_TIMEOUT &&
+        rc != ACL_ERROR_RT_THREAD_SUBSCRIBE)
+      break;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(callback, block_and_no_block_in_stream_order) {
+  CHECK_OK(open_device(0.1));
+  aclrtStream s = nullptr;
+  CHECK_OK(aclrtCreateStream(&s));
+  auto cb = [](void*) {};
+  CHECK_RULE(aclrtLaunchCallback(cb, nullptr, ACL_CALLBACK_BLOCK, s), ACL_ERROR_RT_STREAM_NO_CB_REG,
+             "callback.subscribed");
+  CHECK_RULE(aclrtProcessReport(-1), ACL_ERROR_RT_THREAD_SUBSCRIBE, "report.thread_subscribed");
+  CHECK_RULE(aclrtProcessReport(5), ACL_ERROR_RT_THREAD_SUBSCRIBE, "report.thread_subscribed");
+  CHECK_EQ(aclrtProcessReport(0), ACL_ERROR_INVALID_PARAM);
+  Reports reports;
+  pthread_t tid;
+  CHECK_EQ(pthread_create(&tid, nullptr, serve, &reports), 0);
+  CHECK_OK(aclrtSubscribeReport(static_cast<uint64_t>(tid), s));
+  CHECK_EQ(aclrtSubscribeReport(static_cast<uint64_t>(tid), s), ACL_ERROR_REPEAT_SUBSCRIBE);
+  struct Ctx {
+    Reports* r;
+    int id;
+  } c1{&reports, 1}, c2{&reports, 2};
+  auto record = [](void* ud) {
+    auto* c = static_cast<Ctx*>(ud);
+    std::lock_guard<std::mutex> lock(c->r->mu);
+    c->r->seen.push_back(c->id);
+  };
+  int after = 0;
+  CHECK_OK(busy(s, 5000));
+  CHECK_OK(aclrtLaunchCallback(record, &c1, ACL_CALLBACK_BLOCK, s));
+  // A blocking callback holds the stream: this task sees its effect.
+  CHECK_OK(busy(s, 10, [&] { after = static_cast<int>(reports.count()); }));
+  CHECK_OK(aclrtLaunchCallback(record, &c2, ACL_CALLBACK_NO_BLOCK, s));
+  CHECK_OK(aclrtSynchronizeStream(s));
+  // NO_BLOCK completes on the device once queued; give the host a moment.
+  for (int i = 0; i < 200 && reports.count() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK_EQ(after, 1);
+  CHECK_EQ(reports.count(), 2u);
+  CHECK_EQ(reports.seen[0], 1);
+  CHECK_EQ(reports.seen[1], 2);
+  CHECK_OK(aclrtUnSubscribeReport(static_cast<uint64_t>(tid), s));
+  reports.stop = true;
+  pthread_join(tid, nullptr);
+  CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(trace, writes_trace_file) {
+  setenv("ACL_SIM_TRACE", ACL_SIM_TEST_TRACE, 1);
+  std::remove(ACL_SIM_TEST_TRACE);
+  CHECK_OK(open_device(0.05));
+  aclrtStream a = nullptr, b = nullptr;
+  CHECK_OK(aclrtCreateStream(&a));
+  CHECK_OK(aclrtCreateStream(&b));
+  aclrtEvent e = nullptr;
+  CHECK_OK(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC));
+  void *h = nullptr, *d = nullptr;
+  CHECK_OK(aclrtMallocHost(&h, 4096));
+  CHECK_OK(aclrtMalloc(&d, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+  CHECK_OK(aclrtMemcpyAsync(d, 4096, h, 4096, ACL_MEMCPY_HOST_TO_DEVICE, a));
+  CHECK_OK(aclrtRecordEvent(e, a));
+  CHECK_OK(aclrtStreamWaitEvent(b, e));
+  CHECK_OK(aclrtResetEvent(e, b));
+  CHECK_OK(aclrtMemcpyAsync(h, 4096, d, 4096, ACL_MEMCPY_DEVICE_TO_HOST, b));
+  CHECK_OK(aclrtSynchronizeDevice());
+  CHECK_OK(aclrtDestroyEvent(e));
+  CHECK_OK(aclrtDestroyStream(a));
+  CHECK_OK(aclrtDestroyStream(b));
+  CHECK_OK(aclrtFree(d));
+  CHECK_OK(aclrtFreeHost(h));
+  CHECK_OK(aclrtResetDevice(0));
+  CHECK_OK(aclFinalize());
+  unsetenv("ACL_SIM_TRACE");
+  FILE* f = std::fopen(ACL_SIM_TEST_TRACE, "r");
+  CHECK(f != nullptr);
+  char buf[64] = {};
+  size_t got = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  CHECK(got > 0 && std::strstr(buf, "traceEvents") != nullptr);
+}

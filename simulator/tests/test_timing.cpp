@@ -1,0 +1,134 @@
+// The device timeline in wall-clock time: concurrent streams overlap, one
+// stream serialises, contention queues, multi-unit engines run in parallel,
+// the scheduler and host submit costs add up. Margins are generous: the
+// machine is two noisy shared cores.
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+#include "check.h"
+#include "session.h"
+#include "task.h"
+
+using namespace testing_sim;
+
+namespace {
+
+using Wall = std::chrono::steady_clock;
+
+double seconds_since(Wall::time_point t0) {
+  return std::chrono::duration<double>(Wall::now() - t0).count();
+}
+
+aclError on_engine(aclrtStream s, sim::Engine e, double us) {
+  sim::TaskSpec spec;
+  spec.engine = e;
+  spec.service_us = us;
+  spec.name = "timed";
+  return sim::submit("test_timing", s, std::move(spec));
+}
+
+// Wall seconds for `per_stream` tasks of `us` on each engine in `engines`,
+// one stream per entry, all submitted before waiting.
+double run_streams(const std::vector<sim::Engine>& engines, int per_stream, double us) {
+  std::vector<aclrtStream> streams(engines.size());
+  for (auto& s : streams)
+    if (aclrtCreateStream(&s) != ACL_SUCCESS) return -1;
+  Wall::time_point t0 = Wall::now();
+  for (int i = 0; i < per_stream; ++i)
+    for (size_t k = 0; k < engines.size(); ++k) on_engine(streams[k], engines[k], us);
+  for (auto s : streams) aclrtSynchronizeStream(s);
+  double wall = seconds_since(t0);
+  for (auto s : streams) aclrtDestroyStream(s);
+  return wall;
+}
+
+}  // namespace
+
+TEST(timing, two_streams_overlap_one_stream_serialises) {
+  CHECK_OK(open_device(1.0));
+  const int n = 20;
+  const double us = 2000;  // 40 ms of engine time per stream
+  double serial = 0;
+  {
+    aclrtStream s = nullptr;
+    CHECK_OK(aclrtCreateStream(&s));
+    Wall::time_point t0 = Wall::now();
+    for (int i = 0; i < n; ++i) {
+      CHECK_OK(on_engine(s, sim::Engine::kH2D, us));
+      CHECK_OK(on_engine(s, sim::Engine::kD2H, us));
+    }
+    CHECK_OK(aclrtSynchronizeStream(s));
+    serial = seconds_since(t0);
+    CHECK_OK(aclrtDestroyStream(s));
+  }
+  double overlapped = run_streams({sim::Engine::kH2D, sim::Engine::kD2H}, n, us);
+  std::printf("serial %.1f ms, two streams %.1f ms\n", serial * 1e3, overlapped * 1e3);
+  CHECK(serial >= 0.080);             // 2 x 20 x 2 ms, serialised
+  CHECK(overlapped >= 0.040);         // each engine still needs 40 ms
+  CHECK(overlapped < serial * 0.75);  // ideal 0.5
+}
+
+TEST(timing, contention_on_one_unit_queues) {
+  CHECK_OK(open_device(1.0));
+  // h2d has one unit: two streams of 10 x 3 ms take ~60 ms, not ~30 ms.
+  double both = run_streams({sim::Engine::kH2D, sim::Engine::kH2D}, 10, 3000);
+  std::printf("two streams on one h2d unit: %.1f ms\n", both * 1e3);
+  CHECK(both >= 0.058);
+}
+
+TEST(timing, multi_unit_engine_runs_units_in_parallel) {
+  CHECK_OK(open_device(1.0));
+  // vpc has 4 units: 4 streams x 5 x 4 ms ~ 20 ms; 8 streams ~ 40 ms.
+  std::vector<sim::Engine> four(4, sim::Engine::kVpc), eight(8, sim::Engine::kVpc);
+  double t4 = run_streams(four, 5, 4000);
+  double t8 = run_streams(eight, 5, 4000);
+  std::printf("vpc: 4 streams %.1f ms, 8 streams %.1f ms\n", t4 * 1e3, t8 * 1e3);
+  CHECK(t4 >= 0.0195 && t4 < 0.045);
+  CHECK(t8 >= 0.039 && t8 > t4 * 1.5);
+}
+
+TEST(timing, time_scale_speeds_up_wall_time_not_model_time) {
+  CHECK_OK(open_device(0.1));
+  aclrtStream s = nullptr;
+  CHECK_OK(aclrtCreateStream(&s));
+  double m0 = aclsimNowUs();
+  Wall::time_point t0 = Wall::now();
+  for (int i = 0; i < 10; ++i) CHECK_OK(on_engine(s, sim::Engine::kAicore, 10000));
+  CHECK_OK(aclrtSynchronizeStream(s));
+  double wall = seconds_since(t0), model_us = aclsimNowUs() - m0;
+  std::printf("100 ms of model time took %.1f ms of wall time\n", wall * 1e3);
+  CHECK(model_us >= 100000);
+  CHECK(wall >= 0.0098 && wall < 0.060);
+  CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(timing, scheduler_serialises_dispatch_across_streams) {
+  CHECK_OK(open_device(0.1));
+  std::vector<aclrtStream> streams(4);
+  for (auto& s : streams) CHECK_OK(aclrtCreateStream(&s));
+  double m0 = aclsimNowUs();
+  for (int i = 0; i < 500; ++i)
+    for (auto s : streams) CHECK_OK(on_engine(s, sim::Engine::kControl, 0));
+  for (auto s : streams) CHECK_OK(aclrtSynchronizeStream(s));
+  double model_us = aclsimNowUs() - m0;
+  std::printf("2000 zero-duration tasks: %.0f us of model time\n", model_us);
+  CHECK(model_us >= 2000 * 5.0);  // engines.scheduler.per_task_us = 5
+  for (auto s : streams) CHECK_OK(aclrtDestroyStream(s));
+}
+
+TEST(timing, host_submit_cost_is_charged) {
+  CHECK_OK(open_device(1.0));
+  void *h = nullptr, *d = nullptr;
+  CHECK_OK(aclrtMallocHost(&h, 64));
+  CHECK_OK(aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST));
+  Wall::time_point t0 = Wall::now();
+  for (int i = 0; i < 2000; ++i) CHECK_OK(aclrtMemsetAsync(d, 64, i, 64, nullptr));
+  double wall = seconds_since(t0);
+  std::printf("2000 async calls took %.1f ms on the host\n", wall * 1e3);
+  CHECK(wall >= 2000 * 3e-6 - 0.0005);  // engines.host.submit_us = 3, minus the allowed lead
+  CHECK_OK(aclrtSynchronizeStream(nullptr));
+  CHECK_OK(aclrtFree(d));
+  CHECK_OK(aclrtFreeHost(h));
+}
