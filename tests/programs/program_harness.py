@@ -1,0 +1,45 @@
+"""Builds of the example pipelines on the simulator (cached per session), and running them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ascgen.build import BuildResult, build_variant
+
+REPO = Path(__file__).resolve().parents[2]
+PIPELINES = sorted((REPO / "pipelines").rglob("*.yaml"))
+BUILD_ROOT = REPO / "build"
+
+
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    report: dict[str, Any] | None
+
+
+_builds: dict[tuple[str, str | None], BuildResult] = {}
+
+
+def built(spec: Path, sanitize: str | None = None) -> BuildResult:
+    key = (str(spec), sanitize)
+    if key not in _builds:
+        _builds[key] = build_variant(spec, sanitize=sanitize, build_root=BUILD_ROOT)
+    return _builds[key]
+
+
+def run_program(binary: Path, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+                timeout: float = 300) -> Run:
+    json_path = (cwd or binary.parent) / f"{binary.name}.result.json"
+    json_path.unlink(missing_ok=True)
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.run([str(binary), *args, "--json", str(json_path), "--quiet"], capture_output=True,
+                          text=True, cwd=cwd, env=full_env, timeout=timeout, check=False)
+    report = json.loads(json_path.read_text()) if json_path.exists() else None
+    return Run(proc.returncode, proc.stdout, proc.stderr, report)
