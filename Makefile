@@ -2,7 +2,7 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install lint typecheck test fmt
+.PHONY: install lint typecheck test fmt regen check-generated
 
 install:
 	bash scripts/install.sh
@@ -20,3 +20,9 @@ test:
 fmt:
 	$(BIN)/ruff format ascgen
 	$(BIN)/ruff check --fix ascgen
+
+regen:
+	$(BIN)/ascgen generate pipelines/
+
+check-generated:
+	$(BIN)/ascgen generate --check pipelines/
