@@ -158,14 +158,28 @@ def _check_depth(text: str, path: str) -> None:
             depth -= 1
 
 
+def _position(text: str, index: int) -> Position:
+    """The line and column of ``text[index]``, counted as PyYAML's reader counts them."""
+    line, col = 1, 1
+    for i, ch in enumerate(text[:index]):
+        if ch in "\n\x85\u2028\u2029" or (ch == "\r" and text[i + 1 : i + 2] != "\n"):
+            line, col = line + 1, 1
+        elif ch != "\ufeff":
+            col += 1
+    return Position(line, col)
+
+
 def load_text(text: str, path: str) -> tuple[Any, SourceMap]:
     """Parse ``text`` (named ``path`` in messages) into plain data plus a SourceMap."""
     smap = SourceMap(path)
-    if len(text.encode("utf-8")) > MAX_BYTES:
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
         raise SpecError([Diagnostic(path, Position(1, 1), f"file is larger than {MAX_BYTES} bytes")])
     try:
         _check_depth(text, path)
         nodes = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    except yaml.reader.ReaderError as exc:  # a control character or lone surrogate: YAML is printable text
+        message = f"invalid YAML: character U+{exc.character:04X} is not allowed"
+        raise SpecError([Diagnostic(path, _position(text, exc.position), message)]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         pos = Position(mark.line + 1, mark.column + 1) if mark else Position(1, 1)

@@ -159,6 +159,8 @@ def test_explicit_tags(text: str, message: str) -> None:
         ("a: b: c\n", (1, 5), "mapping values are not allowed here"),
         ("a: *nope\n", (1, 4), "found undefined alias 'nope'"),
         ("a: &x 1\nb: &x 2\n", (2, 4), "found duplicate anchor 'x'; first occurrence at line 1"),
+        ("a: 1\nb: x\x07\n", (2, 5), "character U+0007 is not allowed"),
+        ("a: 1\u2028b: \x00\n", (2, 4), "character U+0000 is not allowed"),  # U+2028 breaks a line in YAML
     ],
 )
 def test_yaml_syntax_errors(text: str, position: tuple[int, int], message: str) -> None:
