@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from bench_helpers import SPEC, FakeBuilder
 
-from ascgen.bench import session
+from ascgen.bench import environment, session
 from ascgen.bench.command import write_outputs
 from ascgen.bench.points import parse_sweep
 from ascgen.bench.roofline import Planner, PointDoesNotFit
@@ -81,11 +81,18 @@ def test_sweep_builds_each_variant_once_and_runs_every_point(fake_builder: FakeB
     assert len(ctx.spec_sha256) == 64 and ctx.started_at.endswith("+00:00")
 
 
-def test_outputs_are_written_and_readable(fake_builder: FakeBuilder, tmp_path: Path) -> None:
+def test_outputs_are_written_and_readable(
+    fake_builder: FakeBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clean = environment.Machine("host", "cpu", 2, governor="performance", numa_balancing=0)
+    monkeypatch.setattr(environment, "machine", lambda: clean)
+    short = RunOptions(duration_s=3, warmup_s=0)
     request = session.Request(
-        spec_path=SPEC, out_dir=tmp_path, options=OPTIONS, repeat=1, sweeps=[parse_sweep("depth=2,8")]
+        spec_path=SPEC, out_dir=tmp_path, options=short, repeat=1, sweeps=[parse_sweep("depth=2,8")]
     )
     results = session.run_bench(request, fake_builder)
+    (warning,) = results.warnings
+    assert warning.startswith("runs are too short to trust: threads=2 depth=2")
     names = write_outputs(results, tmp_path, tmp_path / "copy.json")
     assert names == ["results.json", "runs.csv", "summary.md", "qps.png", "latency.png"]
     assert load_results(tmp_path / "results.json") == results
@@ -97,6 +104,7 @@ def test_outputs_are_written_and_readable(fake_builder: FakeBuilder, tmp_path: P
     assert md.startswith("### ascgen bench: `")
     assert "| streams | batch | threads | depth | QPS | min-max |" in md
     assert "Best: threads=2 depth=8" in md
+    assert f"**Warnings** (treat these numbers with care):\n- {warning}" in md
 
 
 def test_a_point_that_does_not_fit_fails_before_any_build(fake_builder: FakeBuilder, tmp_path: Path) -> None:
@@ -121,3 +129,13 @@ def test_a_failing_run_names_the_point_and_the_program_s_last_line(fake_builder:
     assert message.startswith("run threads=2 depth=4 batch=16 streams=per_stage (repeat 1/1, after ")
     assert message.endswith("failed: exit 3, ACL error: decode: acldvppJpegDecodeAsync failed with code 100000 "
                             "(ACL_ERROR_INVALID_PARAM)")  # fmt: skip
+
+
+def test_a_program_that_ran_something_else_is_caught(fake_builder: FakeBuilder, tmp_path: Path) -> None:
+    fake_builder.knobs = ["--batch", "8"]  # as if the binary were a stale build of another variant
+    request = session.Request(spec_path=SPEC, out_dir=tmp_path, options=OPTIONS, repeat=1)
+    with pytest.raises(session.BenchFailed) as err:
+        session.run_bench(request, fake_builder)
+    assert str(err.value) == (
+        "run threads=2 depth=4 batch=16 streams=per_stage (repeat 1/1) is not what was asked: batch=8 (expected 16)"
+    )
