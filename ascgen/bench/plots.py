@@ -71,16 +71,24 @@ def _style_x(ax: Axes, x: str, values: Sequence[float]) -> None:
     ax.grid(True, alpha=0.3)
 
 
+def _roofline_dashes(i: int, n: int) -> tuple[float, tuple[float, float]]:
+    """Dashes that interleave: where several series share a roofline, every colour shows."""
+    return (4.0 * i, (4.0, 4.0 * max(n - 1, 1)))
+
+
 def plot_qps(results: BenchResults, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     x = x_key(results)
     fig, ax = plt.subplots(figsize=(10, 5), dpi=120)
     xs_all: list[float] = []
-    for i, (label, points) in enumerate(_series(results, x).items()):
+    handles: list[Line2D] = []
+    series = _series(results, x)
+    for i, (label, points) in enumerate(series.items()):
         color = f"C{i}"
         xs = [float(getattr(s, x)) for s in points]
         xs_all += xs
@@ -89,29 +97,16 @@ def plot_qps(results: BenchResults, path: Path) -> None:
             [m - s.qps_min for m, s in zip(med, points, strict=True)],
             [s.qps_max - m for m, s in zip(med, points, strict=True)],
         ]
-        ax.errorbar(xs, med, yerr=err, color=color, marker="o", capsize=3, label=f"{label}: measured (median, min-max)")
-        ax.plot(
-            xs,
-            [s.roofline_qps for s in points],
-            color=color,
-            linestyle="--",
-            alpha=0.7,
-            label=f"{label}: roofline (plan)",
-        )
+        ax.errorbar(xs, med, yerr=err, color=color, marker="o", capsize=3)
+        roofline = [s.roofline_qps for s in points]
+        ax.plot(xs, roofline, color=color, linestyle=_roofline_dashes(i, len(series)), alpha=0.8)
+        handles.append(Line2D([], [], color=color, marker="o", label=f"{label}: measured (median, min-max)"))
+        handles.append(Line2D([], [], color=color, linestyle="--", alpha=0.8, label=f"{label}: roofline (plan)"))
     _style_x(ax, x, xs_all)
     ax.set_ylabel("throughput (frames/s)")
     ax.set_ylim(bottom=0)
     ax.set_title(_title(results, "throughput", x), fontsize=10)
-    handles, labels = ax.get_legend_handles_labels()
-    order = sorted(range(len(labels)), key=lambda i: labels[i])
-    ax.legend(
-        [handles[i] for i in order],
-        [labels[i] for i in order],
-        fontsize=8,
-        loc="upper left",
-        bbox_to_anchor=(1.02, 1.0),
-        borderaxespad=0.0,
-    )
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
