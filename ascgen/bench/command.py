@@ -159,7 +159,14 @@ def bench(
     err = Console(stderr=True, highlight=False)
     with LiveMonitor(err) as monitor:
         builder = functools.partial(default_builder, progress=monitor.build_progress)
-        results = session.run_bench(request, builder, monitor, planner=planner)
+        try:
+            results = session.run_bench(request, builder, monitor, planner=planner)
+        except session.BenchFailed as exc:
+            if exc.partial is None:
+                raise
+            write_outputs(exc.partial, folder, None)
+            n = len(exc.partial.runs)
+            raise session.BenchFailed(f"{exc} (the {n} run{'s' if n != 1 else ''} before it: {folder})") from None
     names = write_outputs(results, folder, json_path)
     report.print_results(results, out)
     for warning in results.warnings:

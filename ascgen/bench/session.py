@@ -34,7 +34,12 @@ Runner = Callable[[Path, Config, RunOptions, Path, Callable[[Progress], None] | 
 
 
 class BenchFailed(Exception):
-    """A run failed; the message is one line naming the configuration."""
+    """A run failed; the message is one line naming the configuration. ``partial`` holds the
+    results of the runs before it (None when there were none)."""
+
+    def __init__(self, message: str, partial: BenchResults | None = None) -> None:
+        super().__init__(message)
+        self.partial = partial
 
 
 class Monitor(Protocol):
@@ -145,33 +150,50 @@ def run_bench(
     plans = plan_all(planner, configs)
     monitor.planned(len(configs) * request.repeat)
     binaries = build_all(request, configs, builder, monitor)
+    swept = swept_keys(request.sweeps, configs)
+
+    def results(runs: list[RunRecord], backend: str | None) -> BenchResults:
+        return assemble(request, planner, started, backend, swept, runs)
+
     runs: list[RunRecord] = []
     backend: str | None = None
     for repeat in range(1, request.repeat + 1):
         for config in configs:
             monitor.run_started(config, repeat, request.repeat)
             raw = Path("raw") / raw_name(config, repeat)
+            where = f"{config.label()} (repeat {repeat}/{request.repeat}"
             t0 = time.monotonic()
             try:
                 report = runner(binaries[config], config, request.options, request.out_dir / raw, monitor.progress)
             except RunFailed as exc:
-                where = f"{config.label()} (repeat {repeat}/{request.repeat}, after {time.monotonic() - t0:.1f} s)"
-                raise BenchFailed(f"run {where} failed: {exc}") from None
+                message = f"run {where}, after {time.monotonic() - t0:.1f} s) failed: {exc}"
+                raise BenchFailed(message, results(runs, backend) if runs else None) from None
             mismatch = disagreement(config, report)
             if mismatch:
-                raise BenchFailed(
-                    f"run {config.label()} (repeat {repeat}/{request.repeat}) is not what was asked: {mismatch}"
-                )
+                message = f"run {where}) is not what was asked: {mismatch}"
+                raise BenchFailed(message, results(runs, backend) if runs else None)
             backend = backend or report.backend
             run = stats.record(config, repeat, report, plans[config], raw.as_posix())
             runs.append(run)
             monitor.run_done(run)
+    return results(runs, backend)
+
+
+def assemble(
+    request: Request,
+    planner: Planner,
+    started: datetime,
+    backend: str | None,
+    swept: list[str],
+    runs: list[RunRecord],
+) -> BenchResults:
+    """Results from the runs so far: summaries, warnings, SLO verdicts."""
     summary = stats.summarize(runs)
     ctx = context(request, planner, started, backend)
     warnings = noise.machine_warnings(ctx) + noise.run_warnings(runs) + noise.repeat_warnings(summary)
     return BenchResults(
         context=ctx,
-        swept=swept_keys(request.sweeps, configs),
+        swept=swept,
         runs=runs,
         summary=summary,
         warnings=warnings,

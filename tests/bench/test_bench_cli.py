@@ -51,9 +51,13 @@ def test_a_failing_point_is_one_line_and_exit_3(
     assert result.exit_code == 3
     (line,) = [ln for ln in result.output.splitlines() if ln.startswith("ascgen: error:")]
     assert line.startswith("ascgen: error: run threads=2 depth=4 batch=16 streams=per_stage (repeat 1/1")
-    assert line.endswith(
+    assert (
         "exit 3, ACL error: decode: acldvppJpegDecodeAsync failed with code 100000 (ACL_ERROR_INVALID_PARAM)"
-    )
+        f" (the 1 run before it: {tmp_path})"
+    ) in line
+    assert line.endswith(f"(the 1 run before it: {tmp_path})")
+    # what was measured before the failure is kept
+    assert [r["threads"] for r in json.loads((tmp_path / "results.json").read_text())["runs"]] == [1]
 
 
 def test_slo_gates_every_point(fake_builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -129,6 +129,8 @@ def test_a_failing_run_names_the_point_and_the_program_s_last_line(fake_builder:
     assert message.startswith("run threads=2 depth=4 batch=16 streams=per_stage (repeat 1/1, after ")
     assert message.endswith("failed: exit 3, ACL error: decode: acldvppJpegDecodeAsync failed with code 100000 "
                             "(ACL_ERROR_INVALID_PARAM)")  # fmt: skip
+    assert err.value.partial is not None
+    assert [r.threads for r in err.value.partial.runs] == [1]
 
 
 def test_a_program_that_ran_something_else_is_caught(fake_builder: FakeBuilder, tmp_path: Path) -> None:
