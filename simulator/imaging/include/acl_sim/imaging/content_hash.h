@@ -17,7 +17,7 @@
 //   zero-extended to a word w: h = rotl(h ^ mix(0, w), 27) * P1 + P4
 //   h ^= h >> 33; h *= P2; h ^= h >> 29; h *= P3; h ^= h >> 32
 //
-// Speed: four independent lanes, about 8-10 GB/s on one core here.
+// Speed: four independent lanes, about 6 GB/s on one core here (75 KB in ~12 us).
 #pragma once
 
 #include <cstddef>
