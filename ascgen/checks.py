@@ -259,6 +259,7 @@ def check_model(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Diagnost
                 f"; {prof.name} measures {one_of(prof.models)}" if prof.models else ""
             )
             out.append(_stage_err(smap, i, "reference", f"profile {prof.name} has no model '{stage.reference}'{hint}"))
+        out += _check_reference_input(spec, prof, smap, i)
         if stage.instances == "shared" and spec.threads > 1:
             out.append(
                 _stage_err(
@@ -280,3 +281,20 @@ def check_model(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Diagnost
                 )
             )
     return out
+
+
+def _check_reference_input(spec: dsl.Spec, prof: Profile, smap: SourceMap, i: int) -> list[Diagnostic]:
+    """A reference model takes frames of one size and format: the VPC stage feeding it must make them."""
+    stage, feeder = spec.stages[i], spec.stages[i - 1] if i > 0 else None
+    if not isinstance(stage, dsl.ModelStage) or not isinstance(feeder, dsl.VpcResizeStage):
+        return []
+    ref = prof.models.get(str(stage.reference))
+    if ref is None:
+        return []
+    want = f"{ref.input.width}x{ref.input.height} {ref.input.format}"
+    got = f"{feeder.out.width}x{feeder.out.height} {feeder.format}"
+    if got == want:
+        return []
+    key = "out" if (feeder.out.width, feeder.out.height) != (ref.input.width, ref.input.height) else "format"
+    message = f"model '{stage.name}' ({stage.reference} on {prof.name}) takes {want} frames, not {got}"
+    return [_stage_err(smap, i - 1, key, message)]

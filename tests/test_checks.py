@@ -35,6 +35,8 @@ stages:
 LINE = {"device": 2, "source": 3, "threads": 4, "streams": 5, "buffers": 6, "batch": 7}
 LINE.update(upload=9, decode=10, resize=11, infer=12, fetch=13, top5=14)
 
+OWN_MODEL = BASE.replace("reference: resnet50", "latency_ms: 21.78")  # takes any frame size, unlike ResNet-50
+
 TENSOR = """\
 name: tensor_in
 source: {kind: tensor, bytes: 602112}
@@ -213,7 +215,7 @@ def test_jpegd_size_must_be_even() -> None:
     ],
 )
 def test_vpc_output_size(out: str, fragment: str) -> None:
-    text = edit("{width: 224, height: 224}", out, "height: 1536", "height: 96")  # keep the resize ratio legal
+    text = edit("{width: 224, height: 224}", out, "height: 1536", "height: 96", text=OWN_MODEL)  # a legal ratio
     only_problem(text, fragment, line=11)
 
 
@@ -234,7 +236,9 @@ def test_align_override_tightens_the_stride() -> None:
     _, plan = analyze_text(edit("kind: vpc_resize,", "kind: vpc_resize, align: {width: 32},"))
     resize = next(s for s in plan.stages if s.name == "resize")
     assert resize.output is not None and resize.output.width_stride == 224
-    text = edit("kind: vpc_resize,", "kind: vpc_resize, align: {width: 32},", "width: 224,", "width: 240,")
+    text = edit(
+        "kind: vpc_resize,", "kind: vpc_resize, align: {width: 32},", "width: 224,", "width: 240,", text=OWN_MODEL
+    )
     only_problem(text, "width 240 is not a multiple of 32 for VPC output; use 224 or 256", line=11)
 
 
@@ -254,6 +258,7 @@ def test_crop_minimum_area() -> None:
     text = edit(
         "kind: vpc_resize, out: {width: 224, height: 224}",
         "kind: vpc_resize, crop: {left: 0, top: 0, width: 8, height: 4}, out: {width: 32, height: 32}",
+        text=OWN_MODEL,
     )
     only_problem(text, "crop area must be at least 10x6", line=11)
 
@@ -267,12 +272,16 @@ def test_crop_minimum_area() -> None:
     ],
 )
 def test_resize_ratio(decode: str, out: str, fragment: str) -> None:
-    diag = only_problem(edit("{width: 1024, height: 1536}", decode, "{width: 224, height: 224}", out), line=11)
+    diag = only_problem(
+        edit("{width: 1024, height: 1536}", decode, "{width: 224, height: 224}", out, text=OWN_MODEL), line=11
+    )
     assert diag.message.startswith(fragment) and "outside VPC's 0.03125..16; crop first" in diag.message
 
 
 def test_resize_ratio_is_taken_from_the_crop() -> None:
-    text = edit("kind: vpc_resize,", "kind: vpc_resize, crop: {left: 0, top: 0, width: 64, height: 64},")
+    text = edit(
+        "kind: vpc_resize,", "kind: vpc_resize, crop: {left: 0, top: 0, width: 64, height: 64},", text=OWN_MODEL
+    )
     only_problem(text.replace("width: 224, height: 224", "width: 2048, height: 224"), "64 -> 2048", line=11)
     analyze_text(text.replace("width: 224, height: 224", "width: 1024, height: 1024"))  # 16x: the limit
 
@@ -310,6 +319,20 @@ def test_latency_table_without_the_batch() -> None:
     only_problem(text, "latency_ms has no entry for batch 16", "two batch sizes to interpolate", line=12)
     analyze_text(text.replace("{8: 12.5}", "{8: 12.5, 32: 40.0}"))
     analyze_text(text.replace("{8: 12.5}", "{16: 21.0}"))
+
+
+@pytest.mark.parametrize(
+    ("change", "col", "fragment"),
+    [
+        (("width: 224, height: 224}", "width: 240, height: 224}"), 43, "takes 224x224 nv12 frames, not 240x224 nv12"),
+        (("height: 224}}", "height: 224}, format: nv21}"), 78, "takes 224x224 nv12 frames, not 224x224 nv21"),
+    ],
+    ids=["size", "format"],
+)
+def test_reference_model_input_matches_the_resize(change: tuple[str, str], col: int, fragment: str) -> None:
+    diag = only_problem(edit(*change), "model 'infer' (resnet50 on ascend310)", fragment, line=11)
+    assert diag.position.col == col
+    analyze_text(edit(*change, "reference: resnet50", "latency_ms: 20.0"))  # a model of its own takes any size
 
 
 def test_model_input_bytes_must_match_the_batch() -> None:

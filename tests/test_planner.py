@@ -178,12 +178,13 @@ def test_zero_copy_batching_when_frames_keep_the_address_alignment() -> None:
 
 
 def test_copy_batching_when_a_frame_breaks_the_alignment() -> None:
-    # 240x226 is VPC-aligned (16x2) but 81,360 bytes = 635 x 128 + 80: frame 2 would start unaligned
-    text = SEED.replace("out: {width: 224, height: 224}", "out: {width: 240, height: 226}")
-    plan = plan_of(text)
-    assert plan.batching.mode == "copy" and plan.batching.frame_bytes == 81_360
+    # 240x232 is VPC-aligned (16x2) but 83,520 bytes = 652 x 128 + 64: frame 2 would start off the
+    # 128-byte VPC output alignment (it keeps the 64-byte alignment of the assembling copies)
+    text = SEED.replace("out: {width: 224, height: 224}", "out: {width: 240, height: 232}")
+    plan = plan_of(text.replace("reference: resnet50", "latency_ms: 20.0"))  # ResNet-50 takes 224x224
+    assert plan.batching.mode == "copy" and plan.batching.frame_bytes == 83_520
     assert pool(plan, "resize_out").memory == "dvpp" and pool(plan, "resize_out").per == "frame"
-    assert pool(plan, "resize_batch").memory == "device" and pool(plan, "resize_batch").slot_bytes == 16 * 81_360
+    assert pool(plan, "resize_batch").memory == "device" and pool(plan, "resize_batch").slot_bytes == 16 * 83_520
     assert any(b.name == "d2d (batch assembly)" for b in plan.bounds)
     zero = plan_of(SEED)
     assert plan.api_calls_per_frame == pytest.approx(zero.api_calls_per_frame + 1)
