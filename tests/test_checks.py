@@ -341,6 +341,13 @@ def test_model_input_bytes_must_match_the_batch() -> None:
     analyze_text(text.replace("1204000", "1204224"))
 
 
+def test_batched_frames_must_keep_the_copy_alignment() -> None:
+    """240x226 is VPC-aligned but 81,360 bytes: neither 128- nor 64-byte aligned, so no batch layout."""
+    text = edit("{width: 224, height: 224}", "{width: 240, height: 226}", text=OWN_MODEL)
+    only_problem(text, "a resized frame is 81360 bytes, a multiple of neither 128", "nor 64", line=11)
+    analyze_text(text.replace("height: 226", "height: 232"))  # 83,520 = 1,305 x 64: one copy per frame
+
+
 # --- plan-time limits: streams, events, memory ------------------------------------------------
 
 
