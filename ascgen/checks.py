@@ -25,6 +25,11 @@ _FOLLOWS: dict[str, tuple[str, ...]] = {
 DEVICE_KINDS = ("h2d", "jpeg_decode", "vpc_resize", "model", "d2h")
 
 
+def _a(kind: str) -> str:
+    """The article before a stage kind, as it is read aloud: an h2d, a d2h, a model."""
+    return "an" if kind[0] in "aeioh" else "a"
+
+
 def _stage_err(smap: SourceMap, index: int, key: str | None, message: str) -> Diagnostic:
     loc: tuple[str | int, ...] = ("stages", index) if key is None else ("stages", index, key)
     return smap.error(loc, message)
@@ -55,11 +60,14 @@ def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     for i, stage in enumerate(spec.stages):
         allowed = _FOLLOWS[stage.kind]
         if previous not in allowed:
-            after = "the source" if previous == source else f"a {previous} stage"
+            after = "the source" if previous == source else f"{_a(previous)} {previous} stage"
             need = one_of(["the source" if a == source else a for a in allowed])
             out.append(
                 _stage_err(
-                    smap, i, "kind", f"a {stage.kind} stage cannot come after {after}; it takes its input from {need}"
+                    smap,
+                    i,
+                    "kind",
+                    f"{_a(stage.kind)} {stage.kind} stage cannot come after {after}; it takes its input from {need}",
                 )
             )
         previous = stage.kind

@@ -115,10 +115,10 @@ def test_duplicate_stage_name() -> None:
     ("text", "line", "fragment"),
     [
         (without("upload"), 9, "a jpeg_decode stage cannot come after the source; it takes its input from h2d"),
-        (without("decode"), 10, "a vpc_resize stage cannot come after a h2d stage"),
+        (without("decode"), 10, "a vpc_resize stage cannot come after an h2d stage"),
         (without("resize"), 11, "a model stage cannot come after a jpeg_decode stage"),
         (without("fetch"), 13, "a topk stage cannot come after a model stage; it takes its input from d2h"),
-        (edit("{name: fetch, kind: d2h}", "{name: fetch, kind: h2d}"), 13, "a h2d stage cannot come after a model"),
+        (edit("{name: fetch, kind: d2h}", "{name: fetch, kind: h2d}"), 13, "an h2d stage cannot come after a model"),
         (edit("{name: top5, kind: topk, k: 5}", "{name: top5, kind: jpeg_decode, max: {width: 64, height: 64}}"),
          14, "a jpeg_decode stage cannot come after a d2h stage"),
     ],
