@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,7 +43,7 @@ def outcome(text: str) -> str:
         _, plan = analyze_text(text, "fuzz.yaml")
     except SpecError as exc:
         assert exc.diagnostics, "a SpecError carries at least one diagnostic"
-        lines = text.count("\n") + 2
+        lines = len(re.split("\r\n|[\n\r\x85\u2028\u2029]", text)) + 1  # YAML's line breaks
         for d in exc.diagnostics:
             assert d.path == "fuzz.yaml"
             assert 1 <= d.position.line <= lines and d.position.col >= 1, d.format()
