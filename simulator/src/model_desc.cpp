@@ -1,0 +1,191 @@
+// Model descriptions (aclmdlDesc) and datasets (aclmdlDataset).
+//
+// Tensors of the simulated model: input i is named "input_<i>" with dims
+// {batch, bytes / batch} (uint8 items, format ND); output i is "output_<i>" with
+// dims {batch, bytes / batch / 4} (float32 scores). The model is static: no
+// dynamic batch gears.
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "acl/acl.h"
+#include "acl/acl_mdl.h"
+#include "api.h"
+#include "log.h"
+#include "model_internal.h"
+
+using namespace sim;
+
+namespace {
+
+bool has_index(const aclmdlDesc* d, size_t index, bool input) {
+  return d != nullptr && d->filled &&
+         index < (input ? d->file.input_bytes.size() : d->file.output_bytes.size());
+}
+
+aclError fill_dims(const char* api, const aclmdlDesc* d, size_t index, bool input,
+                   aclmdlIODims* dims) {
+  if (dims == nullptr || !has_index(d, index, input))
+    return violate(ACL_ERROR_INVALID_PARAM, api, "model.desc_index",
+                   "no %s %zu in this description (or dims NULL, or aclmdlGetDesc not called)",
+                   input ? "input" : "output", index);
+  size_t bytes = input ? d->file.input_bytes[index] : d->file.output_bytes[index];
+  *dims = aclmdlIODims{};
+  std::snprintf(dims->name, sizeof(dims->name), "%s_%zu", input ? "input" : "output", index);
+  dims->dimCount = 2;
+  dims->dims[0] = d->file.batch;
+  dims->dims[1] = static_cast<int64_t>(bytes / d->file.batch / (input ? 1 : 4));
+  return ACL_SUCCESS;
+}
+
+// Per-thread storage for the names aclmdlGet*NameByIndex return.
+const char* tensor_name(const aclmdlDesc* d, size_t index, bool input) {
+  static thread_local std::string name;
+  if (!has_index(d, index, input)) return "";
+  name = std::string(input ? "input_" : "output_") + std::to_string(index);
+  return name.c_str();
+}
+
+}  // namespace
+
+extern "C" {
+
+aclmdlDesc* aclmdlCreateDesc() {
+  SIM_API_ENTER_OR(nullptr);
+  return new (std::nothrow) aclmdlDesc;
+}
+
+aclError aclmdlDestroyDesc(aclmdlDesc* modelDesc) {
+  SIM_API_ENTER();
+  if (modelDesc == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "modelDesc is NULL");
+  delete modelDesc;
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlGetDesc(aclmdlDesc* modelDesc, uint32_t modelId) {
+  SIM_API_ENTER();
+  if (modelDesc == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "modelDesc is NULL");
+  if (!model_file_of(modelId, &modelDesc->file))
+    return violate(ACL_ERROR_INVALID_MODEL_ID, __func__, "model.id", "model id %u is not loaded",
+                   modelId);
+  modelDesc->filled = true;
+  return ACL_SUCCESS;
+}
+
+size_t aclmdlGetNumInputs(aclmdlDesc* modelDesc) {
+  SIM_API_ENTER_OR(0);
+  return modelDesc != nullptr && modelDesc->filled ? modelDesc->file.input_bytes.size() : 0;
+}
+
+size_t aclmdlGetNumOutputs(aclmdlDesc* modelDesc) {
+  SIM_API_ENTER_OR(0);
+  return modelDesc != nullptr && modelDesc->filled ? modelDesc->file.output_bytes.size() : 0;
+}
+
+size_t aclmdlGetInputSizeByIndex(aclmdlDesc* modelDesc, size_t index) {
+  SIM_API_ENTER_OR(0);
+  return has_index(modelDesc, index, true) ? modelDesc->file.input_bytes[index] : 0;
+}
+
+size_t aclmdlGetOutputSizeByIndex(aclmdlDesc* modelDesc, size_t index) {
+  SIM_API_ENTER_OR(0);
+  return has_index(modelDesc, index, false) ? modelDesc->file.output_bytes[index] : 0;
+}
+
+aclError aclmdlGetInputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
+  SIM_API_ENTER();
+  return fill_dims(__func__, modelDesc, index, true, dims);
+}
+
+aclError aclmdlGetOutputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
+  SIM_API_ENTER();
+  return fill_dims(__func__, modelDesc, index, false, dims);
+}
+
+aclError aclmdlGetCurOutputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
+  SIM_API_ENTER();
+  return fill_dims(__func__, modelDesc, index, false, dims);
+}
+
+const char* aclmdlGetInputNameByIndex(const aclmdlDesc* modelDesc, size_t index) {
+  SIM_API_ENTER_OR("");
+  return tensor_name(modelDesc, index, true);
+}
+
+const char* aclmdlGetOutputNameByIndex(const aclmdlDesc* modelDesc, size_t index) {
+  SIM_API_ENTER_OR("");
+  return tensor_name(modelDesc, index, false);
+}
+
+aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDesc, const char* name, size_t* index) {
+  SIM_API_ENTER();
+  if (modelDesc == nullptr || !modelDesc->filled || name == nullptr || index == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null",
+                   "modelDesc, name and index are needed (after aclmdlGetDesc)");
+  for (size_t i = 0; i < modelDesc->file.input_bytes.size(); ++i) {
+    if (std::string("input_") + std::to_string(i) == name) {
+      *index = i;
+      return ACL_SUCCESS;
+    }
+  }
+  return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.input_name",
+                 "the model has no input named '%s' (it is static: no %s)", name,
+                 "ascend_mbatch_shape_data");
+}
+
+aclError aclmdlGetDynamicBatch(const aclmdlDesc* modelDesc, aclmdlBatch* batch) {
+  SIM_API_ENTER();
+  if (modelDesc == nullptr || batch == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "modelDesc/batch NULL");
+  batch->batchCount = 0;  // static model
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset, size_t index,
+                                   uint64_t batchSize) {
+  SIM_API_ENTER();
+  (void)dataset;
+  (void)index;
+  return violate(ACL_ERROR_MODEL_NOT_DYNAMIC, __func__, "model.not_dynamic",
+                 "model %u is static (batch fixed at load); batch %llu refused", modelId,
+                 static_cast<unsigned long long>(batchSize));
+}
+
+aclmdlDataset* aclmdlCreateDataset() {
+  SIM_API_ENTER_OR(nullptr);
+  return new (std::nothrow) aclmdlDataset;
+}
+
+aclError aclmdlDestroyDataset(const aclmdlDataset* dataset) {
+  SIM_API_ENTER();
+  if (dataset == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "dataset is NULL");
+  delete dataset;  // the buffers stay: the caller destroys them
+  return ACL_SUCCESS;
+}
+
+aclError aclmdlAddDatasetBuffer(aclmdlDataset* dataset, aclDataBuffer* dataBuffer) {
+  SIM_API_ENTER();
+  if (dataset == nullptr || dataBuffer == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null",
+                   "dataset %p, dataBuffer %p: both needed", static_cast<void*>(dataset),
+                   static_cast<void*>(dataBuffer));
+  dataset->buffers.push_back(dataBuffer);
+  return ACL_SUCCESS;
+}
+
+size_t aclmdlGetDatasetNumBuffers(const aclmdlDataset* dataset) {
+  SIM_API_ENTER_OR(0);
+  return dataset == nullptr ? 0 : dataset->buffers.size();
+}
+
+aclDataBuffer* aclmdlGetDatasetBuffer(const aclmdlDataset* dataset, size_t index) {
+  SIM_API_ENTER_OR(nullptr);
+  if (dataset == nullptr || index >= dataset->buffers.size()) return nullptr;
+  return dataset->buffers[index];
+}
+
+}  // extern "C"

@@ -1,0 +1,46 @@
+// The simulator's stand-in for a compiled model (.om): a key=value text file
+// written by ascgen's code generator (ascgen/codegen/model_descriptor.py).
+//
+//   format=acl_sim_model        version=1        name=infer       batch=16
+//   inputs=1   input.0.bytes=1204224     outputs=1   output.0.bytes=64000
+//   memory_bytes=115343360      latency_ms.1=2.504   latency_ms.16=21.78
+//   weight_bytes=...            (optional: the weight part of memory_bytes for
+//                                aclmdlQuerySize; default half of it)
+#ifndef ACL_SIM_SRC_MODEL_FILE_H_
+#define ACL_SIM_SRC_MODEL_FILE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "acl/acl_base.h"
+
+namespace sim {
+
+struct ModelFile {
+  std::string path;
+  std::string name;
+  uint32_t batch = 1;
+  std::vector<size_t> input_bytes;
+  std::vector<size_t> output_bytes;
+  size_t memory_bytes = 0;
+  size_t weight_bytes = 0;                // part of memory_bytes
+  std::map<uint32_t, double> latency_ms;  // by batch size, at least one entry
+
+  size_t work_bytes() const { return memory_bytes - weight_bytes; }
+  // Latency of one execution at `batch`: the table's entry, else linear
+  // interpolation between the neighbouring entries, proportional beyond the
+  // ends (ascgen/planner.py: model_latency_ms).
+  double latency_at(uint32_t batch) const;
+};
+
+// Reads `path`. ACL_ERROR_INVALID_FILE when it cannot be read,
+// ACL_ERROR_PARSE_MODEL when it is not a valid descriptor; either way logs one
+// line naming the file (and the key) under `api`.
+aclError read_model_file(const char* api, const char* path, ModelFile* out);
+
+}  // namespace sim
+
+#endif  // ACL_SIM_SRC_MODEL_FILE_H_
