@@ -42,7 +42,18 @@ class SourceMap:
         return self.values.get((), Position(1, 1))
 
     def error(self, loc: Loc, message: str, *, key: bool = False) -> Diagnostic:
-        return Diagnostic(self.path, self.find(loc, key=key), message)
+        return Diagnostic(self.path, self.find(loc, key=key), one_line(message))
+
+    def error_at(self, node: Node, message: str) -> Diagnostic:
+        return Diagnostic(self.path, _pos(node), one_line(message))
+
+
+# Line breaks YAML knows, as escapes: a message quoting a multi-line value stays one line.
+_BREAKS = {ord("\n"): "\\n", ord("\r"): "\\r", 0x85: "\\x85", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def one_line(message: str) -> str:
+    return message.translate(_BREAKS)
 
 
 def _pos(node: Node) -> Position:
@@ -94,7 +105,7 @@ class _Builder:
             raise
         except (ValueError, KeyError, TypeError, ArithmeticError):  # an explicit tag on a bad value: !!int x
             tag = node.tag.replace("tag:yaml.org,2002:", "!!")
-            self.errors.append(Diagnostic(self.smap.path, _pos(node), f"'{node.value}' is not a valid {tag}"))
+            self.errors.append(self.smap.error_at(node, f"'{node.value}' is not a valid {tag}"))
             return node.value
 
     def _mapping(self, node: MappingNode, loc: Loc) -> dict[Any, Any]:
@@ -111,11 +122,7 @@ class _Builder:
             if key in out:
                 first = self.smap.keys[(*loc, key)]
                 self.errors.append(
-                    Diagnostic(
-                        self.smap.path,
-                        _pos(key_node),
-                        f"duplicate key '{key}' (first given at line {first.line})",
-                    )
+                    self.smap.error_at(key_node, f"duplicate key '{key}' (first given at line {first.line})")
                 )
                 continue
             self.smap.keys[(*loc, key)] = _pos(key_node)

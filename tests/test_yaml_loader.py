@@ -201,3 +201,10 @@ def test_load_file_missing(tmp_path: Path) -> None:
         load_file(tmp_path / "nope.yaml")
     (diag,) = info.value.diagnostics
     assert diag.message == "cannot read: No such file or directory" and diag.path.endswith("nope.yaml")
+
+
+def test_messages_quoting_multi_line_values_stay_one_line() -> None:
+    line, col, message = only("a: !!int 'x\n\n  y'\n")
+    assert (line, col, message) == (1, 4, "'x\\ny' is not a valid !!int")
+    _, smap = load_text("a: 1\n", "s.yaml")
+    assert smap.error(("a",), "got 'p\r\nq\u2028r'").message == "got 'p\\r\\nq\\u2028r'"
