@@ -59,7 +59,7 @@ def test_init_writes_a_spec_that_validates(tmp_path: Path, monkeypatch: pytest.M
         ROOT / "ascgen" / "example_spec.yaml"
     ).read_text(encoding="utf-8")
     check = run("validate", "pipeline.yaml")
-    assert check.exit_code == 0 and check.stdout.startswith("pipeline.yaml: ok (6 stages")
+    assert check.exit_code == 0 and check.stdout.startswith("pipeline.yaml: ok (")
 
 
 def test_init_refuses_to_overwrite(tmp_path: Path) -> None:
