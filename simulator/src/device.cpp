@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "clock.h"
+#include "log.h"
 #include "profile.h"
 #include "trace.h"
 
@@ -39,7 +40,7 @@ double charge_host() {
     t_host_generation = c.generation();
     t_host_virtual_us = 0.0;
   }
-  double stamp = std::max(now, t_host_virtual_us) + profile().num("engines.host.submit_us");
+  double stamp = std::max(now, t_host_virtual_us) + device().submit_us();
   t_host_virtual_us = stamp;
   if ((stamp - now) * c.scale() > kHostLeadWallUs) std::this_thread::sleep_until(c.wall_at(stamp));
   return stamp;
@@ -48,6 +49,7 @@ double charge_host() {
 void Device::start() {
   std::lock_guard<std::mutex> lock(mu_);
   per_task_us_ = profile().num("engines.scheduler.per_task_us");
+  submit_us_ = profile().num("engines.host.submit_us");
   for (int e = 1; e < static_cast<int>(Engine::kCount); ++e) {
     int units = static_cast<int>(engine_param(static_cast<Engine>(e), "units", 1));
     engines_[e].busy.assign(std::max(units, 1), 0);
@@ -66,7 +68,11 @@ void Device::stop() {
   {
     std::unique_lock<std::mutex> lk(mu_);
     if (!running_) return;
-    wait_idle(lk, nullptr);
+    auto limit = model_clock().deadline_after_ms(10000);
+    if (!wait_idle(lk, &limit))
+      log(LogLevel::kError,
+          "aclFinalize: device work still pending (a blocking callback "
+          "nobody processes?); stopping anyway");
     stop_ = true;
     wake_.notify_one();
   }

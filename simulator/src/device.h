@@ -117,6 +117,8 @@ class Device {
   uint64_t submitted() const { return next_task_id_ - 1; }
   uint64_t completed() const { return completed_; }
   double cpu_seconds() const;
+  // engines.host.submit_us, read once per aclInit (hot path of every async call).
+  double submit_us() const { return submit_us_; }
 
  private:
   struct Item {
@@ -149,6 +151,7 @@ class Device {
   double processed_until_ = 0;
   double sched_free_ = 0;
   double per_task_us_ = 0;
+  double submit_us_ = 0;
   bool notify_hosts_ = false;
   uint64_t seq_ = 0;
   uint64_t next_task_id_ = 1;

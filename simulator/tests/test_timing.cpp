@@ -2,6 +2,7 @@
 // stream serialises, contention queues, multi-unit engines run in parallel,
 // the scheduler and host submit costs add up. Margins are generous: the
 // machine is two noisy shared cores.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -44,26 +45,36 @@ double run_streams(const std::vector<sim::Engine>& engines, int per_stream, doub
   return wall;
 }
 
+// Wall seconds for `n` rounds of one task per engine in `engines`, all on one stream.
+double run_one_stream(const std::vector<sim::Engine>& engines, int n, double us) {
+  aclrtStream s = nullptr;
+  if (aclrtCreateStream(&s) != ACL_SUCCESS) return -1;
+  Wall::time_point t0 = Wall::now();
+  for (int i = 0; i < n; ++i)
+    for (sim::Engine e : engines) on_engine(s, e, us);
+  aclrtSynchronizeStream(s);
+  double wall = seconds_since(t0);
+  aclrtDestroyStream(s);
+  return wall;
+}
+
+double best_of(int tries, const std::function<double()>& measure) {
+  double best = measure();
+  for (int i = 1; i < tries; ++i) best = std::min(best, measure());
+  return best;
+}
+
 }  // namespace
 
 TEST(timing, two_streams_overlap_one_stream_serialises) {
   CHECK_OK(open_device(1.0));
   const int n = 20;
-  const double us = 2000;  // 40 ms of engine time per stream
-  double serial = 0;
-  {
-    aclrtStream s = nullptr;
-    CHECK_OK(aclrtCreateStream(&s));
-    Wall::time_point t0 = Wall::now();
-    for (int i = 0; i < n; ++i) {
-      CHECK_OK(on_engine(s, sim::Engine::kH2D, us));
-      CHECK_OK(on_engine(s, sim::Engine::kD2H, us));
-    }
-    CHECK_OK(aclrtSynchronizeStream(s));
-    serial = seconds_since(t0);
-    CHECK_OK(aclrtDestroyStream(s));
-  }
-  double overlapped = run_streams({sim::Engine::kH2D, sim::Engine::kD2H}, n, us);
+  const double us = 2000;  // 40 ms of engine time per engine
+  // Best of three: noise on a shared machine only ever adds wall time.
+  double serial =
+      best_of(3, [&] { return run_one_stream({sim::Engine::kH2D, sim::Engine::kD2H}, n, us); });
+  double overlapped =
+      best_of(3, [&] { return run_streams({sim::Engine::kH2D, sim::Engine::kD2H}, n, us); });
   std::printf("serial %.1f ms, two streams %.1f ms\n", serial * 1e3, overlapped * 1e3);
   CHECK(serial >= 0.080);             // 2 x 20 x 2 ms, serialised
   CHECK(overlapped >= 0.040);         // each engine still needs 40 ms
@@ -82,8 +93,8 @@ TEST(timing, multi_unit_engine_runs_units_in_parallel) {
   CHECK_OK(open_device(1.0));
   // vpc has 4 units: 4 streams x 5 x 4 ms ~ 20 ms; 8 streams ~ 40 ms.
   std::vector<sim::Engine> four(4, sim::Engine::kVpc), eight(8, sim::Engine::kVpc);
-  double t4 = run_streams(four, 5, 4000);
-  double t8 = run_streams(eight, 5, 4000);
+  double t4 = best_of(2, [&] { return run_streams(four, 5, 4000); });
+  double t8 = best_of(2, [&] { return run_streams(eight, 5, 4000); });
   std::printf("vpc: 4 streams %.1f ms, 8 streams %.1f ms\n", t4 * 1e3, t8 * 1e3);
   CHECK(t4 >= 0.0195 && t4 < 0.045);
   CHECK(t8 >= 0.039 && t8 > t4 * 1.5);
