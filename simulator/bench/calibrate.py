@@ -1,0 +1,259 @@
+"""Calibrates the simulator's ascend310 profile against the published study.
+
+    python simulator/bench/calibrate.py            # build, run every probe, write docs/calibration.md
+    python simulator/bench/calibrate.py --check    # also exit 1 if a gated ratio is outside 0.85..1.15
+
+Builds the probes (simulator/bench/calib_probe.cpp) with CMake + Ninja at -j2 in
+build/calib, runs each published experiment of the seed file
+(../shared/calibration/ascend310_seed.yaml: `components` and `model_batch_sweep`,
+plus `pipeline_single_batch` for the simulator's CPU per frame) on the profile
+exported from ascgen/profiles/ascend310.yaml, and writes a side-by-side table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = REPO / "build" / "calib"
+SEED = REPO.parent / "shared" / "calibration" / "ascend310_seed.yaml"
+OUT = REPO / "docs" / "calibration.md"
+LOW, HIGH = 0.85, 1.15
+
+# The published figures (copied from the seed file, which is checked against
+# them when present): experiment -> (what is timed, seconds, frames or copies).
+COMPONENTS = {
+    "model_sync": ("aclmdlExecute x801, batch 1, whole process (load included)", 3.143, 801),
+    "model_async": ("aclmdlExecuteAsync x801 on one stream, one sync", 2.006, 801),
+    "h2d_merged": ("800 aclrtMemcpyAsync of 73.25 MB (58.6 GB)", 19.58, 800),
+    "h2d_unmerged": ("800 aclrtMemcpyAsync of 75,825 bytes", 0.29, 800),
+    "jpegd_async_one_stream": ("acldvppJpegDecodeAsync x801 (1024x1536), one stream", 2.223, 801),
+}
+BATCH_SWEEP = {14: 3.425, 16: 2.788, 18: 4.350, 20: 4.830, 24: 6.000, 28: 7.009, 32: 6.577, 64: 16.216}
+BATCH_OUTLIER = {8: 16.231}  # "treat it as an outlier" (seed file)
+PIPELINE_QPS = {1: 166, 2: 307, 4: 332, 6: 371, 8: 335}
+# Not gated: the study timed the whole process (start-up, aclInit, aclrtSetDevice,
+# model load), which the simulator does not model; see the note in the report.
+UNGATED = {"model_sync"}
+# Probes whose per-task pixel or copy work is large run in real time; the others at 1/4.
+SCALE = {"h2d_merged": 1.0, "h2d_unmerged": 1.0, "jpegd_async_one_stream": 1.0, "pipeline": 1.0, "model_sync": 1.0}
+
+
+@dataclass
+class Row:
+    name: str
+    what: str
+    published: float
+    simulated: float
+    gated: bool = True
+    unit: str = "s"
+
+    @property
+    def ratio(self) -> float:
+        return self.simulated / self.published
+
+    @property
+    def ok(self) -> bool:
+        return not self.gated or LOW <= self.ratio <= HIGH
+
+
+def run(cmd: list[str], env: dict[str, str] | None = None) -> str:
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    if proc.returncode != 0:
+        sys.exit(f"calibrate: {' '.join(cmd)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return proc.stdout
+
+
+def build() -> tuple[Path, Path]:
+    BUILD.mkdir(parents=True, exist_ok=True)
+    flat = BUILD / "ascend310.flat"
+    flat.write_text(run([sys.executable, "-m", "ascgen", "profile", "ascend310", "--flat"]))
+    run(["cmake", "-G", "Ninja", "-S", str(REPO / "simulator"), "-B", str(BUILD), "-DCMAKE_BUILD_TYPE=Release"])
+    run(["cmake", "--build", str(BUILD), "-j2", "--target", "acl_sim_calib"])
+    return BUILD / "bench" / "acl_sim_calib", flat
+
+
+def probe(binary: Path, flat: Path, *args: str, scale: float = 0.25) -> dict:
+    env = dict(os.environ, ACL_SIM_PROFILE=str(flat), ACL_SIM_TIME_SCALE=str(scale), ACL_SIM_LOG="none")
+    out = run([str(binary), *args], env=env)
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def check_seed() -> str:
+    """Cross-checks the embedded figures against the seed file when it is present.
+
+    The seed is read as text (its notes are not strict YAML): each component's
+    `wall_s:`/`loop_s:` line after its key, and the `<batch>: <seconds>` lines of
+    model_batch_sweep."""
+    if not SEED.exists():
+        return f"embedded copy of the seed figures ({SEED} not found)"
+    text = SEED.read_text().splitlines()
+    found: dict[str, float] = {}
+    current = None
+    section = None
+    for line in text:
+        body = line.split("#", 1)[0].rstrip()
+        m = re.match(r"^(\w+):", body)
+        if m:
+            section = m.group(1)
+            continue
+        m = re.match(r"^  (\w+):", body)
+        if m and section == "components":
+            current = m.group(1)
+        m = re.match(r"^\s+(wall_s|loop_s):\s*([0-9.]+)", body)
+        if m and section == "components" and current in COMPONENTS:
+            found[current] = float(m.group(2))
+        m = re.match(r"^  (\d+):\s*([0-9.]+)", body)
+        if m and section == "model_batch_sweep":
+            found[f"batch {m.group(1)}"] = float(m.group(2))
+    want = {k: v[1] for k, v in COMPONENTS.items()} | {f"batch {b}": s for b, s in BATCH_SWEEP.items()}
+    bad = [k for k, v in want.items() if found.get(k) is None or abs(found[k] - v) > 1e-9]
+    if bad:
+        sys.exit(f"calibrate: embedded figures differ from {SEED}: {bad}")
+    return f"the seed file ({SEED.name}), cross-checked"
+
+
+def measure(binary: Path, flat: Path) -> tuple[list[Row], list[Row], list[dict], dict[str, dict]]:
+    raw: dict[str, dict] = {}
+    rows = []
+    for name, (what, published, _) in COMPONENTS.items():
+        r = probe(binary, flat, name, scale=SCALE.get(name, 0.25))
+        raw[name] = r
+        rows.append(Row(name, what, published, r["model_s"], gated=name not in UNGATED))
+    for batch, published in sorted({**BATCH_SWEEP, **BATCH_OUTLIER}.items()):
+        r = probe(binary, flat, "model_batch", str(batch))
+        raw[f"model_batch_{batch}"] = r
+        what = f"128 x aclmdlExecuteAsync at batch {batch}" + (" (outlier)" if batch in BATCH_OUTLIER else "")
+        rows.append(Row(f"batch {batch}", what, published, r["model_s"], gated=batch not in BATCH_OUTLIER))
+    pipes = []
+    qps_rows = []
+    for threads, qps in PIPELINE_QPS.items():
+        r = probe(binary, flat, "pipeline", str(threads), "--frames", "256", scale=SCALE["pipeline"])
+        r["threads"] = threads
+        pipes.append(r)
+        sim_qps = r["frames"] / r["model_s"]
+        qps_rows.append(Row(f"{threads} thread(s)", "QPS", qps, sim_qps, gated=False, unit="QPS"))
+    return rows, qps_rows, pipes, raw
+
+
+def flat_value(flat: Path, key: str) -> str:
+    for line in flat.read_text().splitlines():
+        if line.startswith(key + "="):
+            return line.split("=", 1)[1]
+    return "?"
+
+
+def report(rows: list[Row], qps_rows: list[Row], pipes: list[dict], raw: dict[str, dict], flat: Path, seed_note: str) -> str:
+    def f(key: str) -> str:
+        return flat_value(flat, key)
+
+    jd = raw["jpegd_async_one_stream"]
+    lines = [
+        "# Simulator calibration: ascend310 against the published study",
+        "",
+        "<!-- Generated by `python simulator/bench/calibrate.py`; do not edit. -->",
+        "",
+        "Each published experiment (`components` and `model_batch_sweep` of the study's seed file) is",
+        "repeated by a probe program (`simulator/bench/calib_probe.cpp`) on the simulator with the",
+        "profile exported from `ascgen/profiles/ascend310.yaml`. Simulated times are model time",
+        f"(the device timeline's clock). A ratio is simulated / published; gated rows must lie in {LOW}..{HIGH}.",
+        f"Published figures: {seed_note}.",
+        "",
+        "| experiment | what is timed | published | simulated | ratio | |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        mark = "ok" if r.gated and r.ok else ("OUT OF RANGE" if r.gated else "not gated")
+        lines.append(f"| {r.name} | {r.what} | {r.published:.3f} s | {r.simulated:.3f} s | {r.ratio:.3f} | {mark} |")
+    lines += [
+        "",
+        "Not gated: **batch 8** (the study calls its 16.231 s an outlier; the profile interpolates",
+        "between batch 1 and 14) and **model_sync**: the study timed the whole process, including",
+        "process start-up, aclInit, aclrtSetDevice and the model load. The simulator models the",
+        "load as the weights' upload over H2D (~40 ms for 115 MB) but no device start-up, so it",
+        "reproduces the 801 synchronous executions (~2.0 s, like `model_async`) and not the",
+        "remaining ~1.1 s of fixed cost. A device start-up figure would need a new profile key.",
+        "",
+        "## Pipeline (copy -> JPEGD -> VPC -> ResNet-50 at batch 1, one stream per thread, 64 frames per sync)",
+        "",
+        "Not a calibration target (the profile was not fitted to it); shown for comparison and for",
+        "the simulator's own CPU cost. 256 frames per thread, real time (ACL_SIM_TIME_SCALE=1).",
+        "",
+        "| threads | published QPS | simulated QPS | ratio | process CPU per frame | device thread CPU per frame |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for q, p in zip(qps_rows, pipes, strict=True):
+        lines.append(
+            f"| {p['threads']} | {q.published:.0f} | {q.simulated:.0f} | {q.ratio:.2f} | "
+            f"{p['process_cpu_s'] / p['frames'] * 1e3:.3f} ms | {p['device_thread_cpu_s'] / p['frames'] * 1e3:.3f} ms |"
+        )
+    lines += [
+        "",
+        "## The model of the engines",
+        "",
+        "Every device task passes the single task scheduler (`engines.scheduler.per_task_us` ="
+        f" {f('engines.scheduler.per_task_us')} us, serial across all streams), then occupies one unit of",
+        "its engine for its service time; tasks of one stream run in order, events gate across",
+        "streams, and each async call costs the host `engines.host.submit_us` ="
+        f" {f('engines.host.submit_us')} us.",
+        "",
+        "| engine | units | service time of one task |",
+        "|---|---:|---|",
+        f"| H2D / D2H copy | {f('engines.h2d.units')} / {f('engines.d2h.units')} | latency_us ({f('engines.h2d.latency_us')}) + bytes / bandwidth ({f('engines.h2d.bandwidth_GBps')} GB/s) |",
+        f"| D2D copy | {f('engines.d2d.units')} | {f('engines.d2d.latency_us')} us + bytes / {f('engines.d2d.bandwidth_GBps')} GB/s |",
+        f"| JPEGD | {f('engines.jpegd.units')} | base_us ({f('engines.jpegd.base_us')}) + per_mpixel_us ({f('engines.jpegd.per_mpixel_us')}) x source megapixels |",
+        f"| VPC | {f('engines.vpc.units')} | base_us ({f('engines.vpc.base_us')}) + per_mpixel_us ({f('engines.vpc.per_mpixel_us')}) x output megapixels |",
+        f"| AI Core | {f('engines.aicore.units')} | the model's latency_ms at its batch (interpolated between listed batches) |",
+        "",
+        "So one 1024x1536 decode takes"
+        f" {float(f('engines.jpegd.base_us')) + float(f('engines.jpegd.per_mpixel_us')) * 1.572864:.0f} us on a JPEGD unit; with"
+        f" {f('engines.jpegd.units')} units JPEGD sustains"
+        f" {float(f('engines.jpegd.units')) * 1e6 / (float(f('engines.jpegd.base_us')) + float(f('engines.jpegd.per_mpixel_us')) * 1.572864):.0f} decodes/s",
+        "(the study's decode front end reached ~760 fps with 8 lanes). These are the formulas of",
+        "ascgen's planner (`ascgen/throughput.py`), so a plan's predicted bottleneck and the",
+        "simulated one agree.",
+        "",
+        "## The simulator's own CPU",
+        "",
+        f"- JPEGD, one stream, 801 decodes of the same {jd['jpeg_bytes']:,}-byte JPEG: device thread"
+        f" {jd['device_thread_cpu_s'] / jd['frames'] * 1e3:.3f} ms CPU per decode (one real libjpeg-turbo decode,"
+        " then per frame: ash64 of the JPEG, a decode-cache hit, a 2.4 MB copy of the cached NV12 frame",
+        "  into the output buffer, and a ~1 KiB content fingerprint).",
+        "- VPC reuses the resize cache when its source was written by JPEGD (content tag), else it",
+        "  resamples directly (cheaper than hashing an unknown source).",
+        "- Pipeline (the seed workload at batch 1): see the CPU columns above; the process figure",
+        "  includes the probe's own host threads.",
+        "",
+        f"Host: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="exit 1 if a gated ratio is out of range")
+    args = parser.parse_args()
+    seed_note = check_seed()
+    binary, flat = build()
+    rows, qps_rows, pipes, raw = measure(binary, flat)
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(report(rows, qps_rows, pipes, raw, flat, seed_note))
+    for r in rows:
+        print(f"{r.name:24s} published {r.published:8.3f}  simulated {r.simulated:8.3f}  ratio {r.ratio:.3f}"
+              f"{'' if r.ok else '  OUT OF RANGE'}")
+    print(f"wrote {OUT.relative_to(REPO)}")
+    bad = [r.name for r in rows if not r.ok]
+    return 1 if bad and args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
