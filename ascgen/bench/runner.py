@@ -128,6 +128,8 @@ def run_program(
         timer.cancel()
     if code != 0:
         _save_log(json_path, tail)
+        if timed_out.is_set() and json_path.exists():
+            raise RunFailed(f"wrote its JSON but did not exit within {timeout:g} s (hung at shut-down?); killed it")
         status = f"timed out after {timeout:g} s" if timed_out.is_set() else _status(code)
         raise RunFailed(f"{status}: {last_words(tail)}")
     try:

@@ -71,3 +71,13 @@ def test_a_hung_program_is_killed(fake_builder: FakeBuilder, tmp_path: Path, mon
     options = RunOptions(duration_s=0.1, warmup_s=0)
     with pytest.raises(RunFailed, match=r"^timed out after 0\.6 s: \(nothing on stderr\)"):
         run_program(binary, CONFIG, options, tmp_path / "r.json")
+
+
+def test_a_program_that_hangs_after_its_json_is_named_so(
+    fake_builder: FakeBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "STARTUP_GRACE_S", 0.5)
+    binary = _binary(fake_builder, "--hang-at-exit")
+    options = RunOptions(duration_s=0.1, warmup_s=0)
+    with pytest.raises(RunFailed, match=r"^wrote its JSON but did not exit within 0\.6 s \(hung at shut-down\?\)"):
+        run_program(binary, CONFIG, options, tmp_path / "r.json")
