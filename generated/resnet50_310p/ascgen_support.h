@@ -252,23 +252,27 @@ class Completions {
   bool aborted_ = false;
 };
 
-// The thread that runs stream callbacks: it loops on aclrtProcessReport while `running`.
+// The thread that runs stream callbacks: it loops on aclrtProcessReport until stopped
+// (on destruction at the latest, so no error path can leave it running).
 class ReportThread {
  public:
-  ReportThread(aclrtContext context, std::atomic<bool>& running, FirstError& error)
-      : thread_([this, context, &running, &error] { loop(context, running, error); }) {
+  ReportThread(aclrtContext context, FirstError& error)
+      : thread_([this, context, &error] { loop(context, error); }) {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return started_; });
   }
-  ~ReportThread() { join(); }
+  ReportThread(const ReportThread&) = delete;
+  ReportThread& operator=(const ReportThread&) = delete;
+  ~ReportThread() { stop(); }
   uint64_t id() const { return id_; }
   double cpu_s() const { return cpu_s_; }
-  void join() {
+  void stop() {
+    running_ = false;
     if (thread_.joinable()) thread_.join();
   }
 
  private:
-  void loop(aclrtContext context, std::atomic<bool>& running, FirstError& error) {
+  void loop(aclrtContext context, FirstError& error) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       id_ = static_cast<uint64_t>(pthread_self());
@@ -277,7 +281,7 @@ class ReportThread {
     cv_.notify_all();
     const double cpu0 = thread_cpu_s();
     aclError ret = aclrtSetCurrentContext(context);
-    while (ret == ACL_SUCCESS && running) {
+    while (ret == ACL_SUCCESS && running_) {
       ret = aclrtProcessReport(100);
       if (ret == ACL_ERROR_RT_REPORT_TIMEOUT) ret = ACL_SUCCESS;
     }
@@ -288,6 +292,7 @@ class ReportThread {
   std::mutex mu_;
   std::condition_variable cv_;
   bool started_ = false;
+  std::atomic<bool> running_{true};
   uint64_t id_ = 0;
   double cpu_s_ = 0;
   std::thread thread_;

@@ -131,6 +131,7 @@ struct Worker {
   aclmdlDesc* infer_desc = nullptr;
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;  // per batch slot
   std::vector<BatchRecord> batches;                         // per batch slot
+  int64_t next_frame = 0;  // frames are numbered on, across the reference run and the run
   ascgen::Completions completions;
   ascgen::LatencyHistogram latency;
   int64_t measured_frames = 0;
@@ -377,7 +378,7 @@ void run_worker(Worker& t, aclrtContext context, const std::vector<Input>& input
     ASCGEN_CHECK("upload", aclrtSetCurrentContext(context));
     ascgen::pin_current_thread(cpus);
     const int64_t n = static_cast<int64_t>(inputs.size());
-    int64_t f = 0;
+    int64_t f = t.next_frame;
     const int64_t batch_slots = static_cast<int64_t>(t.batches.size());
     for (;; ++f) {
       if (f % kBatch == 0) {
@@ -416,11 +417,12 @@ std::vector<Input> prepare_inputs(const std::string& path) {
 void record_reference(Worker& t, const std::vector<Input>& inputs) {
   g_run.recording = true;
   g_run.expected.assign(inputs.size(), {});
-  int64_t f = 0;
+  int64_t f = t.next_frame;
   for (const Input& in : inputs) {
     for (int k = 0; k < kBatch; ++k, ++f) submit_frame(t, f, in);
     t.completions.wait_until_done(f / kBatch);
   }
+  t.next_frame = f;
   g_run.recording = false;
 }
 
@@ -444,20 +446,14 @@ int run(const ascgen::Options& opt, ascgen::Cleanup& cleanup) {
   size_t mem_free = 0, mem_total = 0;
   ASCGEN_CHECK("setup", aclrtGetMemInfo(ACL_DDR_MEM, &mem_free, &mem_total));
 
-  // Completions are observed by one report thread; no worker blocks on a stream.
-  std::atomic<bool> reporting{true};
-  ascgen::ReportThread reporter(context, reporting, g_run.error);
+  // Completions are observed by one report thread; no worker blocks on a stream. It stops
+  // when run() returns, before the cleanup unsubscribes its streams.
+  ascgen::ReportThread reporter(context, g_run.error);
   for (Worker& t : workers) {
-    ASCGEN_CHECK("fetch", aclrtSubscribeReport(reporter.id(), t.fetch_stream));
-    cleanup.add("aclrtUnSubscribeReport", [&reporter, s = t.fetch_stream] {
-      return aclrtUnSubscribeReport(reporter.id(), s);
-    });
+    ASCGEN_CHECK(fetch::kName, aclrtSubscribeReport(reporter.id(), t.fetch_stream));
+    cleanup.add("aclrtUnSubscribeReport",
+                [id = reporter.id(), s = t.fetch_stream] { return aclrtUnSubscribeReport(id, s); });
   }
-  cleanup.add("stop the report thread", [&reporting, &reporter] {
-    reporting = false;
-    reporter.join();
-    return ACL_SUCCESS;
-  });
   g_run.verify = opt.verify;
   if (opt.verify) record_reference(workers[0], inputs);
 
@@ -494,6 +490,7 @@ int run(const ascgen::Options& opt, ascgen::Cleanup& cleanup) {
   report.sync_every = kSyncEvery;
   report.frames = frames;
   report.duration_s = elapsed;
+  reporter.stop();
   report.host_cpu_s = host_cpu + reporter.cpu_s();
   report.process_cpu_s = ascgen::process_cpu_s() - cpu0;
   report.device_memory_bytes = static_cast<int64_t>(mem_total - mem_free);

@@ -122,6 +122,7 @@ struct Worker {
   aclmdlDesc* infer_desc = nullptr;
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;  // per batch slot
   std::vector<BatchRecord> batches;                         // per batch slot
+  int64_t next_frame = 0;  // frames are numbered on, across the reference run and the run
   ascgen::Completions completions;
   ascgen::LatencyHistogram latency;
   int64_t measured_frames = 0;
@@ -311,7 +312,7 @@ void run_worker(Worker& t, aclrtContext context, const std::vector<Input>& input
     ASCGEN_CHECK("upload", aclrtSetCurrentContext(context));
     ascgen::pin_current_thread(cpus);
     const int64_t n = static_cast<int64_t>(inputs.size());
-    int64_t f = 0;
+    int64_t f = t.next_frame;
     while (!g_run.stop) {
       const int64_t first_batch = f / kBatch;
       for (int k = 0; k < kSyncEvery; ++k, ++f)
@@ -348,12 +349,13 @@ std::vector<Input> prepare_inputs(const std::string& path) {
 void record_reference(Worker& t, const std::vector<Input>& inputs) {
   g_run.recording = true;
   g_run.expected.assign(inputs.size(), {});
-  int64_t f = 0;
+  int64_t f = t.next_frame;
   for (const Input& in : inputs) {
     for (int k = 0; k < kBatch; ++k, ++f) submit_frame(t, f, in);
     ASCGEN_CHECK("fetch", aclrtSynchronizeStream(t.stream));
     complete_batch(t, f / kBatch - 1);
   }
+  t.next_frame = f;
   g_run.recording = false;
 }
 
