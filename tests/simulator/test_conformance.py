@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -200,3 +201,22 @@ def test_profiles_have_dvpp_limit_keys(profile: str) -> None:
     assert not missing, f"profile {profile} lacks {missing}"
     for k in keys:
         float(flat[k])
+
+
+@pytest.mark.slow
+def test_every_declared_function_is_defined(sim_build: Callable[[str], Path]) -> None:
+    """Every function our acl/*.h and acl/ops/acl_dvpp.h declare is defined in
+    libacl_sim.a, so generated code never meets an undefined reference."""
+    if not shutil.which("nm"):
+        pytest.skip("nm is needed")
+    sys.path.insert(0, str(CONFORMANCE))
+    import gen_checks
+
+    lib = sim_build("plain") / "libacl_sim.a"
+    proc = subprocess.run(["nm", "--defined-only", str(lib)], capture_output=True, text=True, check=True)
+    defined = {parts[2] for parts in (line.split() for line in proc.stdout.splitlines()) if len(parts) == 3}
+    headers = sorted((OUR_INCLUDE / "acl").rglob("*.h"))
+    declared = {n: h.name for h in headers for n in gen_checks.function_names(h)}
+    assert len(declared) > 100, declared
+    missing = sorted(f"{n} ({h})" for n, h in declared.items() if n not in defined)
+    assert not missing, f"declared but not defined in libacl_sim.a: {missing}"
