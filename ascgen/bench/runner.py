@@ -55,7 +55,7 @@ def parse_progress(line: str) -> Progress | None:
 def command(binary: Path, config: Config, options: RunOptions, json_path: Path) -> list[str]:
     cmd = [str(binary), "--threads", str(config.threads), "--depth", str(config.depth)]
     cmd += ["--duration", f"{options.duration_s:g}", "--warmup", f"{options.warmup_s:g}"]
-    cmd += ["--json", str(json_path), "--quiet"]
+    cmd += ["--json", str(json_path)]  # not --quiet: it also silences the progress lines; stdout is discarded
     if options.input is not None:
         cmd += ["--input", str(options.input)]
     if options.pin is not None:

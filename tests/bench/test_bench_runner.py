@@ -31,7 +31,7 @@ def test_command_passes_every_flag() -> None:
     cmd = runner.command(Path("/bin/prog"), CONFIG, options, Path("out.json"))
     assert cmd == [
         "/bin/prog", "--threads", "2", "--depth", "4", "--duration", "10", "--warmup", "2.5",
-        "--json", "out.json", "--quiet", "--input", "in.jpg", "--pin", "0-3",
+        "--json", "out.json", "--input", "in.jpg", "--pin", "0-3",
     ]  # fmt: skip
 
 
