@@ -54,7 +54,8 @@ def _fixed_note(results: BenchResults, x: str) -> str:
             suffix = " (per_thread)" if key == "sync_every" and "streams" in results.swept else ""
             parts.append(f"{key} {values.pop()}{suffix}")
     c = results.context
-    return ", ".join([f"{c.profile} on {c.backend or '?'}", *parts, f"median of {c.repeat}"])
+    runs = f"median of {c.repeat} runs" if c.repeat > 1 else "1 run"
+    return ", ".join([f"{c.profile} on {c.backend or '?'}", *parts, f"{runs} per point, {c.duration_s:g} s each"])
 
 
 def _title(results: BenchResults, what: str, x: str) -> str:

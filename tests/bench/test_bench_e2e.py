@@ -19,15 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 SPEC = REPO / "pipelines" / "resnet50_b16.yaml"
 
 
-MISSING = (
-    "the generated program does not link against the simulator yet: libacl_sim lacks the DVPP and model API "
-    "(undefined acldvppJpegDecodeAsync, acldvppVpcResizeAsync, aclmdlLoadFromFile, aclmdlExecuteAsync, ...), "
-    "and ascgen/build.py (build_variant) is not committed"
-)
-
-
 @pytest.mark.slow
-@pytest.mark.skip(reason=MISSING)
 def test_bench_builds_and_runs_the_generated_program(tmp_path: Path) -> None:
     build = pytest.importorskip("ascgen.build", reason="ascgen.build (build_variant) is not in this checkout")
     for tool in ("cmake", "ninja", "c++"):

@@ -44,7 +44,7 @@ def test_one_series_per_stream_layout_along_the_first_numeric_sweep() -> None:
     assert list(series) == ["per_stage", "per_thread"]
     assert [s.threads for s in series["per_thread"]] == [1, 2, 4]
     assert plots._fixed_note(results, "threads") == (
-        "ascend310 on simulator, depth 8, batch 16, sync_every 64 (per_thread), median of 3"
+        "ascend310 on simulator, depth 8, batch 16, sync_every 64 (per_thread), median of 3 runs per point, 10 s each"
     )
 
 
