@@ -135,35 +135,54 @@ def _member_shape(tag: str) -> str:
     return "dict" if tag.startswith("dict[") else "list" if tag.startswith("list[") else "scalar"
 
 
-def _union_split(loc: Loc) -> tuple[Loc, str | None, Loc]:
-    """(location of the union, the alternative's tag, the rest) or (loc, None, ())."""
-    for i, part in enumerate(loc):
-        if _member_tag(part):
-            return loc[:i], str(part), loc[i + 1 :]
-    return loc, None, ()
+def _child(node: Any, part: str | int) -> tuple[bool, Any]:
+    if isinstance(node, dict) and part in node:
+        return True, node[part]
+    if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        return True, node[part]
+    return False, None
 
 
-def _dedupe(errors: list[ErrorDetails]) -> list[ErrorDetails]:
+def _union_split(loc: Loc, data: Any) -> tuple[Loc, str | None, Loc]:
+    """(location of the union, the alternative's tag, the rest of the location without tags),
+    or (loc, None, ()). A part is a tag only where the data has no such key ('list[' may be a key)."""
+    node: Any = data
+    kept: list[str | int] = []
+    where: Loc = ()
+    tag: str | None = None
+    for part in loc:
+        found, child = _child(node, part)
+        if found:
+            node = child
+        elif _member_tag(part):
+            if tag is None:
+                where, tag = tuple(kept), str(part)
+            continue
+        kept.append(part)
+    return (where, tag, tuple(kept[len(where) :])) if tag is not None else (tuple(kept), None, ())
+
+
+def _dedupe(errors: list[ErrorDetails], data: Any) -> list[ErrorDetails]:
     """Drop the noise pydantic adds for unions (one error per alternative): keep the errors of
     the alternative shaped like the input (a mapping, a list or a scalar), else all of them."""
     shapes: dict[Loc, str] = {}
     for err in errors:
-        where, tag, rest = _union_split(tuple(err["loc"]))
+        where, tag, rest = _union_split(tuple(err["loc"]), data)
         if tag is not None and not rest:
             shapes.setdefault(where, _shape(err.get("input")))
     matching = {
         where
         for err in errors
-        for where, tag, _ in [_union_split(tuple(err["loc"]))]
+        for where, tag, _ in [_union_split(tuple(err["loc"]), data)]
         if tag is not None and where in shapes and _member_shape(tag) == shapes[where]
     }
     out: list[ErrorDetails] = []
     seen: set[tuple[Any, ...]] = set()
     for err in errors:
-        where, tag, rest = _union_split(tuple(err["loc"]))
+        where, tag, rest = _union_split(tuple(err["loc"]), data)
         if tag is not None and where in matching and _member_shape(tag) != shapes[where]:
             continue
-        loc = (*where, *(p for p in rest if not _member_tag(p)))
+        loc = (*where, *rest)
         key = (loc, err["type"] if err["type"] != "literal_error" else "lit")
         if key in seen:
             continue
@@ -179,7 +198,7 @@ def spec_from_data(data: Any, smap: SourceMap) -> dsl.Spec:
         return dsl.Spec.model_validate(data)
     except ValidationError as exc:
         diags: list[Diagnostic] = []
-        for err in _dedupe(exc.errors(include_url=False)):
+        for err in _dedupe(exc.errors(include_url=False), data):
             loc = _stage_loc(tuple(err["loc"]))
             if err["type"] == "union_tag_invalid":
                 loc = (*loc, "kind")

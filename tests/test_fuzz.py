@@ -174,7 +174,8 @@ def test_mutated_text_is_valid_or_a_clean_error(text: str) -> None:
 
 
 def test_known_nasty_inputs() -> None:
-    """Inputs that once crashed the front end (RecursionError, ValueError from tags) or might."""
+    """Inputs that once crashed the front end (RecursionError, ValueError from tags, IndexError
+    from a key named like a union member) or might."""
     seed = TEXTS[0]
     for text in [
         "name: &a [*a]\n",
@@ -188,6 +189,8 @@ def test_known_nasty_inputs() -> None:
         seed + "stages: []\n",
         seed.replace("batch:", "batch: 99999999999999999999999 #", 1),
         seed.replace("stages:", "stages: !!set", 1),
+        "list[# a key that looks like pydantic's name for a union member: 1\n" + seed,
+        seed.replace("batch:", "int: 1\nbatch:", 1),
     ]:
         assert outcome(text) in ("ok", "errors")
 
