@@ -59,10 +59,10 @@ def repeat_warnings(summaries: Sequence[Summary]) -> list[str]:
     return [
         f"repeats disagree: QPS varies by {worst.qps_cv or 0.0:.0%} (CV, > {REPEAT_CV_MAX:.0%}) across the "
         f"{worst.repeats} repeats of {worst.label()} ({worst.qps_min:,.1f} to {worst.qps_max:,.1f})"
-        f"{_others(spread)}; use more --repeat and a longer --duration, and compare medians"
+        f"{_others(spread, 'configuration')}; use more --repeat and a longer --duration, and compare medians"
     ]
 
 
-def _others(items: Sequence[object]) -> str:
+def _others(items: Sequence[object], what: str = "run") -> str:
     n = len(items) - 1
-    return f" (and {n} other run{'s' if n != 1 else ''})" if n > 0 else ""
+    return f" (and {n} other {what}{'s' if n != 1 else ''})" if n > 0 else ""

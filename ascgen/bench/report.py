@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from ascgen.bench.schema import BenchResults, Summary
@@ -63,19 +64,54 @@ def context_line(results: BenchResults) -> str:
     )
 
 
-def table(results: BenchResults) -> Table:
+# Columns a narrow terminal loses first (summary.md always has them all); configuration
+# columns that hold one value for every row go after the first three.
+OPTIONAL = ("dev MiB", "CPU s/1k fr", "min-max", "bottleneck", "CV", "of roof")
+CONFIG_COLUMNS = ("streams", "batch", "sync_every", "depth", "threads")
+
+
+def constant_columns(results: BenchResults) -> dict[str, str]:
+    """Configuration columns with the same value in every row: {name: value}."""
+    names, body = columns(results.summary), rows(results.summary)
+    out = {}
+    for i, name in enumerate(names):
+        if name in CONFIG_COLUMNS and len({r[i] for r in body}) == 1 and body:
+            out[name] = body[0][i]
+    return out
+
+
+def table(results: BenchResults, drop: Sequence[str] = ()) -> Table:
     t = Table(title=f"ascgen bench: {results.context.spec}")
-    for name in columns(results.summary):
-        left = name in ("streams", "bottleneck")
-        t.add_column(name, justify="left" if left else "right", no_wrap=True)
+    names = columns(results.summary)
+    keep = [i for i, name in enumerate(names) if name not in drop]
+    for i in keep:
+        left = names[i] in ("streams", "bottleneck")
+        t.add_column(names[i], justify="left" if left else "right", no_wrap=True)
     top = best(results.summary)
     for s, cells in zip(results.summary, rows(results.summary), strict=True):
-        t.add_row(*cells, style="bold" if s is top and len(results.summary) > 1 else None)
+        t.add_row(*(cells[i] for i in keep), style="bold" if s is top and len(results.summary) > 1 else None)
     return t
 
 
+def fitting_table(results: BenchResults, console: Console) -> tuple[Table, list[str]]:
+    """The table with as many columns as the console's width allows, and the ones left out."""
+    order = [*OPTIONAL[:3], *constant_columns(results), *OPTIONAL[3:]]
+    for n in range(len(order) + 1):
+        drop = order[:n]
+        t = table(results, drop)
+        if Measurement.get(console, console.options.update_width(100_000), t).maximum <= console.width:
+            break
+    return t, drop
+
+
 def print_results(results: BenchResults, console: Console) -> None:
-    console.print(table(results))
+    t, dropped = fitting_table(results, console)
+    console.print(t)
+    same = constant_columns(results)
+    if any(d in same for d in dropped):
+        console.print("every row: " + ", ".join(f"{k} {v}" for k, v in same.items() if k in dropped))
+    if any(d not in same for d in dropped):
+        console.print(f"(too narrow for {', '.join(d for d in dropped if d not in same)}: see summary.md)")
     console.print(context_line(results))
     top = best(results.summary)
     if top is not None and len(results.summary) > 1:
