@@ -15,6 +15,7 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -95,8 +96,9 @@ const std::vector<uint8_t>& study_jpeg() {
 // A descriptor of ResNet-50 at `batch` with the profile's latency table.
 std::string model_file(uint32_t batch) {
   const sim::Profile& p = sim::profile();
-  std::string path =
-      "/tmp/acl_sim_calib_" + std::to_string(getpid()) + "_b" + std::to_string(batch) + ".model";
+  static std::atomic<int> serial{0};
+  std::string path = "/tmp/acl_sim_calib_" + std::to_string(getpid()) + "_" +
+                     std::to_string(serial++) + "_b" + std::to_string(batch) + ".model";
   std::ofstream f(path);
   f << "format=acl_sim_model\nversion=1\nname=resnet50\nbatch=" << batch
     << "\ninputs=1\ninput.0.bytes=" << batch * kNetBytes
