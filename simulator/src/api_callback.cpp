@@ -71,8 +71,7 @@ aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream) {
 aclError aclrtLaunchCallback(aclrtCallback fn, void* userData, aclrtCallbackBlockType blockType,
                              aclrtStream stream) {
   SIM_API_ENTER();
-  if (fn == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "fn is NULL");
+  if (fn == nullptr) return null_arg(__func__, "fn");
   if (blockType != ACL_CALLBACK_BLOCK && blockType != ACL_CALLBACK_NO_BLOCK)
     return violate(ACL_ERROR_INVALID_PARAM, __func__, "callback.block_type", "blockType %d",
                    static_cast<int>(blockType));
@@ -99,8 +98,7 @@ aclError aclrtProcessReport(int32_t timeout) {
   if (timeout != -1 && timeout <= 0)
     return violate(ACL_ERROR_INVALID_PARAM, __func__, "timeout.range", "timeout %d: want -1 or > 0",
                    timeout);
-  if (!initialized())
-    return violate(ACL_ERROR_UNINITIALIZE, __func__, "init.required", "call aclInit first");
+  if (!initialized()) return not_initialized(__func__);
   Device& d = device();
   std::unique_lock<std::mutex> lk(d.mu());
   ReportQueue& q = d.reports(this_thread_id());

@@ -134,10 +134,10 @@ aclError aclFinalize() {
   device().stop();
   trace_write();
   release_all();
+  bump_context_epoch();  // before the contexts go: stale current contexts read as none
   r.contexts.clear();
   r.initialized = false;
   r.finalized = true;
-  bump_context_epoch();
   return ACL_SUCCESS;
 }
 
@@ -145,8 +145,7 @@ aclError aclrtSetDevice(int32_t deviceId) {
   SIM_API_ENTER();
   Runtime& r = runtime();
   std::lock_guard<std::mutex> lock(r.mu);
-  if (!r.initialized)
-    return violate(ACL_ERROR_UNINITIALIZE, __func__, "init.required", "call aclInit first");
+  if (!r.initialized) return not_initialized(__func__);
   if (aclError rc = check_device_id(__func__, deviceId)) return rc;
   if (r.device_refs++ == 0) r.default_ctx = new_context(r, deviceId, true);
   set_current_context(r.default_ctx);
@@ -156,8 +155,7 @@ aclError aclrtSetDevice(int32_t deviceId) {
 static aclError reset_device(const char* api, int32_t deviceId, bool force) {
   Runtime& r = runtime();
   std::lock_guard<std::mutex> lock(r.mu);
-  if (!r.initialized)
-    return violate(ACL_ERROR_UNINITIALIZE, api, "init.required", "call aclInit first");
+  if (!r.initialized) return not_initialized(api);
   if (aclError rc = check_device_id(api, deviceId)) return rc;
   if (r.device_refs == 0) {
     warn_rule(api, "device.reset_unset", "device %d is not set", deviceId);
@@ -180,8 +178,7 @@ aclError aclrtResetDeviceForce(int32_t deviceId) {
 
 aclError aclrtGetDevice(int32_t* deviceId) {
   SIM_API_ENTER();
-  if (deviceId == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "deviceId is NULL");
+  if (deviceId == nullptr) return null_arg(__func__, "deviceId");
   if (aclError rc = require_context(__func__)) return rc;
   *deviceId = current_context()->device_id;
   return ACL_SUCCESS;
@@ -189,10 +186,8 @@ aclError aclrtGetDevice(int32_t* deviceId) {
 
 aclError aclrtGetDeviceCount(uint32_t* count) {
   SIM_API_ENTER();
-  if (count == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "count is NULL");
-  if (!initialized())
-    return violate(ACL_ERROR_UNINITIALIZE, __func__, "init.required", "call aclInit first");
+  if (count == nullptr) return null_arg(__func__, "count");
+  if (!initialized()) return not_initialized(__func__);
   *count = static_cast<uint32_t>(device_count());
   return ACL_SUCCESS;
 }
@@ -207,8 +202,7 @@ aclError aclrtSynchronizeDevice(void) {
 
 aclError aclrtGetRunMode(aclrtRunMode* runMode) {
   SIM_API_ENTER();
-  if (runMode == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "runMode is NULL");
+  if (runMode == nullptr) return null_arg(__func__, "runMode");
   *runMode = ACL_HOST;  // the simulated device is a PCIe card driven from the host
   return ACL_SUCCESS;
 }
@@ -225,12 +219,10 @@ const char* aclrtGetSocName() {
 
 aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
   SIM_API_ENTER();
-  if (context == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "context is NULL");
+  if (context == nullptr) return null_arg(__func__, "context");
   Runtime& r = runtime();
   std::lock_guard<std::mutex> lock(r.mu);
-  if (!r.initialized)
-    return violate(ACL_ERROR_UNINITIALIZE, __func__, "init.required", "call aclInit first");
+  if (!r.initialized) return not_initialized(__func__);
   if (aclError rc = check_device_id(__func__, deviceId)) return rc;
   if (r.device_refs == 0)
     return violate(ACL_ERROR_RT_INVALID_DEVICEID, __func__, "context.device_set",
@@ -279,8 +271,7 @@ aclError aclrtSetCurrentContext(aclrtContext context) {
 
 aclError aclrtGetCurrentContext(aclrtContext* context) {
   SIM_API_ENTER();
-  if (context == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "context is NULL");
+  if (context == nullptr) return null_arg(__func__, "context");
   if (aclError rc = require_context(__func__)) return rc;
   *context = current_context();
   return ACL_SUCCESS;

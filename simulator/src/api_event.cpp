@@ -18,8 +18,7 @@ using namespace sim;
 namespace {
 
 aclError create_event(const char* api, aclrtEvent* event, uint32_t flags, bool plain, bool ex) {
-  if (event == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, api, "args.non_null", "event is NULL");
+  if (event == nullptr) return null_arg(api, "event");
   if (aclError rc = require_context(api)) return rc;
   Device& d = device();
   std::lock_guard<std::mutex> lock(d.mu());
@@ -33,8 +32,7 @@ aclError create_event(const char* api, aclrtEvent* event, uint32_t flags, bool p
 
 // Resolves an event handle; caller holds Device::mu().
 aclError find_event(const char* api, aclrtEvent handle, std::shared_ptr<Event>* out) {
-  if (!initialized())
-    return violate(ACL_ERROR_UNINITIALIZE, api, "init.required", "call aclInit first");
+  if (!initialized()) return not_initialized(api);
   *out = device().find_event(handle);
   if (!*out)
     return violate(ACL_ERROR_RT_INVALID_HANDLE, api, "event.valid_handle", "%p is not a live event",
@@ -156,8 +154,7 @@ aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event) {
 
 aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus* status) {
   SIM_API_ENTER();
-  if (status == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "status is NULL");
+  if (status == nullptr) return null_arg(__func__, "status");
   std::lock_guard<std::mutex> lock(device().mu());
   std::shared_ptr<Event> e;
   if (aclError rc = find_event(__func__, event, &e)) return rc;
@@ -168,8 +165,7 @@ aclError aclrtQueryEventStatus(aclrtEvent event, aclrtEventRecordedStatus* statu
 
 aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus* status) {
   SIM_API_ENTER();
-  if (status == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "status is NULL");
+  if (status == nullptr) return null_arg(__func__, "status");
   std::lock_guard<std::mutex> lock(device().mu());
   std::shared_ptr<Event> e;
   if (aclError rc = find_event(__func__, event, &e)) return rc;
@@ -182,8 +178,7 @@ aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus* status) {
 
 aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus* status) {
   SIM_API_ENTER();
-  if (status == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "status is NULL");
+  if (status == nullptr) return null_arg(__func__, "status");
   std::lock_guard<std::mutex> lock(device().mu());
   std::shared_ptr<Event> e;
   if (aclError rc = find_event(__func__, event, &e)) return rc;
@@ -203,8 +198,7 @@ aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout) {
 
 aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endEvent) {
   SIM_API_ENTER();
-  if (ms == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "ms is NULL");
+  if (ms == nullptr) return null_arg(__func__, "ms");
   std::lock_guard<std::mutex> lock(device().mu());
   std::shared_ptr<Event> a, b;
   if (aclError rc = find_event(__func__, startEvent, &a)) return rc;

@@ -196,8 +196,7 @@ aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t c
 
 aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t* free, size_t* total) {
   SIM_API_ENTER();
-  if (free == nullptr || total == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "free/total is NULL");
+  if (free == nullptr || total == nullptr) return null_arg(__func__, "free/total");
   if (static_cast<int>(attr) < ACL_DDR_MEM || static_cast<int>(attr) > ACL_HBM_MEM_P2P_NORMAL)
     return violate(ACL_ERROR_INVALID_PARAM, __func__, "meminfo.attr", "attr %d",
                    static_cast<int>(attr));

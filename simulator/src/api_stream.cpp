@@ -11,8 +11,7 @@ using namespace sim;
 namespace {
 
 aclError create_stream(const char* api, aclrtStream* stream) {
-  if (stream == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, api, "args.non_null", "stream is NULL");
+  if (stream == nullptr) return null_arg(api, "stream");
   if (aclError rc = require_context(api)) return rc;
   Device& d = device();
   std::lock_guard<std::mutex> lock(d.mu());
@@ -113,8 +112,7 @@ aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout) 
 
 aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus* status) {
   SIM_API_ENTER();
-  if (status == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "status is NULL");
+  if (status == nullptr) return null_arg(__func__, "status");
   Device& d = device();
   std::lock_guard<std::mutex> lock(d.mu());
   Stream* s = nullptr;

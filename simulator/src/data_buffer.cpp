@@ -21,16 +21,14 @@ aclDataBuffer* aclCreateDataBuffer(void* data, size_t size) {
 
 aclError aclDestroyDataBuffer(const aclDataBuffer* dataBuffer) {
   SIM_API_ENTER();
-  if (dataBuffer == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "dataBuffer is NULL");
+  if (dataBuffer == nullptr) return null_arg(__func__, "dataBuffer");
   delete dataBuffer;
   return ACL_SUCCESS;
 }
 
 aclError aclUpdateDataBuffer(aclDataBuffer* dataBuffer, void* data, size_t size) {
   SIM_API_ENTER();
-  if (dataBuffer == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "dataBuffer is NULL");
+  if (dataBuffer == nullptr) return null_arg(__func__, "dataBuffer");
   dataBuffer->data = data;
   dataBuffer->size = size;
   return ACL_SUCCESS;

@@ -108,6 +108,14 @@ void warn_rule(const char* api, const char* rule, const char* fmt, ...) {
   va_end(ap);
 }
 
+aclError null_arg(const char* api, const char* what) {
+  return violate(ACL_ERROR_INVALID_PARAM, api, "args.non_null", "%s is NULL", what);
+}
+
+aclError not_initialized(const char* api) {
+  return violate(ACL_ERROR_UNINITIALIZE, api, "init.required", "call aclInit first");
+}
+
 const char* last_rule() {
   return t_last_rule.c_str();
 }

@@ -26,6 +26,10 @@ aclError violate(aclError code, const char* api, const char* rule, const char* f
 void warn_rule(const char* api, const char* rule, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+// Shorthands for the two commonest violations.
+aclError null_arg(const char* api, const char* what);  // 100000, rule args.non_null
+aclError not_initialized(const char* api);             // 100001, rule init.required
+
 const char* last_rule();
 void clear_last_rule();
 

@@ -42,8 +42,7 @@ void bump_context_epoch() {
 }
 
 aclError require_context(const char* api) {
-  if (!initialized())
-    return violate(ACL_ERROR_UNINITIALIZE, api, "init.required", "call aclInit first");
+  if (!initialized()) return not_initialized(api);
   if (current_context() == nullptr)
     return violate(ACL_ERROR_RT_CONTEXT_NULL, api, "context.current_required",
                    "the calling thread has no current context (aclrtSetDevice, "
