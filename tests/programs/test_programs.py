@@ -25,7 +25,8 @@ def test_pipeline_runs_and_verifies(spec: Path, tmp_path: Path) -> None:
     report = run.report
     assert report is not None
     assert CONTRACT <= set(report), CONTRACT - set(report)
-    assert report["verified"] is True
+    returns_data = any(s.kind == "d2h" for s in result.spec.stages)
+    assert report["verified"] is (True if returns_data else None)
     assert report["frames"] >= frames and report["qps"] > 0
     assert report["backend"] == "simulator" and report["profile"] == result.plan.profile
     assert report["threads"] == 2 and report["batch"] == batch and report["streams"] == result.plan.streams

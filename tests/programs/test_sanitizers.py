@@ -1,0 +1,27 @@
+"""Every example pipeline, built with ASan+UBSan and with TSan, runs clean with --verify."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from program_harness import PIPELINES, built, run_program
+
+SANITIZER_ENV = {
+    "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0:exitcode=86",
+    "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1:exitcode=87",
+    "TSAN_OPTIONS": "halt_on_error=1:exitcode=88:second_deadlock_stack=1",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sanitize", ["address", "thread"])
+@pytest.mark.parametrize("spec", PIPELINES, ids=lambda p: p.stem)
+def test_pipeline_is_clean_under_sanitizer(spec: Path, sanitize: str, tmp_path: Path) -> None:
+    result = built(spec, sanitize)
+    frames = 8 * result.plan.batch
+    run = run_program(result.binary, "--threads", "2", "--depth", "3", "--warmup", "0", "--frames", str(frames),
+                      "--verify", cwd=tmp_path, env=SANITIZER_ENV, timeout=600)
+    assert run.returncode == 0, f"exit {run.returncode}\n{run.stderr[-6000:]}"
+    assert "Sanitizer" not in run.stderr, run.stderr[-6000:]
+    assert run.report is not None and run.report["frames"] >= frames
