@@ -4,6 +4,7 @@ planner's roofline, and latency percentiles against the same; one series per str
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -59,7 +60,8 @@ def _fixed_note(results: BenchResults, x: str) -> str:
 
 
 def _title(results: BenchResults, what: str, x: str) -> str:
-    return f"{Path(results.context.spec).name}: {what} vs {x}\n{_fixed_note(results, x)}"
+    note = "\n".join(textwrap.wrap(_fixed_note(results, x), width=90))
+    return f"{Path(results.context.spec).name}: {what} vs {x}\n{note}"
 
 
 def _style_x(ax: Axes, x: str, values: Sequence[float]) -> None:
