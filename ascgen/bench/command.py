@@ -54,7 +54,11 @@ def friendly(fn: F) -> F:
 
 
 def default_builder(
-    spec_path: Path, overrides: dict[str, object], progress: Callable[[str, int, int], None] | None = None
+    spec_path: Path,
+    overrides: dict[str, object],
+    progress: Callable[[str, int, int], None] | None = None,
+    backend: str = "sim",
+    build_root: Path | None = None,
 ) -> Built:
     """ascgen.build.build_variant, imported when first needed; its failures are step failures.
     ``progress(what, done, total)`` hears the compiler's progress."""
@@ -65,7 +69,9 @@ def default_builder(
     except ImportError as exc:
         raise StepFailed(f"cannot build variants: ascgen.build is not available ({exc})") from None
     try:
-        result: Built = build.build_variant(spec_path, overrides, progress=progress)
+        result: Built = build.build_variant(
+            spec_path, overrides, backend=backend, build_root=build_root, progress=progress
+        )
     except build.BuildFailed as exc:
         variant = " ".join(f"{k}={v}" for k, v in overrides.items() if v is not None)
         raise StepFailed(f"build of {variant} failed: {exc}") from None
@@ -111,6 +117,8 @@ def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) 
 )
 @click.option("--input", "input_path", type=click.Path(exists=True, path_type=Path), help="The program's --input.")
 @click.option("--pin", help="The program's --pin (CPU list for its threads).")
+@click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True)
+@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("build"), show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), help="Results folder.")
 @click.option(
     "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write results JSON here."
@@ -126,6 +134,8 @@ def bench(
     sweep_texts: tuple[str, ...],
     input_path: Path | None,
     pin: str | None,
+    backend: str,
+    build_dir: Path,
     out_dir: Path | None,
     json_path: Path | None,
 ) -> None:
@@ -158,7 +168,9 @@ def bench(
     )
     err = Console(stderr=True, highlight=False)
     with LiveMonitor(err) as monitor:
-        builder = functools.partial(default_builder, progress=monitor.build_progress)
+        builder = functools.partial(
+            default_builder, progress=monitor.build_progress, backend=backend, build_root=build_dir.resolve()
+        )
         try:
             results = session.run_bench(request, builder, monitor, planner=planner)
         except session.BenchFailed as exc:

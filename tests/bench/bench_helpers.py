@@ -27,9 +27,11 @@ class FakeBuilder:
     root: Path
     knobs: list[str] = field(default_factory=list)
     calls: list[dict[str, object]] = field(default_factory=list)
+    options: dict[str, object] = field(default_factory=dict)  # progress, backend, build_root of the last call
 
-    def __call__(self, spec_path: Path, overrides: dict[str, object], progress: object = None) -> FakeBuilt:
+    def __call__(self, spec_path: Path, overrides: dict[str, object], **build_options: object) -> FakeBuilt:
         self.calls.append(dict(overrides))
+        self.options = build_options
         args = [sys.executable, "-S", str(FAKE_PROGRAM), "--name", spec_path.stem]
         args += ["--batch", str(overrides["batch"]), "--streams", str(overrides["streams"])]
         if overrides.get("sync_every") is not None:

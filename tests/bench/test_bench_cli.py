@@ -41,6 +41,9 @@ def test_bench_writes_results_to_the_default_folder(
     assert doc == json.loads((tmp_path / "copy.json").read_text())
     assert "ascgen bench:" in result.output and "best: threads=2 depth=4" in result.output
     assert "roofline" in result.output and "per_stage" in result.output
+    assert fake_builder.options["backend"] == "sim"
+    assert fake_builder.options["build_root"] == tmp_path / "build"
+    assert callable(fake_builder.options["progress"])
 
 
 def test_a_failing_point_is_one_line_and_exit_3(
