@@ -21,11 +21,9 @@ Runtime& runtime() {
   return r;
 }
 
-bool initialized() {
-  Runtime& r = runtime();
-  std::lock_guard<std::mutex> lock(r.mu);
-  return r.initialized;
-}
+// Lock-free: called under Device::mu (resolve_stream), which must never wait
+// for Runtime::mu (lock order).
+bool initialized() { return runtime().initialized.load(); }
 
 Context* current_context() {
   if (t_ctx == nullptr || t_ctx_epoch != g_epoch.load() || t_ctx->destroyed.load()) return nullptr;

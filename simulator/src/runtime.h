@@ -22,7 +22,7 @@ struct Context {
 
 struct Runtime {
   std::mutex mu;  // lock order: Runtime::mu before Device::mu
-  bool initialized = false;
+  std::atomic<bool> initialized{false};  // written under mu; read lock-free
   bool finalized = false;
   int device_refs = 0;
   Context* default_ctx = nullptr;
