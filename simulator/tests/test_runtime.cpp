@@ -1,5 +1,9 @@
 // Init, profile, devices, contexts, data buffers and fault injection.
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -179,4 +183,30 @@ TEST(faults_env, rules_from_environment) {
   CHECK_EQ(aclrtMalloc(&b, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_DEVICE_OOM);
   CHECK_EQ(aclrtSetDevice(0), ACL_ERROR_RT_NO_DEVICE);
   CHECK_OK(aclrtFree(a));
+}
+
+// Run by ctest with ACL_SIM_LOG=<file>: one line per broken rule, naming it.
+TEST(log_file, rule_lines_name_rule_file_and_key) {
+  const char* path = std::getenv("ACL_SIM_LOG");
+  CHECK(path != nullptr);
+  std::remove(path);  // the sink opens the file at its first line
+  std::string bad = write_profile("logkey", {{"engines.h2d.units", ""}});
+  use_profile(bad);
+  CHECK_EQ(aclInit(nullptr), ACL_ERROR_INVALID_FILE);
+  use_profile(default_profile());
+  CHECK_OK(open_device());
+  void* h = nullptr;
+  CHECK_OK(aclrtMallocHost(&h, 256));
+  CHECK_EQ(aclrtMemcpyAsync(static_cast<char*>(h) + 8, 64, h, 64, ACL_MEMCPY_HOST_TO_HOST, nullptr),
+           ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+  CHECK_OK(aclrtFreeHost(h));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string log = text.str();
+  CHECK(log.find("RULE init.profile in aclInit") != std::string::npos);
+  CHECK(log.find(bad) != std::string::npos);
+  CHECK(log.find("'engines.h2d.units'") != std::string::npos);
+  CHECK(log.find("RULE memcpy_async.host_to_host in aclrtMemcpyAsync (-> 207000)") !=
+        std::string::npos);
 }
