@@ -10,8 +10,11 @@
 // resize-cache key, so a repeated frame costs a lookup and a paste instead of a
 // resample. A missing or stale tag (the range was overwritten by a copy, or
 // freed) costs nothing but a direct resample, never a wrong answer unless an
-// overwrite left all ~1 KiB of sampled bytes unchanged. Tags are set and read
-// only by task `work`, i.e. in device completion order.
+// overwrite left all ~1 KiB of sampled bytes unchanged. JPEGD also skips its
+// copy into a destination whose tag says it already holds that very frame (a
+// ring of slots fed the same input), so a repeated input costs a hash and a
+// fingerprint. Tags are set and read only by task `work`, i.e. in device
+// completion order (and cleared by acldvppFree).
 #ifndef ACL_SIM_SRC_DVPP_CONTENT_H_
 #define ACL_SIM_SRC_DVPP_CONTENT_H_
 

@@ -398,3 +398,41 @@ TEST(vpc, service_time_from_profile) {
   destroy_channel(ch);
   CHECK_OK(aclrtDestroyStream(s));
 }
+
+// Decoding into a slot that still holds the same frame skips the copy; any
+// other content in the slot (another frame, a memset) is replaced.
+TEST(jpeg, repeated_decodes_into_one_slot) {
+  CHECK_OK(open_device(kFast));
+  acldvppChannelDesc* ch = make_channel();
+  aclrtStream s = nullptr;
+  CHECK_OK(aclrtCreateStream(&s));
+  std::vector<uint8_t> a = make_jpeg(256, 128, TJSAMP_420, 0, 1);
+  std::vector<uint8_t> b = make_jpeg(256, 128, TJSAMP_420, 0, 2);
+  void* sa = dvpp_upload(a);
+  void* sb = dvpp_upload(b);
+  const uint32_t bytes = 256 * 128 * 3 / 2;
+  void* out = nullptr;
+  CHECK_OK(acldvppMalloc(&out, bytes));
+  acldvppPicDesc* d = make_pic(out, bytes, 256, 128, 256, 128);
+  std::vector<uint8_t> want_a = kernel_decode(a, 256, 128), want_b = kernel_decode(b, 256, 128);
+  struct Step {
+    void* src;
+    size_t size;
+    bool memset_first;
+    const std::vector<uint8_t>* want;
+  } steps[] = {{sa, a.size(), false, &want_a},
+               {sa, a.size(), false, &want_a},
+               {sb, b.size(), false, &want_b},
+               {sa, a.size(), false, &want_a},
+               {sa, a.size(), true, &want_a}};
+  for (const Step& st : steps) {
+    if (st.memset_first) CHECK_OK(aclrtMemset(out, bytes, 0, bytes));
+    CHECK_OK(acldvppJpegDecodeAsync(ch, st.src, static_cast<uint32_t>(st.size), d, s));
+    CHECK_OK(aclrtSynchronizeStream(s));
+    CHECK(download(out, bytes) == *st.want);
+  }
+  acldvppDestroyPicDesc(d);
+  for (void* p : {sa, sb, out}) CHECK_OK(acldvppFree(p));
+  destroy_channel(ch);
+  CHECK_OK(aclrtDestroyStream(s));
+}
