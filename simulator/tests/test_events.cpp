@@ -262,3 +262,69 @@ TEST(trace, writes_trace_file) {
   std::fclose(f);
   CHECK(got > 0 && std::strstr(buf, "traceEvents") != nullptr);
 }
+
+// The generated per_stage pattern from several host threads at once: upload on
+// one stream, record, wait + reset on a second stream, download; a ring of
+// slots reused only after the download of its previous frame completed.
+TEST(stress, threads_chain_streams_with_events) {
+  CHECK_OK(open_device(0.05));
+  aclrtContext ctx = nullptr;
+  CHECK_OK(aclrtGetCurrentContext(&ctx));
+  constexpr int kThreads = 3, kFrames = 40, kDepth = 2;
+  constexpr size_t kBytes = 4096;
+  std::atomic<int> bad{0};
+  auto worker = [&](int w) {
+    aclrtSetCurrentContext(ctx);
+    aclrtStream up = nullptr, down = nullptr;
+    aclrtCreateStream(&up);
+    aclrtCreateStream(&down);
+    void *h_in[kDepth], *h_out[kDepth], *d[kDepth];
+    aclrtEvent uploaded[kDepth], fetched[kDepth];
+    for (int k = 0; k < kDepth; ++k) {
+      aclrtMallocHost(&h_in[k], kBytes);
+      aclrtMallocHost(&h_out[k], kBytes);
+      aclrtMalloc(&d[k], kBytes, ACL_MEM_MALLOC_HUGE_FIRST);
+      aclrtCreateEventWithFlag(&uploaded[k], ACL_EVENT_SYNC);
+      aclrtCreateEventWithFlag(&fetched[k], ACL_EVENT_SYNC);
+    }
+    for (int f = 0; f < kFrames; ++f) {
+      int k = f % kDepth;
+      if (f >= kDepth) {  // slot reuse: the previous frame in it must be checked first
+        aclrtSynchronizeEvent(fetched[k]);
+        if (static_cast<unsigned char*>(h_out[k])[kBytes - 1] != ((f - kDepth) * 7 + w) % 256)
+          ++bad;
+      }
+      std::memset(h_in[k], (f * 7 + w) % 256, kBytes);
+      aclrtMemcpyAsync(d[k], kBytes, h_in[k], kBytes, ACL_MEMCPY_HOST_TO_DEVICE, up);
+      aclrtRecordEvent(uploaded[k], up);
+      aclrtStreamWaitEvent(down, uploaded[k]);
+      aclrtResetEvent(uploaded[k], down);
+      aclrtMemcpyAsync(h_out[k], kBytes, d[k], kBytes, ACL_MEMCPY_DEVICE_TO_HOST, down);
+      aclrtRecordEvent(fetched[k], down);
+    }
+    aclrtSynchronizeStream(up);
+    aclrtSynchronizeStream(down);
+    for (int f = kFrames - kDepth; f < kFrames; ++f)
+      if (static_cast<unsigned char*>(h_out[f % kDepth])[0] != (f * 7 + w) % 256) ++bad;
+    for (int k = 0; k < kDepth; ++k) {
+      aclrtDestroyEvent(uploaded[k]);
+      aclrtDestroyEvent(fetched[k]);
+      aclrtFree(d[k]);
+      aclrtFreeHost(h_in[k]);
+      aclrtFreeHost(h_out[k]);
+    }
+    aclrtDestroyStream(up);
+    aclrtDestroyStream(down);
+  };
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kThreads; ++w) threads.emplace_back(worker, w);
+  for (auto& t : threads) t.join();
+  CHECK_EQ(bad.load(), 0);
+  aclsimMemStats ms{};
+  CHECK_OK(aclsimGetMemStats(&ms));
+  CHECK_EQ(ms.deviceAllocs + ms.hostAllocs, 0u);
+  aclsimObjectStats os{};
+  CHECK_OK(aclsimGetObjectStats(&os));
+  CHECK_EQ(os.streams + os.events, 0u);
+  CHECK_EQ(os.tasksSubmitted, os.tasksCompleted);
+}
