@@ -6,6 +6,7 @@
 //   acl_sim_calib model_sync | model_async | h2d_merged | h2d_unmerged |
 //                 jpegd_async_one_stream | model_batch BATCH | pipeline THREADS
 //                 [--frames N]
+//   acl_sim_calib write_jpeg PATH      (the generated study JPEG)
 //
 // Times are model time (aclsimNowUs), so ACL_SIM_TIME_SCALE < 1 only shortens
 // the wall time, as long as the host keeps up. The model is a descriptor with
@@ -298,6 +299,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string exp = argv[1];
+  if (exp == "write_jpeg" && argc == 3) {  // the study JPEG, for the imaging cost bench
+    const std::vector<uint8_t>& j = study_jpeg();
+    std::ofstream(argv[2], std::ios::binary)
+        .write(reinterpret_cast<const char*>(j.data()), static_cast<std::streamsize>(j.size()));
+    return 0;
+  }
   long arg = 0, frames = 0;
   for (int i = 2; i < argc; ++i) {
     if (std::strcmp(argv[i], "--frames") == 0 && i + 1 < argc)
