@@ -95,9 +95,7 @@ aclError aclrtLaunchCallback(aclrtCallback fn, void* userData, aclrtCallbackBloc
 
 aclError aclrtProcessReport(int32_t timeout) {
   SIM_API_ENTER();
-  if (timeout != -1 && timeout <= 0)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "timeout.range", "timeout %d: want -1 or > 0",
-                   timeout);
+  if (aclError rc = check_timeout(__func__, timeout)) return rc;
   if (!initialized()) return not_initialized(__func__);
   Device& d = device();
   std::unique_lock<std::mutex> lk(d.mu());

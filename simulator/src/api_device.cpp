@@ -19,10 +19,15 @@ Clock& model_clock() {
   return c;
 }
 
-Context* find_context(void* handle) {
-  for (const auto& c : runtime().contexts)
-    if (c.get() == handle && !c->destroyed) return c.get();
-  return nullptr;
+aclError live_context(const char* api, void* handle, Context** out) {
+  for (const auto& c : runtime().contexts) {
+    if (c.get() == handle && !c->destroyed) {
+      *out = c.get();
+      return ACL_SUCCESS;
+    }
+  }
+  return violate(ACL_ERROR_RT_INVALID_HANDLE, api, "context.valid_handle",
+                 "%p is not a live context", handle);
 }
 
 namespace {
@@ -237,10 +242,8 @@ aclError aclrtDestroyContext(aclrtContext context) {
   SIM_API_ENTER();
   Runtime& r = runtime();
   std::lock_guard<std::mutex> lock(r.mu);
-  Context* ctx = find_context(context);
-  if (ctx == nullptr)
-    return violate(ACL_ERROR_RT_INVALID_HANDLE, __func__, "context.valid_handle",
-                   "%p is not a live context", context);
+  Context* ctx = nullptr;
+  if (aclError rc = live_context(__func__, context, &ctx)) return rc;
   if (ctx->is_default)
     return violate(ACL_ERROR_RT_PARAM_INVALID, __func__, "context.default_not_destroyable",
                    "the default context is released by aclrtResetDevice");
@@ -261,10 +264,8 @@ aclError aclrtSetCurrentContext(aclrtContext context) {
   SIM_API_ENTER();
   Runtime& r = runtime();
   std::lock_guard<std::mutex> lock(r.mu);
-  Context* ctx = find_context(context);
-  if (ctx == nullptr)
-    return violate(ACL_ERROR_RT_INVALID_HANDLE, __func__, "context.valid_handle",
-                   "%p is not a live context", context);
+  Context* ctx = nullptr;
+  if (aclError rc = live_context(__func__, context, &ctx)) return rc;
   set_current_context(ctx);
   return ACL_SUCCESS;
 }

@@ -91,17 +91,13 @@ aclError submit_control(const char* api, aclrtStream stream, aclrtEvent handle, 
 }
 
 aclError sync_event(const char* api, aclrtEvent event, int32_t timeout) {
-  if (timeout != -1 && timeout <= 0)
-    return violate(ACL_ERROR_INVALID_PARAM, api, "timeout.range", "timeout %d: want -1 or > 0",
-                   timeout);
+  if (aclError rc = check_timeout(api, timeout)) return rc;
   Device& d = device();
   std::unique_lock<std::mutex> lk(d.mu());
   std::shared_ptr<Event> e;
   if (aclError rc = find_event(api, event, &e)) return rc;
   if (!e->record) return ACL_SUCCESS;
-  std::shared_ptr<Task> rec = e->record;
-  auto deadline = model_clock().deadline_after_ms(timeout);
-  if (!d.wait_done(lk, rec, timeout > 0 ? &deadline : nullptr))
+  if (!d.wait_done_for(lk, std::shared_ptr<Task>(e->record), timeout))
     return violate(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, api, "event.sync_timeout",
                    "event %llu not complete after %d ms", static_cast<unsigned long long>(e->id),
                    timeout);

@@ -31,13 +31,6 @@ aclError user_stream(const char* api, aclrtStream handle, Stream** out) {
   return resolve_stream(api, handle, out);
 }
 
-// -1 waits forever; > 0 is a limit in ms; anything else is invalid.
-aclError check_timeout(const char* api, int32_t timeout) {
-  if (timeout == -1 || timeout > 0) return ACL_SUCCESS;
-  return violate(ACL_ERROR_INVALID_PARAM, api, "timeout.range", "timeout %d: want -1 or > 0",
-                 timeout);
-}
-
 aclError sync_stream(const char* api, aclrtStream stream, int32_t timeout) {
   if (aclError rc = check_timeout(api, timeout)) return rc;
   Device& d = device();
@@ -45,9 +38,7 @@ aclError sync_stream(const char* api, aclrtStream stream, int32_t timeout) {
   Stream* s = nullptr;
   if (aclError rc = resolve_stream(api, stream, &s)) return rc;
   if (!s->last) return ACL_SUCCESS;
-  std::shared_ptr<Task> last = s->last;
-  auto deadline = model_clock().deadline_after_ms(timeout);
-  if (!d.wait_done(lk, last, timeout > 0 ? &deadline : nullptr))
+  if (!d.wait_done_for(lk, std::shared_ptr<Task>(s->last), timeout))
     return violate(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, api, "stream.sync_timeout",
                    "stream %llu not complete after %d ms", static_cast<unsigned long long>(s->id),
                    timeout);

@@ -264,6 +264,13 @@ bool Device::wait_done(std::unique_lock<std::mutex>& lk, const std::shared_ptr<T
   return task->done;
 }
 
+bool Device::wait_done_for(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& task,
+                           int32_t timeout_ms) {
+  if (timeout_ms < 0) return wait_done(lk, task, nullptr);
+  auto deadline = model_clock().deadline_after_ms(timeout_ms);
+  return wait_done(lk, task, &deadline);
+}
+
 bool Device::wait_idle(std::unique_lock<std::mutex>& lk,
                        const std::chrono::steady_clock::time_point* deadline) {
   bool ok = true;

@@ -94,6 +94,9 @@ class Device {
   // Waits until `task` completed or `deadline` passed; false on timeout.
   bool wait_done(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& task,
                  const std::chrono::steady_clock::time_point* deadline);
+  // The same with an API timeout: -1 waits forever, > 0 is model milliseconds.
+  bool wait_done_for(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& task,
+                     int32_t timeout_ms);
   bool wait_idle(std::unique_lock<std::mutex>& lk,
                  const std::chrono::steady_clock::time_point* deadline);
   // A blocking callback returned on the host: complete its task now.

@@ -23,7 +23,9 @@ Runtime& runtime() {
 
 // Lock-free: called under Device::mu (resolve_stream), which must never wait
 // for Runtime::mu (lock order).
-bool initialized() { return runtime().initialized.load(); }
+bool initialized() {
+  return runtime().initialized.load();
+}
 
 Context* current_context() {
   if (t_ctx == nullptr || t_ctx_epoch != g_epoch.load() || t_ctx->destroyed.load()) return nullptr;
@@ -61,6 +63,12 @@ aclError resolve_stream(const char* api, void* handle, Stream** out) {
                    static_cast<unsigned long long>(s->id));
   *out = s;
   return ACL_SUCCESS;
+}
+
+aclError check_timeout(const char* api, int32_t timeout) {
+  if (timeout == -1 || timeout > 0) return ACL_SUCCESS;
+  return violate(ACL_ERROR_INVALID_PARAM, api, "timeout.range", "timeout %d: want -1 or > 0",
+                 timeout);
 }
 
 }  // namespace sim

@@ -21,7 +21,7 @@ struct Context {
 };
 
 struct Runtime {
-  std::mutex mu;  // lock order: Runtime::mu before Device::mu
+  std::mutex mu;                         // lock order: Runtime::mu before Device::mu
   std::atomic<bool> initialized{false};  // written under mu; read lock-free
   bool finalized = false;
   int device_refs = 0;
@@ -37,8 +37,11 @@ Context* current_context();
 void set_current_context(Context* ctx);
 // Invalidates every thread's current context (device reset, aclFinalize).
 void bump_context_epoch();
-// A live (not destroyed) context created since aclInit, or nullptr.
-Context* find_context(void* handle);
+// A live (not destroyed) context created since aclInit, else 107017 (rule
+// context.valid_handle). Caller holds Runtime::mu.
+aclError live_context(const char* api, void* handle, Context** out);
+// API timeouts: -1 (forever) or > 0 ms, else 100000 (rule timeout.range).
+aclError check_timeout(const char* api, int32_t timeout);
 
 // Checks aclInit, a current context, and resolves `handle` (NULL = the current
 // context's default stream) to a live stream of the current context.
