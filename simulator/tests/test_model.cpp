@@ -9,6 +9,7 @@
 
 #include "acl/acl_mdl.h"
 #include "check.h"
+#include "dvpp_helpers.h"
 #include "session.h"
 
 using namespace testing_sim;
@@ -245,4 +246,23 @@ TEST(model, latency_at_batch_interpolated) {
   free_io(io);
   CHECK_OK(aclmdlUnload(id));
   CHECK_OK(aclrtDestroyStream(s));
+}
+
+// The DVPP and model entry points count through the fault-injection hook.
+TEST(model, fault_injection_reaches_dvpp_and_model_calls) {
+  CHECK_OK(open_device(0.05));
+  CHECK_OK(aclsimSetFaults("aclmdlLoadFromFile:1,acldvppMalloc:2:207001"));
+  uint32_t id = 0;
+  std::string path = good_model();
+  CHECK_EQ(aclmdlLoadFromFile(path.c_str(), &id), ACL_ERROR_INVALID_FILE);
+  CHECK_OK(aclmdlLoadFromFile(path.c_str(), &id));
+  void *a = nullptr, *b = nullptr;
+  CHECK_OK(acldvppMalloc(&a, 4096));
+  CHECK_EQ(acldvppMalloc(&b, 4096), ACL_ERROR_RT_MEMORY_ALLOCATION);
+  CHECK_EQ(aclsimCallCount("acldvppMalloc"), 2u);
+  CHECK_OK(acldvppFree(a));
+  CHECK_OK(aclmdlUnload(id));
+  aclsimMemStats st{};
+  CHECK_OK(aclsimGetMemStats(&st));
+  CHECK_EQ(st.deviceBytes, 0u);
 }
