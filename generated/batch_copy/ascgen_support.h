@@ -45,6 +45,13 @@ inline void check(aclError ret, const char* stage, const char* expr) {
   if (ret != ACL_SUCCESS) throw AclFailure(stage, call_name(expr), ret);
 }
 
+// A create call that returns a pointer: NULL is a failure of that call (out of memory).
+template <class T>
+T* require(T* created, const char* stage, const char* call) {
+  if (!created) throw AclFailure(stage, call, ACL_ERROR_BAD_ALLOC);
+  return created;
+}
+
 // A LIFO of release actions. Each runs once; a failing release is reported and the rest
 // still run, so nothing leaks whatever failed first.
 class Cleanup {
@@ -91,7 +98,7 @@ class Pool {
     slots_.assign(static_cast<size_t>(slots), nullptr);
     for (void*& slot : slots_) {
       slot = alloc_one(stage, memory, slot_bytes);
-      cleanup.add(std::string("free of pool ") + name, release_for(memory, slot));
+      cleanup.add(std::string(free_name(memory)) + " of pool " + name, release_for(memory, slot));
     }
   }
   void* slot(int64_t index) const { return slots_[static_cast<size_t>(index) % slots_.size()]; }
@@ -117,6 +124,17 @@ class Pool {
     }
     return p;
   }
+  static const char* free_name(Memory memory) {
+    switch (memory) {
+      case Memory::kDvpp:
+        return "acldvppFree";
+      case Memory::kDevice:
+        return "aclrtFree";
+      case Memory::kHostPinned:
+        break;
+    }
+    return "aclrtFreeHost";
+  }
   static std::function<aclError()> release_for(Memory memory, void* p) {
     switch (memory) {
       case Memory::kDvpp:
@@ -141,7 +159,7 @@ class EventRing {
     for (aclrtEvent& e : events_) {
       check(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC), stage, "aclrtCreateEventWithFlag");
       aclrtEvent ev = e;
-      cleanup.add(std::string("aclrtDestroyEvent of ") + stage, [ev] { return aclrtDestroyEvent(ev); });
+      cleanup.add(std::string("aclrtDestroyEvent of stage ") + stage, [ev] { return aclrtDestroyEvent(ev); });
     }
   }
   aclrtEvent at(int64_t index) const { return events_[static_cast<size_t>(index) % events_.size()]; }
@@ -158,8 +176,7 @@ inline uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 // ---------------------------------------------------------------- DVPP and model helpers
 
 inline acldvppPicDesc* new_pic_desc(const char* stage, Cleanup& cleanup) {
-  acldvppPicDesc* desc = acldvppCreatePicDesc();
-  if (!desc) throw AclFailure(stage, "acldvppCreatePicDesc", ACL_ERROR_BAD_ALLOC);
+  acldvppPicDesc* desc = require(acldvppCreatePicDesc(), stage, "acldvppCreatePicDesc");
   cleanup.add("acldvppDestroyPicDesc", [desc] { return acldvppDestroyPicDesc(desc); });
   return desc;
 }
@@ -178,11 +195,9 @@ inline void set_pic_desc(const char* stage, acldvppPicDesc* d, void* data, uint3
 
 // A dataset of one buffer; the dataset and its buffer descriptor are released by Cleanup.
 inline aclmdlDataset* new_dataset(const char* stage, void* data, size_t bytes, Cleanup& cleanup) {
-  aclmdlDataset* set = aclmdlCreateDataset();
-  if (!set) throw AclFailure(stage, "aclmdlCreateDataset", ACL_ERROR_BAD_ALLOC);
+  aclmdlDataset* set = require(aclmdlCreateDataset(), stage, "aclmdlCreateDataset");
   cleanup.add("aclmdlDestroyDataset", [set] { return aclmdlDestroyDataset(set); });
-  aclDataBuffer* buf = aclCreateDataBuffer(data, bytes);
-  if (!buf) throw AclFailure(stage, "aclCreateDataBuffer", ACL_ERROR_BAD_ALLOC);
+  aclDataBuffer* buf = require(aclCreateDataBuffer(data, bytes), stage, "aclCreateDataBuffer");
   cleanup.add("aclDestroyDataBuffer", [buf] { return aclDestroyDataBuffer(buf); });
   check(aclmdlAddDatasetBuffer(set, buf), stage, "aclmdlAddDatasetBuffer");
   return set;
@@ -191,7 +206,9 @@ inline aclmdlDataset* new_dataset(const char* stage, void* data, size_t bytes, C
 // The loaded model must take and give exactly what the plan sized the buffers for.
 inline void expect_model_sizes(const char* stage, aclmdlDesc* desc, size_t in, size_t out) {
   size_t got_in = aclmdlGetInputSizeByIndex(desc, 0);
+  if (got_in == 0) throw AclFailure(stage, "aclmdlGetInputSizeByIndex", ACL_ERROR_INVALID_PARAM);
   size_t got_out = aclmdlGetOutputSizeByIndex(desc, 0);
+  if (got_out == 0) throw AclFailure(stage, "aclmdlGetOutputSizeByIndex", ACL_ERROR_INVALID_PARAM);
   if (got_in != in || got_out != out)
     throw std::runtime_error(std::string("stage '") + stage + "': the model takes " +
                              std::to_string(got_in) + " bytes and gives " + std::to_string(got_out) +
@@ -256,8 +273,9 @@ class Completions {
 // (on destruction at the latest, so no error path can leave it running).
 class ReportThread {
  public:
-  ReportThread(aclrtContext context, FirstError& error)
-      : thread_([this, context, &error] { loop(context, error); }) {
+  // `fail` is called once, on the report thread, if it cannot go on: no callback will run.
+  ReportThread(aclrtContext context, std::function<void(const std::string&)> fail)
+      : fail_(std::move(fail)), thread_([this, context] { loop(context); }) {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return started_; });
   }
@@ -272,7 +290,7 @@ class ReportThread {
   }
 
  private:
-  void loop(aclrtContext context, FirstError& error) {
+  void loop(aclrtContext context) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       id_ = static_cast<uint64_t>(pthread_self());
@@ -280,15 +298,18 @@ class ReportThread {
     }
     cv_.notify_all();
     const double cpu0 = thread_cpu_s();
+    const char* call = "aclrtSetCurrentContext";
     aclError ret = aclrtSetCurrentContext(context);
     while (ret == ACL_SUCCESS && running_) {
+      call = "aclrtProcessReport";
       ret = aclrtProcessReport(100);
       if (ret == ACL_ERROR_RT_REPORT_TIMEOUT) ret = ACL_SUCCESS;
     }
     if (ret != ACL_SUCCESS)
-      error.set("report thread: aclrtProcessReport failed with error " + std::to_string(ret));
+      fail_(std::string("report thread: ") + call + " failed with error " + std::to_string(ret));
     cpu_s_ = thread_cpu_s() - cpu0;
   }
+  std::function<void(const std::string&)> fail_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool started_ = false;

@@ -94,10 +94,10 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
            const std::string& model_path, ascgen::Cleanup& cleanup) {
   t.id = id;
   t.n_inputs = static_cast<int>(inputs.size());
-  ASCGEN_CHECK("upload", aclrtCreateStream(&t.upload_stream));
+  ASCGEN_CHECK(upload::kName, aclrtCreateStream(&t.upload_stream));
   cleanup.add("aclrtDestroyStream upload_stream",
               [s = t.upload_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK("decode", aclrtCreateStream(&t.decode_stream));
+  ASCGEN_CHECK(decode::kName, aclrtCreateStream(&t.decode_stream));
   cleanup.add("aclrtDestroyStream decode_stream",
               [s = t.decode_stream] { return aclrtDestroyStream(s); });
   t.upload_host.allocate(upload::kName, "upload_host", ascgen::Memory::kHostPinned, 1048576,
@@ -108,11 +108,11 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
                         cleanup);
   t.upload_done.create(upload::kName, frame_slots, cleanup);
   t.decode_done.create(decode::kName, frame_slots, cleanup);
-  t.dvpp_channel = acldvppCreateChannelDesc();
-  if (!t.dvpp_channel) ASCGEN_CHECK("decode", ACL_ERROR_BAD_ALLOC);
+  t.dvpp_channel =
+      ascgen::require(acldvppCreateChannelDesc(), decode::kName, "acldvppCreateChannelDesc");
   cleanup.add("acldvppDestroyChannelDesc",
               [c = t.dvpp_channel] { return acldvppDestroyChannelDesc(c); });
-  ASCGEN_CHECK("decode", acldvppCreateChannel(t.dvpp_channel));
+  ASCGEN_CHECK(decode::kName, acldvppCreateChannel(t.dvpp_channel));
   cleanup.add("acldvppDestroyChannel", [c = t.dvpp_channel] { return acldvppDestroyChannel(c); });
   // decode: one output descriptor per slot and input, so nothing is set in the hot loop.
   for (int slot = 0; slot < t.decode_out.slots(); ++slot) {
@@ -286,7 +286,11 @@ int run(const ascgen::Options& opt, ascgen::Cleanup& cleanup) {
 
   // Completions are observed by one report thread; no worker blocks on a stream. It stops
   // when run() returns, before the cleanup unsubscribes its streams.
-  ascgen::ReportThread reporter(context, g_run.error);
+  ascgen::ReportThread reporter(context, [&workers](const std::string& error) {
+    g_run.error.set(error);
+    g_run.stop = true;
+    for (Worker& t : workers) t.completions.abort();
+  });
   for (Worker& t : workers) {
     ASCGEN_CHECK(decode::kName, aclrtSubscribeReport(reporter.id(), t.decode_stream));
     cleanup.add("aclrtUnSubscribeReport", [id = reporter.id(), s = t.decode_stream] {

@@ -146,19 +146,19 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
            const std::string& model_path, ascgen::Cleanup& cleanup) {
   t.id = id;
   t.n_inputs = static_cast<int>(inputs.size());
-  ASCGEN_CHECK("upload", aclrtCreateStream(&t.upload_stream));
+  ASCGEN_CHECK(upload::kName, aclrtCreateStream(&t.upload_stream));
   cleanup.add("aclrtDestroyStream upload_stream",
               [s = t.upload_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK("decode", aclrtCreateStream(&t.decode_stream));
+  ASCGEN_CHECK(decode::kName, aclrtCreateStream(&t.decode_stream));
   cleanup.add("aclrtDestroyStream decode_stream",
               [s = t.decode_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK("resize", aclrtCreateStream(&t.resize_stream));
+  ASCGEN_CHECK(resize::kName, aclrtCreateStream(&t.resize_stream));
   cleanup.add("aclrtDestroyStream resize_stream",
               [s = t.resize_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK("infer", aclrtCreateStream(&t.infer_stream));
+  ASCGEN_CHECK(infer::kName, aclrtCreateStream(&t.infer_stream));
   cleanup.add("aclrtDestroyStream infer_stream",
               [s = t.infer_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK("fetch", aclrtCreateStream(&t.fetch_stream));
+  ASCGEN_CHECK(fetch::kName, aclrtCreateStream(&t.fetch_stream));
   cleanup.add("aclrtDestroyStream fetch_stream",
               [s = t.fetch_stream] { return aclrtDestroyStream(s); });
   t.upload_host.allocate(upload::kName, "upload_host", ascgen::Memory::kHostPinned, 1048576,
@@ -178,11 +178,11 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
   t.resize_done.create(resize::kName, frame_slots, cleanup);
   t.infer_done.create(infer::kName, batch_slots, cleanup);
   t.fetch_done.create(fetch::kName, batch_slots, cleanup);
-  t.dvpp_channel = acldvppCreateChannelDesc();
-  if (!t.dvpp_channel) ASCGEN_CHECK("decode", ACL_ERROR_BAD_ALLOC);
+  t.dvpp_channel =
+      ascgen::require(acldvppCreateChannelDesc(), decode::kName, "acldvppCreateChannelDesc");
   cleanup.add("acldvppDestroyChannelDesc",
               [c = t.dvpp_channel] { return acldvppDestroyChannelDesc(c); });
-  ASCGEN_CHECK("decode", acldvppCreateChannel(t.dvpp_channel));
+  ASCGEN_CHECK(decode::kName, acldvppCreateChannel(t.dvpp_channel));
   cleanup.add("acldvppDestroyChannel", [c = t.dvpp_channel] { return acldvppDestroyChannel(c); });
   // decode: one output descriptor per slot and input, so nothing is set in the hot loop.
   for (int slot = 0; slot < t.decode_out.slots(); ++slot) {
@@ -208,8 +208,8 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
       t.resize_out_descs.push_back(desc);
     }
   }
-  t.resize_config = acldvppCreateResizeConfig();
-  if (!t.resize_config) ASCGEN_CHECK(resize::kName, ACL_ERROR_BAD_ALLOC);
+  t.resize_config =
+      ascgen::require(acldvppCreateResizeConfig(), resize::kName, "acldvppCreateResizeConfig");
   cleanup.add("acldvppDestroyResizeConfig",
               [c = t.resize_config] { return acldvppDestroyResizeConfig(c); });
   ASCGEN_CHECK(resize::kName,
@@ -217,8 +217,7 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
   // infer: one model instance per worker, so no model id runs on two streams at once.
   ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(model_path.c_str(), &t.infer_model));
   cleanup.add("aclmdlUnload", [id = t.infer_model] { return aclmdlUnload(id); });
-  t.infer_desc = aclmdlCreateDesc();
-  if (!t.infer_desc) ASCGEN_CHECK(infer::kName, ACL_ERROR_BAD_ALLOC);
+  t.infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = t.infer_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(infer::kName, aclmdlGetDesc(t.infer_desc, t.infer_model));
   ascgen::expect_model_sizes(infer::kName, t.infer_desc, infer::kInputBytes, infer::kOutputBytes);
@@ -448,7 +447,11 @@ int run(const ascgen::Options& opt, ascgen::Cleanup& cleanup) {
 
   // Completions are observed by one report thread; no worker blocks on a stream. It stops
   // when run() returns, before the cleanup unsubscribes its streams.
-  ascgen::ReportThread reporter(context, g_run.error);
+  ascgen::ReportThread reporter(context, [&workers](const std::string& error) {
+    g_run.error.set(error);
+    g_run.stop = true;
+    for (Worker& t : workers) t.completions.abort();
+  });
   for (Worker& t : workers) {
     ASCGEN_CHECK(fetch::kName, aclrtSubscribeReport(reporter.id(), t.fetch_stream));
     cleanup.add("aclrtUnSubscribeReport",

@@ -137,7 +137,7 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
            const std::string& model_path, ascgen::Cleanup& cleanup) {
   t.id = id;
   t.n_inputs = static_cast<int>(inputs.size());
-  ASCGEN_CHECK("upload", aclrtCreateStream(&t.stream));
+  ASCGEN_CHECK(upload::kName, aclrtCreateStream(&t.stream));
   cleanup.add("aclrtDestroyStream stream", [s = t.stream] { return aclrtDestroyStream(s); });
   t.upload_host.allocate(upload::kName, "upload_host", ascgen::Memory::kHostPinned, 1048576,
                          frame_slots, cleanup);
@@ -151,11 +151,11 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
                        cleanup);
   t.fetch_host.allocate(fetch::kName, "fetch_host", ascgen::Memory::kHostPinned, 4000, batch_slots,
                         cleanup);
-  t.dvpp_channel = acldvppCreateChannelDesc();
-  if (!t.dvpp_channel) ASCGEN_CHECK("decode", ACL_ERROR_BAD_ALLOC);
+  t.dvpp_channel =
+      ascgen::require(acldvppCreateChannelDesc(), decode::kName, "acldvppCreateChannelDesc");
   cleanup.add("acldvppDestroyChannelDesc",
               [c = t.dvpp_channel] { return acldvppDestroyChannelDesc(c); });
-  ASCGEN_CHECK("decode", acldvppCreateChannel(t.dvpp_channel));
+  ASCGEN_CHECK(decode::kName, acldvppCreateChannel(t.dvpp_channel));
   cleanup.add("acldvppDestroyChannel", [c = t.dvpp_channel] { return acldvppDestroyChannel(c); });
   // decode: one output descriptor per slot and input, so nothing is set in the hot loop.
   for (int slot = 0; slot < t.decode_out.slots(); ++slot) {
@@ -181,8 +181,8 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
       t.resize_out_descs.push_back(desc);
     }
   }
-  t.resize_config = acldvppCreateResizeConfig();
-  if (!t.resize_config) ASCGEN_CHECK(resize::kName, ACL_ERROR_BAD_ALLOC);
+  t.resize_config =
+      ascgen::require(acldvppCreateResizeConfig(), resize::kName, "acldvppCreateResizeConfig");
   cleanup.add("acldvppDestroyResizeConfig",
               [c = t.resize_config] { return acldvppDestroyResizeConfig(c); });
   ASCGEN_CHECK(resize::kName,
@@ -190,8 +190,7 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
   // infer: one model instance per worker, so no model id runs on two streams at once.
   ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(model_path.c_str(), &t.infer_model));
   cleanup.add("aclmdlUnload", [id = t.infer_model] { return aclmdlUnload(id); });
-  t.infer_desc = aclmdlCreateDesc();
-  if (!t.infer_desc) ASCGEN_CHECK(infer::kName, ACL_ERROR_BAD_ALLOC);
+  t.infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = t.infer_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(infer::kName, aclmdlGetDesc(t.infer_desc, t.infer_model));
   ascgen::expect_model_sizes(infer::kName, t.infer_desc, infer::kInputBytes, infer::kOutputBytes);
