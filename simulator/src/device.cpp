@@ -18,6 +18,7 @@ constexpr int kArrive = 0;
 constexpr int kDispatch = 1;
 constexpr int kComplete = 2;
 constexpr double kNever = std::numeric_limits<double>::infinity();
+constexpr int kNotifyEvery = 64;
 
 // How far (wall microseconds) a host thread may run ahead of the model time
 // its charged submit cost has reached before it is put to sleep.
@@ -56,6 +57,7 @@ void Device::start() {
     engines_[e].waiting.clear();
   }
   stop_ = false;
+  heap_ = {};  // left over only if aclFinalize gave up waiting
   sched_free_ = processed_until_ = 0;
   sleeping_until_ = -1;
   completed_ = 0;
@@ -145,6 +147,13 @@ void Device::run() {
     heap_.pop();
     processed_until_ = std::max(processed_until_, item.time);
     handle(lk, item);
+    // Hosts hear of completions when the device idles, or every so often
+    // while it catches up on a backlog.
+    if (notify_hosts_ && ++handled_since_notify_ >= kNotifyEvery) {
+      notify_hosts_ = false;
+      handled_since_notify_ = 0;
+      done_.notify_all();
+    }
   }
 }
 

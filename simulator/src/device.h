@@ -156,6 +156,7 @@ class Device {
   double per_task_us_ = 0;
   double submit_us_ = 0;
   bool notify_hosts_ = false;
+  int handled_since_notify_ = 0;
   uint64_t seq_ = 0;
   uint64_t next_task_id_ = 1;
   uint64_t completed_ = 0;
