@@ -441,6 +441,9 @@ int run(const ascgen::Options& opt, ascgen::Cleanup& cleanup) {
   std::vector<Worker> workers(static_cast<size_t>(opt.threads));
   for (int w = 0; w < opt.threads; ++w)
     setup(workers[static_cast<size_t>(w)], w, frame_slots, batch_slots, inputs, opt.model, cleanup);
+  // Runs first at teardown, on every path: nothing is released while the device still uses it.
+  cleanup.add("aclrtSynchronizeDevice (drain before release)",
+              [] { return aclrtSynchronizeDevice(); });
   size_t mem_free = 0, mem_total = 0;
   ASCGEN_CHECK("setup", aclrtGetMemInfo(ACL_DDR_MEM, &mem_free, &mem_total));
 

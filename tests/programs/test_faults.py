@@ -29,9 +29,12 @@ NO_CODE = {"acldvppCreateChannelDesc", "acldvppCreatePicDesc", "acldvppCreateRes
 def apis_of(main_cpp: str) -> list[str]:
     """The AscendCL functions the program calls: its own and those of the support header it uses."""
     names = set(API.findall(main_cpp))
-    if "ascgen::Pool" in main_cpp:
-        names |= {"acldvppMalloc", "acldvppFree", "aclrtMalloc", "aclrtFree", "aclrtMallocHost", "aclrtFreeHost",
-                  "aclrtMemset"}
+    if "Memory::kDvpp" in main_cpp:
+        names |= {"acldvppMalloc", "acldvppFree", "aclrtMemset"}
+    if "Memory::kDevice" in main_cpp:
+        names |= {"aclrtMalloc", "aclrtFree", "aclrtMemset"}
+    if "Memory::kHostPinned" in main_cpp:
+        names |= {"aclrtMallocHost", "aclrtFreeHost"}
     if "EventRing" in main_cpp:
         names |= {"aclrtCreateEventWithFlag", "aclrtDestroyEvent"}
     if "new_pic_desc" in main_cpp:
