@@ -97,7 +97,7 @@ def validate(specs: tuple[Path, ...]) -> None:
             problems.diagnostics += exc.diagnostics
             continue
         click.echo(
-            f"{path}: ok ({len(spec.stages)} stages, roofline {plan.roofline_qps:,.0f} frames/s, "
+            f"{path}: ok ({len(spec.stages)} stage{'s' if len(spec.stages) != 1 else ''}, roofline {plan.roofline_qps:,.0f} frames/s, "
             f"bottleneck {plan.bottleneck})"
         )
     if problems.diagnostics:

@@ -113,7 +113,7 @@ class ModelStage(_Stage):
     kind: Literal["model"]
     path: str = Field(description="the .om file (a descriptor is generated beside it for the simulator)")
     reference: str | None = Field(default=None, description="a model measured in the profile")
-    latency_ms: float | dict[int, Annotated[float, Field(gt=0)]] | None = Field(
+    latency_ms: Annotated[float, Field(gt=0)] | dict[int, Annotated[float, Field(gt=0)]] | None = Field(
         default=None, description="ms per execution at the spec's batch, or a table by batch"
     )
     input_bytes: Bytes | None = Field(default=None, description="whole input at the spec's batch")

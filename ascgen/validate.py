@@ -65,7 +65,7 @@ def _where(loc: Loc, data: Any) -> str:
         stages = data.get("stages") if isinstance(data, dict) else None
         item = stages[loc[1]] if isinstance(stages, list) and loc[1] < len(stages) else None
         label = f"stage '{item['name']}'" if isinstance(item, dict) and "name" in item else f"stage {loc[1] + 1}"
-        return ".".join([label, *map(str, loc[2:])])
+        return " ".join([label, ".".join(map(str, loc[2:]))]).strip()
     return ".".join(str(p) for p in loc) or "the spec"
 
 
