@@ -74,6 +74,10 @@ def cli() -> None:
 spec_paths = click.argument("specs", nargs=-1, required=True, type=click.Path(path_type=Path))
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _expand(paths: tuple[Path, ...]) -> list[Path]:
     """Spec files, with folders expanded to the *.yaml files below them (sorted)."""
     files: list[Path] = []
@@ -97,7 +101,7 @@ def validate(specs: tuple[Path, ...]) -> None:
             problems.diagnostics += exc.diagnostics
             continue
         click.echo(
-            f"{path}: ok ({len(spec.stages)} stage{'s' if len(spec.stages) != 1 else ''}, roofline {plan.roofline_qps:,.0f} frames/s, "
+            f"{path}: ok ({_count(len(spec.stages), 'stage')}, roofline {plan.roofline_qps:,.0f} frames/s, "
             f"bottleneck {plan.bottleneck})"
         )
     if problems.diagnostics:
