@@ -361,10 +361,9 @@ inline std::vector<InputFile> load_inputs(const std::string& path, size_t max_by
 
 // ---------------------------------------------------------------- progress and report
 
-// Prints one progress line per second and keeps the measured QPS of each one-second window.
+// Prints one progress line per second on stderr and keeps the measured QPS of each window.
 class Progress {
  public:
-  explicit Progress(bool quiet) : quiet_(quiet) {}
   // Returns when `stop` is set, a signal arrives or the measuring window ends.
   void run_until(std::atomic<bool>& stop, const std::atomic<int64_t>& completed, double start,
                  double end) {
@@ -377,8 +376,7 @@ class Progress {
       if (now < next) continue;
       int64_t done = completed.load();
       if (now >= start + 1.0) windows_.push_back(static_cast<double>(done - last) / (now - next + 1.0));
-      if (!quiet_)
-        std::fprintf(stderr, "progress: t=%.1fs frames=%" PRId64 " qps=%.1f\n", now - t0, done,
+      std::fprintf(stderr, "progress: t=%.1fs frames=%" PRId64 " qps=%.1f\n", now - t0, done,
                      static_cast<double>(done - last) / (now - next + 1.0));
       last = done;
       next += 1.0;
@@ -387,7 +385,6 @@ class Progress {
   const std::vector<double>& windows() const { return windows_; }
 
  private:
-  bool quiet_;
   std::vector<double> windows_;
 };
 

@@ -462,7 +462,7 @@ int run(const ascgen::Options& opt, ascgen::Cleanup& cleanup) {
   g_run.verify = opt.verify;
   if (opt.verify) record_reference(workers[0], inputs);
 
-  ascgen::Progress progress(opt.quiet);
+  ascgen::Progress progress;
   g_run.frame_limit = opt.frames;
   const double t0 = ascgen::now_s();
   g_run.measure_start = t0 + opt.warmup_s;
