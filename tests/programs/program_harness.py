@@ -36,6 +36,8 @@ def built(spec: Path, sanitize: str | None = None) -> BuildResult:
 
 def run_program(binary: Path, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
                 timeout: float = 300) -> Run:
+    if cwd is not None:
+        cwd.mkdir(parents=True, exist_ok=True)
     json_path = (cwd or binary.parent) / f"{binary.name}.result.json"
     json_path.unlink(missing_ok=True)
     full_env = {**os.environ, **(env or {})}
