@@ -7,6 +7,7 @@ The simulator is compiled and installed once per sanitizer setting and shared by
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import re
 import shutil
@@ -89,33 +90,27 @@ def variant_name(sanitize: str | None) -> str:
     return sanitize or "plain"
 
 
+_SIM_DIRS = {None: "sim-plain", "address": "sim-asan", "thread": "sim-tsan"}
+
+
 def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress | None = None) -> Path:
-    """Build and install the simulator for this sanitizer setting; returns the install prefix."""
-    base = build_root / "acl_sim" / variant_name(sanitize)
-    prefix = base / "install"
-    flags = ["-DACL_SIM_BUILD_TESTS=OFF"]
-    if sanitize:
-        flags.append(f"-DACL_SIM_SANITIZE={sanitize}")
-    log = base / "build.log"
-    if not (base / "build" / "build.ninja").exists():
-        _run(
-            [
-                "cmake",
-                "-G",
-                "Ninja",
-                "-S",
-                str(simulator_dir()),
-                "-B",
-                str(base / "build"),
-                "-DCMAKE_BUILD_TYPE=Release",
-                f"-DCMAKE_INSTALL_PREFIX={prefix}",
-                *flags,
-            ],
-            log,
-            "configure the simulator",
-        )
-    _run(["cmake", "--build", str(base / "build"), "-j2"], log, "build the simulator", progress)
-    _run(["cmake", "--install", str(base / "build")], log, "install the simulator")
+    """Build and install the simulator library for this sanitizer setting; returns the install prefix.
+
+    The build folders are those of the simulator's own tests (build/sim-plain, -asan, -tsan),
+    configured the same way, so the library is compiled once per setting whoever needs it first."""
+    base = build_root / _SIM_DIRS[sanitize]
+    prefix = build_root / "acl_sim-install" / variant_name(sanitize)
+    flags = [f"-DACL_SIM_SANITIZE={sanitize}"] if sanitize else []
+    log = build_root / "acl_sim-install" / f"{variant_name(sanitize)}.log"
+    base.mkdir(parents=True, exist_ok=True)
+    with (base / ".pytest-build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (base / "build.ninja").exists():
+            _run(["cmake", "-G", "Ninja", "-S", str(simulator_dir()), "-B", str(base), *flags], log,
+                 "configure the simulator")
+        _run(["cmake", "--build", str(base), "-j2", "--target", "acl_sim", "acl_sim_imaging"], log,
+             "build the simulator", progress)
+        _run(["cmake", "--install", str(base), "--prefix", str(prefix)], log, "install the simulator")
     return prefix
 
 
@@ -140,8 +135,9 @@ def compile_program(
     if backend == "sim":
         flags.append(f"-DCMAKE_PREFIX_PATH={ensure_simulator(build_root, sanitize, progress)}")
     log = build / "build.log"
-    if not (build / "build.ninja").exists():
-        _run(["cmake", "-G", "Ninja", "-S", str(src), "-B", str(build), *flags], log, "configure")
+    # Configure every time (a no-op when nothing changed) so the flags and the simulator's
+    # install prefix in the cache are always the ones asked for.
+    _run(["cmake", "-G", "Ninja", "-S", str(src), "-B", str(build), *flags], log, "configure")
     _run(["cmake", "--build", str(build), "-j2"], log, "build", progress)
     binary = build / name
     if not binary.exists():
