@@ -10,6 +10,7 @@
 #include "acl/acl_rt.h"
 #include "api.h"
 #include "clock.h"
+#include "hazard.h"
 #include "log.h"
 #include "runtime.h"
 
@@ -86,7 +87,7 @@ aclError aclrtLaunchCallback(aclrtCallback fn, void* userData, aclrtCallbackBloc
                    static_cast<unsigned long long>(s->id));
   TaskSpec spec;
   spec.name = "callback";
-  auto t = d.enqueue(lk, s, TaskKind::kCallback, std::move(spec), stamp);
+  auto t = d.enqueue(lk, s, TaskKind::kCallback, std::move(spec), stamp, nullptr, __func__);
   t->callback = fn;
   t->user_data = userData;
   t->blocking = blockType == ACL_CALLBACK_BLOCK;
@@ -121,6 +122,7 @@ aclError aclrtProcessReport(int32_t timeout) {
                    "the calling thread serves no stream (aclrtSubscribeReport)");
   std::shared_ptr<Task> t = std::move(q.tasks.front());
   q.tasks.pop_front();
+  if (hazard::enabled()) hazard::observe(*t);  // the callback runs after its predecessors
   lk.unlock();
   t->callback(t->user_data);
   if (t->blocking) d.complete_external(t);

@@ -6,6 +6,8 @@
 #include "acl/acl_rt.h"
 #include "api.h"
 #include "clock.h"
+#include "hazard.h"
+#include "leak.h"
 #include "log.h"
 #include "memory.h"
 #include "profile.h"
@@ -74,6 +76,8 @@ void teardown_device_locked(const char* api) {
         "%s: device work did not finish (a blocking callback nobody "
         "processes?); tearing down anyway",
         api);
+  else if (hazard::enabled())
+    hazard::observe_all();
   size_t user_contexts = 0;
   for (const auto& c : r.contexts) user_contexts += !c->is_default && !c->destroyed;
   size_t streams = d.live_streams(true), events = d.live_events();
@@ -117,6 +121,7 @@ aclError aclInit(const char* configPath) {
                    "ACL_SIM_TIME_SCALE='%s' is not a number > 0",
                    std::getenv("ACL_SIM_TIME_SCALE"));
   model_clock().start(scale);
+  hazard::configure();
   trace_open();
   device().start();
   r.initialized = true;
@@ -131,19 +136,21 @@ aclError aclFinalize() {
   Runtime& r = runtime();
   std::lock_guard<std::mutex> lock(r.mu);
   if (!r.initialized) return r.finalized ? ACL_ERROR_REPEAT_FINALIZE : ACL_ERROR_UNINITIALIZE;
+  aclError leaked = leak_check(__func__);  // ACL_SIM_LEAK_CHECK: before anything is released
   if (r.device_refs > 0) {
     warn_rule(__func__, "teardown.order", "device still set: call aclrtResetDevice first");
     teardown_device_locked(__func__);
     r.device_refs = 0;
   }
   device().stop();
+  aclError hazards = hazard::finalize();  // ACL_SIM_HAZARD: after the device drained
   trace_write();
   release_all();
   bump_context_epoch();  // before the contexts go: stale current contexts read as none
   r.contexts.clear();
   r.initialized = false;
   r.finalized = true;
-  return ACL_SUCCESS;
+  return hazards != ACL_SUCCESS ? hazards : leaked;
 }
 
 aclError aclrtSetDevice(int32_t deviceId) {
@@ -202,6 +209,7 @@ aclError aclrtSynchronizeDevice(void) {
   if (aclError rc = require_context(__func__)) return rc;
   std::unique_lock<std::mutex> lk(device().mu());
   device().wait_idle(lk, nullptr);
+  if (hazard::enabled()) hazard::observe_all();
   return ACL_SUCCESS;
 }
 
@@ -253,7 +261,11 @@ aclError aclrtDestroyContext(aclrtContext context) {
     if (!s->is_default)
       warn_rule(__func__, "teardown.order", "stream %llu of this context is still alive",
                 static_cast<unsigned long long>(s->id));
-    if (s->last) d.wait_done(lk, s->last, nullptr);
+    if (s->last) {
+      std::shared_ptr<Task> last = s->last;
+      d.wait_done(lk, last, nullptr);
+      if (hazard::enabled()) hazard::observe(*last);
+    }
     d.destroy_stream(s);
   }
   ctx->destroyed = true;

@@ -9,6 +9,7 @@
 #include "acl/acl_rt.h"
 #include "api.h"
 #include "clock.h"
+#include "hazard.h"
 #include "log.h"
 #include "profile.h"
 #include "runtime.h"
@@ -40,7 +41,9 @@ aclError find_event(const char* api, aclrtEvent handle, std::shared_ptr<Event>* 
   return ACL_SUCCESS;
 }
 
+// A query answering "complete" tells the host the record completed.
 bool event_complete(const Event& e) {
+  if (e.record && e.record->done && hazard::enabled()) hazard::observe(*e.record);
   return !e.record || e.record->done;
 }
 
@@ -80,7 +83,7 @@ aclError submit_control(const char* api, aclrtStream stream, aclrtEvent handle, 
                 "aclrtCreateEventWithFlag(ACL_EVENT_SYNC)");
   }
   TaskSpec spec;
-  auto t = d.enqueue(lk, s, kind, std::move(spec), stamp, awaited);
+  auto t = d.enqueue(lk, s, kind, std::move(spec), stamp, awaited, api);
   t->event_id = e->id;
   if (kind == TaskKind::kRecord) e->record = t;
   if (kind == TaskKind::kReset) {
@@ -97,10 +100,12 @@ aclError sync_event(const char* api, aclrtEvent event, int32_t timeout) {
   std::shared_ptr<Event> e;
   if (aclError rc = find_event(api, event, &e)) return rc;
   if (!e->record) return ACL_SUCCESS;
-  if (!d.wait_done_for(lk, std::shared_ptr<Task>(e->record), timeout))
+  std::shared_ptr<Task> record = e->record;
+  if (!d.wait_done_for(lk, record, timeout))
     return violate(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, api, "event.sync_timeout",
                    "event %llu not complete after %d ms", static_cast<unsigned long long>(e->id),
                    timeout);
+  if (hazard::enabled()) hazard::observe(*record);
   return ACL_SUCCESS;
 }
 

@@ -3,6 +3,7 @@
 
 #include "acl/acl_rt.h"
 #include "api.h"
+#include "hazard.h"
 #include "log.h"
 #include "memory.h"
 #include "profile.h"
@@ -159,6 +160,7 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count,
   if (aclError rc = plan_copy(__func__, dst, destMax, src, count, kind, false, &spec)) return rc;
   if (count == 0) return ACL_SUCCESS;
   if (spec.engine == Engine::kControl) {
+    if (hazard::enabled()) hazard::host_access(__func__, spec);
     spec.work();  // host to host: the host copies, the device is not involved
     return ACL_SUCCESS;
   }

@@ -2,6 +2,7 @@
 #include "acl/acl_rt.h"
 #include "api.h"
 #include "clock.h"
+#include "hazard.h"
 #include "log.h"
 #include "profile.h"
 #include "runtime.h"
@@ -38,10 +39,12 @@ aclError sync_stream(const char* api, aclrtStream stream, int32_t timeout) {
   Stream* s = nullptr;
   if (aclError rc = resolve_stream(api, stream, &s)) return rc;
   if (!s->last) return ACL_SUCCESS;
-  if (!d.wait_done_for(lk, std::shared_ptr<Task>(s->last), timeout))
+  std::shared_ptr<Task> last = s->last;
+  if (!d.wait_done_for(lk, last, timeout))
     return violate(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, api, "stream.sync_timeout",
                    "stream %llu not complete after %d ms", static_cast<unsigned long long>(s->id),
                    timeout);
+  if (hazard::enabled()) hazard::observe(*last);
   return ACL_SUCCESS;
 }
 
@@ -86,7 +89,11 @@ aclError aclrtDestroyStreamForce(aclrtStream stream) {
   std::unique_lock<std::mutex> lk(d.mu());
   Stream* s = nullptr;
   if (aclError rc = user_stream(__func__, stream, &s)) return rc;
-  if (s->last) d.wait_done(lk, std::shared_ptr<Task>(s->last), nullptr);
+  if (s->last) {
+    std::shared_ptr<Task> last = s->last;
+    d.wait_done(lk, last, nullptr);
+    if (hazard::enabled()) hazard::observe(*last);
+  }
   d.destroy_stream(s);
   return ACL_SUCCESS;
 }
@@ -109,6 +116,7 @@ aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus* status) {
   Stream* s = nullptr;
   if (aclError rc = resolve_stream(__func__, stream, &s)) return rc;
   *status = s->queue.empty() ? ACL_STREAM_STATUS_COMPLETE : ACL_STREAM_STATUS_NOT_READY;
+  if (s->queue.empty() && s->last && hazard::enabled()) hazard::observe(*s->last);
   return ACL_SUCCESS;
 }
 

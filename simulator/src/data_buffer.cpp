@@ -3,6 +3,7 @@
 
 #include "acl/acl_base.h"
 #include "api.h"
+#include "leak.h"
 #include "log.h"
 
 struct aclDataBuffer {
@@ -16,13 +17,16 @@ extern "C" {
 
 aclDataBuffer* aclCreateDataBuffer(void* data, size_t size) {
   SIM_API_ENTER_OR(nullptr);
-  return new (std::nothrow) aclDataBuffer{data, size};
+  aclDataBuffer* b = new (std::nothrow) aclDataBuffer{data, size};
+  if (b != nullptr) ++g_live_data_buffers;
+  return b;
 }
 
 aclError aclDestroyDataBuffer(const aclDataBuffer* dataBuffer) {
   SIM_API_ENTER();
   if (dataBuffer == nullptr) return null_arg(__func__, "dataBuffer");
   delete dataBuffer;
+  --g_live_data_buffers;
   return ACL_SUCCESS;
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "clock.h"
+#include "hazard.h"
 #include "log.h"
 #include "profile.h"
 #include "trace.h"
@@ -85,6 +86,20 @@ void Device::stop() {
   events_.clear();
 }
 
+Device::~Device() {
+  // Static destruction in a process that did not (or failed to) call
+  // aclFinalize: drop whatever is queued and join the thread, so that exit()
+  // never destroys a joinable std::thread.
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    abandon_ = true;
+    wake_.notify_one();
+  }
+  thread_.join();
+}
+
 double Device::cpu_seconds() const {
   clockid_t id;
   timespec ts{};
@@ -101,12 +116,14 @@ void Device::push(double time, int what, std::shared_ptr<Task> task) {
 
 std::shared_ptr<Task> Device::enqueue(std::unique_lock<std::mutex>&, Stream* stream, TaskKind kind,
                                       TaskSpec spec, double stamp,
-                                      const std::shared_ptr<Task>& awaited) {
+                                      const std::shared_ptr<Task>& awaited, const char* api) {
   auto t = std::make_shared<Task>();
   t->id = next_task_id_++;
   t->kind = kind;
   t->stream = stream;
   t->spec = std::move(spec);
+  t->api = api;
+  if (hazard::enabled()) hazard::on_enqueue(*t, awaited.get());
   if (stream != nullptr) {
     if (!stream->queue.empty()) {
       t->behind = true;
@@ -128,6 +145,7 @@ void Device::run() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {
+    if (abandon_) break;
     double due = heap_.empty() ? kNever : heap_.top().time;
     if (due > model_clock().now_us()) {
       if (notify_hosts_) {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <queue>
+#include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -55,6 +56,11 @@ struct Task {
   double arrive_at = 0, head_at = 0, ready_at = 0, dispatch_at = 0, start_at = 0, end_at = 0;
   int unit = -1;
   bool done = false;
+  // Hazard detector (ACL_SIM_HAZARD): the public API and the task's clock.
+  const char* api = nullptr;
+  int hz_agent = -1;
+  uint32_t hz_epoch = 0;
+  std::vector<uint32_t> hz_vc;
 };
 
 struct Stream {
@@ -65,6 +71,8 @@ struct Stream {
   std::shared_ptr<Task> last;               // last submitted task
   bool subscribed = false;
   uint64_t report_thread = 0;
+  int hz_agent = -1;  // hazard detector's agent, -1 until its first task
+  std::string name;   // aclsimSetStreamName
 };
 
 struct Event {
@@ -85,12 +93,14 @@ class Device {
  public:
   void start();
   void stop();  // waits for queued work, then joins the device thread
+  ~Device();    // a process that never finalized: abandon the work, join the thread
   std::mutex& mu() { return mu_; }
 
   // Submission; the caller holds mu() and has charged the host cost.
   std::shared_ptr<Task> enqueue(std::unique_lock<std::mutex>& lk, Stream* stream, TaskKind kind,
                                 TaskSpec spec, double stamp,
-                                const std::shared_ptr<Task>& awaited = nullptr);
+                                const std::shared_ptr<Task>& awaited = nullptr,
+                                const char* api = nullptr);
   // Waits until `task` completed or `deadline` passed; false on timeout.
   bool wait_done(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& task,
                  const std::chrono::steady_clock::time_point* deadline);
@@ -149,6 +159,7 @@ class Device {
   std::condition_variable done_;  // host waiters
   std::thread thread_;
   bool stop_ = false;
+  bool abandon_ = false;  // process exit without aclFinalize
   bool running_ = false;
   double sleeping_until_ = 0;  // < 0 while the device thread is awake
   double processed_until_ = 0;

@@ -64,12 +64,13 @@ const char* level_name(LogLevel level) {
   return "?";
 }
 
-void vlog(LogLevel level, const char* prefix, const char* fmt, va_list ap) {
+void vlog(LogLevel level, const char* prefix, const char* fmt, va_list ap,
+          const char* tag = nullptr) {
   if (!log_enabled(level)) return;
   char body[1024];
   std::vsnprintf(body, sizeof body, fmt, ap);
   std::lock_guard<std::mutex> lock(sink_mutex());
-  std::fprintf(sink().file, "[acl_sim] %s %s%s\n", level_name(level), prefix, body);
+  std::fprintf(sink().file, "[acl_sim] %s %s%s\n", tag ? tag : level_name(level), prefix, body);
   std::fflush(sink().file);
 }
 
@@ -84,6 +85,13 @@ void log(LogLevel level, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vlog(level, "", fmt, ap);
+  va_end(ap);
+}
+
+void report(const char* tag, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(LogLevel::kError, "", fmt, ap, tag);
   va_end(ap);
 }
 

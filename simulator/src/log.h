@@ -17,6 +17,10 @@ enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3 };
 bool log_enabled(LogLevel level);
 void log(LogLevel level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
+// An error-level line with its own tag instead of ERROR: "[acl_sim] <tag> <message>"
+// (HAZARD, LEAK).
+void report(const char* tag, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
 // A device rule was broken: logs one line "RULE <rule> in <api>: <detail> -> <code>",
 // remembers `rule` as the calling thread's last rule, and returns `code`.
 aclError violate(aclError code, const char* api, const char* rule, const char* fmt, ...)

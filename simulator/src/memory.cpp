@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "hazard.h"
 #include "log.h"
 #include "profile.h"
 
@@ -109,13 +110,15 @@ aclError release(const char* api, MemKind kind, void* ptr) {
   static const char* const kAllocator[] = {"?", "aclrtMalloc", "acldvppMalloc", "aclrtMallocHost"};
   if (ptr == nullptr) return violate(ACL_ERROR_INVALID_PARAM, api, "free.null", "pointer is NULL");
   Heap& h = heap();
-  std::lock_guard<std::mutex> lock(h.mu);
+  std::unique_lock<std::mutex> lock(h.mu);
   auto it = h.blocks.find(reinterpret_cast<uintptr_t>(ptr));
   if (it == h.blocks.end() || it->second.kind != kind)
     return violate(ACL_ERROR_RT_MEMORY_FREE, api, "free.owner",
                    "%p is not the start of a live block from %s", ptr,
                    kAllocator[static_cast<int>(kind)]);
   erase_locked(h, it);
+  lock.unlock();  // lock order: the hazard detector's lock before Heap::mu
+  if (hazard::enabled()) hazard::forget_block(reinterpret_cast<uintptr_t>(ptr));
   return ACL_SUCCESS;
 }
 
@@ -156,6 +159,19 @@ MemKind classify(const void* ptr, size_t size) {
   return it->second.kind;
 }
 
+bool block_of(const void* ptr, size_t size, uintptr_t* base, MemKind* kind) {
+  Heap& h = heap();
+  uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  std::lock_guard<std::mutex> lock(h.mu);
+  auto it = h.blocks.upper_bound(p);
+  if (it == h.blocks.begin()) return false;
+  it = std::prev(it);
+  if (p + size > it->first + it->second.size) return false;
+  *base = it->first;
+  *kind = it->second.kind;
+  return true;
+}
+
 void device_mem_info(size_t* free_bytes, size_t* total_bytes) {
   Heap& h = heap();
   std::lock_guard<std::mutex> lock(h.mu);
@@ -171,9 +187,11 @@ void mem_stats(aclsimMemStats* stats) {
 
 size_t release_all() {
   Heap& h = heap();
-  std::lock_guard<std::mutex> lock(h.mu);
+  std::unique_lock<std::mutex> lock(h.mu);
   size_t n = h.blocks.size();
   while (!h.blocks.empty()) erase_locked(h, h.blocks.begin());
+  lock.unlock();
+  if (hazard::enabled()) hazard::forget_all_blocks();
   return n;
 }
 

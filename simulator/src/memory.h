@@ -13,6 +13,7 @@
 #define ACL_SIM_SRC_MEMORY_H_
 
 #include <cstddef>
+#include <cstdint>
 
 #include "acl/acl_base.h"
 #include "acl_sim/acl_sim.h"
@@ -33,6 +34,10 @@ aclError host_free(const char* api, void* ptr);
 // Which allocation holds all of [ptr, ptr + size); kUnknown if none does
 // (pageable host memory, or a range that runs past its block).
 MemKind classify(const void* ptr, size_t size);
+
+// The live block holding all of [ptr, ptr + size): its start and kind; false
+// if none does.
+bool block_of(const void* ptr, size_t size, uintptr_t* base, MemKind* kind);
 
 // Device budget: free and total bytes as aclrtGetMemInfo reports them.
 void device_mem_info(size_t* free_bytes, size_t* total_bytes);

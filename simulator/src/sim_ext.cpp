@@ -4,6 +4,7 @@
 #include "api.h"
 #include "clock.h"
 #include "device.h"
+#include "hazard.h"
 #include "log.h"
 #include "memory.h"
 #include "runtime.h"
@@ -55,6 +56,23 @@ double aclsimNowUs(void) {
 double aclsimCpuSeconds(void) {
   std::lock_guard<std::mutex> lock(device().mu());
   return device().cpu_seconds();
+}
+
+aclError aclsimSetStreamName(aclrtStream stream, const char* name) {
+  Device& d = device();
+  std::lock_guard<std::mutex> lock(d.mu());
+  Stream* s = nullptr;
+  if (aclError rc = resolve_stream("aclsimSetStreamName", stream, &s)) return rc;
+  hazard::name_stream(s, name);
+  return ACL_SUCCESS;
+}
+
+uint64_t aclsimHazardCount(void) {
+  return hazard::count();
+}
+
+uint64_t aclsimTakeHazardCount(void) {
+  return hazard::take();
 }
 
 }  // extern "C"

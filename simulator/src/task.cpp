@@ -5,6 +5,7 @@
 
 #include "clock.h"
 #include "device.h"
+#include "hazard.h"
 #include "log.h"
 #include "profile.h"
 #include "runtime.h"
@@ -32,7 +33,7 @@ aclError submit(const char* api, void* stream, TaskSpec spec) {
   std::unique_lock<std::mutex> lk(d.mu());
   Stream* s = nullptr;
   if (aclError rc = resolve_stream(api, stream, &s)) return rc;
-  d.enqueue(lk, s, TaskKind::kWork, std::move(spec), stamp);
+  d.enqueue(lk, s, TaskKind::kWork, std::move(spec), stamp, nullptr, api);
   return ACL_SUCCESS;
 }
 
@@ -41,8 +42,9 @@ aclError submit_sync(const char* api, TaskSpec spec) {
   double stamp = std::max(model_clock().now_us(), 0.0);
   Device& d = device();
   std::unique_lock<std::mutex> lk(d.mu());
-  auto task = d.enqueue(lk, nullptr, TaskKind::kWork, std::move(spec), stamp);
+  auto task = d.enqueue(lk, nullptr, TaskKind::kWork, std::move(spec), stamp, nullptr, api);
   d.wait_done(lk, task, nullptr);
+  if (hazard::enabled()) hazard::observe(*task);
   return ACL_SUCCESS;
 }
 

@@ -59,6 +59,15 @@ double aclsimNowUs(void);
 // CPU seconds the simulator's own threads have used since aclInit.
 double aclsimCpuSeconds(void);
 
+// Hazard detector (ACL_SIM_HAZARD=1). Names `stream` in "[acl_sim] HAZARD"
+// lines (e.g. the pipeline stage it serves); NULL names the default stream.
+aclError aclsimSetStreamName(aclrtStream stream, const char* name);
+// Hazards reported since aclInit.
+uint64_t aclsimHazardCount(void);
+// The same, then forgets them: aclFinalize and the exit status no longer
+// reflect them (tests that provoke hazards on purpose).
+uint64_t aclsimTakeHazardCount(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,69 @@
+// The leak report at aclFinalize (leak.h).
+#include "leak.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "acl_sim/acl_sim.h"
+#include "device.h"
+#include "dvpp_desc.h"
+#include "log.h"
+#include "memory.h"
+#include "runtime.h"
+
+namespace sim {
+
+std::atomic<long> g_live_data_buffers{0};
+
+namespace {
+
+bool enabled() {
+  const char* env = std::getenv("ACL_SIM_LEAK_CHECK");
+  return env != nullptr && *env != '\0' && std::strcmp(env, "0") != 0;
+}
+
+// One line for `n` objects of `what`; counts it in *kinds.
+void line(const char* api, long n, const char* what, int* kinds) {
+  if (n <= 0) return;
+  ++*kinds;
+  report("LEAK", "%ld %s still live at %s", n, what, api);
+}
+
+void memory_line(const char* api, size_t n, size_t bytes, const char* what, int* kinds) {
+  if (n == 0) return;
+  ++*kinds;
+  report("LEAK", "%zu %s (%zu bytes) still live at %s", n, what, bytes, api);
+}
+
+}  // namespace
+
+aclError leak_check(const char* api) {
+  if (!enabled()) return ACL_SUCCESS;
+  int kinds = 0;
+  aclsimMemStats m{};
+  mem_stats(&m);
+  memory_line(api, m.deviceAllocs, m.deviceBytes - m.dvppBytes, "device allocations (aclrtMalloc)",
+              &kinds);
+  memory_line(api, m.dvppAllocs, m.dvppBytes, "DVPP allocations (acldvppMalloc)", &kinds);
+  memory_line(api, m.hostAllocs, m.hostBytes, "pinned host allocations (aclrtMallocHost)", &kinds);
+  long contexts = 0;
+  for (const auto& c : runtime().contexts) contexts += !c->is_default && !c->destroyed;
+  {
+    std::lock_guard<std::mutex> lock(device().mu());
+    line(api, static_cast<long>(device().live_streams(true)), "streams", &kinds);
+    line(api, static_cast<long>(device().live_events()), "events", &kinds);
+  }
+  line(api, contexts, "contexts (aclrtCreateContext)", &kinds);
+  dvpp::LiveCounts d = dvpp::live_counts();
+  line(api, d.channels, "DVPP channels (acldvppCreateChannel)", &kinds);
+  line(api, d.channel_desc, "DVPP channel descriptors", &kinds);
+  line(api, d.pic, "DVPP picture descriptors", &kinds);
+  line(api, d.batch, "DVPP batch picture descriptors", &kinds);
+  line(api, d.roi, "DVPP ROI configs", &kinds);
+  line(api, d.resize, "DVPP resize configs", &kinds);
+  line(api, g_live_data_buffers.load(), "data buffers (aclCreateDataBuffer)", &kinds);
+  return kinds > 0 ? ACL_ERROR_FAILURE : ACL_SUCCESS;
+}
+
+}  // namespace sim

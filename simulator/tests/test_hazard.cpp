@@ -1,0 +1,248 @@
+// Hazard detector (ACL_SIM_HAZARD=1): each classic ordering mistake is caught
+// once, and its correct variant is not flagged.
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "check.h"
+#include "session.h"
+
+using namespace testing_sim;
+
+namespace {
+
+constexpr size_t kBytes = 64 * 1024;
+
+// Turns the detector on for one test; forgets its hazards at the end so that
+// neither aclFinalize nor the exit status reflect the ones provoked on purpose.
+struct HazardOn {
+  explicit HazardOn(double scale = 0.05) {
+    setenv("ACL_SIM_HAZARD", "1", 1);
+    rc = open_device(scale);
+  }
+  ~HazardOn() {
+    aclsimTakeHazardCount();
+    unsetenv("ACL_SIM_HAZARD");
+  }
+  aclError rc;
+};
+
+void* dev(size_t n = kBytes) {
+  void* p = nullptr;
+  return aclrtMalloc(&p, n, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS ? p : nullptr;
+}
+
+void* pinned(size_t n = kBytes) {
+  void* p = nullptr;
+  return aclrtMallocHost(&p, n) == ACL_SUCCESS ? p : nullptr;
+}
+
+aclrtStream stream(const char* name) {
+  aclrtStream s = nullptr;
+  if (aclrtCreateStream(&s) != ACL_SUCCESS) return nullptr;
+  aclsimSetStreamName(s, name);
+  return s;
+}
+
+aclrtEvent event() {
+  aclrtEvent e = nullptr;
+  return aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC) == ACL_SUCCESS ? e : nullptr;
+}
+
+aclError h2d(void* d, const void* h, aclrtStream s) {
+  return aclrtMemcpyAsync(d, kBytes, h, kBytes, ACL_MEMCPY_HOST_TO_DEVICE, s);
+}
+aclError d2d(void* dst, const void* src, aclrtStream s) {
+  return aclrtMemcpyAsync(dst, kBytes, src, kBytes, ACL_MEMCPY_DEVICE_TO_DEVICE, s);
+}
+aclError d2h(void* h, const void* d, aclrtStream s) {
+  return aclrtMemcpyAsync(h, kBytes, d, kBytes, ACL_MEMCPY_DEVICE_TO_HOST, s);
+}
+
+// Producer stream uploads, consumer stream copies out; `how` orders them:
+// 0 nothing, 1 event recorded on the producer, 2 event recorded on the consumer
+// (wrong stream), 3 host synchronisation of the producer.
+uint64_t producer_consumer(int how, int frames) {
+  aclrtStream p = stream("upload"), c = stream("infer");
+  void *host = pinned(), *in = dev(), *out = dev();
+  aclrtEvent ready = event();
+  for (int i = 0; i < frames; ++i) {
+    if (h2d(in, host, p) != ACL_SUCCESS) return 1000;
+    if (how == 1) aclrtRecordEvent(ready, p);
+    if (how == 2) aclrtRecordEvent(ready, c);
+    if (how == 1 || how == 2) aclrtStreamWaitEvent(c, ready);
+    if (how == 3) aclrtSynchronizeStream(p);
+    if (d2d(out, in, c) != ACL_SUCCESS) return 1000;
+    aclrtSynchronizeStream(c);  // the consumer's reader ends before the next upload
+  }
+  aclrtSynchronizeDevice();
+  return aclsimTakeHazardCount();
+}
+
+// A ring of `slots` device slots with `depth` frames in flight: the producer
+// waits for the consumer's "done" of frame i - depth before uploading frame i
+// into slot i % slots. slots < depth reuses a slot its last reader still reads.
+uint64_t slot_ring(int slots, int depth, int frames) {
+  aclrtStream p = stream("upload"), c = stream("infer");
+  void *host = pinned(), *out = dev();
+  auto* ring = static_cast<char*>(dev(slots * kBytes));  // one block: one report
+  std::vector<void*> slot(slots);
+  for (int k = 0; k < slots; ++k) slot[k] = ring + k * kBytes;
+  std::vector<aclrtEvent> ready(slots), done(depth);
+  for (auto& e : ready) e = event();
+  for (auto& e : done) e = event();
+  for (int i = 0; i < frames; ++i) {
+    int k = i % slots;
+    if (i >= depth) aclrtStreamWaitEvent(p, done[i % depth]);
+    h2d(slot[k], host, p);
+    aclrtRecordEvent(ready[k], p);
+    aclrtStreamWaitEvent(c, ready[k]);
+    d2d(out, slot[k], c);
+    aclrtRecordEvent(done[i % depth], c);
+  }
+  aclrtSynchronizeDevice();
+  return aclsimTakeHazardCount();
+}
+
+}  // namespace
+
+TEST(hazard, missing_wait_between_streams) {
+  HazardOn on;
+  CHECK_OK(on.rc);
+  CHECK_EQ(producer_consumer(0, 10), 1u);  // ten times the same pair: one report
+}
+
+TEST(hazard, event_wait_orders_streams) {
+  HazardOn on;
+  CHECK_OK(on.rc);
+  CHECK_EQ(producer_consumer(1, 10), 0u);
+}
+
+TEST(hazard, event_recorded_on_wrong_stream) {
+  HazardOn on;
+  CHECK_OK(on.rc);
+  CHECK_EQ(producer_consumer(2, 10), 1u);
+}
+
+TEST(hazard, host_sync_orders_streams) {
+  HazardOn on;
+  CHECK_OK(on.rc);
+  CHECK_EQ(producer_consumer(3, 10), 0u);
+}
+
+TEST(hazard, slot_ring_one_too_small) {
+  HazardOn on;
+  CHECK_OK(on.rc);
+  CHECK_EQ(slot_ring(3, 4, 16), 1u);
+}
+
+TEST(hazard, slot_ring_big_enough) {
+  HazardOn on;
+  CHECK_OK(on.rc);
+  CHECK_EQ(slot_ring(4, 4, 16), 0u);
+  CHECK_EQ(slot_ring(5, 4, 16), 0u);
+}
+
+TEST(hazard, host_writes_pinned_source_before_sync) {
+  HazardOn on;
+  CHECK_OK(on.rc);
+  aclrtStream s = stream("upload");
+  void *host = pinned(), *in = dev();
+  std::memset(host, 1, kBytes);
+  CHECK_OK(h2d(in, host, s));
+  std::memset(host, 2, kBytes);  // the next frame into the slot, too early
+  CHECK_OK(aclrtSynchronizeStream(s));
+  CHECK_EQ(aclsimTakeHazardCount(), 1u);
+  // Correct: synchronise, then refill.
+  CHECK_OK(h2d(in, host, s));
+  CHECK_OK(aclrtSynchronizeStream(s));
+  std::memset(host, 3, kBytes);
+  CHECK_OK(h2d(in, host, s));
+  CHECK_OK(aclrtSynchronizeStream(s));
+  CHECK_EQ(aclsimTakeHazardCount(), 0u);
+}
+
+TEST(hazard, host_reads_output_before_sync) {
+  HazardOn on;
+  CHECK_OK(on.rc);
+  aclrtStream s = stream("fetch");
+  void *out = dev(), *host = pinned(), *copy = pinned();
+  CHECK_OK(d2h(host, out, s));
+  // The host reads the output slot (through a host-side copy) before the
+  // device-to-host copy is synchronised.
+  CHECK_OK(aclrtMemcpy(copy, kBytes, host, kBytes, ACL_MEMCPY_HOST_TO_HOST));
+  CHECK_OK(aclrtSynchronizeStream(s));
+  CHECK_EQ(aclsimTakeHazardCount(), 1u);
+  CHECK_OK(d2h(host, out, s));
+  CHECK_OK(aclrtSynchronizeStream(s));
+  CHECK_OK(aclrtMemcpy(copy, kBytes, host, kBytes, ACL_MEMCPY_HOST_TO_HOST));
+  CHECK_EQ(aclsimTakeHazardCount(), 0u);
+}
+
+TEST(hazard, sync_copy_races_async_writer) {
+  HazardOn on;
+  CHECK_OK(on.rc);
+  aclrtStream s = stream("fetch");
+  void *out = dev(), *host = pinned();
+  CHECK_OK(aclrtMemsetAsync(out, kBytes, 7, kBytes, s));
+  CHECK_OK(aclrtMemcpy(host, kBytes, out, kBytes, ACL_MEMCPY_DEVICE_TO_HOST));  // no sync first
+  CHECK_EQ(aclsimTakeHazardCount(), 1u);
+  CHECK_OK(aclrtSynchronizeStream(s));
+  CHECK_OK(aclrtMemsetAsync(out, kBytes, 7, kBytes, s));
+  CHECK_OK(aclrtSynchronizeStream(s));
+  CHECK_OK(aclrtMemcpy(host, kBytes, out, kBytes, ACL_MEMCPY_DEVICE_TO_HOST));
+  CHECK_EQ(aclsimTakeHazardCount(), 0u);
+}
+
+TEST(hazard, query_and_callback_order_like_sync) {
+  HazardOn on;
+  CHECK_OK(on.rc);
+  aclrtStream p = stream("upload"), c = stream("infer");
+  void *host = pinned(), *in = dev(), *out = dev();
+  aclrtEvent e = event();
+  CHECK_OK(h2d(in, host, p));
+  CHECK_OK(aclrtRecordEvent(e, p));
+  aclrtEventRecordedStatus st = ACL_EVENT_RECORDED_STATUS_NOT_READY;
+  while (st != ACL_EVENT_RECORDED_STATUS_COMPLETE) CHECK_OK(aclrtQueryEventStatus(e, &st));
+  CHECK_OK(d2d(out, in, c));  // the host saw the upload complete: ordered
+  CHECK_OK(aclrtSynchronizeDevice());
+  CHECK_EQ(aclsimTakeHazardCount(), 0u);
+}
+
+TEST(hazard, disjoint_slots_of_one_block_do_not_race) {
+  HazardOn on;
+  CHECK_OK(on.rc);
+  aclrtStream a = stream("a"), b = stream("b");
+  void *host = pinned(), *big = dev(2 * kBytes);
+  CHECK_OK(h2d(big, host, a));
+  CHECK_OK(h2d(static_cast<char*>(big) + kBytes, host, b));
+  CHECK_OK(aclrtSynchronizeDevice());
+  CHECK_EQ(aclsimTakeHazardCount(), 0u);
+}
+
+TEST(hazard, finalize_reports_unconsumed_hazards) {
+  setenv("ACL_SIM_HAZARD", "1", 1);
+  CHECK_OK(open_device(0.05));
+  unsetenv("ACL_SIM_HAZARD");
+  aclrtStream p = stream("upload"), c = stream("infer");
+  void *host = pinned(), *in = dev(), *out = dev();
+  CHECK_OK(h2d(in, host, p));
+  CHECK_OK(d2d(out, in, c));
+  CHECK_OK(aclrtSynchronizeDevice());
+  CHECK_EQ(aclsimHazardCount(), 1u);
+  CHECK_OK(aclrtDestroyStream(p));
+  CHECK_OK(aclrtDestroyStream(c));
+  CHECK_OK(aclrtResetDevice(0));
+  CHECK_EQ(aclFinalize(), ACL_ERROR_INTERNAL_ERROR);
+  CHECK_EQ(aclsimTakeHazardCount(), 1u);  // consumed: the process exits 0
+}
+
+TEST(hazard, off_by_default) {
+  CHECK_OK(open_device(0.05));
+  aclrtStream p = stream("upload"), c = stream("infer");
+  void *host = pinned(), *in = dev(), *out = dev();
+  CHECK_OK(h2d(in, host, p));
+  CHECK_OK(d2d(out, in, c));
+  CHECK_OK(aclrtSynchronizeDevice());
+  CHECK_EQ(aclsimHazardCount(), 0u);
+}
