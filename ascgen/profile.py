@@ -85,6 +85,8 @@ class PixelEngine(_Strict):
 
 class UnitEngine(_Strict):
     units: int = Field(gt=0)
+    # Added to a task when its unit's previous task came from another stream.
+    switch_us: float = Field(default=0.0, ge=0)
 
 
 class Scheduler(_Strict):

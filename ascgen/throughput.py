@@ -38,7 +38,10 @@ def service_us(
     if isinstance(stage, dsl.VpcResizeStage):
         return e.vpc.service_us(stage.out.width * stage.out.height)
     if isinstance(stage, dsl.ModelStage):
-        return model_ms * 1000.0
+        # Every thread feeds the AI Core from its own stream: with more than one, each
+        # execution follows another stream's and pays the switch (as the simulator does).
+        switch = e.aicore.switch_us if spec.threads > 1 else 0.0
+        return model_ms * 1000.0 + switch
     if isinstance(stage, dsl.D2hStage):
         return e.d2h.service_us(geo_out.bytes if geo_out else 0)
     return (geo_in.bytes if geo_in else 0) / HOST_SCAN_BYTES_PER_US

@@ -83,6 +83,7 @@ struct Worker {
   ascgen::Completions completions;
   ascgen::LatencyHistogram latency;
   int64_t measured_frames = 0;
+  ascgen::CompletionRate rate;  // its measured completions, for the QPS
   uint64_t checksum = 0;
   double cpu_s = 0;
 };
@@ -154,14 +155,15 @@ struct Run {
 Run g_run;
 
 // Completes batch b of worker t: host stages, verification, latency. Runs on the report
-// thread (per_stage: after the callback of stream decode_stream).
-void complete_batch(Worker& t, int64_t b) {
+// thread (per_stage: after the callback of stream decode_stream),
+// `now` being when the host saw it complete.
+void complete_batch(Worker& t, int64_t b, double now) {
   BatchRecord& r = t.batches[static_cast<size_t>(b % static_cast<int64_t>(t.batches.size()))];
-  const double now = ascgen::now_s();
   if (!g_run.recording && now >= g_run.measure_start && now < g_run.measure_end) {
     for (int i = 0; i < kBatch; ++i)
       t.latency.record((now - r.submitted[static_cast<size_t>(i)]) * 1e6);
     t.measured_frames += kBatch;
+    t.rate.add(now, kBatch);
     if (g_run.completed.fetch_add(kBatch) + kBatch >= g_run.frame_limit && g_run.frame_limit > 0)
       g_run.stop = true;
   }
@@ -170,7 +172,7 @@ void complete_batch(Worker& t, int64_t b) {
 
 void on_batch_done(void* record) {
   auto* r = static_cast<BatchRecord*>(record);
-  complete_batch(*r->worker, r->batch);
+  complete_batch(*r->worker, r->batch, ascgen::now_s());
 }
 
 // Submits frame f of worker t (item i of batch b) to the device.
@@ -320,11 +322,14 @@ int run(const ascgen::Options& opt, ascgen::Cleanup& cleanup) {
 
   ascgen::LatencyHistogram latency;
   int64_t frames = 0;
-  double host_cpu = 0;
+  double host_cpu = 0, rate_qps = 0;
+  bool rated = true;
   for (const Worker& t : workers) {
     latency.merge(t.latency);
     frames += t.measured_frames;
     host_cpu += t.cpu_s;
+    rated = rated && t.rate.known();
+    rate_qps += t.rate.qps();
   }
   ascgen::Report report;
   report.program = kProgram;
@@ -336,6 +341,7 @@ int run(const ascgen::Options& opt, ascgen::Cleanup& cleanup) {
   report.sync_every = kSyncEvery;
   report.frames = frames;
   report.duration_s = elapsed;
+  if (rated) report.qps = rate_qps;  // else frames / duration
   reporter.stop();
   report.host_cpu_s = host_cpu + reporter.cpu_s();
   report.process_cpu_s = ascgen::process_cpu_s() - cpu0;

@@ -55,6 +55,8 @@ void Device::start() {
   for (int e = 1; e < static_cast<int>(Engine::kCount); ++e) {
     int units = static_cast<int>(engine_param(static_cast<Engine>(e), "units", 1));
     engines_[e].busy.assign(std::max(units, 1), 0);
+    engines_[e].last_stream.assign(std::max(units, 1), 0);
+    engines_[e].switch_us = engine_param(static_cast<Engine>(e), "switch_us", 0.0);
     engines_[e].waiting.clear();
   }
   stop_ = false;
@@ -225,11 +227,20 @@ void Device::on_dispatched(std::unique_lock<std::mutex>& lk, const std::shared_p
   e.waiting.push_back(t);
 }
 
+// A unit that takes a task of another stream than its last one first spends the
+// engine's switch_us (the AI Core loading another stream's model context).
 void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now) {
-  engines_[static_cast<int>(t->spec.engine)].busy[unit] = 1;
+  EngineState& e = engines_[static_cast<int>(t->spec.engine)];
+  e.busy[unit] = 1;
+  double service = std::max(0.0, t->spec.service_us);
+  uint64_t sid = t->stream != nullptr ? t->stream->id : 0;
+  if (sid != 0) {
+    if (e.last_stream[unit] != 0 && e.last_stream[unit] != sid) service += e.switch_us;
+    e.last_stream[unit] = sid;
+  }
   t->unit = unit;
   t->start_at = now;
-  push(now + std::max(0.0, t->spec.service_us), kComplete, t);
+  push(now + service, kComplete, t);
 }
 
 void Device::complete(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t,

@@ -143,6 +143,8 @@ class Device {
   };
   struct EngineState {
     std::vector<char> busy;
+    std::vector<uint64_t> last_stream;  // per unit: stream id of its last task (0: none)
+    double switch_us = 0;               // engines.<e>.switch_us: added when that stream changes
     std::deque<std::shared_ptr<Task>> waiting;
   };
 

@@ -129,6 +129,44 @@ TEST(timing, scheduler_serialises_dispatch_across_streams) {
   for (auto s : streams) CHECK_OK(aclrtDestroyStream(s));
 }
 
+// engines.aicore.switch_us (200 in ascend310): a unit whose previous task came from
+// another stream pays it; one stream never does. Measured with events (model time).
+float aicore_ms(const std::vector<aclrtStream>& streams, int per_stream) {
+  aclrtEvent start = nullptr, end = nullptr;
+  if (aclrtCreateEvent(&start) != ACL_SUCCESS || aclrtCreateEvent(&end) != ACL_SUCCESS) return -1;
+  aclrtRecordEvent(start, streams[0]);
+  for (int i = 0; i < per_stream; ++i)
+    for (aclrtStream s : streams) on_engine(s, sim::Engine::kAicore, 1000);
+  std::vector<aclrtEvent> done(streams.size(), nullptr);
+  for (size_t k = 1; k < streams.size(); ++k) {  // the first stream's end waits for the others
+    aclrtCreateEvent(&done[k]);
+    aclrtRecordEvent(done[k], streams[k]);
+    aclrtStreamWaitEvent(streams[0], done[k]);
+  }
+  aclrtRecordEvent(end, streams[0]);
+  for (aclrtStream s : streams) aclrtSynchronizeStream(s);
+  float ms = -1;
+  aclrtEventElapsedTime(&ms, start, end);
+  for (size_t k = 1; k < streams.size(); ++k) aclrtDestroyEvent(done[k]);
+  aclrtDestroyEvent(start);
+  aclrtDestroyEvent(end);
+  return ms;
+}
+
+TEST(timing, aicore_pays_switch_between_streams_only) {
+  CHECK_OK(open_device(1.0));  // real time: the host stays ahead of the device
+  aclrtStream a = nullptr, b = nullptr;
+  CHECK_OK(aclrtCreateStream(&a));
+  CHECK_OK(aclrtCreateStream(&b));
+  float one = aicore_ms({a}, 10), two = aicore_ms({a, b}, 10);
+  std::printf("aicore: one stream 10 x 1 ms in %.3f ms, two streams 20 x 1 ms in %.3f ms\n", one, two);
+  CHECK(one >= 10.0f && one < 10.0f + 0.2f + 0.2f);  // service + dispatch, at most one switch
+  CHECK(two >= 20.0f + 18 * 0.2f);                    // alternating: nearly every one switches
+  CHECK(two < 20.0f + 20 * 0.2f + 1.5f);
+  CHECK_OK(aclrtDestroyStream(a));
+  CHECK_OK(aclrtDestroyStream(b));
+}
+
 TEST(timing, host_submit_cost_is_charged) {
   CHECK_OK(open_device(1.0));
   void *h = nullptr, *d = nullptr;

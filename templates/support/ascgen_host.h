@@ -393,6 +393,27 @@ struct StageCount {
   int64_t count;
 };
 
+// One worker's completion rate: frames completed after its first measured completion,
+// over the time from that completion to its last. Completions seen in bursts (per_thread:
+// a whole sync window at once) then count whole windows over whole periods, where
+// frames / duration would depend on where the bursts fall against the window's ends.
+class CompletionRate {
+ public:
+  void add(double now, int64_t frames) {
+    if (first_ < 0) first_ = now;  // frames completing with the first instant open the span
+    if (now > first_) {
+      frames_ += frames;
+      last_ = now;
+    }
+  }
+  bool known() const { return last_ > first_; }
+  double qps() const { return known() ? static_cast<double>(frames_) / (last_ - first_) : 0.0; }
+
+ private:
+  double first_ = -1, last_ = -1;
+  int64_t frames_ = 0;
+};
+
 // The program's result: one JSON document (schema_version 1), to stdout and/or a file.
 struct Report {
   const char* program = "";
@@ -401,6 +422,7 @@ struct Report {
   int threads = 0, depth = 0, batch = 0, sync_every = 0;
   int64_t frames = 0;
   double duration_s = 0, host_cpu_s = 0, process_cpu_s = 0;
+  double qps = -1;  // the workers' summed completion rates; < 0: frames / duration_s
   int64_t device_memory_bytes = 0;
   bool interrupted = false;
   int verified = -1;  // -1 not asked, 0 mismatch, 1 every output matched
@@ -414,7 +436,7 @@ struct Report {
     j.key("profile").str(profile).key("streams").str(streams).key("threads").integer(threads);
     j.key("depth").integer(depth).key("batch").integer(batch).key("sync_every").integer(sync_every);
     j.key("frames").integer(frames).key("duration_s").num(duration_s);
-    j.key("qps").num(duration_s > 0 ? static_cast<double>(frames) / duration_s : 0.0);
+    j.key("qps").num(qps >= 0 ? qps : duration_s > 0 ? static_cast<double>(frames) / duration_s : 0.0);
     j.key("latency_ms").open('{');
     j.key("p50").num(latency.percentile_ms(50)).key("p90").num(latency.percentile_ms(90));
     j.key("p99").num(latency.percentile_ms(99)).key("max").num(latency.max_ms()).close('}');

@@ -63,7 +63,7 @@ def test_every_op_waits_for_its_producer(path: Path) -> None:
 
 
 def test_per_thread_layout_has_one_stream_and_no_events() -> None:
-    program = program_of(Path("pipelines/resnet50_b1_per_thread.yaml"))
+    program = program_of(Path("pipelines/ascend310/study_b1_per_thread.yaml"))
     assert program.streams == ["stream"]
     assert program.events == []
     assert all(not op.waits and op.record is None and not op.host_wait for op in program.ops)

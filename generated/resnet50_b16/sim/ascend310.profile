@@ -11,6 +11,7 @@ align.vpc_in.width=16
 align.vpc_out.height=2
 align.vpc_out.width=16
 description=Ascend 310, Atlas 300-class card as in the published study
+engines.aicore.switch_us=200.0
 engines.aicore.units=1
 engines.d2d.bandwidth_GBps=24.0
 engines.d2d.latency_us=10.0
