@@ -3,7 +3,7 @@
 //
 // Pipeline 'resnet50_b16' on ascend310: upload -> decode -> resize -> infer -> fetch -> top5
 // Streams: per_stage. Batch: 16 (zero_copy).
-// Predicted ceiling: 727.9 frames/s, bottleneck aicore (infer).
+// Predicted ceiling: 723.0 frames/s, bottleneck aicore (infer).
 #include <condition_variable>
 #include <thread>
 

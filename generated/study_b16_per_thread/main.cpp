@@ -3,7 +3,7 @@
 //
 // Pipeline 'study_b16_per_thread' on ascend310: upload -> decode -> resize -> infer -> fetch ->
 // top5 Streams: per_thread, synchronised every 64 frames. Batch: 16 (zero_copy). Predicted ceiling:
-// 727.9 frames/s, bottleneck aicore (infer).
+// 723.0 frames/s, bottleneck aicore (infer).
 #include <condition_variable>
 #include <thread>
 

@@ -3,7 +3,7 @@
 //
 // Pipeline 'study_b1_per_thread' on ascend310: upload -> decode -> resize -> infer -> fetch -> top5
 // Streams: per_thread, synchronised every 64 frames. Batch: 1 (none).
-// Predicted ceiling: 369.8 frames/s, bottleneck aicore (infer).
+// Predicted ceiling: 350.4 frames/s, bottleneck aicore (infer).
 #include <condition_variable>
 #include <thread>
 
