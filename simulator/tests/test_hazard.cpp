@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "session.h"
+#include "task.h"
 
 using namespace testing_sim;
 
@@ -104,6 +105,17 @@ uint64_t slot_ring(int slots, int depth, int frames) {
   return aclsimTakeHazardCount();
 }
 
+// Holds `s` for `us` of model time (internal task API), so that the host's
+// racy access below really happens before the device's (and, through the
+// API call after it, is ordered for ThreadSanitizer).
+aclError hold(aclrtStream s, double us) {
+  sim::TaskSpec spec;
+  spec.engine = sim::Engine::kVpc;
+  spec.service_us = us;
+  spec.name = "hold";
+  return sim::submit("test_hold", s, std::move(spec));
+}
+
 }  // namespace
 
 TEST(hazard, missing_wait_between_streams) {
@@ -149,8 +161,11 @@ TEST(hazard, host_writes_pinned_source_before_sync) {
   aclrtStream s = stream("upload");
   void *host = pinned(), *in = dev();
   std::memset(host, 1, kBytes);
+  CHECK_OK(hold(s, 2e6));
   CHECK_OK(h2d(in, host, s));
   std::memset(host, 2, kBytes);  // the next frame into the slot, too early
+  aclrtStreamStatus st;
+  CHECK_OK(aclrtStreamQuery(s, &st));
   CHECK_OK(aclrtSynchronizeStream(s));
   CHECK_EQ(aclsimTakeHazardCount(), 1u);
   // Correct: synchronise, then refill.
@@ -167,6 +182,7 @@ TEST(hazard, host_reads_output_before_sync) {
   CHECK_OK(on.rc);
   aclrtStream s = stream("fetch");
   void *out = dev(), *host = pinned(), *copy = pinned();
+  CHECK_OK(hold(s, 2e6));
   CHECK_OK(d2h(host, out, s));
   // The host reads the output slot (through a host-side copy) before the
   // device-to-host copy is synchronised.

@@ -40,7 +40,9 @@ def run_program(binary: Path, *args: str, cwd: Path | None = None, env: dict[str
         cwd.mkdir(parents=True, exist_ok=True)
     json_path = (cwd or binary.parent) / f"{binary.name}.result.json"
     json_path.unlink(missing_ok=True)
-    full_env = {**os.environ, **(env or {})}
+    # The simulator's hazard detector is on for every run (ACL_SIM_HAZARD=0 in the caller's
+    # environment turns it off): a race makes the program exit 86 naming both operations.
+    full_env = {"ACL_SIM_HAZARD": "1", **os.environ, **(env or {})}
     proc = subprocess.run([str(binary), *args, "--json", str(json_path), "--quiet"], capture_output=True,
                           text=True, cwd=cwd, env=full_env, timeout=timeout, check=False)
     report = json.loads(json_path.read_text()) if json_path.exists() else None

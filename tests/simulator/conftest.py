@@ -14,7 +14,8 @@ tsan       ``-DACL_SIM_SANITIZE=thread``                 build/sim-tsan
 =========  ==========================================  ====================
 
 Always Ninja and ``-j2`` (two shared cores). The returned directory holds
-``libacl_sim.a``, ``tests/`` (sim_unit, sim_timing), ``bench/acl_sim_bench``
+``libacl_sim.a``, ``tests/`` (sim_unit, sim_timing, ...), ``bench/acl_sim_bench``
+(plain only: the sanitizer variants skip the bench and the imaging gtest suite)
 and ``profiles/ascend310.flat`` (the default profile baked into the library).
 Other tests reuse it: ``def test_x(sim_build): build = sim_build("plain")``.
 This name and return value are a stable interface.
@@ -38,10 +39,13 @@ REPO = Path(__file__).resolve().parents[2]
 SIMULATOR = REPO / "simulator"
 BUILD_ROOT = REPO / "build"
 
+# The imaging library's gtest suite and the bench build in the plain variant
+# only: the sanitizer variants build just the library and the ctest programs.
+_LEAN = ["-DACL_SIM_IMAGING_TESTS=OFF", "-DACL_SIM_BUILD_BENCH=OFF"]
 VARIANTS: dict[str, list[str]] = {
-    "plain": [],
-    "asan": ["-DACL_SIM_SANITIZE=address"],
-    "tsan": ["-DACL_SIM_SANITIZE=thread"],
+    "plain": ["-DACL_SIM_IMAGING_TESTS=ON", "-DACL_SIM_BUILD_BENCH=ON"],
+    "asan": ["-DACL_SIM_SANITIZE=address", *_LEAN],
+    "tsan": ["-DACL_SIM_SANITIZE=thread", *_LEAN],
 }
 
 
@@ -61,9 +65,13 @@ def build_simulator(variant: str) -> Path:
     build.mkdir(parents=True, exist_ok=True)
     with open(build / ".pytest-build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (build / "build.ninja").exists():
+        # Re-configure when the variant's options changed since the last configure.
+        stamp = build / ".pytest-configure-args"
+        args = " ".join(VARIANTS[variant])
+        if not (build / "build.ninja").exists() or not stamp.exists() or stamp.read_text() != args:
             configure = ["cmake", "-S", str(SIMULATOR), "-B", str(build), "-G", "Ninja", *VARIANTS[variant]]
             _run(configure, f"configuring the {variant} simulator")
+            stamp.write_text(args)
         _run(["cmake", "--build", str(build), "-j2"], f"building the {variant} simulator")
     return build
 
