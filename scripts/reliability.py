@@ -22,9 +22,9 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from ascgen.build import build_variant  # noqa: E402
+from ascgen.build import build_variant
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
