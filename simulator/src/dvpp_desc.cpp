@@ -2,6 +2,8 @@
 // and the channel lifecycle. Validation lives in dvpp_check.cpp.
 #include "dvpp_desc.h"
 
+#include "api.h"
+
 #include <atomic>
 #include <new>
 
@@ -57,10 +59,12 @@ using sim::dvpp::counters;
 // ---- channels ----------------------------------------------------------------
 
 acldvppChannelDesc* acldvppCreateChannelDesc() {
+  SIM_API_ENTER_OR(nullptr);
   return sim::dvpp::make<acldvppChannelDesc>(counters().channel_desc);
 }
 
 aclError acldvppDestroyChannelDesc(acldvppChannelDesc* channelDesc) {
+  SIM_API_ENTER();
   // CANN expects acldvppDestroyChannel first; a live channel is released here
   // so that its count stays right.
   if (channelDesc != nullptr && channelDesc->created) --counters().channels;
@@ -68,10 +72,12 @@ aclError acldvppDestroyChannelDesc(acldvppChannelDesc* channelDesc) {
 }
 
 uint64_t acldvppGetChannelDescChannelId(const acldvppChannelDesc* channelDesc) {
+  SIM_API_ENTER_OR(0);
   return channelDesc == nullptr ? 0 : channelDesc->channelId;
 }
 
 aclError acldvppSetChannelDescMode(acldvppChannelDesc* channelDesc, uint32_t mode) {
+  SIM_API_ENTER();
   if (channelDesc == nullptr || channelDesc->created) return ACL_ERROR_INVALID_PARAM;
   if (mode == 0 || (mode & ~sim::dvpp::kAllChannelModes) != 0) return ACL_ERROR_INVALID_PARAM;
   channelDesc->mode = mode;
@@ -81,6 +87,7 @@ aclError acldvppSetChannelDescMode(acldvppChannelDesc* channelDesc, uint32_t mod
 // Pure bookkeeping for now: the runtime wiring (current context, per-device
 // channel limits, creation cost on the timeline) is added with the DVPP ops.
 aclError acldvppCreateChannel(acldvppChannelDesc* channelDesc) {
+  SIM_API_ENTER();
   if (channelDesc == nullptr || channelDesc->created) return ACL_ERROR_INVALID_PARAM;
   channelDesc->channelId = counters().next_channel_id++;
   channelDesc->created = true;
@@ -89,6 +96,7 @@ aclError acldvppCreateChannel(acldvppChannelDesc* channelDesc) {
 }
 
 aclError acldvppDestroyChannel(acldvppChannelDesc* channelDesc) {
+  SIM_API_ENTER();
   if (channelDesc == nullptr || !channelDesc->created) return ACL_ERROR_INVALID_PARAM;
   channelDesc->created = false;
   --counters().channels;
@@ -98,80 +106,99 @@ aclError acldvppDestroyChannel(acldvppChannelDesc* channelDesc) {
 // ---- picture descriptors ---------------------------------------------------------
 
 acldvppPicDesc* acldvppCreatePicDesc() {
+  SIM_API_ENTER_OR(nullptr);
   return sim::dvpp::make<acldvppPicDesc>(counters().pic);
 }
 
 aclError acldvppDestroyPicDesc(acldvppPicDesc* picDesc) {
+  SIM_API_ENTER();
   return sim::dvpp::destroy(picDesc, counters().pic);
 }
 
 aclError acldvppSetPicDescData(acldvppPicDesc* picDesc, void* dataDev) {
+  SIM_API_ENTER();
   return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.data = dataDev; });
 }
 
 aclError acldvppSetPicDescSize(acldvppPicDesc* picDesc, uint32_t size) {
+  SIM_API_ENTER();
   return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.size = size; });
 }
 
 aclError acldvppSetPicDescFormat(acldvppPicDesc* picDesc, acldvppPixelFormat format) {
+  SIM_API_ENTER();
   return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.format = format; });
 }
 
 aclError acldvppSetPicDescWidth(acldvppPicDesc* picDesc, uint32_t width) {
+  SIM_API_ENTER();
   return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.width = width; });
 }
 
 aclError acldvppSetPicDescHeight(acldvppPicDesc* picDesc, uint32_t height) {
+  SIM_API_ENTER();
   return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.height = height; });
 }
 
 aclError acldvppSetPicDescWidthStride(acldvppPicDesc* picDesc, uint32_t widthStride) {
+  SIM_API_ENTER();
   return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.widthStride = widthStride; });
 }
 
 aclError acldvppSetPicDescHeightStride(acldvppPicDesc* picDesc, uint32_t heightStride) {
+  SIM_API_ENTER();
   return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.heightStride = heightStride; });
 }
 
 aclError acldvppSetPicDescRetCode(acldvppPicDesc* picDesc, uint32_t retCode) {
+  SIM_API_ENTER();
   return sim::dvpp::set(picDesc, [&](acldvppPicDesc& p) { p.retCode = retCode; });
 }
 
 void* acldvppGetPicDescData(const acldvppPicDesc* picDesc) {
+  SIM_API_ENTER_OR(nullptr);
   return picDesc == nullptr ? nullptr : picDesc->data;
 }
 
 uint32_t acldvppGetPicDescSize(const acldvppPicDesc* picDesc) {
+  SIM_API_ENTER_OR(0);
   return picDesc == nullptr ? 0 : picDesc->size;
 }
 
 acldvppPixelFormat acldvppGetPicDescFormat(const acldvppPicDesc* picDesc) {
+  SIM_API_ENTER_OR(PIXEL_FORMAT_YUV_400);
   return picDesc == nullptr ? PIXEL_FORMAT_YUV_400 : picDesc->format;
 }
 
 uint32_t acldvppGetPicDescWidth(const acldvppPicDesc* picDesc) {
+  SIM_API_ENTER_OR(0);
   return picDesc == nullptr ? 0 : picDesc->width;
 }
 
 uint32_t acldvppGetPicDescHeight(const acldvppPicDesc* picDesc) {
+  SIM_API_ENTER_OR(0);
   return picDesc == nullptr ? 0 : picDesc->height;
 }
 
 uint32_t acldvppGetPicDescWidthStride(const acldvppPicDesc* picDesc) {
+  SIM_API_ENTER_OR(0);
   return picDesc == nullptr ? 0 : picDesc->widthStride;
 }
 
 uint32_t acldvppGetPicDescHeightStride(const acldvppPicDesc* picDesc) {
+  SIM_API_ENTER_OR(0);
   return picDesc == nullptr ? 0 : picDesc->heightStride;
 }
 
 uint32_t acldvppGetPicDescRetCode(const acldvppPicDesc* picDesc) {
+  SIM_API_ENTER_OR(0);
   return picDesc == nullptr ? 0 : picDesc->retCode;
 }
 
 // ---- batches -------------------------------------------------------------------
 
 acldvppBatchPicDesc* acldvppCreateBatchPicDesc(uint32_t batchSize) {
+  SIM_API_ENTER_OR(nullptr);
   if (batchSize == 0) return nullptr;
   acldvppBatchPicDesc* batch = sim::dvpp::make<acldvppBatchPicDesc>(counters().batch);
   if (batch == nullptr) return nullptr;
@@ -185,11 +212,13 @@ acldvppBatchPicDesc* acldvppCreateBatchPicDesc(uint32_t batchSize) {
 }
 
 acldvppPicDesc* acldvppGetPicDesc(acldvppBatchPicDesc* batchPicDesc, uint32_t index) {
+  SIM_API_ENTER_OR(nullptr);
   if (batchPicDesc == nullptr || index >= batchPicDesc->pics.size()) return nullptr;
   return &batchPicDesc->pics[index];
 }
 
 aclError acldvppDestroyBatchPicDesc(acldvppBatchPicDesc* batchPicDesc) {
+  SIM_API_ENTER();
   return sim::dvpp::destroy(batchPicDesc, counters().batch);
 }
 
@@ -197,52 +226,63 @@ aclError acldvppDestroyBatchPicDesc(acldvppBatchPicDesc* batchPicDesc) {
 
 acldvppRoiConfig* acldvppCreateRoiConfig(uint32_t left, uint32_t right, uint32_t top,
                                          uint32_t bottom) {
+  SIM_API_ENTER_OR(nullptr);
   // Values are checked when an operation uses the ROI, as on the device.
   return sim::dvpp::make<acldvppRoiConfig>(counters().roi, left, right, top, bottom);
 }
 
 aclError acldvppDestroyRoiConfig(acldvppRoiConfig* roiConfig) {
+  SIM_API_ENTER();
   return sim::dvpp::destroy(roiConfig, counters().roi);
 }
 
 aclError acldvppSetRoiConfigLeft(acldvppRoiConfig* config, uint32_t left) {
+  SIM_API_ENTER();
   return sim::dvpp::set(config, [&](acldvppRoiConfig& r) { r.left = left; });
 }
 
 aclError acldvppSetRoiConfigRight(acldvppRoiConfig* config, uint32_t right) {
+  SIM_API_ENTER();
   return sim::dvpp::set(config, [&](acldvppRoiConfig& r) { r.right = right; });
 }
 
 aclError acldvppSetRoiConfigTop(acldvppRoiConfig* config, uint32_t top) {
+  SIM_API_ENTER();
   return sim::dvpp::set(config, [&](acldvppRoiConfig& r) { r.top = top; });
 }
 
 aclError acldvppSetRoiConfigBottom(acldvppRoiConfig* config, uint32_t bottom) {
+  SIM_API_ENTER();
   return sim::dvpp::set(config, [&](acldvppRoiConfig& r) { r.bottom = bottom; });
 }
 
 aclError acldvppSetRoiConfig(acldvppRoiConfig* config, uint32_t left, uint32_t right, uint32_t top,
                              uint32_t bottom) {
+  SIM_API_ENTER();
   return sim::dvpp::set(config, [&](acldvppRoiConfig& r) { r = {left, right, top, bottom}; });
 }
 
 // ---- resize configuration ----------------------------------------------------------
 
 acldvppResizeConfig* acldvppCreateResizeConfig() {
+  SIM_API_ENTER_OR(nullptr);
   return sim::dvpp::make<acldvppResizeConfig>(counters().resize);
 }
 
 aclError acldvppDestroyResizeConfig(acldvppResizeConfig* resizeConfig) {
+  SIM_API_ENTER();
   return sim::dvpp::destroy(resizeConfig, counters().resize);
 }
 
 aclError acldvppSetResizeConfigInterpolation(acldvppResizeConfig* resizeConfig,
                                              uint32_t interpolation) {
+  SIM_API_ENTER();
   // Range checked at use against the device's limit (validate_resize_config).
   return sim::dvpp::set(resizeConfig,
                         [&](acldvppResizeConfig& c) { c.interpolation = interpolation; });
 }
 
 uint32_t acldvppGetResizeConfigInterpolation(const acldvppResizeConfig* resizeConfig) {
+  SIM_API_ENTER_OR(0);
   return resizeConfig == nullptr ? 0 : resizeConfig->interpolation;
 }

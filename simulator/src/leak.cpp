@@ -10,6 +10,7 @@
 #include "dvpp_desc.h"
 #include "log.h"
 #include "memory.h"
+#include "model_internal.h"
 #include "runtime.h"
 
 namespace sim {
@@ -62,6 +63,9 @@ aclError leak_check(const char* api) {
   line(api, d.batch, "DVPP batch picture descriptors", &kinds);
   line(api, d.roi, "DVPP ROI configs", &kinds);
   line(api, d.resize, "DVPP resize configs", &kinds);
+  line(api, static_cast<long>(live_models()), "models (aclmdlLoad*)", &kinds);
+  line(api, live_model_descs(), "model descriptors (aclmdlCreateDesc)", &kinds);
+  line(api, live_datasets(), "datasets (aclmdlCreateDataset)", &kinds);
   line(api, g_live_data_buffers.load(), "data buffers (aclCreateDataBuffer)", &kinds);
   return kinds > 0 ? ACL_ERROR_FAILURE : ACL_SUCCESS;
 }

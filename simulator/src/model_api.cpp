@@ -79,6 +79,18 @@ Models& models() {
   return m;
 }
 
+}  // namespace
+
+size_t sim::live_models() {
+  Models& m = models();
+  std::lock_guard<std::mutex> lock(m.mu);
+  size_t n = 0;
+  for (const auto& kv : m.by_id) n += kv.second->generation == model_clock().generation();
+  return n;
+}
+
+namespace {
+
 std::shared_ptr<LoadedModel> find(uint32_t id) {
   Models& m = models();
   std::lock_guard<std::mutex> lock(m.mu);

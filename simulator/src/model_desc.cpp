@@ -4,6 +4,7 @@
 // {batch, bytes / batch} (uint8 items, format ND); output i is "output_<i>" with
 // dims {batch, bytes / batch / 4} (float32 scores). The model is static: no
 // dynamic batch gears.
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -47,13 +48,25 @@ const char* tensor_name(const aclmdlDesc* d, size_t index, bool input) {
   return name.c_str();
 }
 
+std::atomic<long> g_live_descs{0};
+std::atomic<long> g_live_datasets{0};
+
 }  // namespace
+
+long sim::live_model_descs() {
+  return g_live_descs.load();
+}
+long sim::live_datasets() {
+  return g_live_datasets.load();
+}
 
 extern "C" {
 
 aclmdlDesc* aclmdlCreateDesc() {
   SIM_API_ENTER_OR(nullptr);
-  return new (std::nothrow) aclmdlDesc;
+  aclmdlDesc* d = new (std::nothrow) aclmdlDesc;
+  if (d != nullptr) ++g_live_descs;
+  return d;
 }
 
 aclError aclmdlDestroyDesc(aclmdlDesc* modelDesc) {
@@ -61,6 +74,7 @@ aclError aclmdlDestroyDesc(aclmdlDesc* modelDesc) {
   if (modelDesc == nullptr)
     return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "modelDesc is NULL");
   delete modelDesc;
+  --g_live_descs;
   return ACL_SUCCESS;
 }
 
@@ -156,7 +170,9 @@ aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset, siz
 
 aclmdlDataset* aclmdlCreateDataset() {
   SIM_API_ENTER_OR(nullptr);
-  return new (std::nothrow) aclmdlDataset;
+  aclmdlDataset* ds = new (std::nothrow) aclmdlDataset;
+  if (ds != nullptr) ++g_live_datasets;
+  return ds;
 }
 
 aclError aclmdlDestroyDataset(const aclmdlDataset* dataset) {
@@ -164,6 +180,7 @@ aclError aclmdlDestroyDataset(const aclmdlDataset* dataset) {
   if (dataset == nullptr)
     return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "dataset is NULL");
   delete dataset;  // the buffers stay: the caller destroys them
+  --g_live_datasets;
   return ACL_SUCCESS;
 }
 

@@ -35,6 +35,12 @@ namespace sim {
 void model_outputs(const void* input, size_t input_bytes, void* output, size_t output_bytes,
                    uint32_t batch);
 
+// Live objects for the leak report at aclFinalize (leak.cpp): models loaded
+// since aclInit, and model descriptors and datasets not yet destroyed.
+size_t live_models();
+long live_model_descs();
+long live_datasets();
+
 // The descriptor of a loaded model; false if `modelId` is not loaded.
 bool model_file_of(uint32_t modelId, ModelFile* out);
 

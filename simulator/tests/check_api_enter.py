@@ -1,0 +1,38 @@
+"""Every exported AscendCL function of libacl_sim.a counts through the fault-injection hook.
+
+Usage: check_api_enter.py <libacl_sim.a> <simulator/src>
+
+Lists the library's exported `acl*` functions (nm; the simulator-only `aclsim*`
+extensions excepted) and checks that each one's definition in src/*.cpp starts with
+SIM_API_ENTER() or SIM_API_ENTER_OR(...), so that ACL_SIM_FAIL and aclsimCallCount
+reach it. Exits 1 naming every function that does not.
+"""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+DEF = re.compile(r"^[A-Za-z_][\w\s\*]*?\b(acl(?!sim)\w+)\(([^;{]*?)\)\s*\{", re.M | re.S)
+
+
+def main() -> int:
+    lib, src = sys.argv[1], Path(sys.argv[2])
+    out = subprocess.run(["nm", "--defined-only", lib], capture_output=True, text=True, check=True).stdout
+    exported = sorted({line.split()[-1] for line in out.splitlines() if re.search(r" T acl(?!sim)\w*$", line)})
+    first_statement: dict[str, tuple[str, bool]] = {}
+    for path in sorted(src.glob("*.cpp")):
+        text = path.read_text()
+        for m in DEF.finditer(text):
+            body = text[m.end() : m.end() + 400].strip()
+            first_statement[m.group(1)] = (path.name, "SIM_API_ENTER" in body.split(";")[0])
+    bad = [name for name in exported if not first_statement.get(name, ("", False))[1]]
+    for name in bad:
+        where = first_statement.get(name, ("definition not found",))[0]
+        print(f"{name} ({where}): does not start with SIM_API_ENTER", file=sys.stderr)
+    print(f"{len(exported)} exported acl* functions, {len(bad)} without SIM_API_ENTER")
+    return 1 if bad or not exported else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
