@@ -95,6 +95,7 @@ class Scheduler(_Strict):
 
 class HostCost(_Strict):
     submit_us: float = Field(ge=0)
+    device_open_ms: float = Field(default=0.0, ge=0)  # the first aclrtSetDevice of a process
 
 
 class Engines(_Strict):

@@ -1,6 +1,6 @@
 """Calibrates the simulator's ascend310 profile against the published study.
 
-    python simulator/bench/calibrate.py            # build, run every probe, write docs/calibration.md
+    python simulator/bench/calibrate.py            # build, run every probe, write docs/calibration.{md,png}
     python simulator/bench/calibrate.py --check    # also exit 1 if a gated ratio is outside 0.85..1.15
 
 Builds the probes (simulator/bench/calib_probe.cpp) with CMake + Ninja at -j2 in
@@ -23,10 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import calibration_plot
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "build" / "calib"
 SEED = REPO.parent / "shared" / "calibration" / "ascend310_seed.yaml"
 OUT = REPO / "docs" / "calibration.md"
+PLOT = OUT.with_suffix(".png")
 LOW, HIGH = 0.85, 1.15
 
 # The published figures (copied from the seed file, which is checked against
@@ -41,9 +44,9 @@ COMPONENTS = {
 BATCH_SWEEP = {14: 3.425, 16: 2.788, 18: 4.350, 20: 4.830, 24: 6.000, 28: 7.009, 32: 6.577, 64: 16.216}
 BATCH_OUTLIER = {8: 16.231}  # "treat it as an outlier" (seed file)
 PIPELINE_QPS = {1: 166, 2: 307, 4: 332, 6: 371, 8: 335}
-# Not gated: the study timed the whole process (start-up, aclInit, aclrtSetDevice,
-# model load), which the simulator does not model; see the note in the report.
-UNGATED = {"model_sync"}
+# Not gated: only the outlier (BATCH_OUTLIER). model_sync is timed from aclInit, so
+# the device open (engines.host.device_open_ms) and the model load count, as in the study.
+UNGATED: set[str] = set()
 # Probes whose per-task pixel or copy work is large run in real time; the others at 1/4.
 SCALE = {"h2d_merged": 1.0, "h2d_unmerged": 1.0, "jpegd_async_one_stream": 1.0, "pipeline": 1.0, "model_sync": 1.0}
 
@@ -197,6 +200,8 @@ def report(
         f"(the device timeline's clock). A ratio is simulated / published; gated rows must lie in {LOW}..{HIGH}.",
         f"Published figures: {seed_note}.",
         "",
+        f"![every row's ratio, and the batch-1 pipeline by threads]({PLOT.name})",
+        "",
         "| experiment | what is timed | published | simulated | ratio | |",
         "|---|---|---:|---:|---:|---|",
     ]
@@ -206,11 +211,12 @@ def report(
     lines += [
         "",
         "Not gated: **batch 8** (the study calls its 16.231 s an outlier; the profile interpolates",
-        "between batch 1 and 14) and **model_sync**: the study timed the whole process, including",
-        "process start-up, aclInit, aclrtSetDevice and the model load. The simulator models the",
-        "load as the weights' upload over H2D (~40 ms for 115 MB) but no device start-up, so it",
-        "reproduces the 801 synchronous executions (~2.0 s, like `model_async`) and not the",
-        "remaining ~1.1 s of fixed cost. A device start-up figure would need a new profile key.",
+        "between batch 1 and 14). **model_sync** is timed like the study, over the whole process:",
+        "from `aclInit`, so it includes opening the device (`engines.host.device_open_ms` ="
+        f" {f('engines.host.device_open_ms')} ms, paid by the first `aclrtSetDevice`), the model load",
+        "(the weights' upload over H2D, ~40 ms for 115 MB) and 801 synchronous executions. The",
+        "device-open figure is fitted to this row alone (3.143 s against 2.006 s of asynchronous",
+        "executions); no other published figure constrains it.",
         "",
         "## Pipeline (copy -> JPEGD -> VPC -> ResNet-50 at batch 1, one stream per thread, 64 frames per sync)",
         "",
@@ -298,6 +304,7 @@ def main() -> int:
     px = pixel_costs(binary)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(report(rows, qps_rows, pipes, raw, flat, seed_note, px))
+    calibration_plot.write(rows, qps_rows, [p["threads"] for p in pipes], (LOW, HIGH), PLOT)
     for r in [*rows, *qps_rows]:
         print(
             f"{r.name:24s} published {r.published:8.3f}  simulated {r.simulated:8.3f}  ratio {r.ratio:.3f}"

@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "acl/acl_rt.h"
 #include "api.h"
@@ -53,6 +54,17 @@ Context* new_context(Runtime& r, int32_t id, bool is_default) {
   std::lock_guard<std::mutex> lock(device().mu());
   ctx->default_stream = device().create_stream(ctx, true);
   return ctx;
+}
+
+// ACL_SIM_DEVICE_OPEN_MS overrides the profile's engines.host.device_open_ms
+// (tests that start a program hundreds of times set it to 0).
+bool device_open_ms(double* ms) {
+  const char* env = std::getenv("ACL_SIM_DEVICE_OPEN_MS");
+  *ms = profile().num("engines.host.device_open_ms", 0.0);
+  if (env == nullptr || *env == '\0') return *ms >= 0;
+  char* end = nullptr;
+  *ms = std::strtod(env, &end);
+  return end != nullptr && *end == '\0' && *ms >= 0;
 }
 
 bool parse_time_scale(double* scale) {
@@ -159,7 +171,18 @@ aclError aclrtSetDevice(int32_t deviceId) {
   std::lock_guard<std::mutex> lock(r.mu);
   if (!r.initialized) return not_initialized(__func__);
   if (aclError rc = check_device_id(__func__, deviceId)) return rc;
-  if (r.device_refs++ == 0) r.default_ctx = new_context(r, deviceId, true);
+  if (r.device_refs == 0) {
+    // Opening the device (driver, firmware hand-shake, runtime start-up) takes
+    // the profile's device_open_ms; other threads setting it meanwhile wait.
+    double open_ms = 0;
+    if (!device_open_ms(&open_ms))
+      return violate(ACL_ERROR_INVALID_PARAM, __func__, "device.open_ms",
+                     "ACL_SIM_DEVICE_OPEN_MS='%s' is not a number >= 0",
+                     std::getenv("ACL_SIM_DEVICE_OPEN_MS"));
+    if (open_ms > 0) std::this_thread::sleep_until(model_clock().deadline_after_ms(open_ms));
+    r.default_ctx = new_context(r, deviceId, true);
+  }
+  ++r.device_refs;
   set_current_context(r.default_ctx);
   return ACL_SUCCESS;
 }

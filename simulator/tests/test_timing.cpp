@@ -181,3 +181,37 @@ TEST(timing, host_submit_cost_is_charged) {
   CHECK_OK(aclrtFree(d));
   CHECK_OK(aclrtFreeHost(h));
 }
+
+// The first aclrtSetDevice of a process opens the device: the profile's
+// engines.host.device_open_ms of model time (ACL_SIM_DEVICE_OPEN_MS overrides
+// it); a second set of an open device costs nothing.
+TEST(timing, device_open) {
+  use_profile(write_profile("open", {{"engines.host.device_open_ms", "400"}}));
+  unsetenv("ACL_SIM_DEVICE_OPEN_MS");
+  set_scale(0.05);  // 400 model ms = 20 wall ms
+  CHECK_OK(aclInit(nullptr));
+  double t0 = aclsimNowUs();
+  CHECK_OK(aclrtSetDevice(0));
+  double opened = aclsimNowUs() - t0;
+  CHECK_OK(aclrtSetDevice(0));
+  double again = aclsimNowUs() - t0 - opened;
+  std::printf("device open %.0f model us, second set %.0f us\n", opened, again);
+  CHECK(opened >= 400000.0);
+  CHECK(again < 100000.0);
+  CHECK_OK(aclrtResetDevice(0));
+  CHECK_OK(aclrtResetDevice(0));
+  CHECK_OK(aclFinalize());
+
+  setenv("ACL_SIM_DEVICE_OPEN_MS", "0", 1);  // the override wins
+  CHECK_OK(aclInit(nullptr));
+  t0 = aclsimNowUs();
+  CHECK_OK(aclrtSetDevice(0));
+  CHECK(aclsimNowUs() - t0 < 100000.0);
+  CHECK_OK(aclrtResetDevice(0));
+  CHECK_OK(aclFinalize());
+
+  setenv("ACL_SIM_DEVICE_OPEN_MS", "soon", 1);
+  CHECK_OK(aclInit(nullptr));
+  CHECK_RULE(aclrtSetDevice(0), ACL_ERROR_INVALID_PARAM, "device.open_ms");
+  setenv("ACL_SIM_DEVICE_OPEN_MS", "0", 1);
+}

@@ -22,6 +22,7 @@ engines.d2h.units=1
 engines.h2d.bandwidth_GBps=3.0
 engines.h2d.latency_us=330.0
 engines.h2d.units=1
+engines.host.device_open_ms=800.0
 engines.host.submit_us=3.0
 engines.jpegd.base_us=200.0
 engines.jpegd.per_mpixel_us=1545.0
