@@ -106,10 +106,17 @@ def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress 
     with (base / ".pytest-build.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (base / "build.ninja").exists():
-            _run(["cmake", "-G", "Ninja", "-S", str(simulator_dir()), "-B", str(base), *flags], log,
-                 "configure the simulator")
-        _run(["cmake", "--build", str(base), "-j2", "--target", "acl_sim", "acl_sim_imaging"], log,
-             "build the simulator", progress)
+            _run(
+                ["cmake", "-G", "Ninja", "-S", str(simulator_dir()), "-B", str(base), *flags],
+                log,
+                "configure the simulator",
+            )
+        _run(
+            ["cmake", "--build", str(base), "-j2", "--target", "acl_sim", "acl_sim_imaging"],
+            log,
+            "build the simulator",
+            progress,
+        )
         _run(["cmake", "--install", str(base), "--prefix", str(prefix)], log, "install the simulator")
     return prefix
 

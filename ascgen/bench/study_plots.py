@@ -12,6 +12,8 @@ from ascgen.bench.schema import BenchResults, Summary
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
+    from ascgen.bench.study_components import Point
+
 # The published Ascend 310 study (../shared/calibration/ascend310_seed.yaml,
 # pipeline_single_batch.threads_to_qps), and the band a reproduction must fall in.
 PUBLISHED_B1 = {1: 166.0, 2: 307.0, 4: 332.0, 6: 371.0, 8: 335.0}
@@ -103,9 +105,46 @@ def plot_layouts(b16: BenchResults, path: Path) -> None:
     plt.close(fig)
 
 
-def write(b1: BenchResults, b16: BenchResults, folder: Path) -> list[Path]:
+def plot_components(pts: list[Point], path: Path) -> None:
+    """The model alone by batch (published against simulated), and every component point's ratio."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (model, ratios) = plt.subplots(1, 2, figsize=(12, 4.5), dpi=110, gridspec_kw={"width_ratios": [3, 2]})
+    alone = [p for p in pts if p.experiment.axis == "batch"]
+    xs = [p.at for p in alone]
+    model.plot(xs, [p.published for p in alone], color="k", marker="s", label="published (Ascend 310 study)")
+    simulated = [p.measured.qps_median for p in alone]
+    model.plot(xs, simulated, color="C0", marker="o", label="simulated (generated program)")
+    model.set_xlabel("batch")
+    model.set_ylabel("throughput (frames/s)")
+    model.set_ylim(bottom=0)
+    model.set_xticks(xs)
+    model.grid(True, alpha=0.3)
+    model.legend(fontsize=8, loc="lower right")
+    model.set_title("ResNet-50 alone, async on one stream", fontsize=10)
+    labels = [f"{p.experiment.key.removeprefix('study_')} {p.experiment.axis[0]}{p.at}" for p in pts]
+    ys = list(range(len(pts)))
+    ratios.barh(ys, [p.ratio for p in pts], color=["C0" if p.ok else "C3" for p in pts])
+    for edge in BAND:
+        ratios.axvline(edge, color="0.4", linestyle=":")
+    ratios.axvline(1.0, color="k", linewidth=0.8)
+    ratios.set_yticks(ys, labels, fontsize=7)
+    ratios.invert_yaxis()
+    ratios.set_xlim(0.5, 1.5)
+    ratios.set_xlabel("simulated / published (band 0.85..1.15)")
+    ratios.set_title("every component point", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write(b1: BenchResults, b16: BenchResults, components: list[Point], folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
-    paths = [folder / "study_b1.png", folder / "resnet50_b16_layouts.png"]
+    paths = [folder / "study_b1.png", folder / "resnet50_b16_layouts.png", folder / "study_components.png"]
     plot_b1(b1, paths[0])
     plot_layouts(b16, paths[1])
+    plot_components(components, paths[2])
     return paths
