@@ -111,6 +111,16 @@ def _describe(err: ErrorDetails, loc: Loc, data: Any) -> tuple[str, bool]:
         keys = f" (keys: {', '.join(model.model_fields)})" if model else ""
         want = "a list" if kind == "list_type" else f"a mapping{keys}"
         return f"{where}: expected {want}, got {_a_value(err.get('input'))}", False
+    if kind in ("int_type", "float_type", "string_type", "bool_type"):
+        # Strict types: say what was written, e.g. `threads: yes` is YAML's boolean true.
+        want = {"int_type": "a whole number", "float_type": "a number", "string_type": "a string",
+                "bool_type": "true or false"}[kind]  # fmt: skip
+        got = err.get("input")
+        if kind == "int_type" and isinstance(got, float):
+            fix = f"write {int(got)}" if got.is_integer() else "a fractional part"
+            return f"{where}: expected {want}, got {got} ({fix})", False
+        quoted = " (YAML reads yes/no/on/off as booleans)" if isinstance(got, bool) else ""
+        return f"{where}: expected {want}, got {_a_value(got)}{quoted}", False
     msg = err["msg"]
     if loc and loc[-1] == "[key]":
         return f"{_where(loc[:-2], data)}: key '{loc[-2]}': {msg[0].lower() + msg[1:]}", True
