@@ -82,15 +82,26 @@ def _memory(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap) -> list[
     for label, kind, need, budget in over:
         pools = [p for p in plan.pools if (kind is None and p.memory != "host_pinned") or p.memory == kind]
         big = max(pools, key=lambda p: p.total_bytes)
-        i = next(i for i, s in enumerate(spec.stages) if s.name == big.stage)
+        model = plan.model
+        if kind is None and model is not None and mem.model_bytes > big.total_bytes:
+            # The loaded models, one instance per thread, are the largest consumer.
+            culprit = model.stage
+            largest = (
+                f"the largest use is model '{model.stage}': {model.memory_bytes:,} B x {model.instances} "
+                f"instances (one per thread) = {mem.model_bytes:,} B"
+            )
+        else:
+            culprit = big.stage
+            largest = (
+                f"largest pool '{big.name}' is {big.alloc_bytes:,} B x {big.slots} slots x "
+                f"{big.threads} threads = {big.total_bytes:,} B"
+            )
+        i = next(i for i, s in enumerate(spec.stages) if s.name == culprit)
         out.append(
             smap.error(
                 ("stages", i),
-                (
-                    f"out of {label} memory on {prof.name}: the plan needs {need:,} bytes, the budget is "
-                    f"{budget:,}; largest pool '{big.name}' is {big.alloc_bytes:,} B x {big.slots} slots x "
-                    f"{big.threads} threads = {big.total_bytes:,} B{fix}"
-                ),
+                f"out of {label} memory on {prof.name}: the plan needs {need:,} bytes, the budget is "
+                f"{budget:,}; {largest}{fix}",
             )
         )
     return out
