@@ -379,13 +379,15 @@ def test_out_of_dvpp_memory_names_pool_and_fix() -> None:
 
 def test_out_of_device_memory() -> None:
     text = edit("reference: resnet50", "reference: resnet50, memory_bytes: 2GiB")
-    diag = only_problem(text, "out of device memory on ascend310", "the budget is 8,321,499,136", line=10)
+    # The models (2 GiB x 4 threads) are the largest use: the error points at the model stage.
+    diag = only_problem(text, "out of device memory on ascend310", "the budget is 8,321,499,136", line=12)
+    assert "model 'infer': 2,147,483,648 B x 4 instances (one per thread)" in diag.message
     assert diag.message.endswith("fits with threads <= 3")
 
 
 def test_out_of_memory_whatever_the_depth_or_threads() -> None:
     text = edit("reference: resnet50", "reference: resnet50, memory_bytes: 9GiB")
-    only_problem(text, "out of device memory", "; no depth or thread count fits", line=10)
+    only_problem(text, "out of device memory", "; no depth or thread count fits", line=12)
 
 
 def test_all_problems_of_a_phase_are_reported_together() -> None:
