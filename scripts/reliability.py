@@ -1,16 +1,18 @@
 """Regenerates docs/reliability.md: a soak run of the seed example, plus the reliability tests' figures.
 
-    python scripts/reliability.py [--minutes 10] [--no-tests]
+    python scripts/reliability.py [--minutes 10] [--no-tests | --no-soak]
 
 The soak builds pipelines/resnet50_b16.yaml on the simulator, runs it for --minutes, samples
 its resident memory (RSS) and QPS every second, and reports RSS growth after the warm-up and
 QPS drift. The test figures come from running the fault-injection, sanitizer and program tests
-with a JUnit report (skip them with --no-tests to only refresh the soak).
+with a JUnit report (skip them with --no-tests to only refresh the soak; --no-soak reuses the
+last soak's samples, kept in docs/reliability_soak.json).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import statistics
 import subprocess
@@ -31,6 +33,7 @@ DOCS = REPO / "docs"
 SPEC = REPO / "pipelines" / "resnet50_b16.yaml"
 PROGRESS = re.compile(r"progress: t=([0-9.]+)s frames=(\d+) qps=([0-9.]+)")
 WARMUP_S = 30
+SOAK_JSON = DOCS / "reliability_soak.json"  # the last soak's samples, for --no-soak
 
 
 def rss_kib(pid: int) -> int:
@@ -57,24 +60,49 @@ def soak(minutes: float) -> dict[str, object]:
     return {"returncode": proc.returncode, "rss": samples, "qps": qps, "minutes": minutes}
 
 
+TEST_FILES = ["tests/programs/test_faults.py", "tests/programs/test_sanitizers.py", "tests/programs/test_programs.py",
+              "tests/programs/test_mutants.py", "tests/simulator/test_ctest.py"]  # fmt: skip
+
+
 def test_figures() -> dict[str, int]:
+    """Runs the reliability tests with a JUnit report and counts what they tried and what passed."""
     report = REPO / "build" / "reliability-junit.xml"
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "tests/programs/test_faults.py",
-                    "tests/programs/test_sanitizers.py", "tests/programs/test_programs.py",
-                    f"--junitxml={report}"], cwd=REPO, check=False)
-    counts = {"faults": 0, "faults_passed": 0, "sanitizer_runs": 0, "sanitizer_passed": 0}
+    files = [f for f in TEST_FILES if (REPO / f).exists()]
+    subprocess.run([sys.executable, "-m", "pytest", "-q", *files, f"--junitxml={report}"], cwd=REPO, check=False)
+    counts = dict.fromkeys(["fault_runs", "fault_runs_ok", "sanitizer_runs", "sanitizer_passed",
+                            "mutants_needed", "mutants_caught", "mutants_equivalent", "program_tests",
+                            "program_tests_passed", "sim_suites", "sim_suites_passed"], 0)  # fmt: skip
     for case in ET.parse(report).getroot().iter("testcase"):
-        ok = not any(child.tag in ("failure", "error") for child in case)
-        skipped = any(child.tag == "skipped" for child in case)
-        if skipped:
+        if any(child.tag == "skipped" for child in case):
             continue
-        if case.get("classname", "").endswith("test_faults"):
-            counts["faults"] += 1
-            counts["faults_passed"] += ok
-        if case.get("classname", "").endswith("test_sanitizers"):
+        ok = not any(child.tag in ("failure", "error") for child in case)
+        for prop in case.iter("property"):
+            if prop.get("name") in counts:
+                counts[prop.get("name", "")] += int(prop.get("value", "0"))
+        kind = case.get("classname", "").rsplit(".", 1)[-1]
+        key = {"test_sanitizers": "sanitizer", "test_programs": "program_tests", "test_ctest": "sim_suites"}.get(kind)
+        if key == "sanitizer":
             counts["sanitizer_runs"] += 1
             counts["sanitizer_passed"] += ok
+        elif key:
+            counts[key] += 1
+            counts[f"{key}_passed"] += ok
+    counts.update(hazard_cases())
     return counts
+
+
+def hazard_cases() -> dict[str, int]:
+    """The simulator's hand-written hazard programs (ctest group sim.hazard, built by test_ctest)."""
+    binary = REPO / "build" / "sim-plain" / "tests" / "sim_unit"
+    if not binary.exists():
+        return {"hazard_cases": 0, "hazard_cases_passed": 0, "hazards_reported": 0}
+    out = subprocess.run([str(binary), "hazard"], capture_output=True, text=True, check=False)
+    text = out.stdout + out.stderr
+    return {
+        "hazard_cases": text.count("[ RUN  ]"),
+        "hazard_cases_passed": text.count("[  OK  ]"),
+        "hazards_reported": len(re.findall(r"\[acl_sim\] HAZARD (?!\d+ hazard)", text)),
+    }
 
 
 def plot(result: dict[str, object], path: Path) -> None:
@@ -118,16 +146,29 @@ def write_page(result: dict[str, object], tests: dict[str, int] | None) -> None:
         "![RSS and QPS over the soak](reliability_soak.png)", "",
     ]
     if tests:
+        t = tests
         lines += [
             "## Tests", "",
+            "Counted from one run of the reliability tests (JUnit report); every program run has the",
+            "simulator's hazard detector on (`ACL_SIM_HAZARD=1`).", "",
             "| figure | value |", "|---|---:|",
-            f"| fault-injection runs (every AscendCL call of every example, first call and steady state) "
-            f"| {tests['faults_passed']} of {tests['faults']} passed |",
+            f"| injected faults (every AscendCL call of every example fails once at its first call, and once "
+            f"in steady state for per-frame calls) | {t['fault_runs_ok']} of {t['fault_runs']} handled |",
+            f"| hazards planted in generated code (one event wait removed per mutant, seed example; "
+            f"{t['mutants_equivalent']} more mutants remove a batch pool's wait that the worker's completion "
+            f"gate also covers, and run clean) | {t['mutants_caught']} of {t['mutants_needed']} caught |",
+            f"| hand-written hazard programs (classic mistakes and their correct variants, `sim.hazard`) "
+            f"| {t['hazard_cases_passed']} of {t['hazard_cases']} pass, {t['hazards_reported']} hazards reported |",
             f"| sanitizer runs (every example under ASan+UBSan and TSan, with --verify) "
-            f"| {tests['sanitizer_passed']} of {tests['sanitizer_runs']} passed |", "",
+            f"| {t['sanitizer_passed']} of {t['sanitizer_runs']} clean |",
+            f"| simulator test suites (plain, ASan+UBSan, TSan builds, ctest) "
+            f"| {t['sim_suites_passed']} of {t['sim_suites']} pass |",
+            f"| program tests (every example built, run, verified; threads x depth settings) "
+            f"| {t['program_tests_passed']} of {t['program_tests']} pass |", "",
             "A fault run passes when the program exits 3 with one line naming the stage, the call and the "
-            "code, and never hangs; a sanitizer run passes when the program verifies every output and the "
-            "sanitizer reports nothing.", "",
+            "code, releases everything (the simulator's leak report) and never hangs; a mutant is caught when "
+            "the program exits 86 naming the race; a sanitizer run passes when the program verifies every "
+            "output and the sanitizer reports nothing.", "",
         ]
     (DOCS / "reliability.md").write_text("\n".join(lines))
 
@@ -135,11 +176,17 @@ def write_page(result: dict[str, object], tests: dict[str, int] | None) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--minutes", type=float, default=10.0)
-    ap.add_argument("--no-tests", action="store_true")
+    ap.add_argument("--no-tests", action="store_true", help="only the soak")
+    ap.add_argument("--no-soak", action="store_true", help=f"reuse the last soak ({SOAK_JSON.relative_to(REPO)})")
     args = ap.parse_args()
     DOCS.mkdir(exist_ok=True)
     tests = None if args.no_tests else test_figures()
-    write_page(soak(args.minutes), tests)
+    if args.no_soak:
+        result = json.loads(SOAK_JSON.read_text())
+    else:
+        result = soak(args.minutes)
+        SOAK_JSON.write_text(json.dumps(result) + "\n")
+    write_page(result, tests)
     print(f"wrote {DOCS / 'reliability.md'}")
 
 

@@ -9,6 +9,7 @@ aclFinalize), and never hang.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -76,7 +77,9 @@ def failure_of(binary: Path, batch: int, api: str, nth: int, cwd: Path) -> str |
 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", PIPELINES, ids=lambda p: p.stem)
-def test_every_failing_call_is_reported_and_everything_is_released(spec: Path, tmp_path: Path) -> None:
+def test_every_failing_call_is_reported_and_everything_is_released(
+    spec: Path, tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
     """The runs are independent processes that mostly wait on the simulated device: 4 at a time."""
     result = built(spec)
     todo = cases(spec)
@@ -85,4 +88,6 @@ def test_every_failing_call_is_reported_and_everything_is_released(spec: Path, t
         futures = [pool.submit(failure_of, result.binary, result.plan.batch, api, nth, tmp_path / f"{api}-{nth}")
                    for api, nth in todo]
         failures = [f for f in (fut.result() for fut in futures) if f]
+    record_property("fault_runs", len(todo))  # read by scripts/reliability.py (JUnit XML)
+    record_property("fault_runs_ok", len(todo) - len(failures))
     assert not failures, f"{len(failures)} of {len(todo)} injected faults mishandled:\n" + "\n".join(failures)
