@@ -12,6 +12,7 @@
 #ifndef ASCGEN_SUPPORT_H_
 #define ASCGEN_SUPPORT_H_
 
+#include <cassert>
 #include <condition_variable>
 #include <functional>
 
@@ -101,7 +102,11 @@ class Pool {
       cleanup.add(std::string(free_name(memory)) + " of pool " + name, release_for(memory, slot));
     }
   }
-  void* slot(int64_t index) const { return slots_[static_cast<size_t>(index) % slots_.size()]; }
+  // Frame or batch `index` uses slot index % slots (a reuse distance of slots()).
+  void* slot(int64_t index) const {
+    assert(index >= 0 && !slots_.empty());
+    return slots_[static_cast<size_t>(index) % slots_.size()];
+  }
   int slots() const { return static_cast<int>(slots_.size()); }
   size_t slot_bytes() const { return bytes_; }
 
@@ -162,7 +167,10 @@ class EventRing {
       cleanup.add(std::string("aclrtDestroyEvent of stage ") + stage, [ev] { return aclrtDestroyEvent(ev); });
     }
   }
-  aclrtEvent at(int64_t index) const { return events_[static_cast<size_t>(index) % events_.size()]; }
+  aclrtEvent at(int64_t index) const {
+    assert(index >= 0 && !events_.empty());
+    return events_[static_cast<size_t>(index) % events_.size()];
+  }
 
  private:
   std::vector<aclrtEvent> events_;

@@ -162,6 +162,24 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
   ASCGEN_CHECK(fetch::kName, aclrtCreateStream(&t.fetch_stream));
   cleanup.add("aclrtDestroyStream fetch_stream",
               [s = t.fetch_stream] { return aclrtDestroyStream(s); });
+#if ASCGEN_BACKEND_SIM
+  // The simulator's hazard reports (ACL_SIM_HAZARD=1) name streams by these.
+  ASCGEN_CHECK(upload::kName,
+               aclsimSetStreamName(t.upload_stream,
+                                   ("upload_stream of worker " + std::to_string(id)).c_str()));
+  ASCGEN_CHECK(decode::kName,
+               aclsimSetStreamName(t.decode_stream,
+                                   ("decode_stream of worker " + std::to_string(id)).c_str()));
+  ASCGEN_CHECK(resize::kName,
+               aclsimSetStreamName(t.resize_stream,
+                                   ("resize_stream of worker " + std::to_string(id)).c_str()));
+  ASCGEN_CHECK(infer::kName,
+               aclsimSetStreamName(t.infer_stream,
+                                   ("infer_stream of worker " + std::to_string(id)).c_str()));
+  ASCGEN_CHECK(fetch::kName,
+               aclsimSetStreamName(t.fetch_stream,
+                                   ("fetch_stream of worker " + std::to_string(id)).c_str()));
+#endif
   t.upload_host.allocate(upload::kName, "upload_host", ascgen::Memory::kHostPinned, 1048576,
                          frame_slots, cleanup);
   t.upload_dev.allocate(upload::kName, "upload_dev", ascgen::Memory::kDvpp, 1048576, frame_slots,

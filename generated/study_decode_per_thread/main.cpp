@@ -94,6 +94,11 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
   t.n_inputs = static_cast<int>(inputs.size());
   ASCGEN_CHECK(upload::kName, aclrtCreateStream(&t.stream));
   cleanup.add("aclrtDestroyStream stream", [s = t.stream] { return aclrtDestroyStream(s); });
+#if ASCGEN_BACKEND_SIM
+  // The simulator's hazard reports (ACL_SIM_HAZARD=1) name streams by these.
+  ASCGEN_CHECK(upload::kName,
+               aclsimSetStreamName(t.stream, ("stream of worker " + std::to_string(id)).c_str()));
+#endif
   t.upload_host.allocate(upload::kName, "upload_host", ascgen::Memory::kHostPinned, 1048576,
                          frame_slots, cleanup);
   t.upload_dev.allocate(upload::kName, "upload_dev", ascgen::Memory::kDvpp, 1048576, frame_slots,

@@ -80,6 +80,11 @@ void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vecto
   t.n_inputs = static_cast<int>(inputs.size());
   ASCGEN_CHECK(infer::kName, aclrtCreateStream(&t.stream));
   cleanup.add("aclrtDestroyStream stream", [s = t.stream] { return aclrtDestroyStream(s); });
+#if ASCGEN_BACKEND_SIM
+  // The simulator's hazard reports (ACL_SIM_HAZARD=1) name streams by these.
+  ASCGEN_CHECK(infer::kName,
+               aclsimSetStreamName(t.stream, ("stream of worker " + std::to_string(id)).c_str()));
+#endif
   t.infer_in.allocate(infer::kName, "infer_in", ascgen::Memory::kDevice, 1204224, batch_slots,
                       cleanup);
   t.infer_out.allocate(infer::kName, "infer_out", ascgen::Memory::kDevice, 64000, batch_slots,

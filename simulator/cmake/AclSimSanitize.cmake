@@ -10,3 +10,8 @@ elseif(ACL_SIM_SANITIZE STREQUAL "thread")
 elseif(NOT ACL_SIM_SANITIZE STREQUAL "")
   message(FATAL_ERROR "ACL_SIM_SANITIZE must be '', 'address' or 'thread', not '${ACL_SIM_SANITIZE}'")
 endif()
+# Sanitizer builds are also the debug builds: assert() live whatever the build
+# type, and libstdc++'s own checks (bounds of operator[], front() of empty, ...).
+if(NOT ACL_SIM_SANITIZE STREQUAL "")
+  add_compile_options(-UNDEBUG -D_GLIBCXX_ASSERTIONS)
+endif()
