@@ -3,6 +3,7 @@
 
 #include "acl/acl_rt.h"
 #include "api.h"
+#include "guard.h"
 #include "hazard.h"
 #include "log.h"
 #include "memory.h"
@@ -160,8 +161,13 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count,
   if (aclError rc = plan_copy(__func__, dst, destMax, src, count, kind, false, &spec)) return rc;
   if (count == 0) return ACL_SUCCESS;
   if (spec.engine == Engine::kControl) {
-    if (hazard::enabled()) hazard::host_access(__func__, spec);
+    uint64_t access = 0;
+    if (hazard::enabled()) {
+      hazard::host_access(__func__, spec);    // a race is reported here...
+      access = guard::begin_access(spec, 0);  // ...not again by a page guard
+    }
     spec.work();  // host to host: the host copies, the device is not involved
+    guard::end_access(access);
     return ACL_SUCCESS;
   }
   return submit_sync(__func__, std::move(spec));

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "clock.h"
+#include "guard.h"
 #include "hazard.h"
 #include "log.h"
 #include "profile.h"
@@ -245,10 +246,13 @@ void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now)
 
 void Device::complete(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t,
                       double now) {
-  if (t->spec.work) {
+  if (t->spec.work || t->hz_pinned) {
     // Bytes move at the modelled completion; other threads may submit meanwhile.
+    // Hazard mode: the task's page guards end, and no guard stands in its way.
     lk.unlock();
-    t->spec.work();
+    uint64_t access = t->hz_pinned ? guard::begin_access(t->spec, t->id) : 0;
+    if (t->spec.work) t->spec.work();
+    guard::end_access(access);
     lk.lock();
     t->spec.work = nullptr;
   }

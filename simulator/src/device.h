@@ -61,6 +61,7 @@ struct Task {
   int hz_agent = -1;
   uint32_t hz_epoch = 0;
   std::vector<uint32_t> hz_vc;
+  bool hz_pinned = false;  // touches pinned host memory (page guards, guard.h)
 };
 
 struct Stream {

@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "device.h"
+#include "guard.h"
 #include "log.h"
 #include "memory.h"
 
@@ -230,6 +231,26 @@ void check_watches(State& s, bool all) {
   s.watches.resize(keep);
 }
 
+// Host accesses the page guards caught (guard.h): one line per (API, stream, block).
+void drain_faults(State& s) {
+  for (const guard::Fault& f : guard::take_faults()) {
+    std::string key = std::string(f.owner.api) + "@" + std::to_string(f.owner.agent);
+    if (!s.reported.emplace("host access", key, f.base).second) continue;
+    note(s);
+    const char* what = f.access == 2 ? "write into" : f.access == 1 ? "read of" : "access to";
+    std::string agent = static_cast<size_t>(f.owner.agent) < s.agents.size()
+                            ? agent_label(s, f.owner.agent)
+                            : "stream ?";
+    report("HAZARD",
+           "host %s pinned host memory block %p (byte %zu) while %s on %s (task %llu) still "
+           "writes it (bytes [%zu, %zu)): synchronise the stream or wait for the copy's event "
+           "or callback first",
+           what, reinterpret_cast<void*>(f.base), static_cast<size_t>(f.addr - f.base), f.owner.api,
+           agent.c_str(), static_cast<unsigned long long>(f.owner.task_id),
+           static_cast<size_t>(f.lo - f.base), static_cast<size_t>(f.hi - f.base));
+  }
+}
+
 int agent_of(State& s, Stream* stream) {
   if (stream == nullptr) return kHost;
   if (stream->hz_agent < 0) {
@@ -243,6 +264,12 @@ int agent_of(State& s, Stream* stream) {
 }
 
 void exit_hook() {
+  guard::disarm_all();  // nothing may fault after main (LeakSanitizer reads the heap)
+  {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mu);
+    drain_faults(s);
+  }
   uint64_t n = g_unconsumed.load();
   if (n == 0) return;
   std::fflush(nullptr);
@@ -265,6 +292,7 @@ void configure() {
   s.reported.clear();
   s.found = 0;
   g_enabled.store(on);
+  if (on) guard::configure();
   static bool hooked = false;
   if (on && !hooked) {
     hooked = true;
@@ -275,6 +303,7 @@ void configure() {
 void on_enqueue(Task& t, const Task* awaited) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
+  drain_faults(s);
   int agent = agent_of(s, t.stream);
   Clock& mine = s.agents[agent].clock;
   Clock& host = s.agents[kHost].clock;
@@ -290,11 +319,25 @@ void on_enqueue(Task& t, const Task* awaited) {
   // A synchronous API's task is complete before the host goes on: its accesses
   // cannot race with later tasks, only with those in flight now.
   check_task(s, agent, t.hz_epoch, t.hz_vc, t.spec, api, t.id, agent != kHost);
+  // Page guards: an async task's pinned destination is inaccessible to the host
+  // until the task completes; the work of any task touching pinned memory opens
+  // the guarded pages it touches (hz_pinned, Device::complete).
+  for (const ByteRange& r : t.spec.writes) {
+    if (r.size == 0) continue;
+    bool pinned = agent != kHost ? guard_host_write(r.addr, r.size, guard::Owner{api, agent, t.id})
+                                 : classify(r.addr, r.size) == MemKind::kHost;
+    t.hz_pinned = t.hz_pinned || pinned;
+  }
+  for (const ByteRange& r : t.spec.reads)
+    t.hz_pinned = t.hz_pinned || (r.size > 0 && classify(r.addr, r.size) == MemKind::kHost);
   if (agent == kHost) return;
   for (const ByteRange& r : t.spec.reads) {
     uintptr_t base = 0;
     MemKind kind = MemKind::kUnknown;
     if (r.size == 0 || !block_of(r.addr, r.size, &base, &kind) || kind != MemKind::kHost) continue;
+    // A range an in-flight copy still writes cannot be checksummed (and a
+    // device write is coming anyway).
+    if (guard::covers(r.addr, r.size)) continue;
     s.watches.push_back(Watch{agent, t.hz_epoch, base, r.addr, r.size, checksum(r.addr, r.size),
                               s.shadows[base].device_writes, api, t.id});
   }
@@ -304,6 +347,7 @@ void observe(const Task& t) {
   if (t.hz_vc.empty()) return;
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
+  drain_faults(s);
   join(&s.agents[kHost].clock, t.hz_vc);
   if (!s.watches.empty()) check_watches(s, false);
 }
@@ -311,6 +355,7 @@ void observe(const Task& t) {
 void observe_all() {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
+  drain_faults(s);
   for (size_t i = 1; i < s.agents.size(); ++i) join(&s.agents[kHost].clock, s.agents[i].clock);
   if (!s.watches.empty()) check_watches(s, false);
 }
@@ -318,6 +363,7 @@ void observe_all() {
 void host_access(const char* api, const TaskSpec& spec) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
+  drain_faults(s);
   Clock& host = s.agents[kHost].clock;
   if (host.empty()) host.resize(1, 0);
   uint32_t epoch = ++host[kHost];
@@ -351,7 +397,9 @@ void name_stream(Stream* stream, const char* name) {
 aclError finalize() {
   if (!enabled()) return ACL_SUCCESS;
   State& s = state();
+  guard::disarm_all();  // the device has drained: nothing is in flight
   std::lock_guard<std::mutex> lock(s.mu);
+  drain_faults(s);
   check_watches(s, true);
   s.shadows.clear();
   if (s.found == 0) return ACL_SUCCESS;
@@ -363,12 +411,14 @@ aclError finalize() {
 uint64_t count() {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
+  drain_faults(s);
   return s.found;
 }
 
 uint64_t take() {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
+  drain_faults(s);
   uint64_t n = s.found;
   s.found = 0;
   s.reported.clear();

@@ -24,6 +24,14 @@
 // learns the copy completed; a difference (without a device write in between)
 // means the host wrote the buffer before synchronising the copy that reads it.
 //
+// Plain CPU loads and stores into the destination of an in-flight copy into
+// pinned host memory: page guards (guard.h). on_enqueue makes the whole pages of
+// such a destination inaccessible until the task completes (pinned blocks start
+// on a page in hazard mode); the SIGSEGV handler records the access and reopens
+// the pages; the next call here (or aclFinalize, or the exit hook) reports it,
+// once per (API, stream, allocation). A partial page at either end of the
+// destination stays unguarded.
+//
 // Each hazard is logged once per (API, stream, API, stream, allocation) as
 // "[acl_sim] HAZARD ...". aclFinalize then returns ACL_ERROR_INTERNAL_ERROR
 // (500000) and the process exits with status 86 (an atexit hook), unless the

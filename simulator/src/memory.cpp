@@ -1,10 +1,12 @@
 #include "memory.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iterator>
 #include <map>
 #include <mutex>
 
+#include "guard.h"
 #include "hazard.h"
 #include "log.h"
 #include "profile.h"
@@ -16,6 +18,7 @@ struct Block {
   size_t size;       // requested
   size_t accounted;  // after granule and padding
   MemKind kind;
+  size_t reserved = 0;  // bytes really allocated (>= size)
 };
 
 struct Heap {
@@ -85,7 +88,8 @@ aclError allocate(const char* api, MemKind kind, void** ptr, size_t size, size_t
     return violate(ACL_ERROR_RT_MEMORY_ALLOCATION, api, "malloc.dvpp_budget",
                    "%zu bytes (%zu accounted) exceed free DVPP memory %zu of %zu", size,
                    b.accounted, dvpp_cap - h.dvpp_used, dvpp_cap);
-  void* p = std::aligned_alloc(alignment, align_up(b.accounted, alignment));
+  b.reserved = align_up(b.accounted, alignment);
+  void* p = std::aligned_alloc(alignment, b.reserved);
   if (p == nullptr)
     return violate(ACL_ERROR_RT_MEMORY_ALLOCATION, api, "malloc.host_oom",
                    "the simulator's host could not provide %zu bytes", b.accounted);
@@ -102,6 +106,7 @@ void erase_locked(Heap& h, std::map<uintptr_t, Block>::iterator it) {
   if (b.kind != MemKind::kHost) h.device_used -= b.accounted;
   if (b.kind == MemKind::kDvpp) h.dvpp_used -= b.accounted;
   count(h.stats, b.kind, b, -1);
+  if (b.kind == MemKind::kHost) guard::forget(it->first);  // pages accessible before free
   std::free(reinterpret_cast<void*>(it->first));
   h.blocks.erase(it);
 }
@@ -142,7 +147,10 @@ aclError dvpp_free(const char* api, void* ptr) {
   return release(api, MemKind::kDvpp, ptr);
 }
 aclError host_alloc(const char* api, void** ptr, size_t size) {
-  return allocate(api, MemKind::kHost, ptr, size, 64);
+  // Hazard mode: blocks start on a page (still 64-byte aligned) and own the
+  // rest of their last page, so that copies into them can be page-guarded.
+  size_t align = hazard::enabled() ? std::max<size_t>(64, guard::page_size()) : 64;
+  return allocate(api, MemKind::kHost, ptr, size, align);
 }
 aclError host_free(const char* api, void* ptr) {
   return release(api, MemKind::kHost, ptr);
@@ -169,6 +177,21 @@ bool block_of(const void* ptr, size_t size, uintptr_t* base, MemKind* kind) {
   if (p + size > it->first + it->second.size) return false;
   *base = it->first;
   *kind = it->second.kind;
+  return true;
+}
+
+bool guard_host_write(const void* ptr, size_t size, const guard::Owner& owner) {
+  Heap& h = heap();
+  uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  std::lock_guard<std::mutex> lock(h.mu);  // the block stays live while its pages are guarded
+  auto it = h.blocks.upper_bound(p);
+  if (it == h.blocks.begin()) return false;
+  it = std::prev(it);
+  const Block& b = it->second;
+  if (b.kind != MemKind::kHost || p + size > it->first + b.size) return false;
+  // A destination that ends the block also covers the block's unused tail.
+  uintptr_t hi = p + size == it->first + b.size ? it->first + b.reserved : p + size;
+  guard::arm(it->first, p, hi, ptr, size, owner);
   return true;
 }
 

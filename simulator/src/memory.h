@@ -2,8 +2,9 @@
 // (aclrtMallocHost) blocks, accounted against the profile.
 //
 // Device and DVPP blocks are real host memory (so bytes really move) with the
-// profile's start alignment (align.device_addr / align.dvpp_addr). A block of
-// `size` bytes is accounted as ALIGN_UP(size, align.alloc_granule) +
+// profile's start alignment (align.device_addr / align.dvpp_addr); pinned host
+// blocks start 64-byte aligned, on a page in hazard mode (page guards, guard.h).
+// A block of `size` bytes is accounted as ALIGN_UP(size, align.alloc_granule) +
 // align.alloc_padding. Device blocks draw on memory.device_bytes minus
 // memory.reserved_bytes; DVPP blocks draw on memory.dvpp_bytes AND on the device
 // budget (DVPP memory is device DDR). Exhaustion is ACL_ERROR_RT_MEMORY_ALLOCATION.
@@ -17,6 +18,7 @@
 
 #include "acl/acl_base.h"
 #include "acl_sim/acl_sim.h"
+#include "guard.h"
 
 namespace sim {
 
@@ -38,6 +40,11 @@ MemKind classify(const void* ptr, size_t size);
 // The live block holding all of [ptr, ptr + size): its start and kind; false
 // if none does.
 bool block_of(const void* ptr, size_t size, uintptr_t* base, MemKind* kind);
+
+// Hazard mode: if [ptr, ptr + size) lies in a pinned host block, guards its
+// whole pages for the in-flight copy `owner` that writes it (guard.h); false if
+// it is not pinned host memory.
+bool guard_host_write(const void* ptr, size_t size, const guard::Owner& owner);
 
 // Device budget: free and total bytes as aclrtGetMemInfo reports them.
 void device_mem_info(size_t* free_bytes, size_t* total_bytes);
