@@ -69,9 +69,12 @@ def configurations(spec: Spec, sweeps: list[Sweep], fixed: dict[str, int]) -> li
     """The cartesian product of the sweeps over the spec's own values (fixed flags win).
 
     ``sync_every`` means nothing to ``per_stage`` streams, so those points carry None and
-    duplicates are dropped; the order is the order the sweeps were given in.
+    duplicates are dropped; the order is the order the sweeps were given in. A stream sync
+    completes whole batches, so where ``batch`` is swept and ``sync_every`` comes from the
+    spec, a per_thread point takes the nearest multiple of its batch (256 -> 252 at batch 14).
     """
     check_sweeps(sweeps, fixed)
+    chosen = {s.key for s in sweeps} | set(fixed)
     base: dict[str, int | str | None] = {
         "threads": spec.threads,
         "depth": spec.buffers.depth,
@@ -88,10 +91,18 @@ def configurations(spec: Spec, sweeps: list[Sweep], fixed: dict[str, int]) -> li
             values["sync_every"] = None
         elif values["sync_every"] is None:
             values["sync_every"] = spec.frames_per_sync
+        if values["streams"] == "per_thread" and "sync_every" not in chosen:
+            values["sync_every"] = whole_batches(int(values["sync_every"] or 0), int(values["batch"] or 1))
         config = Config.model_validate(values)
         if config not in out:
             out.append(config)
     return out
+
+
+def whole_batches(frames: int, batch: int) -> int:
+    """The multiple of ``batch`` nearest to ``frames`` (at least one batch, at most the limit)."""
+    most = LIMITS["sync_every"] // batch * batch
+    return min(max(batch, round(frames / batch) * batch), most)
 
 
 def build_key(config: Config) -> tuple[int, str, int | None]:

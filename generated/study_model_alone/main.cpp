@@ -26,7 +26,7 @@ constexpr int kBatch = 16;
 constexpr int kSyncEvery = 256;
 constexpr size_t kMaxInputBytes = 75264;
 
-// Stage 'infer' (model), pipelines/ascend310/study_model_alone.yaml:17
+// Stage 'infer' (model), pipelines/ascend310/study_model_alone.yaml:18
 namespace infer {
 constexpr char kName[] = "infer";
 constexpr size_t kInputBytes = 1204224;
@@ -162,7 +162,7 @@ void submit_frame(Worker& t, int64_t f, const Input& in) {
   r.inputs[static_cast<size_t>(i)] = in.index;
   if (i != kBatch - 1) return;  // the rest runs once per batch
 
-  // Stage 'infer' (model), pipelines/ascend310/study_model_alone.yaml:17
+  // Stage 'infer' (model), pipelines/ascend310/study_model_alone.yaml:18
   ASCGEN_CHECK(
       infer::kName,
       aclmdlExecuteAsync(t.infer_model, t.infer_inputs[static_cast<size_t>(b % t.infer_in.slots())],

@@ -4,36 +4,40 @@ the simulator, and the bench runs it. Slow (it builds C++); deselect with -m 'no
 from __future__ import annotations
 
 import functools
-import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from ascgen import build
 from ascgen.bench import session
 from ascgen.bench.command import write_outputs
 from ascgen.bench.points import parse_sweep
 from ascgen.bench.runner import RunOptions
-from ascgen.bench.schema import load_results
+from ascgen.bench.schema import BenchResults, load_results
+from ascgen.cli import cli
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = REPO / "pipelines" / "resnet50_b16.yaml"
 
 
-@pytest.mark.slow
-def test_bench_builds_and_runs_the_generated_program(tmp_path: Path) -> None:
-    build = pytest.importorskip("ascgen.build", reason="ascgen.build (build_variant) is not in this checkout")
-    for tool in ("cmake", "ninja", "c++"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed")
+def bench(out_dir: Path, threads: str) -> BenchResults:
     builder = functools.partial(build.build_variant, build_root=REPO / "build")
     request = session.Request(
         spec_path=SPEC,
-        out_dir=tmp_path,
+        out_dir=out_dir,
         options=RunOptions(duration_s=2, warmup_s=0.5),
         repeat=1,
-        sweeps=[parse_sweep("threads=1,2")],
+        sweeps=[parse_sweep(f"threads={threads}")],
     )
     results = session.run_bench(request, builder)
+    write_outputs(results, out_dir, None)
+    return results
+
+
+@pytest.mark.slow
+def test_bench_builds_and_runs_the_generated_program(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    results = bench(tmp_path / "base", "1,2")
 
     assert results.context.backend == "simulator"
     assert [r.threads for r in results.runs] == [1, 2]
@@ -46,5 +50,17 @@ def test_bench_builds_and_runs_the_generated_program(tmp_path: Path) -> None:
         assert run.stages["infer"] * 16 == pytest.approx(run.stages["upload"], abs=16 * run.threads * 8)
         assert run.device_memory_bytes > 0
     assert any("too short" in w for w in results.warnings)  # 2 s runs are flagged
-    write_outputs(results, tmp_path, None)
-    assert load_results(tmp_path / "results.json") == results
+    for name in ("results.json", "runs.csv", "summary.md", "qps.png", "latency.png"):
+        assert (tmp_path / "base" / name).stat().st_size > 0, name
+    assert load_results(tmp_path / "base" / "results.json") == results
+
+    # A deliberately slowed device (every engine 1.6x slower) is flagged by compare, exit 1.
+    monkeypatch.setenv("ACL_SIM_TIME_SCALE", "1.6")
+    slowed = bench(tmp_path / "slowed", "2")
+    assert slowed.runs[0].qps < 0.8 * results.runs[1].qps
+    compared = CliRunner().invoke(
+        cli, ["compare", str(tmp_path / "base" / "results.json"), str(tmp_path / "slowed" / "results.json")]
+    )
+    assert compared.exit_code == 1, compared.output
+    assert "1 slower" in compared.output
+    assert "threads=1" in compared.output  # present in the old results only

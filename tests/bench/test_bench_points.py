@@ -13,6 +13,7 @@ from ascgen.bench.points import (
     configurations,
     parse_sweep,
     swept_keys,
+    whole_batches,
 )
 from ascgen.validate import parse_file
 
@@ -77,6 +78,17 @@ def test_cartesian_product_in_the_order_given() -> None:
 def test_sync_every_collapses_for_per_stage() -> None:
     configs = configurations(spec, [parse_sweep("streams=per_stage,per_thread"), parse_sweep("sync_every=16,64")], {})
     assert [(c.streams, c.sync_every) for c in configs] == [("per_stage", None), ("per_thread", 16), ("per_thread", 64)]
+
+
+def test_spec_sync_every_follows_a_swept_batch_in_whole_batches() -> None:
+    configs = configurations(spec, [parse_sweep("streams=per_thread"), parse_sweep("batch=1,14,16,24,1024")], {})
+    assert [(c.batch, c.sync_every) for c in configs] == [(1, 64), (14, 70), (16, 64), (24, 72), (1024, 1024)]
+    # a sync_every the user swept is taken as written (the planner then refuses 64 at batch 14)
+    configs = configurations(
+        spec, [parse_sweep("streams=per_thread"), parse_sweep("batch=14"), parse_sweep("sync_every=64")], {}
+    )
+    assert [(c.batch, c.sync_every) for c in configs] == [(14, 64)]
+    assert [whole_batches(256, b) for b in (1, 14, 18, 20, 64, 300, 4096)] == [256, 252, 252, 260, 256, 300, 4096]
 
 
 def test_swept_and_fixed_conflict() -> None:

@@ -20,7 +20,7 @@ and ``profiles/ascend310.flat`` (the default profile baked into the library).
 Other tests reuse it: ``def test_x(sim_build): build = sim_build("plain")``.
 This name and return value are a stable interface.
 
-The fixture skips when cmake or ninja is missing and fails (with the build
+The fixture fails when cmake or ninja is missing (run scripts/install.sh) and (with the build
 log) when the build fails. A file lock serialises concurrent builds of one
 directory (e.g. under pytest-xdist).
 """
@@ -60,7 +60,7 @@ def build_simulator(variant: str) -> Path:
     if variant not in VARIANTS:
         raise ValueError(f"unknown simulator build variant {variant!r}; want one of {sorted(VARIANTS)}")
     if not shutil.which("cmake") or not shutil.which("ninja"):
-        pytest.skip("cmake and ninja are needed to build the simulator")
+        pytest.fail("cmake and ninja are needed to build the simulator: run scripts/install.sh")
     build = BUILD_ROOT / f"sim-{variant}"
     build.mkdir(parents=True, exist_ok=True)
     with open(build / ".pytest-build.lock", "w") as lock:

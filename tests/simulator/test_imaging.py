@@ -39,7 +39,7 @@ Tool = Callable[..., dict[str, Any]]
 @pytest.fixture(scope="session")
 def build_dir() -> Path:
     if shutil.which("cmake") is None or shutil.which("ninja") is None:
-        pytest.skip("cmake and ninja are needed to build simulator/imaging")
+        pytest.fail("cmake and ninja are needed to build simulator/imaging: run scripts/install.sh")
     if not (BUILD / "build.ninja").exists():
         subprocess.run(
             ["cmake", "-G", "Ninja", "-S", SOURCE, "-B", BUILD, "-DCMAKE_BUILD_TYPE=Release"],
