@@ -53,6 +53,7 @@ def measure(spec: Path, sweeps: list[str], options: RunOptions, repeat: int, out
     return results
 
 
+@command.friendly  # one-line errors and ascgen's exit codes, as for `ascgen bench`
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=float, default=5.0, help="seconds measured per run (default 5)")
