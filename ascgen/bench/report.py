@@ -51,8 +51,18 @@ def rows(summaries: Sequence[Summary]) -> list[list[str]]:
     return [row(s, with_sync) for s in summaries]
 
 
+KNEE = 0.01  # configurations within 1 % of the top QPS count as tied
+
+
 def best(summaries: Sequence[Summary]) -> Summary | None:
-    return max(summaries, key=lambda s: s.qps_median, default=None)
+    """The knee: the cheapest configuration (fewest threads, then least depth and batch) whose
+    median QPS is within KNEE of the highest; more threads for the same throughput only add
+    latency and host CPU."""
+    if not summaries:
+        return None
+    top = max(s.qps_median for s in summaries)
+    tied = [s for s in summaries if s.qps_median >= (1 - KNEE) * top]
+    return min(tied, key=lambda s: (s.threads, s.depth, s.batch, -s.qps_median))
 
 
 def context_line(results: BenchResults) -> str:

@@ -34,3 +34,12 @@ def test_a_narrow_terminal_drops_optional_columns_and_says_so() -> None:
     assert "…" not in text  # nothing truncated: whole columns go instead
     assert all(len(line) <= 80 for line in text.splitlines())
     assert "700.0" in text and "95%" in text and "aicore (infer)" in text
+
+
+def test_best_is_the_cheapest_configuration_tied_with_the_top() -> None:
+    top = max(base.summary, key=lambda s: s.qps_median)
+    tied = top.model_copy(update={"threads": top.threads + 4, "qps_median": top.qps_median * 1.005})
+    faster = top.model_copy(update={"threads": top.threads + 4, "qps_median": top.qps_median * 1.02})
+    assert report.best([*base.summary, tied]) == top  # 0.5 % more QPS for 4 more threads: not worth it
+    assert report.best([*base.summary, faster]) == faster  # 2 % more is
+    assert report.best([]) is None
