@@ -9,4 +9,4 @@ spec=pipelines/resnet50_b16.yaml
 ascgen validate "$spec"
 ascgen plan "$spec"
 ascgen build "$spec"
-ascgen bench "$spec" --sweep threads=1,2,4 --duration 3 --warmup 1 --repeat 1
+ascgen bench "$spec" --sweep threads=1,2,4 --duration 5 --warmup 1 --repeat 1
