@@ -76,6 +76,28 @@ bool parse_time_scale(double* scale) {
   return end != nullptr && *end == '\0' && *scale > 0;
 }
 
+// aclrtSynchronizeDevice[WithTimeout]: waits until every task of the device is done;
+// timeout -1 waits forever, > 0 is model milliseconds (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT
+// when it passes, as CANN documents for the device too).
+aclError sync_device(const char* api, int32_t timeout) {
+  if (aclError rc = check_timeout(api, timeout)) return rc;
+  if (aclError rc = require_context(api)) return rc;
+  Device& d = device();
+  std::unique_lock<std::mutex> lk(d.mu());
+  bool done = true;
+  if (timeout < 0) {
+    done = d.wait_idle(lk, nullptr);
+  } else {
+    const auto deadline = model_clock().deadline_after_ms(timeout);
+    done = d.wait_idle(lk, &deadline);
+  }
+  if (!done)
+    return violate(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, api, "device.sync_timeout",
+                   "device work not complete after %d ms", timeout);
+  if (hazard::enabled()) hazard::observe_all();
+  return ACL_SUCCESS;
+}
+
 }  // namespace
 
 void teardown_device_locked(const char* api) {
@@ -229,11 +251,12 @@ aclError aclrtGetDeviceCount(uint32_t* count) {
 
 aclError aclrtSynchronizeDevice(void) {
   SIM_API_ENTER();
-  if (aclError rc = require_context(__func__)) return rc;
-  std::unique_lock<std::mutex> lk(device().mu());
-  device().wait_idle(lk, nullptr);
-  if (hazard::enabled()) hazard::observe_all();
-  return ACL_SUCCESS;
+  return sync_device(__func__, -1);
+}
+
+aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout) {
+  SIM_API_ENTER();
+  return sync_device(__func__, timeout);
 }
 
 aclError aclrtGetRunMode(aclrtRunMode* runMode) {

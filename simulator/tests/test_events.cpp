@@ -50,6 +50,28 @@ TEST(stream, query_sync_destroy) {
   CHECK_EQ(aclrtDestroyStream(nullptr), ACL_ERROR_INVALID_PARAM);
 }
 
+TEST(device, synchronize_with_timeout) {
+  CHECK_OK(open_device(0.1));
+  aclrtStream a = nullptr, b = nullptr;
+  CHECK_OK(aclrtCreateStream(&a));
+  CHECK_OK(aclrtCreateStream(&b));
+  CHECK_OK(aclrtSynchronizeDeviceWithTimeout(5));  // nothing queued
+  CHECK_OK(busy(a, 1e3));
+  CHECK_OK(busy(b, 1e6));  // 100 ms of wall time on the other stream
+  CHECK_RULE(aclrtSynchronizeDeviceWithTimeout(5), ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+             "device.sync_timeout");
+  CHECK_EQ(aclrtSynchronizeDeviceWithTimeout(0), ACL_ERROR_INVALID_PARAM);
+  CHECK_EQ(aclrtSynchronizeDeviceWithTimeout(-2), ACL_ERROR_INVALID_PARAM);
+  CHECK_OK(aclrtSynchronizeDeviceWithTimeout(10000));
+  aclrtStreamStatus st = ACL_STREAM_STATUS_RESERVED;
+  CHECK_OK(aclrtStreamQuery(b, &st));
+  CHECK_EQ(st, ACL_STREAM_STATUS_COMPLETE);
+  CHECK_OK(busy(a, 1e3));
+  CHECK_OK(aclrtSynchronizeDeviceWithTimeout(-1));  // as aclrtSynchronizeDevice
+  CHECK_OK(aclrtDestroyStream(a));
+  CHECK_OK(aclrtDestroyStream(b));
+}
+
 TEST(stream, tasks_run_in_submission_order) {
   CHECK_OK(open_device(0.05));
   aclrtStream s = nullptr;
