@@ -112,9 +112,12 @@ def build_all(request: Request, configs: list[Config], builder: Builder, monitor
     return {c: binaries[build_key(c)] for c in configs}
 
 
-def context(request: Request, planner: Planner, started: datetime, backend: str | None) -> Context:
+GitState = tuple[str | None, bool | None]  # (commit, dirty), as environment.git_state gives it
+
+
+def context(request: Request, planner: Planner, started: datetime, backend: str | None, git: GitState) -> Context:
     here = environment.machine()
-    commit, dirty = environment.git_state(request.spec_path.resolve().parent)
+    commit, dirty = git
     return Context(
         host=here.host,
         cpu_model=here.cpu_model,
@@ -145,6 +148,9 @@ def run_bench(
 ) -> BenchResults:
     monitor = monitor or QuietMonitor()
     started = datetime.now(UTC)
+    # the code measured is the tree as the bench starts: its own outputs (raw/ under --out,
+    # possibly inside the repository) must not make it look dirty
+    git = environment.git_state(request.spec_path.resolve().parent)
     planner = planner or Planner(request.spec_path)
     configs = configurations(planner.spec, request.sweeps, request.fixed)
     plans = plan_all(planner, configs)
@@ -153,7 +159,7 @@ def run_bench(
     swept = swept_keys(request.sweeps, configs)
 
     def results(runs: list[RunRecord], backend: str | None) -> BenchResults:
-        return assemble(request, planner, started, backend, swept, runs)
+        return assemble(request, planner, started, git, backend, swept, runs)
 
     runs: list[RunRecord] = []
     backend: str | None = None
@@ -183,13 +189,14 @@ def assemble(
     request: Request,
     planner: Planner,
     started: datetime,
+    git: GitState,
     backend: str | None,
     swept: list[str],
     runs: list[RunRecord],
 ) -> BenchResults:
     """Results from the runs so far: summaries, warnings, SLO verdicts."""
     summary = stats.summarize(runs)
-    ctx = context(request, planner, started, backend)
+    ctx = context(request, planner, started, backend, git)
     warnings = noise.machine_warnings(ctx) + noise.run_warnings(runs) + noise.repeat_warnings(summary)
     return BenchResults(
         context=ctx,

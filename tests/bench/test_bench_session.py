@@ -11,7 +11,7 @@ from bench_helpers import SPEC, FakeBuilder
 
 from ascgen.bench import environment, session
 from ascgen.bench.command import write_outputs
-from ascgen.bench.points import parse_sweep
+from ascgen.bench.points import configurations, parse_sweep
 from ascgen.bench.roofline import Planner, PointDoesNotFit
 from ascgen.bench.runner import RunOptions
 from ascgen.bench.schema import Config, load_results
@@ -141,3 +141,32 @@ def test_a_program_that_ran_something_else_is_caught(fake_builder: FakeBuilder, 
     assert str(err.value) == (
         "run threads=2 depth=4 batch=16 streams=per_stage (repeat 1/1) is not what was asked: batch=8 (expected 16)"
     )
+
+
+def test_results_inside_the_repository_do_not_make_its_tree_dirty(fake_builder: FakeBuilder, tmp_path: Path) -> None:
+    """The commit measured is the tree as the bench began; raw/ written into tracked files
+    (docs/performance/ is committed) does not turn it dirty."""
+    import shutil
+    import subprocess
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    spec = repo / "spec.yaml"
+    shutil.copy(SPEC, spec)
+    out = repo / "out"
+    (out / "raw").mkdir(parents=True)
+    (config,) = configurations(Planner(spec).spec, [], {})
+    tracked = out / "raw" / session.raw_name(config, 1)
+    tracked.write_text("{}\n")
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "spec")
+    request = session.Request(spec_path=spec, out_dir=out, options=OPTIONS, repeat=1)
+    results = session.run_bench(request, fake_builder)
+    assert tracked.read_text() != "{}\n"  # the run rewrote a tracked file
+    assert results.context.git_commit and results.context.git_dirty is False
+    assert environment.git_state(repo)[1] is True  # while the tree itself is now dirty
