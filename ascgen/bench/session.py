@@ -62,6 +62,9 @@ class QuietMonitor:
     def run_done(self, run: RunRecord) -> None: ...
 
 
+GitState = tuple[str | None, bool | None]  # (commit, dirty), as environment.git_state gives it
+
+
 @dataclass(frozen=True)
 class Request:
     spec_path: Path
@@ -70,6 +73,9 @@ class Request:
     repeat: int = 3
     sweeps: list[Sweep] = field(default_factory=list)
     fixed: dict[str, int] = field(default_factory=dict)  # --threads / --depth
+    # (commit, dirty) of the code measured; None: read when the bench starts. A caller that
+    # runs several benches into the repository (python -m ascgen.bench.study) reads it once.
+    git: GitState | None = None
 
 
 def variant_label(config: Config) -> str:
@@ -112,9 +118,6 @@ def build_all(request: Request, configs: list[Config], builder: Builder, monitor
     return {c: binaries[build_key(c)] for c in configs}
 
 
-GitState = tuple[str | None, bool | None]  # (commit, dirty), as environment.git_state gives it
-
-
 def context(request: Request, planner: Planner, started: datetime, backend: str | None, git: GitState) -> Context:
     here = environment.machine()
     commit, dirty = git
@@ -150,7 +153,7 @@ def run_bench(
     started = datetime.now(UTC)
     # the code measured is the tree as the bench starts: its own outputs (raw/ under --out,
     # possibly inside the repository) must not make it look dirty
-    git = environment.git_state(request.spec_path.resolve().parent)
+    git = request.git or environment.git_state(request.spec_path.resolve().parent)
     planner = planner or Planner(request.spec_path)
     configs = configurations(planner.spec, request.sweeps, request.fixed)
     plans = plan_all(planner, configs)

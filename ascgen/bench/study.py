@@ -21,7 +21,7 @@ import functools
 import sys
 from pathlib import Path
 
-from ascgen.bench import command, session, study_components, study_plots, study_report
+from ascgen.bench import command, environment, session, study_components, study_plots, study_report
 from ascgen.bench.points import parse_sweep
 from ascgen.bench.runner import RunOptions
 from ascgen.bench.schema import BenchResults, RunRecord, load_results
@@ -41,11 +41,19 @@ class PrintMonitor(session.QuietMonitor):
         print(f"  {run.label()} [{run.repeat}]: {run.qps:,.1f} QPS", file=sys.stderr, flush=True)
 
 
-def measure(spec: Path, sweeps: list[str], options: RunOptions, repeat: int, out_dir: Path) -> BenchResults:
-    """One bench of spec over the sweeps; its usual outputs written to out_dir."""
+def measure(
+    spec: Path, sweeps: list[str], options: RunOptions, repeat: int, out_dir: Path, git: session.GitState
+) -> BenchResults:
+    """One bench of spec over the sweeps; its usual outputs written to out_dir. ``git`` is the
+    tree measured, read before the first bench wrote its results into docs/."""
     print(f"{spec}: --sweep {' --sweep '.join(sweeps)}", file=sys.stderr, flush=True)
     request = session.Request(
-        spec_path=spec, out_dir=out_dir, options=options, repeat=repeat, sweeps=[parse_sweep(s) for s in sweeps]
+        spec_path=spec,
+        out_dir=out_dir,
+        options=options,
+        repeat=repeat,
+        sweeps=[parse_sweep(s) for s in sweeps],
+        git=git,
     )
     builder = functools.partial(command.default_builder, backend="sim", build_root=Path("build").resolve())
     results = session.run_bench(request, builder, PrintMonitor())
@@ -69,17 +77,11 @@ def main(argv: list[str] | None = None) -> int:
         b16 = load_results(folder / "resnet50_b16" / "results.json")
         components = study_components.load_all(folder)
     else:
-        b1 = measure(B1_SPEC, [f"threads={THREADS}"], options, args.repeat, folder / "study_b1_per_thread")
-        b16 = measure(
-            B16_SPEC,
-            ["streams=per_thread,per_stage", f"threads={THREADS}"],
-            options,
-            args.repeat,
-            folder / "resnet50_b16",
-        )
-        components = study_components.measure_all(
-            lambda spec, sweeps, out: measure(spec, sweeps, options, args.repeat, out), folder
-        )
+        git = environment.git_state(Path.cwd())
+        bench = functools.partial(measure, options=options, repeat=args.repeat, git=git)
+        b1 = bench(B1_SPEC, [f"threads={THREADS}"], out_dir=folder / "study_b1_per_thread")
+        b16 = bench(B16_SPEC, ["streams=per_thread,per_stage", f"threads={THREADS}"], out_dir=folder / "resnet50_b16")
+        components = study_components.measure_all(lambda spec, sweeps, out: bench(spec, sweeps, out_dir=out), folder)
     pts = study_components.points(components)
     plots = study_plots.write(b1, b16, pts, folder)
     out = args.docs / "performance.md"
