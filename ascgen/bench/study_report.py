@@ -30,7 +30,10 @@ def _b1_table(b1: BenchResults) -> list[str]:
 
 
 def _best(points: list[Summary]) -> Summary:
-    return max(points, key=lambda s: s.qps_median)
+    """The layout's knee: its fewest threads within 1 % of its top QPS (as `ascgen bench`)."""
+    best = report.best(points)
+    assert best is not None, "a layout with no measured point"
+    return best
 
 
 def _cpu(s: Summary) -> str:
