@@ -82,16 +82,8 @@ bool parse_time_scale(double* scale) {
 aclError sync_device(const char* api, int32_t timeout) {
   if (aclError rc = check_timeout(api, timeout)) return rc;
   if (aclError rc = require_context(api)) return rc;
-  Device& d = device();
-  std::unique_lock<std::mutex> lk(d.mu());
-  bool done = true;
-  if (timeout < 0) {
-    done = d.wait_idle(lk, nullptr);
-  } else {
-    const auto deadline = model_clock().deadline_after_ms(timeout);
-    done = d.wait_idle(lk, &deadline);
-  }
-  if (!done)
+  std::unique_lock<std::mutex> lk(device().mu());
+  if (!device().wait_idle_for(lk, timeout))
     return violate(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, api, "device.sync_timeout",
                    "device work not complete after %d ms", timeout);
   if (hazard::enabled()) hazard::observe_all();

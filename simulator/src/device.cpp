@@ -325,6 +325,12 @@ bool Device::wait_idle(std::unique_lock<std::mutex>& lk,
   return completed_ == submitted();
 }
 
+bool Device::wait_idle_for(std::unique_lock<std::mutex>& lk, int32_t timeout_ms) {
+  if (timeout_ms < 0) return wait_idle(lk, nullptr);
+  auto deadline = model_clock().deadline_after_ms(timeout_ms);
+  return wait_idle(lk, &deadline);
+}
+
 Stream* Device::create_stream(Context* ctx, bool is_default) {
   auto s = std::make_unique<Stream>();
   s->id = next_object_id_++;

@@ -110,6 +110,8 @@ class Device {
                      int32_t timeout_ms);
   bool wait_idle(std::unique_lock<std::mutex>& lk,
                  const std::chrono::steady_clock::time_point* deadline);
+  // The same with an API timeout, as wait_done_for.
+  bool wait_idle_for(std::unique_lock<std::mutex>& lk, int32_t timeout_ms);
   // A blocking callback returned on the host: complete its task now.
   void complete_external(const std::shared_ptr<Task>& task);
 

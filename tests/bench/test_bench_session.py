@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -146,9 +148,6 @@ def test_a_program_that_ran_something_else_is_caught(fake_builder: FakeBuilder, 
 def test_results_inside_the_repository_do_not_make_its_tree_dirty(fake_builder: FakeBuilder, tmp_path: Path) -> None:
     """The commit measured is the tree as the bench began; raw/ written into tracked files
     (docs/performance/ is committed) does not turn it dirty."""
-    import shutil
-    import subprocess
-
     repo = tmp_path / "repo"
     repo.mkdir()
     spec = repo / "spec.yaml"
