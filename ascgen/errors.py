@@ -1,0 +1,47 @@
+"""The one error model of ascgen: every failure a user can meet is one of these, and each
+class carries its exit code. The command line maps them to messages in one place (cli.py).
+
+    AscgenError
+      UserError      2  bad spec, bad flag, bad file given by the user (SpecError is one)
+      CheckFailed    1  a check ran and said no (generate --check, compare found a regression)
+      StepFailed     3  a build or run step failed (compiler, cmake, the generated program)
+      InternalError 70  a bug in ascgen; anything not an AscgenError is treated as one
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_USER_ERROR = 2
+EXIT_STEP_FAILED = 3
+EXIT_INTERNAL = 70
+
+
+class AscgenError(Exception):
+    """A failure with a one-line message for the user and an exit code."""
+
+    exit_code = EXIT_INTERNAL
+
+
+class UserError(AscgenError):
+    """What the user gave is wrong (spec, flag, file, folder); the message says how to fix it."""
+
+    exit_code = EXIT_USER_ERROR
+
+
+class CheckFailed(AscgenError):
+    """A check ran and failed (stale generated files, a regression)."""
+
+    exit_code = EXIT_CHECK_FAILED
+
+
+class StepFailed(AscgenError):
+    """A build or run step failed; the log has the rest."""
+
+    exit_code = EXIT_STEP_FAILED
+
+
+class InternalError(AscgenError):
+    """A bug in ascgen."""
+
+    exit_code = EXIT_INTERNAL
