@@ -29,6 +29,9 @@ Bytes = Annotated[int, BeforeValidator(_parse_bytes), Field(gt=0)]
 Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=48)]
 
 
+Streams = Literal["per_stage", "per_thread"]  # the stream layouts; the one definition
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=False, strict=True)
 
@@ -151,7 +154,7 @@ class Spec(_Model):
     device: Device = Field(default_factory=Device)
     source: Source
     threads: int = Field(default=1, ge=1, le=64, description="host threads, each its own pipeline")
-    streams: Literal["per_stage", "per_thread"] = "per_stage"
+    streams: Streams = "per_stage"
     sync_every: int | None = Field(
         default=None, ge=1, le=4096, description="frames per aclrtSynchronizeStream (per_thread)"
     )
