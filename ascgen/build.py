@@ -21,6 +21,7 @@ from typing import Any
 from ascgen import spec as dsl
 from ascgen.analysis import analyze_data
 from ascgen.codegen.render import render
+from ascgen.errors import StepFailed
 from ascgen.fileio import write_tree_atomic
 from ascgen.plan_model import Plan
 from ascgen.resources import simulator_dir
@@ -31,7 +32,7 @@ SANITIZERS = ("address", "thread")
 Progress = Callable[[str, int, int], None]  # (what, done, total)
 
 
-class BuildFailed(Exception):
+class BuildFailed(StepFailed):
     """A build step failed; the message is one line for the user (the log has the rest)."""
 
 

@@ -4,65 +4,19 @@
 
 from __future__ import annotations
 
-import functools
 import json
-import os
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 from rich.console import Console
 
 from ascgen import __version__, profile
 from ascgen.bench import command as bench_command
+from ascgen.console import out
 from ascgen.diagnostics import SpecError
+from ascgen.errors import CheckFailed
 from ascgen.fileio import write_atomic
-
-EXIT_CHECK_FAILED = 1
-EXIT_BAD_SPEC = 2
-EXIT_STEP_FAILED = 3
-EXIT_INTERNAL = 70
-
-F = TypeVar("F", bound=Callable[..., Any])
-# Wide enough for the plan tables when output goes to a file or a pipe (COLUMNS overrides).
-out = Console(highlight=False, width=None if sys.stdout.isatty() else int(os.environ.get("COLUMNS", 140)))
-
-
-class StepFailed(Exception):
-    """A build or run step failed; the message is one line for the user."""
-
-
-def friendly(fn: F) -> F:
-    """Turn user errors into messages and exit codes; never show a traceback for them."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except SpecError as exc:
-            for diag in exc.sorted():
-                click.echo(diag.format(), err=True)
-            n = len(exc.diagnostics)
-            click.echo(f"{n} error{'s' if n != 1 else ''}", err=True)
-            sys.exit(EXIT_BAD_SPEC)
-        except StepFailed as exc:
-            click.echo(f"ascgen: error: {exc}", err=True)
-            sys.exit(EXIT_STEP_FAILED)
-        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
-            raise
-        except Exception as exc:
-            if os.environ.get("ASCGEN_TRACEBACK"):
-                raise
-            click.echo(
-                f"ascgen: internal error: {type(exc).__name__}: {exc} "
-                "(run again with ASCGEN_TRACEBACK=1 for the trace, and report it)",
-                err=True,
-            )
-            sys.exit(EXIT_INTERNAL)
-
-    return wrapper  # type: ignore[return-value]
+from ascgen.friendly import friendly
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -179,8 +133,7 @@ def generate(specs: tuple[Path, ...], out_dir: Path, check: bool) -> None:
     stale = check_tree(outputs, out_dir, specs_cover_all=all(p.is_dir() for p in specs))
     if stale:
         click.echo(stale, nl=False)
-        click.echo(f"{out_dir}/ is stale; run: ascgen generate {' '.join(str(s) for s in specs)}", err=True)
-        sys.exit(EXIT_CHECK_FAILED)
+        raise CheckFailed(f"{out_dir}/ is stale; run: ascgen generate {' '.join(str(s) for s in specs)}")
     click.echo(f"{out_dir}/ is up to date ({len(outputs)} programs)")
 
 
@@ -196,7 +149,7 @@ def build(spec_path: Path, backend: str, sanitize: str | None, build_dir: Path) 
     """Generate SPEC's program and build it with CMake and Ninja; print the binary's path."""
     from rich.progress import BarColumn, Progress, TextColumn
 
-    from ascgen.build import BuildFailed, build_variant
+    from ascgen.build import build_variant
 
     with Progress(
         TextColumn("{task.description}"),
@@ -210,12 +163,9 @@ def build(spec_path: Path, backend: str, sanitize: str | None, build_dir: Path) 
         def progress(what: str, done: int, total: int) -> None:
             bar.update(task, description=what, completed=done, total=total)
 
-        try:
-            result = build_variant(
-                spec_path, backend=backend, sanitize=sanitize, build_root=build_dir.resolve(), progress=progress
-            )
-        except BuildFailed as exc:
-            raise StepFailed(str(exc)) from None
+        result = build_variant(
+            spec_path, backend=backend, sanitize=sanitize, build_root=build_dir.resolve(), progress=progress
+        )
     click.echo(result.binary)
 
 

@@ -8,6 +8,8 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ascgen.errors import UserError
+
 
 @dataclass(frozen=True, order=True)
 class Position:
@@ -28,13 +30,18 @@ class Diagnostic:
 
 
 @dataclass
-class SpecError(Exception):
+class SpecError(UserError):
     """One or more problems in a spec file; exit code 2."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def __str__(self) -> str:
         return "\n".join(d.format() for d in self.sorted())
+
+    def lines(self) -> list[str]:
+        """Every diagnostic, then "N errors"."""
+        n = len(self.diagnostics)
+        return [d.format() for d in self.sorted()] + [f"{n} error{'s' if n != 1 else ''}"]
 
     def sorted(self) -> list[Diagnostic]:
         return sorted(self.diagnostics, key=lambda d: (d.path, d.position, d.message))

@@ -1,5 +1,5 @@
 """The one error model of ascgen: every failure a user can meet is one of these, and each
-class carries its exit code. The command line maps them to messages in one place (cli.py).
+class carries its exit code. ``ascgen.friendly.friendly`` maps them to messages in one place.
 
     AscgenError
       UserError      2  bad spec, bad flag, bad file given by the user (SpecError is one)
@@ -15,12 +15,17 @@ EXIT_CHECK_FAILED = 1
 EXIT_USER_ERROR = 2
 EXIT_STEP_FAILED = 3
 EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130  # SIGINT, as a shell reports it
 
 
 class AscgenError(Exception):
     """A failure with a one-line message for the user and an exit code."""
 
     exit_code = EXIT_INTERNAL
+
+    def lines(self) -> list[str]:
+        """What the user reads on stderr."""
+        return [f"ascgen: error: {self}"]
 
 
 class UserError(AscgenError):
@@ -33,6 +38,9 @@ class CheckFailed(AscgenError):
     """A check ran and failed (stale generated files, a regression)."""
 
     exit_code = EXIT_CHECK_FAILED
+
+    def lines(self) -> list[str]:
+        return [str(self)]  # a verdict, not an error: "generated/ is stale; run: ..."
 
 
 class StepFailed(AscgenError):

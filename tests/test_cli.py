@@ -14,7 +14,8 @@ from click.testing import CliRunner, Result
 
 from ascgen import __version__, analysis
 from ascgen import profile as profiles
-from ascgen.cli import EXIT_BAD_SPEC, EXIT_INTERNAL, cli
+from ascgen.cli import cli
+from ascgen.errors import EXIT_INTERNAL, EXIT_USER_ERROR
 from ascgen.spec import STAGE_KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,7 +67,7 @@ def test_init_refuses_to_overwrite(tmp_path: Path) -> None:
     target = tmp_path / "mine.yaml"
     target.write_text("name: mine\n", encoding="utf-8")
     result = run("init", str(target))
-    assert result.exit_code == EXIT_BAD_SPEC
+    assert result.exit_code == EXIT_USER_ERROR
     assert "exists; pass --force to overwrite it" in result.stderr
     assert target.read_text(encoding="utf-8") == "name: mine\n"
     assert run("init", "--force", str(target)).exit_code == 0
@@ -94,7 +95,7 @@ def test_validate_reports_every_file_then_fails(tmp_path: Path) -> None:
     bad.write_text(SEED.read_text(encoding="utf-8").replace("threads: 4", "thread: 4"), encoding="utf-8")
     missing = tmp_path / "missing.yaml"
     result = run("validate", str(bad), str(SEED), str(missing))
-    assert result.exit_code == EXIT_BAD_SPEC
+    assert result.exit_code == EXIT_USER_ERROR
     assert result.stdout.startswith(f"{SEED}: ok")
     assert result.stderr.splitlines() == [
         f"{bad}:6:1: error: unknown key 'thread' (did you mean 'threads'?)",
@@ -110,7 +111,7 @@ def test_validate_reports_every_file_then_fails(tmp_path: Path) -> None:
 )
 def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
     result = run(*args)
-    assert result.exit_code == EXIT_BAD_SPEC
+    assert result.exit_code == EXIT_USER_ERROR
     assert "Usage: ascgen" in result.stderr and "Traceback" not in result.output
 
 
@@ -125,7 +126,7 @@ def test_plan_of_a_bad_spec_exits_2(tmp_path: Path) -> None:
     spec = tmp_path / "s.yaml"
     spec.write_text("name: x\n", encoding="utf-8")
     result = run("plan", "--json", str(spec))
-    assert result.exit_code == EXIT_BAD_SPEC
+    assert result.exit_code == EXIT_USER_ERROR
     assert result.stdout == ""
     assert result.stderr.endswith("2 errors\n")  # source and stages
 
@@ -178,7 +179,7 @@ def test_profile_flat() -> None:
 
 def test_unknown_profile_is_a_usage_error() -> None:
     result = run("profile", "ascend999")
-    assert result.exit_code == EXIT_BAD_SPEC
+    assert result.exit_code == EXIT_USER_ERROR
     assert "unknown profile 'ascend999'; available: ascend310" in result.stderr
 
 
@@ -193,5 +194,5 @@ def test_real_process_exit_codes(tmp_path: Path) -> None:
         timeout=60,
         env={**os.environ, "ASCGEN_TRACEBACK": ""},
     )
-    assert proc.returncode == EXIT_BAD_SPEC
+    assert proc.returncode == EXIT_USER_ERROR
     assert proc.stderr == f"{bad}:1:7: error: an alias refers to a node that contains it\n1 error\n"

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from ascgen.cli import EXIT_BAD_SPEC, cli
+from ascgen.cli import cli
+from ascgen.errors import EXIT_USER_ERROR
 
 ERRORS = Path(__file__).parent / "errors"
 EXPECTED = "expected_stderr.txt"
@@ -57,7 +58,7 @@ def test_error_case(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
         with (ERRORS / case / EXPECTED).open("w", encoding="utf-8", newline="\n") as fh:
             fh.write(result.stderr)
     assert "Traceback" not in result.output
-    assert result.exit_code == EXIT_BAD_SPEC, f"exit code {result.exit_code}, stderr:\n{result.stderr}"
+    assert result.exit_code == EXIT_USER_ERROR, f"exit code {result.exit_code}, stderr:\n{result.stderr}"
     assert result.stdout == "", "a failing spec prints nothing on stdout"
     expected = read_expected(case)
     assert result.stderr == expected, (
@@ -99,7 +100,7 @@ def test_corpus_through_real_cli() -> None:
         env={**os.environ, "ASCGEN_TRACEBACK": ""},
     )
     assert "Traceback" not in proc.stderr + proc.stdout
-    assert proc.returncode == EXIT_BAD_SPEC
+    assert proc.returncode == EXIT_USER_ERROR
     expected: list[str] = []
     for path in paths:
         case = path.split("/")[0]

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ascgen.analysis import analyze_text
-from ascgen.cli import EXIT_BAD_SPEC
 from ascgen.diagnostics import SpecError
+from ascgen.errors import EXIT_USER_ERROR
 from ascgen.plan_report import dumps
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -207,5 +207,5 @@ def test_mutated_spec_through_the_real_cli(tmp_path: Path) -> None:
         env={**os.environ, "ASCGEN_TRACEBACK": ""},
     )
     assert "Traceback" not in proc.stderr + proc.stdout
-    assert proc.returncode == EXIT_BAD_SPEC
+    assert proc.returncode == EXIT_USER_ERROR
     assert proc.stderr.startswith(f"{spec}:") and proc.stderr.endswith("1 error\n")

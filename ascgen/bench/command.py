@@ -1,56 +1,27 @@
 """The Click commands ``ascgen bench SPEC`` and ``ascgen compare OLD NEW``.
 
-Only Click is imported at module level (ascgen.cli imports this module); the rest is loaded
-when a command runs. Exit codes follow ascgen.cli: 0 ok, 1 a check failed (SLO missed, NEW
-slower), 2 bad spec or usage, 3 a build or run failed.
+Only Click and ascgen's error model are imported at module level (ascgen.cli imports this
+module); the rest is loaded when a command runs. Exit codes are ascgen.errors': 0 ok, 1 a check
+failed (SLO missed, NEW slower), 2 bad spec or usage, 3 a build or run failed, 130 interrupted.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 import click
+
+from ascgen.errors import EXIT_CHECK_FAILED
+from ascgen.friendly import friendly
 
 if TYPE_CHECKING:
     from ascgen.bench.schema import BenchResults
     from ascgen.bench.session import Built
-
-F = TypeVar("F", bound=Callable[..., Any])
-EXIT_CHECK_FAILED = 1
-EXIT_USAGE = 2
-
-
-def friendly(fn: F) -> F:
-    """ascgen.cli's error handling, looked up when the command runs (no import cycle), with
-    this package's one-line errors mapped onto its exit codes."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from ascgen.bench.points import BadSweep
-        from ascgen.bench.roofline import PointDoesNotFit
-        from ascgen.bench.schema import BadResults
-        from ascgen.bench.session import BenchFailed
-        from ascgen.cli import StepFailed
-        from ascgen.cli import friendly as cli_friendly
-
-        def guarded() -> Any:
-            try:
-                return fn(*args, **kwargs)
-            except BenchFailed as exc:
-                raise StepFailed(str(exc)) from None
-            except (BadSweep, PointDoesNotFit, BadResults) as exc:
-                click.echo(f"ascgen: error: {exc}", err=True)
-                sys.exit(EXIT_USAGE)
-
-        return cli_friendly(guarded)()
-
-    return wrapper  # type: ignore[return-value]
 
 
 def default_builder(
@@ -60,21 +31,15 @@ def default_builder(
     backend: str = "sim",
     build_root: Path | None = None,
 ) -> Built:
-    """ascgen.build.build_variant, imported when first needed; its failures are step failures.
+    """ascgen.build.build_variant, imported when first needed; a failure names the variant.
     ``progress(what, done, total)`` hears the compiler's progress."""
-    from ascgen.cli import StepFailed
+    from ascgen.build import BuildFailed, build_variant
 
     try:
-        build = importlib.import_module("ascgen.build")
-    except ImportError as exc:
-        raise StepFailed(f"cannot build variants: ascgen.build is not available ({exc})") from None
-    try:
-        result: Built = build.build_variant(
-            spec_path, overrides, backend=backend, build_root=build_root, progress=progress
-        )
-    except build.BuildFailed as exc:
+        result: Built = build_variant(spec_path, overrides, backend=backend, build_root=build_root, progress=progress)
+    except BuildFailed as exc:
         variant = " ".join(f"{k}={v}" for k, v in overrides.items() if v is not None)
-        raise StepFailed(f"build of {variant} failed: {exc}") from None
+        raise BuildFailed(f"build of {variant} failed: {exc}") from None
     return result
 
 
@@ -152,7 +117,7 @@ def bench(
     from ascgen.bench.points import parse_sweep
     from ascgen.bench.roofline import Planner
     from ascgen.bench.runner import RunOptions
-    from ascgen.cli import out
+    from ascgen.console import out
 
     sweeps = [parse_sweep(t) for t in sweep_texts]
     fixed = {k: v for k, v in (("threads", threads), ("depth", depth)) if v is not None}
@@ -205,7 +170,7 @@ def compare(old_path: Path, new_path: Path) -> None:
     from ascgen.bench.compare import compare as compare_results
     from ascgen.bench.compare_report import print_comparison
     from ascgen.bench.schema import load_results
-    from ascgen.cli import out
+    from ascgen.console import out
 
     result = compare_results(load_results(old_path), load_results(new_path))
     print_comparison(result, str(old_path), str(new_path), out)

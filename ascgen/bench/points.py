@@ -8,6 +8,7 @@ import itertools
 from dataclasses import dataclass
 
 from ascgen.bench.schema import Config, Streams
+from ascgen.errors import UserError
 from ascgen.spec import Spec
 
 SWEEPABLE = ("threads", "depth", "batch", "streams", "sync_every")
@@ -16,7 +17,7 @@ LIMITS = {"threads": 64, "depth": 256, "batch": 1024, "sync_every": 4096}
 STREAMS: tuple[Streams, ...] = ("per_stage", "per_thread")
 
 
-class BadSweep(ValueError):
+class BadSweep(UserError):
     """A --sweep value that cannot be used; the message is one line."""
 
 

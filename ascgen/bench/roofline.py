@@ -8,13 +8,14 @@ from pathlib import Path
 from ascgen.analysis import analyze_data
 from ascgen.bench.schema import Config
 from ascgen.diagnostics import SpecError
+from ascgen.errors import UserError
 from ascgen.plan_model import Plan
 from ascgen.spec import Spec
 from ascgen.validate import parse_file
 from ascgen.yaml_loader import SourceMap
 
 
-class PointDoesNotFit(ValueError):
+class PointDoesNotFit(UserError):
     """The configuration fails the spec's checks (memory, streams, events); one line."""
 
 

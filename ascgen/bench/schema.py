@@ -9,13 +9,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ascgen.errors import UserError
+
 SCHEMA_VERSION = 1  # of the results file written by ``ascgen bench``
 PROGRAM_SCHEMA_VERSION = 1  # of the document a generated program writes with --json
 
 Streams = Literal["per_stage", "per_thread"]
 
 
-class BadResults(Exception):
+class BadResults(UserError):
     """A results or program document that cannot be read; the message is one line."""
 
 

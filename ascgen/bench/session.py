@@ -18,6 +18,7 @@ from ascgen.bench.points import Sweep, build_key, build_overrides, configuration
 from ascgen.bench.roofline import Planner
 from ascgen.bench.runner import Progress, RunFailed, RunOptions, run_program
 from ascgen.bench.schema import BenchResults, Config, Context, ProgramReport, RunRecord
+from ascgen.errors import StepFailed
 from ascgen.plan_model import Plan
 
 
@@ -33,7 +34,7 @@ Builder = Callable[[Path, dict[str, object]], Built]
 Runner = Callable[[Path, Config, RunOptions, Path, Callable[[Progress], None] | None], ProgramReport]
 
 
-class BenchFailed(Exception):
+class BenchFailed(StepFailed):
     """A run failed; the message is one line naming the configuration. ``partial`` holds the
     results of the runs before it (None when there were none)."""
 

@@ -25,6 +25,7 @@ from ascgen.bench import command, environment, session, study_components, study_
 from ascgen.bench.points import parse_sweep
 from ascgen.bench.runner import RunOptions
 from ascgen.bench.schema import BenchResults, RunRecord, load_results
+from ascgen.friendly import friendly
 
 B1_SPEC = Path("pipelines/ascend310/study_b1_per_thread.yaml")
 B16_SPEC = Path("pipelines/resnet50_b16.yaml")
@@ -61,7 +62,7 @@ def measure(
     return results
 
 
-@command.friendly  # one-line errors and ascgen's exit codes, as for `ascgen bench`
+@friendly  # one-line errors and ascgen's exit codes, as for `ascgen bench`
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=float, default=5.0, help="seconds measured per run (default 5)")

@@ -20,6 +20,7 @@ from ascgen import spec as dsl
 from ascgen.codegen.ir import Program
 from ascgen.codegen.lower import lower
 from ascgen.codegen.model_descriptor import descriptor_text
+from ascgen.errors import UserError
 from ascgen.plan_model import Plan
 from ascgen.resources import simulator_dir, templates_dir
 
@@ -28,7 +29,7 @@ STYLE_FILE = Path(__file__).with_name("clang-format.yaml")
 VERBATIM = ("ascgen_support.h", "ascgen_host.h")
 
 
-class ToolMissing(Exception):
+class ToolMissing(UserError):
     """A tool the generator needs is not installed; the message says how to install it."""
 
 
