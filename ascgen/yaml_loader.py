@@ -14,6 +14,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ascgen.diagnostics import Diagnostic, Position, SpecError
+from ascgen.fileio import FileRefused, read_bounded
 
 MAX_NODES = 20_000  # after alias expansion; a real spec has a few hundred
 MAX_DEPTH = 32  # nesting of mappings and sequences; a real spec needs 4
@@ -213,9 +214,9 @@ def load_text(text: str, path: str) -> tuple[Any, SourceMap]:
 
 def load_file(path: Path) -> tuple[Any, SourceMap]:
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise SpecError([Diagnostic(str(path), Position(1, 1), f"cannot read: {exc.strerror or exc}")]) from None
+        raw = read_bounded(path, MAX_BYTES)
+    except FileRefused as exc:
+        raise SpecError([Diagnostic(str(path), Position(1, 1), str(exc))]) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ascgen.errors import UserError
+from ascgen.fileio import FileRefused, read_bounded
+from ascgen.spec import Streams
 
 SCHEMA_VERSION = 1  # of the results file written by ``ascgen bench``
 PROGRAM_SCHEMA_VERSION = 1  # of the document a generated program writes with --json
-
-Streams = Literal["per_stage", "per_thread"]
+# A measured quantity: a finite number, never negative (NaN, infinities and negative spreads
+# in a results file would make a comparison pass or fail for no reason).
+Measured = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+MAX_RESULTS_BYTES = 256 * 2**20  # a results file of a long sweep is a few MB
 
 
 class BadResults(UserError):
@@ -28,10 +32,10 @@ class _Model(BaseModel):
 class Latency(_Model):
     """Per frame, submit to completion, in milliseconds."""
 
-    p50: float
-    p90: float
-    p99: float
-    max: float
+    p50: Measured
+    p90: Measured
+    p99: Measured
+    max: Measured
 
 
 class ProgramReport(BaseModel):
@@ -50,14 +54,14 @@ class ProgramReport(BaseModel):
     batch: int
     sync_every: int | None = None
     frames: int = Field(ge=0)
-    duration_s: float = Field(ge=0)
-    qps: float = Field(ge=0)
+    duration_s: Measured
+    qps: Measured
     latency_ms: Latency
     stages: dict[str, int]
     host_cpu_s: float
     process_cpu_s: float | None = None
     device_memory_bytes: int
-    windows_qps: list[float] = Field(default_factory=list)
+    windows_qps: list[Measured] = Field(default_factory=list)
     interrupted: bool = False
     verified: bool | None = None
 
@@ -100,9 +104,9 @@ class Config(_Model):
 
 class RunRecord(Config):
     repeat: int  # 1-based
-    qps: float
-    frames: int
-    duration_s: float
+    qps: Measured
+    frames: int = Field(ge=0)
+    duration_s: Measured
     latency_ms: Latency
     stages: dict[str, int]
     host_cpu_s_per_1000_frames: float | None
@@ -111,24 +115,32 @@ class RunRecord(Config):
     roofline_qps: float
     bottleneck: str
     efficiency: float  # qps / roofline_qps
-    windows_qps: list[float]
-    window_cv: float | None  # coefficient of variation of the one-second windows
+    windows_qps: list[Measured]
+    window_cv: Measured | None  # coefficient of variation of the one-second windows
     raw: str  # the program's own JSON, relative to the results file
 
 
 class Summary(Config):
-    repeats: int
-    qps_median: float
-    qps_min: float
-    qps_max: float
-    qps_cv: float | None  # across repeats; None with one repeat
+    repeats: int = Field(ge=1)
+    qps_median: Measured
+    qps_min: Measured
+    qps_max: Measured
+    qps_cv: Measured | None  # across repeats; None with one repeat
     latency_ms: Latency  # median of each percentile across repeats
     roofline_qps: float
     bottleneck: str
     efficiency: float  # qps_median / roofline_qps
-    window_cv: float | None  # the worst run's
+    window_cv: Measured | None  # the worst run's
     host_cpu_s_per_1000_frames: float | None
     device_memory_bytes: int
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Summary:
+        if not self.qps_min <= self.qps_median <= self.qps_max:
+            raise ValueError(
+                f"qps_min {self.qps_min}, qps_median {self.qps_median} and qps_max {self.qps_max} are not in order"
+            )
+        return self
 
 
 class SloMiss(_Model):
@@ -157,14 +169,27 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where}: {err['msg']}"
 
 
+def _json_document(text: str, source: str) -> object:
+    """Parsed JSON, or one line saying why not (bad syntax, nesting no results file has)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadResults(f"{source}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    except RecursionError:
+        raise BadResults(f"{source}: not a results document (JSON nested too deeply)") from None
+
+
 def load_results(path: Path) -> BenchResults:
     """Read a results file written by ``ascgen bench``; one clear line when it is not one."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BadResults(f"{path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise BadResults(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+        raw = read_bounded(path, MAX_RESULTS_BYTES)
+    except FileRefused as exc:
+        raise BadResults(f"{path}: {exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadResults(f"{path}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
+    doc = _json_document(text, str(path))
     if not isinstance(doc, dict) or "runs" not in doc:
         raise BadResults(f"{path}: not an ascgen bench results file (no 'runs')")
     version = doc.get("schema_version")
@@ -178,10 +203,7 @@ def load_results(path: Path) -> BenchResults:
 
 def parse_program_report(text: str, source: str) -> ProgramReport:
     """The JSON a program printed at exit; ``source`` names it in errors."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadResults(f"{source}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+    doc = _json_document(text, source)
     if not isinstance(doc, dict):
         raise BadResults(f"{source}: expected a JSON object")
     version = doc.get("schema_version")
