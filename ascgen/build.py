@@ -1,7 +1,7 @@
 """`ascgen build`: generate a spec's program into a build folder and compile it with CMake.
 
-Variants of a spec (other batch, streams or sync_every) are separate programs: each is
-rendered into build/variants/<name>-<hash>/ and built once; unchanged sources build nothing.
+Each program is rendered into build/programs/<name>-<hash of its files>/ and built there once
+(``ascgen build`` and ``ascgen bench`` share it); unchanged sources build nothing.
 The simulator is compiled and installed once per sanitizer setting and shared by all builds.
 """
 
@@ -16,17 +16,16 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ascgen import spec as dsl
 from ascgen.analysis import analyze_data
 from ascgen.codegen.render import render
+from ascgen.configure import configure
 from ascgen.errors import StepFailed
 from ascgen.fileio import write_tree_atomic
 from ascgen.plan_model import Plan
 from ascgen.resources import simulator_dir
-from ascgen.validate import spec_from_data
-from ascgen.yaml_loader import load_file
+from ascgen.validate import parse_file
 
 SANITIZERS = ("address", "thread")
 Progress = Callable[[str, int, int], None]  # (what, done, total)
@@ -122,10 +121,6 @@ def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress 
     return prefix
 
 
-def build_dir_for(build_root: Path, name: str, backend: str, sanitize: str | None) -> Path:
-    return build_root / name / f"{backend}-{variant_name(sanitize)}"
-
-
 def compile_program(
     name: str,
     src: Path,
@@ -153,16 +148,43 @@ def compile_program(
     return binary
 
 
-def _apply(data: dict[str, Any], overrides: dict[str, object]) -> dict[str, Any]:
-    out = dict(data)
-    for key, value in overrides.items():
-        if key == "depth":
-            out["buffers"] = {**out.get("buffers", {}), "depth": value}
-        else:
-            out[key] = value
-    if out.get("streams") == "per_stage":
-        out.pop("sync_every", None)
-    return out
+def content_hash(files: dict[str, str]) -> str:
+    """A short digest of a program's files: the name of its folder in the build cache."""
+    digest = hashlib.sha256()
+    for rel in sorted(files):
+        digest.update(f"{rel}\0{len(files[rel])}\0{files[rel]}".encode())
+    return digest.hexdigest()[:12]
+
+
+def build_program(
+    spec_path: Path,
+    spec: dsl.Spec,
+    plan: Plan,
+    *,
+    backend: str = "sim",
+    sanitize: str | None = None,
+    build_root: Path | None = None,
+    progress: Progress | None = None,
+) -> BuildResult:
+    """Generate the program of a planned spec into the build cache and compile it.
+
+    The cache holds one folder per program, build/programs/<name>-<hash of its files>/, so
+    ``ascgen build`` and ``ascgen bench`` share a build whenever they generate the same program,
+    and an unchanged program builds nothing."""
+    build_root = build_root or Path.cwd() / "build"
+    programs = build_root / "programs"
+    # Rendered for a folder at the cache's depth: its relative paths hold for every folder there.
+    files = render(spec, plan, spec_path.as_posix(), programs / spec.name / "src")
+    base = programs / f"{spec.name}-{content_hash(files)}"
+    src = base / "src"
+    unchanged = src.is_dir() and all(
+        (src / rel).is_file() and (src / rel).read_text(encoding="utf-8") == text for rel, text in files.items()
+    )
+    if not unchanged:
+        write_tree_atomic(src, files)
+    build = base / f"{backend}-{variant_name(sanitize)}"
+    binary = compile_program(spec.name, src, build, backend, sanitize, build_root, progress)
+    return BuildResult(binary=binary, spec=spec, plan=plan, cached=unchanged)
 
 
 def build_variant(
@@ -174,22 +196,11 @@ def build_variant(
     build_root: Path | None = None,
     progress: Progress | None = None,
 ) -> BuildResult:
-    """Generate and build ``spec_path`` with top-level ``overrides`` applied (cached by content)."""
-    build_root = build_root or Path.cwd() / "build"
-    data, smap = load_file(spec_path)
+    """Parse, configure (ascgen.configure), plan and build ``spec_path``."""
+    spec, smap = parse_file(spec_path)
     if overrides:
-        data = _apply(data, overrides)
-    spec = spec_from_data(data, smap)
+        spec = configure(spec, overrides)
     plan = analyze_data(spec, smap)
-    digest = hashlib.sha256(repr(sorted((overrides or {}).items())).encode()).hexdigest()[:10]
-    base = build_root / "variants" / f"{spec.name}-{digest}" if overrides else build_root / spec.name
-    src = base / "src"
-    files = render(spec, plan, spec_path.as_posix(), src)
-    unchanged = src.is_dir() and all(
-        (src / rel).is_file() and (src / rel).read_text(encoding="utf-8") == text for rel, text in files.items()
+    return build_program(
+        spec_path, spec, plan, backend=backend, sanitize=sanitize, build_root=build_root, progress=progress
     )
-    if not unchanged:
-        write_tree_atomic(src, files)
-    build = base / f"{backend}-{variant_name(sanitize)}"
-    binary = compile_program(spec.name, src, build, backend, sanitize, build_root, progress)
-    return BuildResult(binary=binary, spec=spec, plan=plan, cached=unchanged)

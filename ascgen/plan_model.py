@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from ascgen.geometry import Geometry
+from ascgen.spec import Streams
 
 MemoryKind = Literal["dvpp", "device", "host_pinned"]
 
@@ -85,7 +86,7 @@ class Plan(_Frozen):
     spec_path: str
     profile: str
     threads: int
-    streams: Literal["per_stage", "per_thread"]
+    streams: Streams
     sync_every: int
     depth: int
     batch: int

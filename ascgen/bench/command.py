@@ -22,24 +22,27 @@ from ascgen.friendly import friendly
 if TYPE_CHECKING:
     from ascgen.bench.schema import BenchResults
     from ascgen.bench.session import Built
+    from ascgen.plan_model import Plan
+    from ascgen.spec import Spec
 
 
 def default_builder(
     spec_path: Path,
-    overrides: dict[str, object],
+    spec: Spec,
+    plan: Plan,
     progress: Callable[[str, int, int], None] | None = None,
     backend: str = "sim",
     build_root: Path | None = None,
 ) -> Built:
-    """ascgen.build.build_variant, imported when first needed; a failure names the variant.
+    """ascgen.build.build_program, imported when first needed; a failure names the variant.
     ``progress(what, done, total)`` hears the compiler's progress."""
-    from ascgen.build import BuildFailed, build_variant
+    from ascgen.build import BuildFailed, build_program
 
     try:
-        result: Built = build_variant(spec_path, overrides, backend=backend, build_root=build_root, progress=progress)
+        result: Built = build_program(spec_path, spec, plan, backend=backend, build_root=build_root, progress=progress)
     except BuildFailed as exc:
-        variant = " ".join(f"{k}={v}" for k, v in overrides.items() if v is not None)
-        raise BuildFailed(f"build of {variant} failed: {exc}") from None
+        sync = f" sync_every={spec.sync_every}" if spec.sync_every is not None else ""
+        raise BuildFailed(f"build of batch={spec.batch} streams={spec.streams}{sync} failed: {exc}") from None
     return result
 
 

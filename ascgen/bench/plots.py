@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ascgen.bench.points import NUMERIC
 from ascgen.bench.schema import BenchResults, Summary
+from ascgen.configure import LIMITS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -26,7 +26,7 @@ PERCENTILES: tuple[tuple[str, LineStyle], ...] = (("p50", "-"), ("p90", "--"), (
 
 
 def x_key(results: BenchResults) -> str:
-    return next((k for k in results.swept if k in NUMERIC), "threads")
+    return next((k for k in results.swept if k in LIMITS), "threads")  # the numeric keys
 
 
 def series_keys(results: BenchResults, x: str) -> list[str]:

@@ -1,20 +1,16 @@
-"""Sweeps: ``--sweep threads=1,2,4`` options -> the configurations to measure, grouped by the
-build variant they need (batch, streams and sync_every are built in; threads and depth are
-runtime flags)."""
+"""Sweeps: ``--sweep threads=1,2,4`` options -> the configurations to measure. Values are
+checked against the DSL's own limits (ascgen.configure)."""
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
 
-from ascgen.bench.schema import Config, Streams
+from ascgen.bench.schema import Config
+from ascgen.configure import KEYS as SWEEPABLE
+from ascgen.configure import LIMITS, check_value
 from ascgen.errors import UserError
 from ascgen.spec import Spec
-
-SWEEPABLE = ("threads", "depth", "batch", "streams", "sync_every")
-NUMERIC = ("threads", "depth", "batch", "sync_every")
-LIMITS = {"threads": 64, "depth": 256, "batch": 1024, "sync_every": 4096}
-STREAMS: tuple[Streams, ...] = ("per_stage", "per_thread")
 
 
 class BadSweep(UserError):
@@ -38,18 +34,17 @@ def parse_sweep(text: str) -> Sweep:
     items = [v.strip() for v in rest.split(",") if v.strip()]
     values: list[int | str] = []
     for item in items:
-        if key == "streams":
-            if item not in STREAMS:
-                raise BadSweep(f"streams={item}: expected per_stage or per_thread")
-            values.append(item)
-            continue
+        value: int | str = item
+        if key != "streams":
+            try:
+                value = int(item)
+            except ValueError:
+                raise BadSweep(f"{key}={item}: not a whole number") from None
         try:
-            number = int(item)
-        except ValueError:
-            raise BadSweep(f"{key}={item}: not a whole number") from None
-        if not 1 <= number <= LIMITS[key]:
-            raise BadSweep(f"{key}={number}: must be 1..{LIMITS[key]}")
-        values.append(number)
+            check_value(key, value)
+        except UserError as exc:
+            raise BadSweep(str(exc)) from None
+        values.append(value)
     if len(set(values)) != len(values):
         raise BadSweep(f"{key}: a value is listed twice in '{rest}'")
     return Sweep(key, tuple(values))
@@ -104,15 +99,6 @@ def whole_batches(frames: int, batch: int) -> int:
     """The multiple of ``batch`` nearest to ``frames`` (at least one batch, at most the limit)."""
     most = LIMITS["sync_every"] // batch * batch
     return min(max(batch, round(frames / batch) * batch), most)
-
-
-def build_key(config: Config) -> tuple[int, str, int | None]:
-    return config.batch, config.streams, config.sync_every
-
-
-def build_overrides(config: Config) -> dict[str, object]:
-    """The top-level spec keys a build of this configuration's variant changes."""
-    return {"batch": config.batch, "streams": config.streams, "sync_every": config.sync_every}
 
 
 def swept_keys(sweeps: list[Sweep], configs: list[Config]) -> list[str]:

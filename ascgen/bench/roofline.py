@@ -1,5 +1,6 @@
-"""The planner's view of one configuration: the spec with the configuration applied, planned
-as ``ascgen plan`` would, so that a measured QPS can be set against its roofline."""
+"""The planner's view of the configurations of one spec: the spec configured
+(ascgen.configure) and planned as ``ascgen plan`` would, so that a measured QPS can be set
+against its roofline. Each configuration is planned once; the bench and its builds share it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 from ascgen.analysis import analyze_data
 from ascgen.bench.schema import Config
+from ascgen.configure import configure
 from ascgen.diagnostics import SpecError
 from ascgen.errors import UserError
 from ascgen.plan_model import Plan
@@ -19,26 +21,37 @@ class PointDoesNotFit(UserError):
     """The configuration fails the spec's checks (memory, streams, events); one line."""
 
 
-def apply(spec: Spec, config: Config) -> Spec:
-    """``spec`` with the configuration's threads, depth, batch, streams and sync_every."""
-    data = spec.model_dump()
-    data.update(threads=config.threads, batch=config.batch, streams=config.streams, sync_every=config.sync_every)
-    data["buffers"] = {**data["buffers"], "depth": config.depth}
-    return Spec.model_validate(data)
+def variant_config(spec: Spec, config: Config) -> Config:
+    """The configuration a build of ``config`` is generated with: what the program bakes in
+    (batch, streams, sync_every) from ``config``; threads and depth, run-time flags whose
+    defaults the program also holds, from the spec, so one build serves every point."""
+    return config.model_copy(update={"threads": spec.threads, "depth": spec.buffers.depth})
 
 
 class Planner:
-    """Plans configurations of one spec file (parsed once)."""
+    """Plans configurations of one spec file (parsed once, each configuration planned once)."""
 
     def __init__(self, spec_path: Path) -> None:
         parsed: tuple[Spec, SourceMap] = parse_file(spec_path)
         self.spec, self._smap = parsed
+        self._planned: dict[Config, tuple[Spec, Plan]] = {}
+
+    def configured(self, config: Config) -> tuple[Spec, Plan]:
+        """The spec with ``config`` applied, and its plan."""
+        if config not in self._planned:
+            spec = configure(self.spec, config.model_dump())
+            try:
+                self._planned[config] = spec, analyze_data(spec, self._smap)
+            except SpecError as exc:
+                first = exc.sorted()[0].message
+                more = len(exc.diagnostics) - 1
+                extra = f" (and {more} more)" if more else ""
+                raise PointDoesNotFit(f"{config.label()}: {first}{extra}") from None
+        return self._planned[config]
 
     def plan(self, config: Config) -> Plan:
-        try:
-            return analyze_data(apply(self.spec, config), self._smap)
-        except SpecError as exc:
-            first = exc.sorted()[0].message
-            more = len(exc.diagnostics) - 1
-            extra = f" (and {more} more)" if more else ""
-            raise PointDoesNotFit(f"{config.label()}: {first}{extra}") from None
+        return self.configured(config)[1]
+
+    def variant(self, config: Config) -> tuple[Spec, Plan]:
+        """The spec and plan of the program that runs ``config`` (see variant_config)."""
+        return self.configured(variant_config(self.spec, config))

@@ -14,12 +14,13 @@ from typing import Protocol
 
 from ascgen import __version__
 from ascgen.bench import environment, noise, slo, stats
-from ascgen.bench.points import Sweep, build_key, build_overrides, configurations, swept_keys
-from ascgen.bench.roofline import Planner
+from ascgen.bench.points import Sweep, configurations, swept_keys
+from ascgen.bench.roofline import Planner, variant_config
 from ascgen.bench.runner import Progress, RunFailed, RunOptions, run_program
 from ascgen.bench.schema import BenchResults, Config, Context, ProgramReport, RunRecord
 from ascgen.errors import StepFailed
 from ascgen.plan_model import Plan
+from ascgen.spec import Spec
 
 
 class Built(Protocol):
@@ -30,7 +31,8 @@ class Built(Protocol):
     def cached(self) -> bool: ...
 
 
-Builder = Callable[[Path, dict[str, object]], Built]
+# (spec file, the spec as configured for the build, its plan) -> the built program
+Builder = Callable[[Path, Spec, Plan], Built]
 Runner = Callable[[Path, Config, RunOptions, Path, Callable[[Progress], None] | None], ProgramReport]
 
 
@@ -107,16 +109,21 @@ def plan_all(planner: Planner, configs: list[Config]) -> dict[Config, Plan]:
     return {c: planner.plan(c) for c in configs}
 
 
-def build_all(request: Request, configs: list[Config], builder: Builder, monitor: Monitor) -> dict[Config, Path]:
-    binaries: dict[tuple[int, str, int | None], Path] = {}
+def build_all(
+    request: Request, planner: Planner, configs: list[Config], builder: Builder, monitor: Monitor
+) -> dict[Config, Path]:
+    """One build per program: configurations that differ only in threads and depth (run-time
+    flags) share one; each is built from the spec and plan the planner already made."""
+    binaries: dict[Config, Path] = {}
     for config in configs:
-        key = build_key(config)
+        key = variant_config(planner.spec, config)
         if key not in binaries:
             monitor.building(variant_label(config))
-            result = builder(request.spec_path, build_overrides(config))
+            spec, plan = planner.variant(config)
+            result = builder(request.spec_path, spec, plan)
             monitor.built(variant_label(config), result.cached)
             binaries[key] = result.binary
-    return {c: binaries[build_key(c)] for c in configs}
+    return {c: binaries[variant_config(planner.spec, c)] for c in configs}
 
 
 def context(request: Request, planner: Planner, started: datetime, backend: str | None, git: GitState) -> Context:
@@ -159,7 +166,7 @@ def run_bench(
     configs = configurations(planner.spec, request.sweeps, request.fixed)
     plans = plan_all(planner, configs)
     monitor.planned(len(configs) * request.repeat)
-    binaries = build_all(request, configs, builder, monitor)
+    binaries = build_all(request, planner, configs, builder, monitor)
     swept = swept_keys(request.sweeps, configs)
 
     def results(runs: list[RunRecord], backend: str | None) -> BenchResults:

@@ -7,6 +7,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ascgen.plan_model import Plan
+from ascgen.spec import Spec
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "bench"
 FAKE_PROGRAM = FIXTURES / "fake_program.py"
 SPEC = FIXTURES / "spec.yaml"
@@ -22,20 +25,23 @@ class FakeBuilt:
 @dataclass
 class FakeBuilder:
     """Writes one shell wrapper per variant around fake_program.py, with the variant baked in
-    (as a real build bakes batch, streams and sync_every) and the test's knobs after it."""
+    (as a real build bakes batch, streams and sync_every) and the test's knobs after it.
+    ``calls`` records what each build bakes in, ``plans`` the plan it was handed."""
 
     root: Path
     knobs: list[str] = field(default_factory=list)
     calls: list[dict[str, object]] = field(default_factory=list)
+    plans: list[Plan] = field(default_factory=list)
     options: dict[str, object] = field(default_factory=dict)  # progress, backend, build_root of the last call
 
-    def __call__(self, spec_path: Path, overrides: dict[str, object], **build_options: object) -> FakeBuilt:
-        self.calls.append(dict(overrides))
+    def __call__(self, spec_path: Path, spec: Spec, plan: Plan, **build_options: object) -> FakeBuilt:
+        self.calls.append({"batch": spec.batch, "streams": spec.streams, "sync_every": spec.sync_every})
+        self.plans.append(plan)
         self.options = build_options
         args = [sys.executable, "-S", str(FAKE_PROGRAM), "--name", spec_path.stem]
-        args += ["--batch", str(overrides["batch"]), "--streams", str(overrides["streams"])]
-        if overrides.get("sync_every") is not None:
-            args += ["--sync-every", str(overrides["sync_every"])]
+        args += ["--batch", str(spec.batch), "--streams", spec.streams]
+        if spec.sync_every is not None:
+            args += ["--sync-every", str(spec.sync_every)]
         binary = self.root / f"variant{len(self.calls)}"
         binary.write_text("#!/bin/sh\nexec " + shlex.join(args + self.knobs) + ' "$@"\n', encoding="utf-8")
         binary.chmod(0o755)

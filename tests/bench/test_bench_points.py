@@ -8,13 +8,12 @@ from bench_helpers import SPEC
 from ascgen.bench.points import (
     BadSweep,
     Sweep,
-    build_key,
-    build_overrides,
     configurations,
     parse_sweep,
     swept_keys,
     whole_batches,
 )
+from ascgen.bench.roofline import variant_config
 from ascgen.validate import parse_file
 
 spec = parse_file(SPEC)[0]
@@ -34,7 +33,7 @@ def test_parse_sweep() -> None:
         ("threads=1,x", "threads=x: not a whole number"),
         ("threads=0,2", "threads=0: must be 1..64"),
         ("batch=2000", "batch=2000: must be 1..1024"),
-        ("streams=per_frame", "expected per_stage or per_thread"),
+        ("streams=per_frame", "use per_stage or per_thread"),
         ("depth=2,2", "listed twice"),
     ],
 )
@@ -72,7 +71,7 @@ def test_cartesian_product_in_the_order_given() -> None:
     # per_thread takes the spec's default sync_every (64); per_stage has none.
     assert {c.sync_every for c in configs if c.streams == "per_thread"} == {64}
     assert {c.sync_every for c in configs if c.streams == "per_stage"} == {None}
-    assert len({build_key(c) for c in configs}) == 2
+    assert len({variant_config(spec, c) for c in configs}) == 2  # threads are a run-time flag
 
 
 def test_sync_every_collapses_for_per_stage() -> None:
@@ -98,11 +97,11 @@ def test_swept_and_fixed_conflict() -> None:
         configurations(spec, [parse_sweep("threads=1,2"), parse_sweep("threads=4")], {})
 
 
-def test_build_overrides_name_only_built_in_keys() -> None:
-    configs = configurations(spec, [parse_sweep("streams=per_thread"), parse_sweep("batch=1,16")], {})
-    assert [build_overrides(c) for c in configs] == [
-        {"batch": 1, "streams": "per_thread", "sync_every": 64},
-        {"batch": 16, "streams": "per_thread", "sync_every": 64},
+def test_a_variant_takes_the_built_in_keys_from_the_point_and_the_rest_from_the_spec() -> None:
+    configs = configurations(spec, [parse_sweep("streams=per_thread"), parse_sweep("batch=1,16")], {"threads": 6})
+    assert [variant_config(spec, c).model_dump() for c in configs] == [
+        {"threads": 2, "depth": 4, "batch": 1, "streams": "per_thread", "sync_every": 64},
+        {"threads": 2, "depth": 4, "batch": 16, "streams": "per_thread", "sync_every": 64},
     ]
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bench_helpers import FakeBuilder
+from bench_helpers import SPEC, FakeBuilder
 
 from ascgen.bench import runner
+from ascgen.bench.roofline import Planner
 from ascgen.bench.runner import Progress, RunFailed, RunOptions, parse_progress, run_program
 from ascgen.bench.schema import Config
 
@@ -17,7 +18,8 @@ OPTIONS = RunOptions(duration_s=3, warmup_s=1)
 
 def _binary(fake_builder: FakeBuilder, *knobs: str) -> Path:
     fake_builder.knobs = list(knobs)
-    return fake_builder(Path("spec.yaml"), {"batch": 16, "streams": "per_stage", "sync_every": None}).binary
+    spec, plan = Planner(SPEC).configured(CONFIG)
+    return fake_builder(Path("spec.yaml"), spec, plan).binary
 
 
 def test_parse_progress() -> None:

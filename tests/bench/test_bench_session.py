@@ -169,3 +169,22 @@ def test_results_inside_the_repository_do_not_make_its_tree_dirty(fake_builder: 
     assert tracked.read_text() != "{}\n"  # the run rewrote a tracked file
     assert results.context.git_commit and results.context.git_dirty is False
     assert environment.git_state(repo)[1] is True  # while the tree itself is now dirty
+
+
+def test_each_configuration_is_planned_once_and_its_build_gets_that_plan(
+    fake_builder: FakeBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ascgen.bench import roofline
+
+    planned: list[int] = []
+    real = roofline.analyze_data
+    monkeypatch.setattr(roofline, "analyze_data", lambda spec, smap: planned.append(spec.threads) or real(spec, smap))
+    request = session.Request(
+        spec_path=SPEC, out_dir=tmp_path, options=OPTIONS, repeat=1, sweeps=[parse_sweep("threads=1,2")]
+    )
+    planner = Planner(SPEC)
+    session.run_bench(request, fake_builder, planner=planner)
+    # the spec's own threads=2 is both a point and what the program is built with: planned once
+    assert sorted(planned) == [1, 2]
+    spec_point = Config(threads=2, depth=4, batch=16, streams="per_stage", sync_every=None)
+    assert fake_builder.plans == [planner.plan(spec_point)] and fake_builder.plans[0] is planner.plan(spec_point)
