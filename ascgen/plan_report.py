@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from rich.console import Console
@@ -104,5 +105,18 @@ def plan_json(plan: Plan) -> dict[str, Any]:
     return data
 
 
+def strict(value: Any) -> Any:
+    """``value`` with every infinite or NaN number replaced by None, so that it is strict JSON:
+    an infinite capacity or roofline (nothing bounds it) is written as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: strict(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [strict(v) for v in value]
+    return value
+
+
 def dumps(plan: Plan) -> str:
-    return json.dumps(plan_json(plan), indent=2, sort_keys=False) + "\n"
+    """The plan as strict JSON (RFC 8259: no Infinity or NaN; unbounded numbers are null)."""
+    return json.dumps(strict(plan_json(plan)), indent=2, sort_keys=False, allow_nan=False) + "\n"
