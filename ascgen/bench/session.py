@@ -77,7 +77,7 @@ class Request:
     sweeps: list[Sweep] = field(default_factory=list)
     fixed: dict[str, int] = field(default_factory=dict)  # --threads / --depth
     # (commit, dirty) of the code measured; None: read when the bench starts. A caller that
-    # runs several benches into the repository (python -m ascgen.bench.study) reads it once.
+    # runs several benches into the repository (python -m tools.study) reads it once.
     git: GitState | None = None
 
 

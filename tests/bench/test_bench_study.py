@@ -7,9 +7,11 @@ from pathlib import Path
 from bench_helpers import COMPARE
 from test_bench_plots import png_size, two_layouts
 
-from ascgen.bench import study_components, study_plots, study_report
 from ascgen.bench.schema import load_results
 from ascgen.bench.stats import summarize
+from tools.study import components as study_components
+from tools.study import plots as study_plots
+from tools.study import report as study_report
 
 base = load_results(COMPARE / "base.json")
 
@@ -63,4 +65,4 @@ def test_page_has_the_reproduction_table_and_the_verdict(tmp_path: Path) -> None
     assert "| 4 | 332 | 400.0 |" in page and "**out of range**" in page  # 400 / 332 = 1.20
     assert "per_stage / per_thread at their best: **1.25x**" in page  # two_layouts: per_thread 20 % slower
     assert "by threads: 1: 1.25x" in page
-    assert "![batch-1 reproduction](a.png)" in page and "python -m ascgen.bench.study" in page
+    assert "![batch-1 reproduction](a.png)" in page and "python -m tools.study" in page

@@ -12,7 +12,7 @@ from ascgen.bench.schema import BenchResults, Summary
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from ascgen.bench.study_components import Point
+    from tools.study.components import Point
 
 # The published Ascend 310 study (../shared/calibration/ascend310_seed.yaml,
 # pipeline_single_batch.threads_to_qps), and the band a reproduction must fall in.
