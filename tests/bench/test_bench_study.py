@@ -66,3 +66,9 @@ def test_page_has_the_reproduction_table_and_the_verdict(tmp_path: Path) -> None
     assert "per_stage / per_thread at their best: **1.25x**" in page  # two_layouts: per_thread 20 % slower
     assert "by threads: 1: 1.25x" in page
     assert "![batch-1 reproduction](a.png)" in page and "python -m tools.study" in page
+
+
+def test_the_page_generators_live_outside_the_package() -> None:
+    package = Path(study_report.__file__).resolve().parents[2] / "ascgen"
+    assert package.is_dir() and not list(package.rglob("study*.py"))
+    assert Path(study_report.__file__).parent.name == "study"
