@@ -5,6 +5,7 @@ class carries its exit code. ``ascgen.friendly.friendly`` maps them to messages 
       UserError      2  bad spec, bad flag, bad file given by the user (SpecError is one)
       CheckFailed    1  a check ran and said no (generate --check, compare found a regression)
       StepFailed     3  a build or run step failed (compiler, cmake, the generated program)
+      Interrupted  130  the user pressed Ctrl-C (SIGINT); a bare KeyboardInterrupt is one too
       InternalError 70  a bug in ascgen; anything not an AscgenError is treated as one
 """
 
@@ -47,6 +48,15 @@ class StepFailed(AscgenError):
     """A build or run step failed; the log has the rest."""
 
     exit_code = EXIT_STEP_FAILED
+
+
+class Interrupted(AscgenError):
+    """The user stopped a command (Ctrl-C); what it had finished is kept where it says."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def lines(self) -> list[str]:
+        return [f"ascgen: interrupted: {self}"]
 
 
 class InternalError(AscgenError):

@@ -147,6 +147,11 @@ def bench(
             write_outputs(exc.partial, folder, None)
             n = len(exc.partial.runs)
             raise session.BenchFailed(f"{exc} (the {n} run{'s' if n != 1 else ''} before it: {folder})") from None
+        except session.BenchInterrupted as exc:
+            if exc.partial is None:
+                raise
+            write_outputs(exc.partial, folder, json_path)
+            raise session.BenchInterrupted(f"{exc}; wrote the finished runs to {folder}") from None
     names = write_outputs(results, folder, json_path)
     report.print_results(results, out)
     for warning in results.warnings:

@@ -157,6 +157,7 @@ class BenchResults(_Model):
     warnings: list[str] = Field(default_factory=list)
     slo: dict[str, float] = Field(default_factory=dict)  # the spec's gates, as written
     slo_misses: list[SloMiss] = Field(default_factory=list)
+    interrupted: bool = False  # stopped (Ctrl-C) before its last run: what finished is here
 
 
 def dumps(results: BenchResults) -> str:

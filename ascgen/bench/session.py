@@ -18,7 +18,7 @@ from ascgen.bench.points import Sweep, configurations, swept_keys
 from ascgen.bench.roofline import Planner, variant_config
 from ascgen.bench.runner import Progress, RunFailed, RunOptions, run_program
 from ascgen.bench.schema import BenchResults, Config, Context, ProgramReport, RunRecord
-from ascgen.errors import StepFailed
+from ascgen.errors import Interrupted, StepFailed
 from ascgen.plan_model import Plan
 from ascgen.spec import Spec
 
@@ -39,6 +39,14 @@ Runner = Callable[[Path, Config, RunOptions, Path, Callable[[Progress], None] | 
 class BenchFailed(StepFailed):
     """A run failed; the message is one line naming the configuration. ``partial`` holds the
     results of the runs before it (None when there were none)."""
+
+    def __init__(self, message: str, partial: BenchResults | None = None) -> None:
+        super().__init__(message)
+        self.partial = partial
+
+
+class BenchInterrupted(Interrupted):
+    """Ctrl-C during a bench; ``partial`` holds the runs that finished (None when none did)."""
 
     def __init__(self, message: str, partial: BenchResults | None = None) -> None:
         super().__init__(message)
@@ -169,31 +177,50 @@ def run_bench(
     binaries = build_all(request, planner, configs, builder, monitor)
     swept = swept_keys(request.sweeps, configs)
 
-    def results(runs: list[RunRecord], backend: str | None) -> BenchResults:
-        return assemble(request, planner, started, git, backend, swept, runs)
-
     runs: list[RunRecord] = []
     backend: str | None = None
-    for repeat in range(1, request.repeat + 1):
-        for config in configs:
-            monitor.run_started(config, repeat, request.repeat)
-            raw = Path("raw") / raw_name(config, repeat)
-            where = f"{config.label()} (repeat {repeat}/{request.repeat}"
-            t0 = time.monotonic()
-            try:
-                report = runner(binaries[config], config, request.options, request.out_dir / raw, monitor.progress)
-            except RunFailed as exc:
-                message = f"run {where}, after {time.monotonic() - t0:.1f} s) failed: {exc}"
-                raise BenchFailed(message, results(runs, backend) if runs else None) from None
-            mismatch = disagreement(config, report)
-            if mismatch:
-                message = f"run {where}) is not what was asked: {mismatch}"
-                raise BenchFailed(message, results(runs, backend) if runs else None)
-            backend = backend or report.backend
-            run = stats.record(config, repeat, report, plans[config], raw.as_posix())
-            runs.append(run)
-            monitor.run_done(run)
-    return results(runs, backend)
+
+    def results(interrupted: str | None = None) -> BenchResults:
+        return assemble(request, planner, started, git, backend, swept, runs, interrupted)
+
+    total = len(configs) * request.repeat
+    try:
+        for repeat in range(1, request.repeat + 1):
+            for config in configs:
+                run = measure_point(request, runner, monitor, binaries[config], config, repeat, plans[config])
+                if isinstance(run, str):
+                    raise BenchFailed(run, results() if runs else None)
+                backend = backend or run.backend
+                runs.append(run.record)
+                monitor.run_done(run.record)
+    except KeyboardInterrupt:
+        done = f"after {len(runs)} of {total} runs"
+        raise BenchInterrupted(done, results(done) if runs else None) from None
+    return results()
+
+
+@dataclass(frozen=True)
+class Measured:
+    record: RunRecord
+    backend: str
+
+
+def measure_point(
+    request: Request, runner: Runner, monitor: Monitor, binary: Path, config: Config, repeat: int, plan: Plan
+) -> Measured | str:
+    """One run of one configuration: its record, or one line saying why it failed."""
+    monitor.run_started(config, repeat, request.repeat)
+    raw = Path("raw") / raw_name(config, repeat)
+    where = f"{config.label()} (repeat {repeat}/{request.repeat}"
+    t0 = time.monotonic()
+    try:
+        report = runner(binary, config, request.options, request.out_dir / raw, monitor.progress)
+    except RunFailed as exc:
+        return f"run {where}, after {time.monotonic() - t0:.1f} s) failed: {exc}"
+    mismatch = disagreement(config, report)
+    if mismatch:
+        return f"run {where}) is not what was asked: {mismatch}"
+    return Measured(stats.record(config, repeat, report, plan, raw.as_posix()), report.backend)
 
 
 def assemble(
@@ -204,11 +231,15 @@ def assemble(
     backend: str | None,
     swept: list[str],
     runs: list[RunRecord],
+    interrupted: str | None = None,
 ) -> BenchResults:
-    """Results from the runs so far: summaries, warnings, SLO verdicts."""
+    """Results from the runs so far: summaries, warnings, SLO verdicts. ``interrupted`` says
+    how far an interrupted bench got ("after 3 of 8 runs")."""
     summary = stats.summarize(runs)
     ctx = context(request, planner, started, backend, git)
     warnings = noise.machine_warnings(ctx) + noise.run_warnings(runs) + noise.repeat_warnings(summary)
+    if interrupted:
+        warnings.insert(0, f"interrupted (Ctrl-C) {interrupted}: the points and repeats not run are missing")
     return BenchResults(
         context=ctx,
         swept=swept,
@@ -217,4 +248,5 @@ def assemble(
         warnings=warnings,
         slo=slo.gates(planner.spec.slo),
         slo_misses=slo.misses(summary, planner.spec.slo),
+        interrupted=interrupted is not None,
     )

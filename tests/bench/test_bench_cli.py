@@ -101,3 +101,18 @@ def test_a_bad_spec_exits_2_with_positions(
     result = bench(fake_builder, monkeypatch, str(spec), "--out", str(tmp_path))
     assert result.exit_code == 2
     assert f"{spec}:5:1: error: unknown key 'thread'" in result.output
+
+
+def test_ctrl_c_keeps_the_finished_runs_and_exits_130(
+    fake_builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake_builder.knobs = ["--interrupt-parent-threads", "2"]
+    out = tmp_path / "out"
+    result = bench(fake_builder, monkeypatch, str(SPEC), "--sweep", "threads=1,2,4", *FAST, "--out", str(out))
+    assert result.exit_code == 130, result.output
+    assert f"ascgen: interrupted: after 1 of 3 runs; wrote the finished runs to {out}" in result.stderr
+    assert "Aborted!" not in result.output and "Traceback" not in result.output
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["interrupted"] is True and [r["threads"] for r in doc["runs"]] == [1]
+    assert doc["warnings"][0].startswith("interrupted (Ctrl-C) after 1 of 3 runs")
+    assert (out / "runs.csv").is_file() and "interrupted" in (out / "summary.md").read_text()

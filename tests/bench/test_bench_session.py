@@ -188,3 +188,22 @@ def test_each_configuration_is_planned_once_and_its_build_gets_that_plan(
     assert sorted(planned) == [1, 2]
     spec_point = Config(threads=2, depth=4, batch=16, streams="per_stage", sync_every=None)
     assert fake_builder.plans == [planner.plan(spec_point)] and fake_builder.plans[0] is planner.plan(spec_point)
+
+
+def test_an_interrupted_bench_hands_back_the_runs_that_finished(fake_builder: FakeBuilder, tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def runner(*args: object) -> object:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return session.run_program(*args)  # type: ignore[arg-type]
+
+    request = session.Request(
+        spec_path=SPEC, out_dir=tmp_path, options=OPTIONS, repeat=1, sweeps=[parse_sweep("threads=1,2")]
+    )
+    with pytest.raises(session.BenchInterrupted, match=r"^after 1 of 2 runs$") as err:
+        session.run_bench(request, fake_builder, runner=runner)  # type: ignore[arg-type]
+    partial = err.value.partial
+    assert partial is not None and partial.interrupted and [r.threads for r in partial.runs] == [1]
+    assert err.value.exit_code == 130
