@@ -29,6 +29,9 @@ import matplotlib.pyplot as plt
 from ascgen.build import build_variant
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+from build_dirs import TEST_BUILD  # noqa: E402  (where the tests build, and so the hazard programs)
+
 DOCS = REPO / "docs"
 SPEC = REPO / "pipelines" / "resnet50_b16.yaml"
 PROGRESS = re.compile(r"progress: t=([0-9.]+)s frames=(\d+) qps=([0-9.]+)")
@@ -66,7 +69,7 @@ TEST_FILES = ["tests/programs/test_faults.py", "tests/programs/test_sanitizers.p
 
 def test_figures() -> dict[str, int]:
     """Runs the reliability tests with a JUnit report and counts what they tried and what passed."""
-    report = REPO / "build" / "reliability-junit.xml"
+    report = TEST_BUILD / "reliability-junit.xml"
     files = [f for f in TEST_FILES if (REPO / f).exists()]
     subprocess.run([sys.executable, "-m", "pytest", "-q", *files, f"--junitxml={report}"], cwd=REPO, check=False)
     counts = dict.fromkeys(["fault_runs", "fault_runs_ok", "sanitizer_runs", "sanitizer_passed",
@@ -93,7 +96,7 @@ def test_figures() -> dict[str, int]:
 
 def hazard_cases() -> dict[str, int]:
     """The simulator's hand-written hazard programs (ctest group sim.hazard, built by test_ctest)."""
-    binary = REPO / "build" / "sim-plain" / "tests" / "sim_unit"
+    binary = TEST_BUILD / "sim-plain" / "tests" / "sim_unit"  # built by the tests above
     if not binary.exists():
         return {"hazard_cases": 0, "hazard_cases_passed": 0, "hazards_reported": 0}
     out = subprocess.run([str(binary), "hazard"], capture_output=True, text=True, check=False)

@@ -7,6 +7,7 @@ import functools
 from pathlib import Path
 
 import pytest
+from build_dirs import TEST_BUILD
 from click.testing import CliRunner
 
 from ascgen import build
@@ -22,7 +23,7 @@ SPEC = REPO / "pipelines" / "resnet50_b16.yaml"
 
 
 def bench(out_dir: Path, threads: str) -> BenchResults:
-    builder = functools.partial(build.build_variant, build_root=REPO / "build")
+    builder = functools.partial(build.build_program, build_root=TEST_BUILD)
     request = session.Request(
         spec_path=SPEC,
         out_dir=out_dir,

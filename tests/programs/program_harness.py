@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from build_dirs import TEST_BUILD
+
 from ascgen.build import BuildResult, build_variant
 
 REPO = Path(__file__).resolve().parents[2]
 PIPELINES = sorted((REPO / "pipelines").rglob("*.yaml"))
-BUILD_ROOT = REPO / "build"
+BUILD_ROOT = TEST_BUILD
 
 
 @dataclass

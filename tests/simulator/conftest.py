@@ -3,14 +3,14 @@
 ``sim_build`` (session scope) is a function ``sim_build(variant="plain") -> Path``
 that configures and builds the simulator (simulator/CMakeLists.txt: library
 ``acl_sim``, its ctest tests and the bench) once per session and returns the
-build directory ``build/sim-<variant>``:
+build directory ``build-tests/sim-<variant>`` (tests/build_dirs.py: never the user's build/):
 
 =========  ==========================================  ====================
 variant    CMake                                       build directory
 =========  ==========================================  ====================
-plain      RelWithDebInfo                              build/sim-plain
-asan       ``-DACL_SIM_SANITIZE=address`` (ASan+UBSan)   build/sim-asan
-tsan       ``-DACL_SIM_SANITIZE=thread``                 build/sim-tsan
+plain      RelWithDebInfo                              build-tests/sim-plain
+asan       ``-DACL_SIM_SANITIZE=address`` (ASan+UBSan)   build-tests/sim-asan
+tsan       ``-DACL_SIM_SANITIZE=thread``                 build-tests/sim-tsan
 =========  ==========================================  ====================
 
 Always Ninja and ``-j2`` (two shared cores). The returned directory holds
@@ -34,10 +34,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from build_dirs import TEST_BUILD
 
 REPO = Path(__file__).resolve().parents[2]
 SIMULATOR = REPO / "simulator"
-BUILD_ROOT = REPO / "build"
+BUILD_ROOT = TEST_BUILD
 
 # The imaging library's gtest suite and the bench build in the plain variant
 # only: the sanitizer variants build just the library and the ctest programs.

@@ -17,10 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from build_dirs import TEST_BUILD
 
 REPO = Path(__file__).resolve().parents[2]
 CONFORMANCE = REPO / "simulator" / "conformance"
-BUILD_DIR = REPO / "build" / "conformance"
+BUILD_DIR = TEST_BUILD / "conformance"
 FETCH = CONFORMANCE / "fetch_cann_headers.py"
 GEN = CONFORMANCE / "gen_checks.py"
 OUR_INCLUDE = REPO / "simulator" / "include"

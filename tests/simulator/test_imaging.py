@@ -1,6 +1,6 @@
 """End-to-end checks of simulator/imaging through its CLI tool.
 
-Builds simulator/imaging standalone (cmake -G Ninja, -j2) into build/imaging,
+Builds simulator/imaging standalone (cmake -G Ninja, -j2) into build-tests/imaging,
 runs its C++ unit tests, then checks the tool against independent references:
 Pillow/libjpeg for decoding, numpy resamplers and the Python ash64 in
 imaging_ref.py. Set ACL_SIM_IMAGING_BUILD to test another build tree, e.g. one
@@ -24,6 +24,7 @@ import pytest
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).parent))
+from build_dirs import TEST_BUILD
 from imaging_ref import ash64, bilinear, make_nv12, nearest, nv12_planes
 
 pytestmark = pytest.mark.slow
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "simulator" / "imaging"
 # ACL_SIM_IMAGING_BUILD: an existing build tree to test instead (e.g. a sanitizer build).
-BUILD = Path(os.environ.get("ACL_SIM_IMAGING_BUILD", REPO / "build" / "imaging"))
+BUILD = Path(os.environ.get("ACL_SIM_IMAGING_BUILD", TEST_BUILD / "imaging"))
 
 Tool = Callable[..., dict[str, Any]]
 
