@@ -2,14 +2,13 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: install lint typecheck test fmt regen check-generated
+.PHONY: install lint typecheck test fmt fmt-check regen check-generated
 
 install:
 	bash scripts/install.sh
 
-lint:
-	$(BIN)/ruff check ascgen tests
-	$(BIN)/ruff format --check ascgen
+lint: fmt-check
+	$(BIN)/ruff check ascgen tests tools
 
 typecheck:
 	$(BIN)/mypy
@@ -17,9 +16,13 @@ typecheck:
 test:
 	$(BIN)/pytest -q
 
+# Python (ruff) and hand-written C++ (the pinned clang-format, .clang-format): scripts/format.sh
 fmt:
-	$(BIN)/ruff format ascgen
-	$(BIN)/ruff check --fix ascgen
+	VENV=$(VENV) bash scripts/format.sh
+	$(BIN)/ruff check --fix ascgen tests tools
+
+fmt-check:
+	VENV=$(VENV) bash scripts/format.sh --check
 
 regen:
 	$(BIN)/ascgen generate pipelines/

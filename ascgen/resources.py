@@ -1,4 +1,4 @@
-"""Where the files that ship with ascgen are: templates and the simulator's sources.
+"""Where the files that ship with ascgen are: templates, the simulator's sources, the C++ style.
 
 In a wheel they are inside the package; in a clone (editable install) at the repository root.
 """
@@ -23,6 +23,14 @@ def templates_dir() -> Path:
 
 def simulator_dir() -> Path:
     return _find("simulator")
+
+
+def clang_format_style() -> Path:
+    """The repository's one .clang-format, which also formats generated programs."""
+    for candidate in (_PACKAGE / ".clang-format", _PACKAGE.parent / ".clang-format"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"ascgen's .clang-format is missing from {_PACKAGE} and its parent; reinstall ascgen")
 
 
 def repo_root() -> Path | None:

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs everything, then runs the whole test suite: lint, type check, Python and C++ tests.
+# Installs everything, then runs the whole test suite: lint, formatting (Python and C++), type
+# check, Python and C++ tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
 export PATH="$PWD/.venv/bin:$PATH"
 
-echo "== ruff"; ruff check ascgen tests
+echo "== ruff"; ruff check ascgen tests tools
+echo "== format"; bash scripts/format.sh --check
 echo "== mypy"; mypy
 echo "== pytest"
 set +e

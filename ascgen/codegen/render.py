@@ -22,10 +22,10 @@ from ascgen.codegen.lower import lower
 from ascgen.codegen.model_descriptor import descriptor_text
 from ascgen.errors import UserError
 from ascgen.plan_model import Plan
-from ascgen.resources import simulator_dir, templates_dir
+from ascgen.resources import clang_format_style, simulator_dir, templates_dir
 
 CLANG_FORMAT_VERSION = "23.1.3"
-STYLE_FILE = Path(__file__).with_name("clang-format.yaml")
+STYLE_FILE = clang_format_style()
 VERBATIM = ("ascgen_support.h", "ascgen_host.h")
 
 
