@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
@@ -122,6 +122,20 @@ class ReferenceModel(_Strict):
     latency_ms: dict[int, float]
 
 
+class Features(_Strict):
+    """What the device has beyond figures; the simulator's rule checks read these."""
+
+    # aclrtCreateEventExWithFlag events (reusable, a wait sees the latest record):
+    # not on the Ascend 310 [HIA aclcppdevg_03_0081 canncommercial/900, product table].
+    ex_events: bool = False
+    # acldvppSetChannelDescMode: one engine per channel (Atlas inference products
+    # and later) [HIA aclcppdevg_03_0326 80RC3; aclcppdevg_03_0270 80RC1].
+    channel_modes: bool = False
+    # Device memory kind: aclrtGetMemInfo answers the ACL_DDR_MEM* or the
+    # ACL_HBM_MEM* attributes, 0/0 for the others [facts 1.3 aclrtMemAttr].
+    memory_kind: Literal["ddr", "hbm"] = "ddr"
+
+
 class Profile(_Strict):
     name: str
     soc: str
@@ -130,6 +144,7 @@ class Profile(_Strict):
     align: Align
     limits: Limits
     engines: Engines
+    features: Features = Features()
     models: dict[str, ReferenceModel] = {}
 
 
@@ -157,6 +172,8 @@ def _flat_items(prefix: str, value: Any) -> list[tuple[str, str]]:
         for key in sorted(value, key=str):
             items += _flat_items(f"{prefix}.{key}" if prefix else str(key), value[key])
         return items
+    if isinstance(value, bool):  # the simulator reads numbers
+        return [(prefix, "1" if value else "0")]
     if isinstance(value, float):
         return [(prefix, repr(value))]
     return [(prefix, str(value))]

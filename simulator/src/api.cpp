@@ -38,7 +38,13 @@ Faults& faults() {
   return f;
 }
 
-bool parse_rules(const char* spec, std::vector<Rule>* out) {
+// All decimal digits, at least one.
+bool digits(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos && s.size() <= 9;
+}
+
+// Parses API:N[:CODE],...; on a bad rule returns false with *error naming it.
+bool parse_rules(const char* spec, std::vector<Rule>* out, std::string* error) {
   out->clear();
   if (spec == nullptr) return true;
   std::stringstream all(spec);
@@ -46,19 +52,28 @@ bool parse_rules(const char* spec, std::vector<Rule>* out) {
   while (std::getline(all, item, ',')) {
     if (item.empty()) continue;
     std::stringstream parts(item);
-    std::string api, nth, code;
+    std::string api, nth, code, extra;
     std::getline(parts, api, ':');
     std::getline(parts, nth, ':');
     std::getline(parts, code, ':');
+    std::getline(parts, extra);
+    const char* why = nullptr;
+    if (api.empty() || !is_api_name(api.c_str()))
+      why = "no public API has this name";
+    else if (!digits(nth) || std::strtoull(nth.c_str(), nullptr, 10) == 0)
+      why = "N must be a call number >= 1";
+    else if (!code.empty() && (!digits(code) || std::atoi(code.c_str()) == 0))
+      why = "CODE must be a non-zero error code";
+    else if (!extra.empty())
+      why = "too many fields";
+    if (why != nullptr) {
+      *error = "bad rule '" + item + "': " + why + " (want API:N[:CODE], e.g. aclrtMalloc:2:207001)";
+      return false;
+    }
     Rule r;
     r.api = api;
     r.nth = std::strtoull(nth.c_str(), nullptr, 10);
     r.code = code.empty() ? default_fault_code(api.c_str()) : std::atoi(code.c_str());
-    if (api.empty() || r.nth == 0 || r.code == 0) {
-      log(LogLevel::kError, "ACL_SIM_FAIL: bad rule '%s' (want API:N[:CODE], N >= 1)",
-          item.c_str());
-      return false;
-    }
     out->push_back(r);
   }
   return true;
@@ -70,10 +85,12 @@ void attach_rules(Faults& f, const char* name, Counter* c) {
     if (r.api == name) c->rules.push_back(&r);
 }
 
+std::string g_env_error;  // guarded by Faults::mu
+
 void ensure_loaded(Faults& f) {
   if (f.loaded) return;
   f.loaded = true;
-  parse_rules(std::getenv("ACL_SIM_FAIL"), &f.rules);
+  if (!parse_rules(std::getenv("ACL_SIM_FAIL"), &f.rules, &g_env_error)) f.rules.clear();
 }
 
 }  // namespace
@@ -128,13 +145,24 @@ aclError set_fault_rules(const char* spec) {
   std::lock_guard<std::mutex> lock(f.mu);
   f.loaded = true;
   std::vector<Rule> rules;
-  if (!parse_rules(spec, &rules)) return ACL_ERROR_INVALID_PARAM;
+  std::string error;
+  if (!parse_rules(spec, &rules, &error)) {
+    log(LogLevel::kError, "aclsimSetFaults: %s", error.c_str());
+    return ACL_ERROR_INVALID_PARAM;
+  }
   f.rules = std::move(rules);
   for (auto& kv : f.counters) {
     kv.second.calls = 0;
     attach_rules(f, kv.first, &kv.second);
   }
   return ACL_SUCCESS;
+}
+
+const char* fault_env_error() {
+  Faults& f = faults();
+  std::lock_guard<std::mutex> lock(f.mu);
+  ensure_loaded(f);
+  return g_env_error.c_str();
 }
 
 uint64_t api_call_count(const char* name) {

@@ -25,6 +25,14 @@ uint64_t api_call_count(const char* name);
 // The code a fault in `name` returns when the rule gives none.
 aclError default_fault_code(const char* name);
 
+// True if `name` is a public entry point of the library (api_names.cpp).
+bool is_api_name(const char* name);
+
+// The first bad rule of $ACL_SIM_FAIL as a message ("" if the variable is
+// valid or unset). aclInit refuses to start with it (rule faults.spec), so a
+// typo never silently disables the fault a test relies on.
+const char* fault_env_error();
+
 }  // namespace sim
 
 #define SIM_API_ENTER()                                                            \

@@ -5,6 +5,15 @@
 // queued for the thread subscribed to the stream; that thread runs it inside
 // aclrtProcessReport. ACL_CALLBACK_BLOCK holds the stream until it returned.
 // Thread ids are pthread_t values cast to uint64_t, as in CANN's samples.
+//
+// Device rules (rules.h): aclrtProcessReport on a thread no aclrtSubscribeReport
+// names returns ACL_ERROR_RT_THREAD_SUBSCRIBE (107012) at once, whatever the
+// timeout (report.thread_subscribed: a report loop started before its
+// subscription fails on the device, intermittently); a thread subscribed when
+// the call started and unsubscribed while it waits gets the timeout (507012),
+// no rule. aclrtUnSubscribeReport while callbacks of the stream have not run
+// yet (queued on the stream or for the thread) is report.unsubscribe_pending:
+// they never run (unsubscribe after the device drained).
 #include <pthread.h>
 
 #include "acl/acl_rt.h"
@@ -12,6 +21,7 @@
 #include "clock.h"
 #include "hazard.h"
 #include "log.h"
+#include "rules.h"
 #include "runtime.h"
 
 using namespace sim;
@@ -57,12 +67,14 @@ aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream) {
                    static_cast<unsigned long long>(s->id),
                    static_cast<unsigned long long>(threadId));
   ReportQueue& q = d.reports(threadId);
-  for (const auto& t : q.tasks) {
-    if (t->stream == s)
-      warn_rule(__func__, "report.unsubscribe_pending",
-                "a callback of stream %llu has not been processed yet",
-                static_cast<unsigned long long>(s->id));
-  }
+  size_t pending = 0;
+  for (const auto& t : q.tasks) pending += t->stream == s;
+  for (const auto& t : s->queue) pending += t->kind == TaskKind::kCallback && !t->done;
+  if (pending > 0)
+    device_rule(ACL_SUCCESS, __func__, "report.unsubscribe_pending", rules::kReportUnsubscribe,
+                "%zu callback(s) of %s have not run yet and never will: synchronise the stream "
+                "(and let the report thread process them) before unsubscribing",
+                pending, stream_label(s).c_str());
   s->subscribed = false;
   --q.subscriptions;
   q.cv.notify_all();
@@ -102,24 +114,26 @@ aclError aclrtProcessReport(int32_t timeout) {
   std::unique_lock<std::mutex> lk(d.mu());
   ReportQueue& q = d.reports(this_thread_id());
   auto deadline = model_clock().deadline_after_ms(timeout);
-  // Without a subscription: 107012, at once for timeout -1, else once the
-  // timeout passed without one appearing (so a report loop started before its
-  // aclrtSubscribeReport does not spin).
+  // Without a subscription: 107012 at once, as the runtime answers (a callback
+  // left over from an earlier subscription still runs).
+  if (q.subscriptions == 0 && q.tasks.empty())
+    return device_rule(ACL_ERROR_RT_THREAD_SUBSCRIBE, __func__, "report.thread_subscribed",
+                       rules::kReportThread,
+                       "thread %llu serves no stream: call aclrtSubscribeReport(thread, stream) "
+                       "before the report loop starts, and stop the loop before "
+                       "aclrtUnSubscribeReport",
+                       static_cast<unsigned long long>(this_thread_id()));
   while (q.tasks.empty()) {
     bool timed_out = false;
-    if (q.subscriptions == 0 && timeout == -1) break;
-    if (timeout == -1)
+    if (timeout == -1) {
+      if (q.subscriptions == 0) return ACL_ERROR_RT_THREAD_SUBSCRIBE;  // unsubscribed meanwhile
       q.cv.wait(lk);
-    else
+    } else {
       timed_out = q.cv.wait_until(lk, deadline) == std::cv_status::timeout;
-    if (timed_out && q.tasks.empty()) {
-      if (q.subscriptions == 0) break;
-      return ACL_ERROR_RT_REPORT_TIMEOUT;  // "no work yet": not a rule violation
     }
+    if (timed_out && q.tasks.empty())
+      return ACL_ERROR_RT_REPORT_TIMEOUT;  // "no work yet": not a rule violation
   }
-  if (q.tasks.empty())
-    return violate(ACL_ERROR_RT_THREAD_SUBSCRIBE, __func__, "report.thread_subscribed",
-                   "the calling thread serves no stream (aclrtSubscribeReport)");
   std::shared_ptr<Task> t = std::move(q.tasks.front());
   q.tasks.pop_front();
   if (hazard::enabled()) hazard::observe(*t);  // the callback runs after its predecessors

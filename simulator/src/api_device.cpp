@@ -7,11 +7,13 @@
 #include "acl/acl_rt.h"
 #include "api.h"
 #include "clock.h"
+#include "dvpp_rules.h"
 #include "hazard.h"
 #include "leak.h"
 #include "log.h"
 #include "memory.h"
 #include "profile.h"
+#include "rules.h"
 #include "runtime.h"
 #include "trace.h"
 
@@ -92,7 +94,8 @@ aclError sync_device(const char* api, int32_t timeout) {
 
 }  // namespace
 
-void teardown_device_locked(const char* api) {
+void teardown_device_locked(const char* api, bool check_leaks) {
+  if (check_leaks) leak_check(api, true);  // before anything is reclaimed
   Runtime& r = runtime();
   Device& d = device();
   std::unique_lock<std::mutex> lk(d.mu());
@@ -118,6 +121,7 @@ void teardown_device_locked(const char* api) {
   }
   d.destroy_all_events();
   lk.unlock();
+  dvpp::forget_sub_buffers(nullptr);  // every DVPP block goes below
   if (size_t n = release_all())
     warn_rule(api, "teardown.memory", "%zu memory block(s) still allocated; released", n);
   r.default_ctx = nullptr;
@@ -135,6 +139,10 @@ aclError aclInit(const char* configPath) {
   Runtime& r = runtime();
   std::lock_guard<std::mutex> lock(r.mu);
   if (r.initialized) return ACL_ERROR_REPEAT_INITIALIZE;
+  rules::configure();  // the exit status below too
+  if (*fault_env_error() != '\0')
+    return device_rule(ACL_ERROR_INVALID_PARAM, __func__, "faults.spec", rules::kFaultSpec,
+                       "ACL_SIM_FAIL: %s", fault_env_error());
   if (configPath != nullptr && *configPath != '\0' && !std::ifstream(configPath))
     return violate(ACL_ERROR_INVALID_FILE, __func__, "init.config_file",
                    "cannot read config file '%s'", configPath);
@@ -148,6 +156,7 @@ aclError aclInit(const char* configPath) {
                    std::getenv("ACL_SIM_TIME_SCALE"));
   model_clock().start(scale);
   hazard::configure();
+  rules::configure();
   trace_open();
   device().start();
   r.initialized = true;
@@ -165,18 +174,21 @@ aclError aclFinalize() {
   aclError leaked = leak_check(__func__);  // ACL_SIM_LEAK_CHECK: before anything is released
   if (r.device_refs > 0) {
     warn_rule(__func__, "teardown.order", "device still set: call aclrtResetDevice first");
-    teardown_device_locked(__func__);
+    teardown_device_locked(__func__, false);
     r.device_refs = 0;
   }
   device().stop();
+  dvpp::report_unread(__func__);          // decode failures never read (after the drain)
   aclError hazards = hazard::finalize();  // ACL_SIM_HAZARD: after the device drained
+  aclError ruled = rules::finalize();     // device rules broken (rules.h)
   trace_write();
   release_all();
   bump_context_epoch();  // before the contexts go: stale current contexts read as none
   r.contexts.clear();
   r.initialized = false;
   r.finalized = true;
-  return hazards != ACL_SUCCESS ? hazards : leaked;
+  if (hazards != ACL_SUCCESS) return hazards;
+  return ruled != ACL_SUCCESS ? ruled : leaked;
 }
 
 aclError aclrtSetDevice(int32_t deviceId) {

@@ -6,12 +6,33 @@
 // - ResetEvent on an aclrtCreateEvent event is accepted with a warning (7.1).
 // - Waiting on a never-recorded event is a no-op with a warning (7.2), and a
 //   never-recorded or reset event queries as complete.
+//
+// Device rules (rules.h), checked at submission in program order:
+// - Classic events (aclrtCreateEvent, or aclrtCreateEventWithFlag with
+//   ACL_EVENT_SYNC) follow Create -> Record -> StreamWaitEvent -> ResetEvent,
+//   the reset on the waiting stream, one waiter per record (CANN 7/8 event
+//   guide; hicann 07_event_management). The hardware event stays set until it
+//   is reset, so a record issued before the reset leaves the next wait to pass
+//   on the old record. Broken: event.record_not_reset (a record while the
+//   previous one was not reset), event.one_waiter (a second
+//   aclrtStreamWaitEvent on one record), event.wait_stale (a wait after the
+//   reset, before the next record: it would pass on nothing, or on a later
+//   record it was not meant for), event.reset_other_stream (the reset of a
+//   waited record issued on another stream than the waiter's: it may clear the
+//   event before the wait ran). Host aclrtSynchronizeEvent / aclrtQueryEvent*
+//   only observe a record: they are not waiters and do not replace the reset.
+//   Events created with flags but without ACL_EVENT_SYNC (timing only) cannot
+//   be waited on or reset, and may be re-recorded.
+// - aclrtCreateEventExWithFlag events exist where the profile says
+//   features.ex_events (310P, 910B; not the 310: event.ex_unsupported, 207000);
+//   they may be re-recorded, a wait sees the latest record.
 #include "acl/acl_rt.h"
 #include "api.h"
 #include "clock.h"
 #include "hazard.h"
 #include "log.h"
 #include "profile.h"
+#include "rules.h"
 #include "runtime.h"
 
 using namespace sim;
@@ -21,6 +42,12 @@ namespace {
 aclError create_event(const char* api, aclrtEvent* event, uint32_t flags, bool plain, bool ex) {
   if (event == nullptr) return null_arg(api, "event");
   if (aclError rc = require_context(api)) return rc;
+  if (ex && profile().num("features.ex_events", 0) == 0)
+    return device_rule(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api, "event.ex_unsupported",
+                       rules::kEventsEx,
+                       "%s has no aclrtCreateEventExWithFlag events: use "
+                       "aclrtCreateEventWithFlag(ACL_EVENT_SYNC) with Record, Wait, Reset",
+                       profile().str("soc").c_str());
   Device& d = device();
   std::lock_guard<std::mutex> lock(d.mu());
   double limit = profile().num("limits.max_events", 1023);
@@ -45,6 +72,57 @@ aclError find_event(const char* api, aclrtEvent handle, std::shared_ptr<Event>* 
 bool event_complete(const Event& e) {
   if (e.record && e.record->done && hazard::enabled()) hazard::observe(*e.record);
   return !e.record || e.record->done;
+}
+
+// An event the classic Record / Wait / Reset protocol applies to (see the top).
+bool classic(const Event& e) {
+  return !e.ex && (e.plain || (e.flags & ACL_EVENT_SYNC) != 0);
+}
+
+// Checks and advances the classic protocol for a record, wait or reset of `e`
+// submitted on `s`. The call goes on as the device would (no documented error
+// code): the run fails at teardown (rules.h). Caller holds Device::mu().
+void check_classic(const char* api, Event& e, Stream* s, TaskKind kind) {
+  auto id = static_cast<unsigned long long>(e.id);
+  if (kind == TaskKind::kRecord) {
+    if (e.armed)
+      device_rule(ACL_SUCCESS, api, "event.record_not_reset", rules::kEventsClassic,
+                  "event %llu recorded again on %s while its previous record (%s) was not "
+                  "reset: the next wait may pass on the old record; call "
+                  "aclrtResetEvent(event, waiting stream) after aclrtStreamWaitEvent first",
+                  id, stream_label(s).c_str(),
+                  e.waiters > 0 ? ("waited on by " + e.waiter_label).c_str() : "not waited on");
+    e.armed = true;
+    e.waiters = 0;
+    e.reset_since_record = false;
+    e.waiter_stream = 0;
+    e.waiter_label.clear();
+  } else if (kind == TaskKind::kWait) {
+    if (e.reset_since_record)
+      device_rule(ACL_SUCCESS, api, "event.wait_stale", rules::kEventsClassic,
+                  "%s waits on event %llu after its reset and before a new record: it would "
+                  "pass on a stale (or a later) record; record the event again before waiting",
+                  stream_label(s).c_str(), id);
+    else if (e.armed && e.waiters > 0)
+      device_rule(ACL_SUCCESS, api, "event.one_waiter", rules::kEventsOneWaiter,
+                  "%s is a second waiter on the same record of event %llu (already waited on "
+                  "by %s): use one event per waiting stream",
+                  stream_label(s).c_str(), id, e.waiter_label.c_str());
+    if (e.armed) {
+      ++e.waiters;
+      e.waiter_stream = s->id;
+      e.waiter_label = stream_label(s);
+    }
+  } else if (kind == TaskKind::kReset) {
+    if (e.armed && e.waiters > 0 && e.waiter_stream != s->id)
+      device_rule(ACL_SUCCESS, api, "event.reset_other_stream", rules::kEventsClassic,
+                  "event %llu reset on %s but waited on by %s: issue the reset on the waiting "
+                  "stream, after its aclrtStreamWaitEvent",
+                  id, stream_label(s).c_str(), e.waiter_label.c_str());
+    if (e.armed) e.reset_since_record = true;
+    e.armed = false;
+    e.waiters = 0;
+  }
 }
 
 // Submits a control task on `stream`; `awaited` gates it, `event` labels it.
@@ -82,6 +160,7 @@ aclError submit_control(const char* api, aclrtStream stream, aclrtEvent handle, 
                 "resetting an aclrtCreateEvent event is undefined in CANN 9; create it with "
                 "aclrtCreateEventWithFlag(ACL_EVENT_SYNC)");
   }
+  if (classic(*e)) check_classic(api, *e, s, kind);
   TaskSpec spec;
   auto t = d.enqueue(lk, s, kind, std::move(spec), stamp, awaited, api);
   t->event_id = e->id;

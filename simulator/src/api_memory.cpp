@@ -1,5 +1,7 @@
 // Memory: allocation, copies, memset and memory info.
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 
 #include "acl/acl_rt.h"
 #include "api.h"
@@ -209,7 +211,19 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t* free, size_t* total) {
     return violate(ACL_ERROR_INVALID_PARAM, __func__, "meminfo.attr", "attr %d",
                    static_cast<int>(attr));
   if (aclError rc = require_context(__func__)) return rc;
-  device_mem_info(free, total);  // one device memory, whatever the page kind asked
+  // The attribute names the memory kind: ACL_DDR_MEM* on DDR devices (310,
+  // 310P: LPDDR4X), ACL_HBM_MEM* on HBM devices (910B); the other family
+  // answers 0/0, as the device has none of it (features.memory_kind, ACL_FACTS
+  // 1.3 aclrtMemAttr). Within a family: one memory, whatever the page kind.
+  static const int kHbm[] = {ACL_HBM_MEM, ACL_HBM_MEM_HUGE, ACL_HBM_MEM_NORMAL,
+                             ACL_HBM_MEM_P2P_HUGE, ACL_HBM_MEM_P2P_NORMAL};
+  bool asks_hbm = std::find(std::begin(kHbm), std::end(kHbm), static_cast<int>(attr)) !=
+                  std::end(kHbm);
+  if (asks_hbm != (profile().str("features.memory_kind", "ddr") == "hbm")) {
+    *free = *total = 0;
+    return ACL_SUCCESS;
+  }
+  device_mem_info(free, total);
   return ACL_SUCCESS;
 }
 

@@ -82,6 +82,14 @@ struct Event {
   bool plain = true;             // aclrtCreateEvent (no flag)
   bool ex = false;               // aclrtCreateEventExWithFlag
   std::shared_ptr<Task> record;  // last record submitted; null: never / reset
+  // Classic-event protocol at submission (api_event.cpp, rules.h): recorded
+  // and not reset since; stream waits on the current record; reset since the
+  // last record; the stream that waited (id and label: it may be destroyed).
+  bool armed = false;
+  int waiters = 0;
+  bool reset_since_record = false;
+  uint64_t waiter_stream = 0;
+  std::string waiter_label;
 };
 
 struct ReportQueue {

@@ -9,9 +9,12 @@
 // the JPEG bytes are read when the task completes, which is when a slot reused
 // too early shows up. A stream JPEGD refuses at that point (not a JPEG,
 // progressive, arithmetic, too small or large, output too small for it) writes
-// nothing, logs the rule, and sets the output descriptor's retCode
+// nothing, logs a warning, and sets the output descriptor's retCode
 // (ACL_ERROR_UNSUPPORTED_JPEG or ACL_ERROR_INVALID_PARAM): on the device the
-// decode fails on the stream, not in the call.
+// decode fails on the stream, not in the call. A failure is data, not a program
+// error -- unless the program never reads the code (acldvppGetPicDescRetCode):
+// device rule jpegd.retcode_unread (dvpp_rules.h). One channel per stream:
+// dvpp.channel_one_stream; output sub-buffers: dvpp.sub_buffer.
 #include <cstring>
 #include <string>
 
@@ -22,6 +25,7 @@
 #include "api.h"
 #include "dvpp_content.h"
 #include "dvpp_desc.h"
+#include "dvpp_rules.h"
 #include "log.h"
 #include "memory.h"
 #include "runtime.h"
@@ -87,28 +91,38 @@ struct DecodeJob {
   const uint8_t* src = nullptr;
   uint32_t size = 0;
   acldvppPicDesc out;              // snapshot
-  acldvppPicDesc* live = nullptr;  // for retCode on failure only
+  std::shared_ptr<dvpp::PicSlot> slot;  // the live descriptor, for its retCode
   dvpp::Limits lim;
 };
 
-void fail_decode(const DecodeJob& job, aclError code, const char* rule, const std::string& why) {
-  violate(code, "acldvppJpegDecodeAsync", rule, "%s", why.c_str());
-  job.live->retCode = static_cast<uint32_t>(code);
+// A decode's outcome: code 0 = decoded.
+struct Outcome {
+  aclError code = ACL_SUCCESS;
+  std::string why;
+};
+
+// A failed decode is data (the picture's result code), not a program error.
+Outcome fail_decode(const DecodeJob& job, aclError code, const char* what, const std::string& why) {
+  log(LogLevel::kWarn,
+      "acldvppJpegDecodeAsync: decode of %u bytes failed (%s: %s): result code %d in the output "
+      "descriptor",
+      job.size, what, why.c_str(), code);
+  return Outcome{code, std::string(what) + ": " + why};
 }
 
 // Runs at the task's completion on the device thread.
-void run_decode(const DecodeJob& job) {
+Outcome run_decode(const DecodeJob& job) {
   img::JpegInfo info = img::parse_jpeg_info(job.src, job.size);
   img::JpegdVerdict v = img::jpegd_accepts(info, dvpp::jpegd_limits(job.lim));
   if (!v.accepted()) {
     aclError code = is_unsupported(v.reject) ? kUnsupportedJpeg : ACL_ERROR_INVALID_PARAM;
-    return fail_decode(job, code, "jpegd.stream",
+    return fail_decode(job, code, "stream refused",
                        std::string("JPEG input refused: ") + img::to_string(v.reject) +
                            (info.valid ? "" : std::string(" (") + info.error + ")"));
   }
   acldvppPixelFormat fmt = written_format(job.out.format, info.subsampling);
   dvpp::Check c = dvpp::validate_jpegd_result(job.out, info.width, info.height, fmt, job.lim);
-  if (!c.ok()) return fail_decode(job, c.code, "jpegd.output", c.message);
+  if (!c.ok()) return fail_decode(job, c.code, "output descriptor", c.message);
   if (fmt != PIXEL_FORMAT_YUV_SEMIPLANAR_420 && fmt != PIXEL_FORMAT_YVU_SEMIPLANAR_420) {
     warn_rule("acldvppJpegDecodeAsync", "jpegd.keep_format",
               "the simulator writes NV12 for a %s source with output format UNKNOWN",
@@ -124,12 +138,12 @@ void run_decode(const DecodeJob& job) {
   if (r.status != img::DecodeStatus::kOk) {
     aclError code =
         r.status == img::DecodeStatus::kUnsupported ? kUnsupportedJpeg : ACL_ERROR_INVALID_PARAM;
-    return fail_decode(job, code, "jpegd.decode",
+    return fail_decode(job, code, "decode",
                        std::string("libjpeg-turbo: ") + img::to_string(r.status));
   }
   size_t bytes = r.image->bytes.size();
   if (bytes > job.out.size)
-    return fail_decode(job, ACL_ERROR_INVALID_PARAM, "jpegd.output",
+    return fail_decode(job, ACL_ERROR_INVALID_PARAM, "output size",
                        "output size " + std::to_string(job.out.size) + " < " +
                            std::to_string(bytes) + " bytes of its strides " + std::to_string(ws) +
                            "x" + std::to_string(hs));
@@ -139,10 +153,11 @@ void run_decode(const DecodeJob& job) {
   // A slot that still holds this very frame (tag and fingerprint match: the
   // ring came round to the same input) needs no copy.
   uint64_t held = 0;
-  if (dvpp::tag_get(dst, bytes, &held) && held == id) return;
+  if (dvpp::tag_get(dst, bytes, &held) && held == id) return Outcome{};
   std::memcpy(dst, r.image->bytes.data(), bytes);
   if (nv21) swap_chroma(dst, ws, hs);
   dvpp::tag_set(dst, bytes, id);
+  return Outcome{};
 }
 
 }  // namespace
@@ -159,7 +174,10 @@ aclError acldvppFree(void* devPtr) {
   SIM_API_ENTER();
   if (aclError rc = require_context(__func__)) return rc;
   aclError rc = dvpp_free(__func__, devPtr);
-  if (rc == ACL_SUCCESS) dvpp::tag_clear(devPtr, 1);
+  if (rc == ACL_SUCCESS) {
+    dvpp::tag_clear(devPtr, 1);
+    dvpp::forget_sub_buffers(devPtr);
+  }
   return rc;
 }
 
@@ -230,7 +248,7 @@ aclError acldvppJpegDecodeAsync(acldvppChannelDesc* channelDesc, const void* dat
   job.src = static_cast<const uint8_t*>(data);
   job.size = size;
   job.out = *outputDesc;
-  job.live = outputDesc;
+
   double w = job.out.width != 0 ? job.out.width : job.out.widthStride;
   double h = job.out.height != 0 ? job.out.height : job.out.heightStride;
   TaskSpec spec;
@@ -239,9 +257,14 @@ aclError acldvppJpegDecodeAsync(acldvppChannelDesc* channelDesc, const void* dat
                     engine_param(Engine::kJpegd, "per_mpixel_us") * w * h / 1e6;
   spec.reads = {{data, size}};
   spec.writes = {{job.out.data, job.out.size}};
-  spec.work = [job] { run_decode(job); };
+  dvpp::check_sub_buffer(__func__, job.out);
+  job.slot = dvpp::decode_submitted(__func__, outputDesc);
+  spec.work = [job] {
+    Outcome o = run_decode(job);
+    dvpp::decode_done(job.slot, static_cast<uint32_t>(o.code), o.why);
+  };
   spec.name = "jpegd";
-  return submit(__func__, stream, std::move(spec));
+  return dvpp::submit_on_channel(__func__, channelDesc, stream, std::move(spec));
 }
 
 }  // extern "C"

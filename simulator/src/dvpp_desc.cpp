@@ -3,6 +3,7 @@
 #include "dvpp_desc.h"
 
 #include "api.h"
+#include "dvpp_rules.h"
 
 #include <atomic>
 #include <new>
@@ -112,6 +113,7 @@ acldvppPicDesc* acldvppCreatePicDesc() {
 
 aclError acldvppDestroyPicDesc(acldvppPicDesc* picDesc) {
   SIM_API_ENTER();
+  if (picDesc != nullptr) sim::dvpp::pic_destroyed(__func__, picDesc);
   return sim::dvpp::destroy(picDesc, counters().pic);
 }
 
@@ -192,7 +194,7 @@ uint32_t acldvppGetPicDescHeightStride(const acldvppPicDesc* picDesc) {
 
 uint32_t acldvppGetPicDescRetCode(const acldvppPicDesc* picDesc) {
   SIM_API_ENTER_OR(0);
-  return picDesc == nullptr ? 0 : picDesc->retCode;
+  return picDesc == nullptr ? 0 : sim::dvpp::read_ret_code(picDesc);
 }
 
 // ---- batches -------------------------------------------------------------------

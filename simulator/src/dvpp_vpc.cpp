@@ -18,6 +18,7 @@
 #include "api.h"
 #include "dvpp_content.h"
 #include "dvpp_desc.h"
+#include "dvpp_rules.h"
 #include "log.h"
 #include "memory.h"
 #include "runtime.h"
@@ -92,7 +93,8 @@ aclError check_memory(const char* api, const acldvppPicDesc& pic, const char* ro
                  pic.size);
 }
 
-aclError submit_job(const char* api, aclrtStream stream, VpcJob job) {
+aclError submit_job(const char* api, acldvppChannelDesc* channel, aclrtStream stream,
+                    VpcJob job) {
   double mpixels = 0;
   TaskSpec spec;
   for (const VpcItem& it : job.items) {
@@ -101,6 +103,7 @@ aclError submit_job(const char* api, aclrtStream stream, VpcJob job) {
     mpixels += static_cast<double>(it.dst_roi.width()) * it.dst_roi.height() / 1e6;
     spec.reads.push_back({it.in.data, it.in.size});
     spec.writes.push_back({it.out.data, it.out.size});
+    dvpp::check_sub_buffer(api, it.out);
   }
   job.api = api;
   spec.engine = Engine::kVpc;
@@ -110,7 +113,7 @@ aclError submit_job(const char* api, aclrtStream stream, VpcJob job) {
     for (const VpcItem& it : job.items) run_item(job, it);
   };
   spec.name = "vpc";
-  return submit(api, stream, std::move(spec));
+  return dvpp::submit_on_channel(api, channel, stream, std::move(spec));
 }
 
 // One crop/resize/paste; crop or paste NULL means the whole picture.
@@ -134,7 +137,7 @@ aclError single(const char* api, acldvppChannelDesc* channel, acldvppPicDesc* in
   it.dst_roi = paste != nullptr ? to_roi(*paste) : img::full_roi(out->width, out->height);
   job.items.push_back(it);
   if (resize != nullptr) job.interpolation = static_cast<img::Interpolation>(resize->interpolation);
-  return submit_job(api, stream, std::move(job));
+  return submit_job(api, channel, stream, std::move(job));
 }
 
 aclError batch(const char* api, acldvppChannelDesc* channel, acldvppBatchPicDesc* src,
@@ -161,7 +164,7 @@ aclError batch(const char* api, acldvppChannelDesc* channel, acldvppBatchPicDesc
     }
   }
   if (resize != nullptr) job.interpolation = static_cast<img::Interpolation>(resize->interpolation);
-  return submit_job(api, stream, std::move(job));
+  return submit_job(api, channel, stream, std::move(job));
 }
 
 }  // namespace

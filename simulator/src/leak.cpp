@@ -19,6 +19,8 @@ std::atomic<long> g_live_data_buffers{0};
 
 namespace {
 
+std::atomic<bool> g_found_at_reset{false};  // reported by a device teardown
+
 bool enabled() {
   const char* env = std::getenv("ACL_SIM_LEAK_CHECK");
   return env != nullptr && *env != '\0' && std::strcmp(env, "0") != 0;
@@ -39,7 +41,7 @@ void memory_line(const char* api, size_t n, size_t bytes, const char* what, int*
 
 }  // namespace
 
-aclError leak_check(const char* api) {
+aclError leak_check(const char* api, bool device_only) {
   if (!enabled()) return ACL_SUCCESS;
   int kinds = 0;
   aclsimMemStats m{};
@@ -58,6 +60,11 @@ aclError leak_check(const char* api) {
   line(api, contexts, "contexts (aclrtCreateContext)", &kinds);
   dvpp::LiveCounts d = dvpp::live_counts();
   line(api, d.channels, "DVPP channels (acldvppCreateChannel)", &kinds);
+  if (device_only) {
+    line(api, static_cast<long>(live_models()), "models (aclmdlLoad*)", &kinds);
+    if (kinds > 0) g_found_at_reset = true;
+    return kinds > 0 ? ACL_ERROR_FAILURE : ACL_SUCCESS;
+  }
   line(api, d.channel_desc, "DVPP channel descriptors", &kinds);
   line(api, d.pic, "DVPP picture descriptors", &kinds);
   line(api, d.batch, "DVPP batch picture descriptors", &kinds);
@@ -67,7 +74,8 @@ aclError leak_check(const char* api) {
   line(api, live_model_descs(), "model descriptors (aclmdlCreateDesc)", &kinds);
   line(api, live_datasets(), "datasets (aclmdlCreateDataset)", &kinds);
   line(api, g_live_data_buffers.load(), "data buffers (aclCreateDataBuffer)", &kinds);
-  return kinds > 0 ? ACL_ERROR_FAILURE : ACL_SUCCESS;
+  bool earlier = g_found_at_reset.exchange(false);
+  return kinds > 0 || earlier ? ACL_ERROR_FAILURE : ACL_SUCCESS;
 }
 
 }  // namespace sim

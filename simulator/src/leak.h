@@ -15,7 +15,11 @@ extern std::atomic<long> g_live_data_buffers;
 
 // Logs what is still live; returns ACL_ERROR_FAILURE if anything is (and the
 // check is on), else ACL_SUCCESS. Call before anything is torn down.
-aclError leak_check(const char* api);
+// device_only: the device teardown (aclrtResetDevice) checks what lives on the
+// device (memory, streams, events, contexts, DVPP channels, models) before it
+// reclaims it, so that a program that skipped its frees (e.g. on an error
+// path) is still reported; aclFinalize then returns ACL_ERROR_FAILURE too.
+aclError leak_check(const char* api, bool device_only = false);
 
 }  // namespace sim
 

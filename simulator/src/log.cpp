@@ -127,6 +127,9 @@ aclError not_initialized(const char* api) {
 const char* last_rule() {
   return t_last_rule.c_str();
 }
+void set_last_rule(const char* rule) {
+  t_last_rule = rule;
+}
 void clear_last_rule() {
   t_last_rule.clear();
 }

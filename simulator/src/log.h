@@ -35,6 +35,7 @@ aclError null_arg(const char* api, const char* what);  // 100000, rule args.non_
 aclError not_initialized(const char* api);             // 100001, rule init.required
 
 const char* last_rule();
+void set_last_rule(const char* rule);
 void clear_last_rule();
 
 }  // namespace sim

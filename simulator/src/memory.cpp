@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <vector>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -10,6 +12,7 @@
 #include "hazard.h"
 #include "log.h"
 #include "profile.h"
+#include "rules.h"
 
 namespace sim {
 namespace {
@@ -19,6 +22,12 @@ struct Block {
   size_t accounted;  // after granule and padding
   MemKind kind;
   size_t reserved = 0;  // bytes really allocated (>= size)
+  // Unfinished tasks whose reads or writes lie in the block (hold_task_memory).
+  // A block freed while users > 0 stays reserved (freed = true: invisible to
+  // lookups, still accounted) until the last of them completes.
+  int users = 0;
+  bool freed = false;
+  const char* last_user = "";  // the API of the last task that held it
 };
 
 struct Heap {
@@ -33,6 +42,8 @@ Heap& heap() {
   static Heap h;
   return h;
 }
+
+void erase_locked(Heap& h, std::map<uintptr_t, Block>::iterator it);
 
 size_t align_up(size_t v, size_t a) {
   return a == 0 ? v : (v + a - 1) / a * a;
@@ -69,6 +80,35 @@ void count(aclsimMemStats& s, MemKind kind, const Block& b, int sign) {
     default:
       break;
   }
+}
+
+// The live (not freed) block holding all of [p, p + size); end() if none. Caller holds h.mu.
+std::map<uintptr_t, Block>::iterator live_block(Heap& h, uintptr_t p, size_t size) {
+  auto it = h.blocks.upper_bound(p);
+  if (it == h.blocks.begin()) return h.blocks.end();
+  it = std::prev(it);
+  if (it->second.freed || p + size > it->first + it->second.size) return h.blocks.end();
+  return it;
+}
+
+// The last task holding the blocks at `bases` completed: release what was freed meanwhile.
+void unhold(const std::vector<uintptr_t>& bases) {
+  Heap& h = heap();
+  std::vector<uintptr_t> gone;
+  {
+    std::lock_guard<std::mutex> lock(h.mu);
+    for (uintptr_t base : bases) {
+      auto it = h.blocks.find(base);
+      if (it == h.blocks.end()) continue;  // release_all gave up on it
+      if (--it->second.users == 0 && it->second.freed) {
+        erase_locked(h, it);
+        gone.push_back(base);
+      }
+    }
+  }
+  // Lock order: the hazard detector's lock is never taken under Heap::mu.
+  if (hazard::enabled())
+    for (uintptr_t base : gone) hazard::forget_block(base);
 }
 
 aclError allocate(const char* api, MemKind kind, void** ptr, size_t size, size_t alignment) {
@@ -117,10 +157,24 @@ aclError release(const char* api, MemKind kind, void* ptr) {
   Heap& h = heap();
   std::unique_lock<std::mutex> lock(h.mu);
   auto it = h.blocks.find(reinterpret_cast<uintptr_t>(ptr));
-  if (it == h.blocks.end() || it->second.kind != kind)
+  if (it == h.blocks.end() || it->second.kind != kind || it->second.freed)
     return violate(ACL_ERROR_RT_MEMORY_FREE, api, "free.owner",
                    "%p is not the start of a live block from %s", ptr,
                    kAllocator[static_cast<int>(kind)]);
+  if (it->second.users > 0) {
+    // The device would DMA into memory the allocator may hand out again; the
+    // simulator keeps the block until the tasks finished (never a crash).
+    it->second.freed = true;
+    int users = it->second.users;
+    size_t size = it->second.size;
+    const char* last = it->second.last_user;
+    lock.unlock();
+    return device_rule(ACL_SUCCESS, api, "free.in_use", rules::kFreeInUse,
+                       "%p (%zu bytes from %s) is still used by %d unfinished task(s) (last: "
+                       "%s): synchronise the stream (or wait for its event) before freeing; the "
+                       "block stays reserved until they finish",
+                       ptr, size, kAllocator[static_cast<int>(kind)], users, last);
+  }
   erase_locked(h, it);
   lock.unlock();  // lock order: the hazard detector's lock before Heap::mu
   if (hazard::enabled()) hazard::forget_block(reinterpret_cast<uintptr_t>(ptr));
@@ -160,21 +214,16 @@ MemKind classify(const void* ptr, size_t size) {
   Heap& h = heap();
   uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
   std::lock_guard<std::mutex> lock(h.mu);
-  auto it = h.blocks.upper_bound(p);
-  if (it == h.blocks.begin()) return MemKind::kUnknown;
-  it = std::prev(it);
-  if (p + size > it->first + it->second.size) return MemKind::kUnknown;
-  return it->second.kind;
+  auto it = live_block(h, p, size);
+  return it == h.blocks.end() ? MemKind::kUnknown : it->second.kind;
 }
 
 bool block_of(const void* ptr, size_t size, uintptr_t* base, MemKind* kind) {
   Heap& h = heap();
   uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
   std::lock_guard<std::mutex> lock(h.mu);
-  auto it = h.blocks.upper_bound(p);
-  if (it == h.blocks.begin()) return false;
-  it = std::prev(it);
-  if (p + size > it->first + it->second.size) return false;
+  auto it = live_block(h, p, size);
+  if (it == h.blocks.end()) return false;
   *base = it->first;
   *kind = it->second.kind;
   return true;
@@ -184,11 +233,10 @@ bool guard_host_write(const void* ptr, size_t size, const guard::Owner& owner) {
   Heap& h = heap();
   uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
   std::lock_guard<std::mutex> lock(h.mu);  // the block stays live while its pages are guarded
-  auto it = h.blocks.upper_bound(p);
-  if (it == h.blocks.begin()) return false;
-  it = std::prev(it);
+  auto it = live_block(h, p, size);
+  if (it == h.blocks.end()) return false;
   const Block& b = it->second;
-  if (b.kind != MemKind::kHost || p + size > it->first + b.size) return false;
+  if (b.kind != MemKind::kHost) return false;
   // A destination that ends the block also covers the block's unused tail.
   uintptr_t hi = p + size == it->first + b.size ? it->first + b.reserved : p + size;
   guard::arm(it->first, p, hi, ptr, size, owner);
@@ -208,11 +256,48 @@ void mem_stats(aclsimMemStats* stats) {
   *stats = h.stats;
 }
 
+void hold_task_memory(const char* api, TaskSpec* spec) {
+  Heap& h = heap();
+  std::vector<uintptr_t> held;
+  {
+    std::lock_guard<std::mutex> lock(h.mu);
+    auto take = [&](const ByteRange& r) {
+      if (r.size == 0) return;
+      auto it = live_block(h, reinterpret_cast<uintptr_t>(r.addr), r.size);
+      if (it == h.blocks.end() ||
+          std::find(held.begin(), held.end(), it->first) != held.end())
+        return;
+      ++it->second.users;
+      it->second.last_user = api != nullptr ? api : "?";
+      held.push_back(it->first);
+    };
+    for (const ByteRange& r : spec->reads) take(r);
+    for (const ByteRange& r : spec->writes) take(r);
+  }
+  if (held.empty()) return;
+  std::function<void()> inner = std::move(spec->work);
+  spec->work = [inner, held] {
+    if (inner) inner();
+    unhold(held);
+  };
+}
+
 size_t release_all() {
   Heap& h = heap();
   std::unique_lock<std::mutex> lock(h.mu);
-  size_t n = h.blocks.size();
-  while (!h.blocks.empty()) erase_locked(h, h.blocks.begin());
+  size_t n = 0;
+  for (auto it = h.blocks.begin(); it != h.blocks.end();) {
+    auto next = std::next(it);
+    if (it->second.users > 0) {
+      // A task that never finished (the device did not drain) may still
+      // write it: forget the block but leave its memory alone.
+      h.blocks.erase(it);
+    } else {
+      n += !it->second.freed;
+      erase_locked(h, it);
+    }
+    it = next;
+  }
   lock.unlock();
   if (hazard::enabled()) hazard::forget_all_blocks();
   return n;

@@ -19,6 +19,7 @@
 #include "acl/acl_base.h"
 #include "acl_sim/acl_sim.h"
 #include "guard.h"
+#include "task.h"
 
 namespace sim {
 
@@ -45,6 +46,12 @@ bool block_of(const void* ptr, size_t size, uintptr_t* base, MemKind* kind);
 // whole pages for the in-flight copy `owner` that writes it (guard.h); false if
 // it is not pinned host memory.
 bool guard_host_write(const void* ptr, size_t size, const guard::Owner& owner);
+
+// A task is about to be enqueued: every live block its reads/writes touch is
+// held until the task's work ran (spec->work is wrapped). A block freed while
+// held stays reserved until then (rule free.in_use, rules.h). `api` names the
+// task in that report.
+void hold_task_memory(const char* api, TaskSpec* spec);
 
 // Device budget: free and total bytes as aclrtGetMemInfo reports them.
 void device_mem_info(size_t* free_bytes, size_t* total_bytes);

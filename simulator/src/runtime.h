@@ -52,7 +52,10 @@ aclError require_context(const char* api);
 
 // Waits for the device, then destroys every stream, event, context and block;
 // logs (rule teardown.order) whatever the user left alive. Holds Runtime::mu.
-void teardown_device_locked(const char* api);
+// check_leaks: ACL_SIM_LEAK_CHECK first reports what the program left on the
+// device (leak.h), before it is reclaimed (aclFinalize, which checks
+// everything itself, passes false).
+void teardown_device_locked(const char* api, bool check_leaks = true);
 
 }  // namespace sim
 

@@ -7,6 +7,7 @@
 #include "hazard.h"
 #include "log.h"
 #include "memory.h"
+#include "rules.h"
 #include "runtime.h"
 
 using namespace sim;
@@ -73,6 +74,14 @@ uint64_t aclsimHazardCount(void) {
 
 uint64_t aclsimTakeHazardCount(void) {
   return hazard::take();
+}
+
+uint64_t aclsimRuleCount(void) {
+  return rules::count();
+}
+
+uint64_t aclsimTakeRuleCount(void) {
+  return rules::take();
 }
 
 }  // extern "C"

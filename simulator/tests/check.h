@@ -101,6 +101,15 @@ inline int run(int argc, char** argv, const std::function<void()>& after_each) {
 
 #define CHECK_OK(expr) CHECK_EQ((expr), 0)
 
+// A device rule (rules.h): also counted once, and consumed so that the test
+// binary's exit status stays 0. No other device rule may be pending.
+#define CHECK_DEVICE_RULE(expr, code, rule)       \
+  do {                                            \
+    CHECK_EQ(aclsimRuleCount(), uint64_t{0});     \
+    CHECK_RULE(expr, code, rule);                 \
+    CHECK_EQ(aclsimTakeRuleCount(), uint64_t{1}); \
+  } while (0)
+
 #define CHECK_RULE(expr, code, rule)                                                              \
   do {                                                                                            \
     aclsimClearLastRule();                                                                        \

@@ -81,6 +81,7 @@ uint64_t producer_consumer(int how, int frames) {
     if (how == 1) aclrtRecordEvent(ready, p);
     if (how == 2) aclrtRecordEvent(ready, c);
     if (how == 1 || how == 2) aclrtStreamWaitEvent(c, ready);
+    if (how == 1 || how == 2) aclrtResetEvent(ready, c);  // classic events: reset by the waiter
     if (how == 3) aclrtSynchronizeStream(p);
     if (d2d(out, in, c) != ACL_SUCCESS) return 1000;
     aclrtSynchronizeStream(c);  // the consumer's reader ends before the next upload
@@ -104,9 +105,11 @@ uint64_t slot_ring(int slots, int depth, int frames) {
   for (int i = 0; i < frames; ++i) {
     int k = i % slots;
     if (i >= depth) aclrtStreamWaitEvent(p, done[i % depth]);
+    if (i >= depth) aclrtResetEvent(done[i % depth], p);
     h2d(slot[k], host, p);
     aclrtRecordEvent(ready[k], p);
     aclrtStreamWaitEvent(c, ready[k]);
+    aclrtResetEvent(ready[k], c);
     d2d(out, slot[k], c);
     aclrtRecordEvent(done[i % depth], c);
   }
@@ -371,10 +374,12 @@ TEST(hazard, page_guards_never_fault_the_simulator) {
     CHECK_OK(aclrtMemcpyAsync(out, f.bytes, back, f.bytes, ACL_MEMCPY_DEVICE_TO_HOST, f.s));
     CHECK_OK(aclrtRecordEvent(copied, f.s));
     CHECK_OK(aclrtStreamWaitEvent(other, copied));
+    CHECK_OK(aclrtResetEvent(copied, other));
     CHECK_OK(aclrtMemcpyAsync(back2, f.bytes, out, f.bytes, ACL_MEMCPY_DEFAULT, other));
     CHECK_OK(aclrtMemcpyAsync(out, f.bytes, back, f.bytes, ACL_MEMCPY_DEVICE_TO_HOST, other));
     CHECK_OK(aclrtRecordEvent(copied, other));
     CHECK_OK(aclrtStreamWaitEvent(f.s, copied));
+    CHECK_OK(aclrtResetEvent(copied, f.s));
   }
   CHECK_OK(aclrtSynchronizeDevice());
   CHECK_EQ(aclsimTakeHazardCount(), 0u);

@@ -68,6 +68,14 @@ uint64_t aclsimHazardCount(void);
 // reflect them (tests that provoke hazards on purpose).
 uint64_t aclsimTakeHazardCount(void);
 
+// Device rules (README "Rules"): misuse CANN documents as forbidden that the
+// device would not reliably reject (an event re-recorded without a reset, one
+// DVPP channel on two streams, ...). Each is one "[acl_sim] ERROR RULE" line;
+// any of them makes aclFinalize return 500000 and the process exit 87.
+uint64_t aclsimRuleCount(void);
+// The same, then forgets them (tests that break rules on purpose).
+uint64_t aclsimTakeRuleCount(void);
+
 #ifdef __cplusplus
 }
 #endif
