@@ -14,9 +14,11 @@ from ascgen import __version__, profile
 from ascgen.bench import command as bench_command
 from ascgen.console import out
 from ascgen.diagnostics import SpecError
-from ascgen.errors import CheckFailed
+from ascgen.errors import CheckFailed, UserError
 from ascgen.fileio import write_atomic
 from ascgen.friendly import friendly
+from ascgen.names import profile_name_problem
+from ascgen.spec_files import expand_specs
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -34,10 +36,7 @@ def _count(n: int, noun: str) -> str:
 
 def _expand(paths: tuple[Path, ...]) -> list[Path]:
     """Spec files, with folders expanded to the *.yaml files below them (sorted)."""
-    files: list[Path] = []
-    for p in paths:
-        files += sorted(p.rglob("*.yaml")) if p.is_dir() else [p]
-    return files
+    return expand_specs(paths)
 
 
 @cli.command()
@@ -179,10 +178,13 @@ def profile_cmd(name: str | None, flat: bool) -> None:
         for n in profile.available():
             click.echo(n)
         return
+    problem = profile_name_problem(name)
+    if problem:
+        raise UserError(f"{problem}; available: {', '.join(profile.available())}")
     try:
         prof = profile.load(name)
     except KeyError:
-        raise click.UsageError(f"unknown profile '{name}'; available: {', '.join(profile.available())}") from None
+        raise UserError(f"unknown profile '{name}'; available: {', '.join(profile.available())}") from None
     if flat:
         click.echo(profile.flatten(prof), nl=False)
     else:

@@ -15,6 +15,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ascgen.diagnostics import Diagnostic, Position, SpecError
 from ascgen.fileio import FileRefused, read_bounded
+from ascgen.names import path_problem
 
 MAX_NODES = 20_000  # after alias expansion; a real spec has a few hundred
 MAX_DEPTH = 32  # nesting of mappings and sequences; a real spec needs 4
@@ -213,6 +214,9 @@ def load_text(text: str, path: str) -> tuple[Any, SourceMap]:
 
 
 def load_file(path: Path) -> tuple[Any, SourceMap]:
+    problem = path_problem(str(path.absolute()))  # the spec's path is printed into the generated files
+    if problem:
+        raise SpecError([Diagnostic(str(path), Position(1, 1), f"{problem} (the spec file's own path)")])
     try:
         raw = read_bounded(path, MAX_BYTES)
     except FileRefused as exc:

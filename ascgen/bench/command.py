@@ -8,6 +8,7 @@ failed (SLO missed, NEW slower), 2 bad spec or usage, 3 a build or run failed, 1
 from __future__ import annotations
 
 import functools
+import math
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -121,11 +122,14 @@ def bench(
     from ascgen.bench.roofline import Planner
     from ascgen.bench.runner import RunOptions
     from ascgen.console import out
+    from ascgen.fileio import check_can_create
 
     sweeps = [parse_sweep(t) for t in sweep_texts]
     fixed = {k: v for k, v in (("threads", threads), ("depth", depth)) if v is not None}
     planner = Planner(spec_path)
     folder = out_dir or default_out_dir(planner.spec.name, datetime.now(UTC))
+    for where in (folder, build_dir, *([json_path.parent] if json_path else [])):
+        check_can_create(where)  # before minutes of building and measuring
     request = session.Request(
         spec_path=spec_path,
         out_dir=folder,
@@ -163,24 +167,56 @@ def bench(
         sys.exit(EXIT_CHECK_FAILED)
 
 
+def _finite(param: click.Parameter, value: float) -> float:
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number", param=param)
+    return value
+
+
 @click.command()
 @click.argument("old_path", metavar="OLD", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("new_path", metavar="NEW", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--threshold",
+    "qps_pct",
+    type=click.FloatRange(0, 1000),
+    callback=lambda _ctx, param, v: _finite(param, v),
+    default=5.0,
+    show_default=True,
+    metavar="PCT",
+    help="Smallest QPS change, in percent, that counts (noise may raise it).",
+)
+@click.option(
+    "--p99-threshold",
+    "p99_pct",
+    type=click.FloatRange(0, 1000),
+    callback=lambda _ctx, param, v: _finite(param, v),
+    default=10.0,
+    show_default=True,
+    metavar="PCT",
+    help="Smallest p99 latency change, in percent, that counts (noise may raise it).",
+)
+@click.option("--other-spec", is_flag=True, help="Compare files that measure different specs.")
 @friendly
-def compare(old_path: Path, new_path: Path) -> None:
+def compare(old_path: Path, new_path: Path, qps_pct: float, p99_pct: float, other_spec: bool) -> None:
     """Compare two bench results files; exit 1 when NEW is slower.
 
     Configurations are matched by threads, depth, batch, streams and sync_every.
 
-    A configuration counts as slower when its median QPS drops by more than
-    max(5 %, 3 x the pooled coefficient of variation of the two measurements).
+    A configuration counts as slower when its median QPS drops, or its p99 latency
+    rises, by more than max(threshold, 3 x the pooled coefficient of variation of
+    the two measurements). Exit 2 when a file is not a results file, holds no
+    runs, or measures another spec.
     """
+    from ascgen.bench.compare import check_comparable
     from ascgen.bench.compare import compare as compare_results
     from ascgen.bench.compare_report import print_comparison
     from ascgen.bench.schema import load_results
     from ascgen.console import out
 
-    result = compare_results(load_results(old_path), load_results(new_path))
+    old, new = load_results(old_path), load_results(new_path)
+    check_comparable(old, new, str(old_path), str(new_path), other_spec=other_spec)
+    result = compare_results(old, new, min_threshold=qps_pct / 100, p99_threshold=p99_pct / 100)
     print_comparison(result, str(old_path), str(new_path), out)
     if result.slower:
         sys.exit(EXIT_CHECK_FAILED)
