@@ -57,8 +57,10 @@ def check_tools() -> None:
 
 
 def _run(cmd: list[str], log: Path, what: str, progress: Progress | None = None) -> None:
-    """Run a build command, logging everything; report Ninja's [done/total] as progress."""
+    """Run a build command, logging everything; report its start and Ninja's [done/total]."""
     log.parent.mkdir(parents=True, exist_ok=True)
+    if progress:
+        progress(what, 0, 0)
     tail: deque[str] = deque(maxlen=40)
     with log.open("a", encoding="utf-8") as fh:
         fh.write(f"$ {' '.join(cmd)}\n")
@@ -110,6 +112,7 @@ def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress 
                 ["cmake", "-G", "Ninja", "-S", str(simulator_dir()), "-B", str(base), *flags],
                 log,
                 "configure the simulator",
+                progress,
             )
         _run(
             ["cmake", "--build", str(base), "-j2", "--target", "acl_sim", "acl_sim_imaging"],
@@ -117,7 +120,7 @@ def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress 
             "build the simulator",
             progress,
         )
-        _run(["cmake", "--install", str(base), "--prefix", str(prefix)], log, "install the simulator")
+        _run(["cmake", "--install", str(base), "--prefix", str(prefix)], log, "install the simulator", progress)
     return prefix
 
 
@@ -140,7 +143,7 @@ def compile_program(
     log = build / "build.log"
     # Configure every time (a no-op when nothing changed) so the flags and the simulator's
     # install prefix in the cache are always the ones asked for.
-    _run(["cmake", "-G", "Ninja", "-S", str(src), "-B", str(build), *flags], log, "configure")
+    _run(["cmake", "-G", "Ninja", "-S", str(src), "-B", str(build), *flags], log, "configure", progress)
     _run(["cmake", "--build", str(build), "-j2"], log, "build", progress)
     binary = build / name
     if not binary.exists():

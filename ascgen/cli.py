@@ -146,22 +146,10 @@ def generate(specs: tuple[Path, ...], out_dir: Path, check: bool) -> None:
 @friendly
 def build(spec_path: Path, backend: str, sanitize: str | None, build_dir: Path) -> None:
     """Generate SPEC's program and build it with CMake and Ninja; print the binary's path."""
-    from rich.progress import BarColumn, Progress, TextColumn
-
     from ascgen.build import build_variant
+    from ascgen.progress import BuildProgress
 
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        console=Console(stderr=True),
-        transient=True,
-    ) as bar:
-        task = bar.add_task("build", total=None)
-
-        def progress(what: str, done: int, total: int) -> None:
-            bar.update(task, description=what, completed=done, total=total)
-
+    with BuildProgress(Console(stderr=True, highlight=False)) as progress:
         result = build_variant(
             spec_path, backend=backend, sanitize=sanitize, build_root=build_dir.resolve(), progress=progress
         )

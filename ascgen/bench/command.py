@@ -68,8 +68,8 @@ def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) 
 
 @click.command(short_help="Build, run and measure SPEC, optionally over a sweep.")
 @click.argument("spec_path", metavar="SPEC", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--threads", type=click.IntRange(1, 64), help="Host threads (default: the spec's).")
-@click.option("--depth", type=click.IntRange(1, 256), help="Frames in flight per thread (default: the spec's).")
+@click.option("--threads", type=click.IntRange(min=1), help="Host threads (default: the spec's).")
+@click.option("--depth", type=click.IntRange(min=1), help="Frames in flight per thread (default: the spec's).")
 @click.option(
     "--duration", type=click.FloatRange(min=0.1), default=10.0, show_default=True, help="Seconds measured per run."
 )
@@ -117,7 +117,7 @@ def bench(
     from rich.console import Console
 
     from ascgen.bench import report, session
-    from ascgen.bench.live import LiveMonitor
+    from ascgen.bench.live import monitor_for
     from ascgen.bench.points import parse_sweep
     from ascgen.bench.roofline import Planner
     from ascgen.bench.runner import RunOptions
@@ -139,7 +139,7 @@ def bench(
         fixed=fixed,
     )
     err = Console(stderr=True, highlight=False)
-    with LiveMonitor(err) as monitor:
+    with monitor_for(err, request.options) as monitor:
         builder = functools.partial(
             default_builder, progress=monitor.build_progress, backend=backend, build_root=build_dir.resolve()
         )
