@@ -10,6 +10,7 @@
 #include "guard.h"
 #include "hazard.h"
 #include "log.h"
+#include "mover.h"
 #include "profile.h"
 #include "trace.h"
 
@@ -28,6 +29,19 @@ constexpr double kHostLeadWallUs = 200.0;
 
 thread_local double t_host_virtual_us = 0.0;
 thread_local unsigned t_host_generation = 0;
+
+// Large copies move their bytes on a mover thread while they run (mover.h).
+// Copies that touch guarded pinned memory (hazard mode) keep the device
+// thread's path, which opens the page guards around the work.
+bool moves_off_thread(const Task& t) {
+  if (!t.spec.work || t.hz_pinned) return false;
+  if (t.spec.engine != Engine::kH2D && t.spec.engine != Engine::kD2H &&
+      t.spec.engine != Engine::kD2D)
+    return false;
+  size_t bytes = 0;
+  for (const ByteRange& r : t.spec.writes) bytes += r.size;
+  return bytes >= mover::kMinBytes;
+}
 
 }  // namespace
 
@@ -241,11 +255,23 @@ void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now)
   }
   t->unit = unit;
   t->start_at = now;
+  if (moves_off_thread(*t)) {
+    t->move = mover::start(std::move(t->spec.work));
+    t->spec.work = nullptr;
+  }
   push(now + service, kComplete, t);
 }
 
 void Device::complete(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t,
                       double now) {
+  if (t->move) {
+    // A copy whose bytes a mover has been moving since its start: wait for
+    // the rest (only when the host CPU is slower than the modelled copy).
+    lk.unlock();
+    mover::wait(*t->move);
+    lk.lock();
+    t->move.reset();
+  }
   if (t->spec.work || t->hz_pinned) {
     // Bytes move at the modelled completion; other threads may submit meanwhile.
     // Hazard mode: the task's page guards end, and no guard stands in its way.

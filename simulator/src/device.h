@@ -29,6 +29,9 @@
 
 namespace sim {
 
+namespace mover {
+struct Job;
+}
 struct Context;
 struct Event;
 struct Stream;
@@ -56,6 +59,7 @@ struct Task {
   double arrive_at = 0, head_at = 0, ready_at = 0, dispatch_at = 0, start_at = 0, end_at = 0;
   int unit = -1;
   bool done = false;
+  std::shared_ptr<mover::Job> move;  // a large copy's bytes, moving since its start (mover.h)
   // Hazard detector (ACL_SIM_HAZARD): the public API and the task's clock.
   const char* api = nullptr;
   int hz_agent = -1;
