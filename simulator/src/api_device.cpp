@@ -95,7 +95,6 @@ aclError sync_device(const char* api, int32_t timeout) {
 }  // namespace
 
 void teardown_device_locked(const char* api, bool check_leaks) {
-  if (check_leaks) leak_check(api, true);  // before anything is reclaimed
   Runtime& r = runtime();
   Device& d = device();
   std::unique_lock<std::mutex> lk(d.mu());
@@ -107,6 +106,13 @@ void teardown_device_locked(const char* api, bool check_leaks) {
         api);
   else if (hazard::enabled())
     hazard::observe_all();
+  if (check_leaks) {
+    // After the drain (a block freed under a task is released by then),
+    // before anything is reclaimed.
+    lk.unlock();
+    leak_check(api, true);
+    lk.lock();
+  }
   size_t user_contexts = 0;
   for (const auto& c : r.contexts) user_contexts += !c->is_default && !c->destroyed;
   size_t streams = d.live_streams(true), events = d.live_events();

@@ -5,7 +5,8 @@ Usage: check_api_enter.py <libacl_sim.a> <simulator/src>
 Lists the library's exported `acl*` functions (nm; the simulator-only `aclsim*`
 extensions excepted) and checks that each one's definition in src/*.cpp starts with
 SIM_API_ENTER() or SIM_API_ENTER_OR(...), so that ACL_SIM_FAIL and aclsimCallCount
-reach it. Exits 1 naming every function that does not.
+reach it, and that src/api_names.cpp (the names ACL_SIM_FAIL accepts) lists exactly
+those functions. Exits 1 naming every function that does not.
 """
 
 import re
@@ -31,7 +32,13 @@ def main() -> int:
         where = first_statement.get(name, ("definition not found",))[0]
         print(f"{name} ({where}): does not start with SIM_API_ENTER", file=sys.stderr)
     print(f"{len(exported)} exported acl* functions, {len(bad)} without SIM_API_ENTER")
-    return 1 if bad or not exported else 0
+    # api_names.cpp lists the same names: ACL_SIM_FAIL rules are checked against it.
+    listed = sorted(set(re.findall(r'"(acl\w+)"', (src / "api_names.cpp").read_text())))
+    drift = sorted(set(exported) ^ set(listed))
+    for name in drift:
+        where = "exported but not listed" if name in exported else "listed but not exported"
+        print(f"{name}: {where} in api_names.cpp", file=sys.stderr)
+    return 1 if bad or drift or not exported else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,28 @@
+// The rule corpus: small hand-written programs, each breaking one documented
+// device rule ("bad") beside its correct twin ("good"). rules_corpus_main.cpp
+// runs both as child processes and checks that the bad one is reported (its
+// RULE or HAZARD line, exit status 87 or 86, never a crash or a silent pass)
+// and that the good one runs clean (exit 0, no RULE or HAZARD line).
+#ifndef ACL_SIM_TESTS_RULES_CORPUS_H_
+#define ACL_SIM_TESTS_RULES_CORPUS_H_
+
+#include <string>
+#include <vector>
+
+namespace corpus {
+
+struct Case {
+  const char* name;
+  const char* expect;  // what the bad twin must print: "RULE <id> " or "HAZARD"
+  int status;          // the bad twin's exit status (87 rules, 86 hazards, 1 leaks)
+  // Extra environment for each twin, "NAME=value;NAME=value" ("" for none).
+  const char* bad_env;
+  const char* good_env;
+  int (*run)(bool bad);  // the program: returns main's status
+};
+
+const std::vector<Case>& cases();
+
+}  // namespace corpus
+
+#endif  // ACL_SIM_TESTS_RULES_CORPUS_H_
