@@ -17,6 +17,10 @@ def render(results: BenchResults, plots: list[str] | None = None) -> str:
     lines += _table(report.columns(results.summary), report.rows(results.summary))
     lines += ["", "QPS: median over repeats (frames/s); CV: across repeats; roofline: the planner's predicted "
               "ceiling; CPU s/1k fr: host CPU seconds of the program's threads per 1000 frames."]  # fmt: skip
+    merged = [s.latency_merged for s in results.summary]
+    if merged:
+        how = "all frames of every repeat" if all(merged) else "the median of the repeats' own percentiles"
+        lines += ["", f"Latency (p50/p99): {how}."]
     top = report.best(results.summary)
     if top is not None and len(results.summary) > 1:
         lines += ["", f"Best: {top.label()}: **{top.qps_median:,.1f} QPS**, {top.efficiency:.0%} of the roofline."]

@@ -29,6 +29,11 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+# A program's latency histogram: (upper bound in microseconds, frames) per non-empty bucket
+# (ascgen.bench.histogram). None from programs and results files that predate it.
+LatencyHistogram = list[tuple[Measured, Annotated[int, Field(ge=0)]]]
+
+
 class Latency(_Model):
     """Per frame, submit to completion, in milliseconds."""
 
@@ -62,6 +67,7 @@ class ProgramReport(BaseModel):
     process_cpu_s: float | None = None
     device_memory_bytes: int
     windows_qps: list[Measured] = Field(default_factory=list)
+    latency_histogram_us: LatencyHistogram | None = None
     interrupted: bool = False
     verified: bool | None = None
 
@@ -117,6 +123,7 @@ class RunRecord(Config):
     efficiency: float  # qps / roofline_qps
     windows_qps: list[Measured]
     window_cv: Measured | None  # coefficient of variation of the one-second windows
+    latency_histogram_us: LatencyHistogram | None = None  # the program's, when it exports one
     raw: str  # the program's own JSON, relative to the results file
 
 
@@ -126,7 +133,10 @@ class Summary(Config):
     qps_min: Measured
     qps_max: Measured
     qps_cv: Measured | None  # across repeats; None with one repeat
-    latency_ms: Latency  # median of each percentile across repeats
+    # of all frames of every repeat when each run exported its histogram (latency_merged);
+    # otherwise the median of each percentile across repeats
+    latency_ms: Latency
+    latency_merged: bool = False
     roofline_qps: float
     bottleneck: str
     efficiency: float  # qps_median / roofline_qps

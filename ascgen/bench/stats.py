@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
+from ascgen.bench import histogram
 from ascgen.bench.schema import Config, Latency, ProgramReport, RunRecord, Summary
 from ascgen.plan_model import Plan
 
@@ -38,6 +39,7 @@ def record(config: Config, repeat: int, report: ProgramReport, plan: Plan, raw: 
         efficiency=report.qps / plan.roofline_qps if plan.roofline_qps > 0 else 0.0,
         windows_qps=report.windows_qps,
         window_cv=cv(report.windows_qps),
+        latency_histogram_us=report.latency_histogram_us,
         raw=raw,
     )
 
@@ -52,6 +54,18 @@ def _median_latency(runs: Sequence[RunRecord]) -> Latency:
     )
 
 
+def _latency(runs: Sequence[RunRecord]) -> tuple[Latency, bool]:
+    """The latency of all frames of ``runs`` from their merged histograms, and True; where a
+    run has none (an older program), the median of each run's percentiles, and False."""
+    histograms = [r.latency_histogram_us for r in runs]
+    if not all(histograms):
+        return _median_latency(runs), False
+    merged = histogram.merge(h for h in histograms if h)
+    worst = max(r.latency_ms.max for r in runs)
+    p50, p90, p99 = (histogram.percentile_ms(merged, p, worst) for p in (50, 90, 99))
+    return Latency(p50=p50, p90=p90, p99=p99, max=worst), True
+
+
 def summarize(runs: Sequence[RunRecord]) -> list[Summary]:
     """One summary per configuration, in the order the configurations were first run."""
     groups: dict[Config, list[RunRecord]] = {}
@@ -64,6 +78,7 @@ def summarize(runs: Sequence[RunRecord]) -> list[Summary]:
         roofline = group[0].roofline_qps
         window_cvs = [r.window_cv for r in group if r.window_cv is not None]
         cpu = [r.host_cpu_s_per_1000_frames for r in group if r.host_cpu_s_per_1000_frames is not None]
+        latency, merged = _latency(group)
         out.append(
             Summary(
                 **config.model_dump(),
@@ -72,7 +87,8 @@ def summarize(runs: Sequence[RunRecord]) -> list[Summary]:
                 qps_min=min(qps),
                 qps_max=max(qps),
                 qps_cv=cv(qps),
-                latency_ms=_median_latency(group),
+                latency_ms=latency,
+                latency_merged=merged,
                 roofline_qps=roofline,
                 bottleneck=group[0].bottleneck,
                 efficiency=median / roofline if roofline > 0 else 0.0,

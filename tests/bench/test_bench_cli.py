@@ -116,3 +116,19 @@ def test_ctrl_c_keeps_the_finished_runs_and_exits_130(
     assert doc["interrupted"] is True and [r["threads"] for r in doc["runs"]] == [1]
     assert doc["warnings"][0].startswith("interrupted (Ctrl-C) after 1 of 3 runs")
     assert (out / "runs.csv").is_file() and "interrupted" in (out / "summary.md").read_text()
+
+
+def test_a_program_s_histograms_give_the_latency_of_all_frames(
+    fake_builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake_builder.knobs = ["--histogram"]
+    args = ["--duration", "6", "--warmup", "0", "--repeat", "2", "--out", str(tmp_path)]
+    result = bench(fake_builder, monkeypatch, str(SPEC), *args)
+    assert result.exit_code == 0, result.output
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert all(run["latency_histogram_us"] for run in doc["runs"])
+    (summary,) = doc["summary"]
+    assert summary["latency_merged"] is True
+    assert "Latency (p50/p99): all frames of every repeat." in (tmp_path / "summary.md").read_text()
+    latency = summary["latency_ms"]
+    assert latency["p99"] > 1.5 * latency["p50"]  # 2 % of the frames are slow (at 1.6 x p50)
