@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,12 @@ def test_the_limits_are_the_dsl_s_own() -> None:
     assert LIMITS["batch"] == fields["properties"]["batch"]["maximum"]
     assert LIMITS["depth"] == fields["$defs"]["Buffers"]["properties"]["depth"]["maximum"]
     assert points.LIMITS is LIMITS  # sweeps check the same numbers
+
+
+def test_the_program_s_flags_take_the_same_limits() -> None:
+    """The generated program's --threads and --depth (templates/support/ascgen_host.h) refuse
+    what the DSL refuses; the DSL is the one definition, this keeps the C++ copy honest."""
+    host = (SEED.parents[1] / "templates" / "support" / "ascgen_host.h").read_text(encoding="utf-8")
+    for flag in ("threads", "depth"):
+        line = next(line for line in host.splitlines() if f'"--{flag}"' in line and re.search(r"\b1, \d+", line))
+        assert int(re.search(r"\b1, (\d+)", line)[1]) == LIMITS[flag], line  # type: ignore[index]
