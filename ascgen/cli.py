@@ -1,5 +1,6 @@
 """The ``ascgen`` command line. Exit codes: 0 ok, 1 a check failed, 2 bad spec or usage,
-3 a build or run step failed, 70 an internal error (one line; ASCGEN_TRACEBACK=1 for the trace).
+3 a build or run step failed, 70 an internal error (one line; ASCGEN_TRACEBACK=1 for the trace),
+130 interrupted: ascgen.errors, mapped to messages by ascgen.friendly.
 """
 
 from __future__ import annotations
