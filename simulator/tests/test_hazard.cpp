@@ -385,8 +385,8 @@ TEST(hazard, page_guards_never_fault_the_simulator) {
   CHECK_EQ(aclsimTakeHazardCount(), 0u);
   CHECK_OK(aclrtMemcpy(host2, f.bytes, out, f.bytes, ACL_MEMCPY_HOST_TO_HOST));
   CHECK_EQ(static_cast<unsigned char*>(host2)[f.bytes - 1], 7);
-  // Freeing a buffer a copy still writes unguards it first (the copy's bytes
-  // then land in freed memory: not the simulator's to fix).
+  // A buffer a copy writes is freed after the copy (before it: rule
+  // free.in_use, the block stays reserved; memory.free_under_a_queued_task).
   CHECK_OK(hold(f.s, 1e5));
   CHECK_OK(aclrtMemcpyAsync(host2, f.bytes, f.dev, f.bytes, ACL_MEMCPY_DEVICE_TO_HOST, f.s));
   CHECK_OK(aclrtSynchronizeStream(f.s));

@@ -44,6 +44,45 @@ TEST(memory, alignment_and_accounting) {
   CHECK_EQ(aclrtMalloc(&a, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
 }
 
+// aclrtGetMemInfo answers the attribute family of the device's memory kind
+// (features.memory_kind): DDR on the 310, HBM on the 910B, 0/0 for the other.
+TEST(memory, mem_info_follows_the_memory_kind) {
+  CHECK_OK(open_device());  // ascend310: DDR
+  size_t free_bytes = 1, total = 1;
+  CHECK_OK(aclrtGetMemInfo(ACL_HBM_MEM, &free_bytes, &total));
+  CHECK_EQ(free_bytes + total, size_t{0});
+  CHECK_OK(aclrtGetMemInfo(ACL_DDR_MEM_HUGE, &free_bytes, &total));
+  CHECK(total > 0 && free_bytes > 0);
+  aclFinalize();
+  use_profile(write_profile("hbm", {{"features.memory_kind", "hbm"}}));
+  CHECK_OK(open_device());
+  CHECK_OK(aclrtGetMemInfo(ACL_DDR_MEM, &free_bytes, &total));
+  CHECK_EQ(free_bytes + total, size_t{0});
+  CHECK_OK(aclrtGetMemInfo(ACL_HBM_MEM, &free_bytes, &total));
+  CHECK(total > 0 && free_bytes > 0);
+}
+
+// A block freed while a queued copy still uses it stays reserved until the
+// copy ran (rule free.in_use), then goes back; the copy's bytes still land.
+TEST(memory, free_under_a_queued_task_is_deferred) {
+  CHECK_OK(open_device(0.2));
+  aclrtStream s = nullptr;
+  CHECK_OK(aclrtCreateStream(&s));
+  const size_t n = 32u << 20;
+  void *host = nullptr, *dev = nullptr;
+  CHECK_OK(aclrtMallocHost(&host, n));
+  CHECK_OK(aclrtMalloc(&dev, n, ACL_MEM_MALLOC_HUGE_FIRST));
+  CHECK_OK(aclrtMemcpyAsync(dev, n, host, n, ACL_MEMCPY_HOST_TO_DEVICE, s));
+  CHECK_DEVICE_RULE(aclrtFree(dev), ACL_SUCCESS, "free.in_use");
+  CHECK_RULE(aclrtFree(dev), ACL_ERROR_RT_MEMORY_FREE, "free.owner");  // already freed
+  CHECK_OK(aclrtSynchronizeStream(s));
+  aclsimMemStats ms{};
+  CHECK_OK(aclsimGetMemStats(&ms));
+  CHECK_EQ(ms.deviceAllocs, size_t{0});  // released once the copy ran
+  CHECK_OK(aclrtFreeHost(host));
+  CHECK_OK(aclrtDestroyStream(s));
+}
+
 TEST(memory, exhaustion_with_tiny_profile) {
   use_profile(write_profile("tiny", {{"memory.device_bytes", "1048576"},
                                      {"memory.reserved_bytes", "0"},
