@@ -11,37 +11,27 @@ from ascgen.diagnostics import Diagnostic, SpecError
 from ascgen.plan_model import Plan
 from ascgen.planner import largest_fitting, make_plan
 from ascgen.profile import Profile
+from ascgen.stages.base import StageContext
+from ascgen.stages.registry import kind_of
 from ascgen.validate import parse_file, parse_text
 from ascgen.yaml_loader import SourceMap
 
 
 def _resources(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap) -> list[Diagnostic]:
-    """Checks that need the plan: model bytes, streams and events, memory budgets."""
+    """Checks that need the plan: the stages' own, batch assembly, streams and events, memory."""
     out: list[Diagnostic] = []
-    if plan.model is not None:
-        i = next(i for i, s in enumerate(spec.stages) if s.kind == "model")
-        stage = spec.stages[i]
-        frame = plan.batching.frame_bytes
-        if isinstance(stage, dsl.ModelStage) and stage.input_bytes and frame:
-            expected = frame * spec.batch
-            if stage.input_bytes != expected:
-                out.append(
-                    smap.error(
-                        ("stages", i, "input_bytes"),
-                        f"model input_bytes {stage.input_bytes} must equal batch {spec.batch} x "
-                        f"{frame} bytes per frame = {expected}",
-                    )
-                )
+    for i, stage in enumerate(spec.stages):
+        out += kind_of(stage).check_planned(StageContext(spec, prof, i, smap), plan)
     copy_align = prof.align.memcpy_async_addr
-    if plan.batching.mode == "copy" and plan.batching.frame_bytes % copy_align:
-        i = next(i for i, s in enumerate(spec.stages) if s.kind == "vpc_resize")
+    batching = plan.batching
+    if batching.mode == "copy" and batching.frame_bytes % copy_align:
+        i = next(s.index for s in plan.stages if s.name == batching.frame_stage)
         out.append(
             smap.error(
                 ("stages", i, "out"),
-                f"a resized frame is {plan.batching.frame_bytes} bytes, a multiple of neither "
-                f"{plan.batching.slot_offset_alignment} (VPC output addresses) nor {copy_align} "
-                "(async copies), so frame i of a batch cannot start at i x that offset; choose an output "
-                f"whose width x height x 3/2 is a multiple of {copy_align}",
+                f"a frame is {batching.frame_bytes} bytes, not a multiple of {copy_align}, so frame i of a batch "
+                f"cannot start at i x that offset (aclrtMemcpyAsync needs {copy_align}-byte aligned addresses); "
+                f"choose an output whose width x height x 3/2 is a multiple of {copy_align}",
             )
         )
     streams = plan.streams_per_thread * spec.threads
@@ -112,7 +102,7 @@ def analyze_data(spec: dsl.Spec, smap: SourceMap) -> Plan:
     if diags:
         raise SpecError(diags)
     prof = profiles.load(spec.device.profile)
-    diags = checks.check_geometry(spec, prof, smap) + checks.check_model(spec, prof, smap)
+    diags = checks.check_stages(spec, prof, smap)
     if diags:
         raise SpecError(diags)
     lines = [smap.find(("stages", i)).line for i in range(len(spec.stages))]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ascgen import spec as dsl
 from ascgen.analysis import analyze_data
+from ascgen.codegen.lower import lower
 from ascgen.codegen.render import render
 from ascgen.configure import configure
 from ascgen.errors import StepFailed
@@ -177,7 +178,7 @@ def build_program(
     build_root = build_root or Path.cwd() / "build"
     programs = build_root / "programs"
     # Rendered for a folder at the cache's depth: its relative paths hold for every folder there.
-    files = render(spec, plan, spec_path.as_posix(), programs / spec.name / "src")
+    files = render(lower(plan, programs / spec.name / "src"))
     base = programs / f"{spec.name}-{content_hash(files)}"
     src = base / "src"
     unchanged = src.is_dir() and all(

@@ -6,6 +6,7 @@ import difflib
 from pathlib import Path
 
 from ascgen.analysis import analyze_file
+from ascgen.codegen.lower import lower
 from ascgen.codegen.render import render
 from ascgen.diagnostics import Diagnostic, Position, SpecError
 from ascgen.fileio import write_tree_atomic
@@ -28,7 +29,7 @@ def render_all(specs: list[Path], out_dir: Path) -> dict[str, dict[str, str]]:
             )
             continue
         origin[spec.name] = path
-        outputs[spec.name] = render(spec, plan, path.as_posix(), out_dir / spec.name)
+        outputs[spec.name] = render(lower(plan, out_dir / spec.name))
     if problems.diagnostics:
         raise problems
     return outputs

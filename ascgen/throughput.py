@@ -9,93 +9,57 @@ from __future__ import annotations
 
 from ascgen import spec as dsl
 from ascgen.geometry import Geometry
-from ascgen.plan_model import BatchingPlan, Bound, StagePlan
+from ascgen.plan_model import BatchingPlan, Bound, EventEdge, StagePlan, Step
 from ascgen.profile import Profile
-
-HOST_SCAN_BYTES_PER_US = 1000.0  # host postprocess (top-k) scans scores at ~1 GB/s
-ENGINE_OF = {"h2d": "h2d", "jpeg_decode": "jpegd", "vpc_resize": "vpc", "model": "aicore", "d2h": "d2h", "topk": "host"}
+from ascgen.stages.base import StageContext, StageKind
 
 
-def _units(prof: Profile, engine: str) -> int:
+def units(prof: Profile, engine: str) -> int:
     if engine == "host":
         return 1
     unit: int = getattr(prof.engines, engine).units
     return unit
 
 
-def service_us(
-    spec: dsl.Spec, stage: dsl.Stage, prof: Profile, geo_in: Geometry | None, geo_out: Geometry | None, model_ms: float
-) -> float:
-    """Time one task of this stage occupies one unit of its engine."""
-    e = prof.engines
-    if isinstance(stage, dsl.H2dStage):
-        nbytes = geo_out.bytes if geo_out else 0
-        if spec.source.kind == "jpeg_files" and spec.source.typical_bytes and not stage.bytes:
-            nbytes = min(nbytes, spec.source.typical_bytes)
-        return e.h2d.service_us(nbytes)
-    if isinstance(stage, dsl.JpegDecodeStage):
-        return e.jpegd.service_us(stage.max.width * stage.max.height)
-    if isinstance(stage, dsl.VpcResizeStage):
-        return e.vpc.service_us(stage.out.width * stage.out.height)
-    if isinstance(stage, dsl.ModelStage):
-        # Every thread feeds the AI Core from its own stream: with more than one, each
-        # execution follows another stream's and pays the switch (as the simulator does).
-        switch = e.aicore.switch_us if spec.threads > 1 else 0.0
-        return model_ms * 1000.0 + switch
-    if isinstance(stage, dsl.D2hStage):
-        return e.d2h.service_us(geo_out.bytes if geo_out else 0)
-    return (geo_in.bytes if geo_in else 0) / HOST_SCAN_BYTES_PER_US
-
-
-def stage_plans(
-    spec: dsl.Spec,
-    prof: Profile,
-    lines: list[int],
-    geos: dict[str, tuple[Geometry | None, Geometry | None]],
-    model_ms: float,
-    batch_level: list[bool],
-) -> list[StagePlan]:
-    """Each stage with its service time and the frames/s it sustains.
+def stage_plan(
+    ctx: StageContext, kind: StageKind, line: int, gin: Geometry | None, gout: Geometry | None, svc: float, level: bool
+) -> StagePlan:
+    """A stage with its service time and the frames/s it sustains.
 
     Concurrency on an engine is its unit count, further limited by how many streams can
-    feed it: per_stage gives each thread one stream per stage, so min(units, threads).
-    """
-    out = []
-    for i, stage in enumerate(spec.stages):
-        gin, gout = geos[stage.name]
-        engine = ENGINE_OF[stage.kind]
-        svc = max(service_us(spec, stage, prof, gin, gout, model_ms), 1e-3)
-        frames = spec.batch if batch_level[i] else 1
-        conc = spec.threads if engine == "host" else min(_units(prof, engine), spec.threads)
-        out.append(
-            StagePlan(
-                name=stage.name,
-                kind=stage.kind,
-                line=lines[i],
-                engine=engine,
-                input=gin,
-                output=gout,
-                service_us=svc,
-                frames_per_task=frames,
-                capacity_qps=conc * frames * 1e6 / svc,
-            )
-        )
-    return out
+    feed it: each thread gives a stage one stream, so min(units, threads)."""
+    spec = ctx.spec
+    frames = spec.batch if level else 1
+    conc = spec.threads if kind.engine == "host" else min(units(ctx.prof, kind.engine), spec.threads)
+    return StagePlan(
+        index=ctx.index, name=ctx.stage.name, kind=kind.kind, stage=ctx.stage, line=line, engine=kind.engine,
+        input=gin, output=gout, service_us=svc, frames_per_task=frames, capacity_qps=conc * frames * 1e6 / svc,
+        batch_level=level,
+    )  # fmt: skip
 
 
-def device_tasks_per_frame(spec: dsl.Spec, stages: list[StagePlan], batching: BatchingPlan) -> float:
-    """Tasks the device scheduler dispatches per frame: operations, plus event records and waits
-    between per_stage streams, plus one completion callback per batch."""
-    device = [s for s in stages if s.engine != "host"]
-    ops = sum(1.0 / s.frames_per_task for s in device)
-    if batching.mode == "copy":
-        ops += 1.0
-    if spec.streams == "per_stage":
-        ops += sum(2.0 / s.frames_per_task for s in device[1:])  # record + wait per edge
-        ops += 1.0 / spec.batch  # completion callback
-    else:
-        ops += 1.0 / spec.frames_per_sync
-    return ops
+def _per_frame(batch_level: bool, batch: int) -> float:
+    return 1.0 / batch if batch_level else 1.0
+
+
+def _edge_rate(e: EventEdge, batch: int) -> float:
+    return 1.0 / batch if e.index == "b" else 1.0
+
+
+def device_tasks_per_frame(spec: dsl.Spec, stages: list[StagePlan], steps: list[Step], events: list[EventEdge]) -> float:
+    """Tasks the device scheduler dispatches per frame: the steps; for each event, its record,
+    the wait and the reset (a host sync is no device task); one completion callback per batch
+    (per_stage), or one stream sync per window (per_thread)."""
+    tasks = sum(_per_frame(s.batch_level, spec.batch) for s in steps)
+    tasks += sum((3.0 if e.waiter >= 0 else 2.0) * _edge_rate(e, spec.batch) for e in events)
+    return tasks + (1.0 / spec.batch if spec.streams == "per_stage" else 1.0 / spec.frames_per_sync)
+
+
+def api_calls_per_frame(spec: dsl.Spec, stages: list[StagePlan], steps: list[Step], events: list[EventEdge]) -> float:
+    """Host API calls one thread makes per frame (each costs the profile's submit time)."""
+    calls = sum(_per_frame(s.batch_level, spec.batch) for s in steps)
+    calls += sum(3.0 * _edge_rate(e, spec.batch) for e in events)  # record, wait or sync, reset
+    return calls + (1.0 / spec.batch if spec.streams == "per_stage" else 1.0 / spec.frames_per_sync)
 
 
 def bounds(
@@ -111,8 +75,7 @@ def bounds(
             name=f"{s.engine} ({s.name})",
             qps=s.capacity_qps,
             why=f"{s.service_us:.1f} us per task of {s.frames_per_task} frame(s) on "
-            f"{min(_units(prof, s.engine), spec.threads) if s.engine != 'host' else spec.threads} "
-            "unit(s)",
+            f"{min(units(prof, s.engine), spec.threads) if s.engine != 'host' else spec.threads} unit(s)",
         )
         for s in stages
     ]
@@ -146,13 +109,14 @@ def bounds(
         )
     if spec.streams == "per_thread":
         serial = sum(s.service_us / s.frames_per_task for s in stages if s.engine != "host")
+        if batching.mode == "copy":
+            serial += prof.engines.d2d.service_us(batching.frame_bytes)
         serial += sched * tasks_per_frame
         out.append(
             Bound(
                 name="per_thread stream",
                 qps=spec.threads * 1e6 / serial,
-                why=f"one stream per thread runs every step in turn: {serial:.0f} us per frame "
-                f"x {spec.threads} thread(s)",
+                why=f"one stream per thread runs every step in turn: {serial:.0f} us per frame x {spec.threads} thread(s)",
             )
         )
     return out

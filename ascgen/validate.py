@@ -10,16 +10,10 @@ from pydantic_core import ErrorDetails
 
 from ascgen import spec as dsl
 from ascgen.diagnostics import Diagnostic, SpecError, did_you_mean, one_of
+from ascgen.stages.registry import SCHEMAS, STAGE_KINDS
 from ascgen.yaml_loader import Loc, SourceMap, load_file, load_text
 
-_STAGE_MODELS: dict[str, type[BaseModel]] = {
-    "h2d": dsl.H2dStage,
-    "jpeg_decode": dsl.JpegDecodeStage,
-    "vpc_resize": dsl.VpcResizeStage,
-    "model": dsl.ModelStage,
-    "d2h": dsl.D2hStage,
-    "topk": dsl.TopkStage,
-}
+_STAGE_MODELS: dict[str, type[BaseModel]] = dict(SCHEMAS)
 
 
 def _model_at(data: Any, loc: Loc) -> type[BaseModel] | None:
@@ -96,11 +90,11 @@ def _describe(err: ErrorDetails, loc: Loc, data: Any) -> tuple[str, bool]:
         return f"missing required key '{loc[-1]}' in {_where(loc[:-1], data)}", False
     if kind == "union_tag_invalid":
         tag = str(err.get("ctx", {}).get("tag", ""))
-        return f"unknown stage kind '{tag}'{did_you_mean(tag, dsl.STAGE_KINDS)}; expected one of " + one_of(
-            dsl.STAGE_KINDS
+        return f"unknown stage kind '{tag}'{did_you_mean(tag, STAGE_KINDS)}; expected one of " + one_of(
+            STAGE_KINDS
         ), False
     if kind == "union_tag_not_found":
-        return f"{where} needs a 'kind': one of {one_of(dsl.STAGE_KINDS)}", False
+        return f"{where} needs a 'kind': one of {one_of(STAGE_KINDS)}", False
     if kind == "literal_error":
         expected = str(err.get("ctx", {}).get("expected", ""))
         choices = [c.strip().strip("'") for c in expected.replace(" or ", ", ").split(",")]

@@ -1,7 +1,7 @@
 """The Program IR: every decision the generated program embodies, ready to print.
 
 Templates loop over these objects and print their fields; they compute nothing. Index
-expressions are C++ (``f`` is the thread's frame number, ``b`` its batch number, ``i`` the
+expressions are C++ (``f`` is the worker's frame number, ``b`` its batch number, ``i`` the
 frame's place in its batch); pools and event rings take them modulo their slot count.
 """
 
@@ -9,60 +9,78 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ascgen.stages.base import Constant
+
 
 @dataclass(frozen=True)
 class PoolIR:
-    name: str  # C++ member name, e.g. decode_out
+    member: str  # C++ member name, e.g. decode_out
     stage: str
+    spec: str  # the constant that describes it, e.g. decode::kOutPool
+    constant: str  # its name inside the stage's namespace, e.g. kOutPool
     memory: str  # C++ enumerator: kDvpp | kDevice | kHostPinned
-    per: str  # frame | batch
     slot_bytes: int
-    slots: str  # C++ expression of the slot count per thread
+    alloc_bytes: int
+    rule: str  # C++ initialiser of its SlotRule
     why: str  # one-line comment
 
 
 @dataclass(frozen=True)
-class EventRingIR:
-    name: str  # e.g. decode_done
-    stage: str
-    slots: str  # as the pool it guards
+class EventIR:
+    member: str  # e.g. decode_to_resize
+    stage: str  # named in its errors
+    pool: str  # the pool whose slots it counts (one event per slot)
+    pool_spec: str
     why: str
 
 
 @dataclass(frozen=True)
-class Wait:
-    event: str  # event ring
+class StreamIR:
+    member: str
+    owner: str  # the stage named in its errors
+    channel: str  # the DVPP channel of its work ("" if it runs none)
+    channel_modes: str  # acldvppSetChannelDescMode bitmask ("0" where the profile has no modes)
+
+
+@dataclass(frozen=True)
+class WaitIR:
+    event: str
     index: str  # C++ index expression
     guard: str  # C++ condition under which the wait is needed ("" = always)
+    call: str  # EventRing::wait (a stream waits), or host_wait (the submitting thread waits)
+    stream: str  # the waiting stream, or the recording stream for a host wait
     why: str
 
 
 @dataclass(frozen=True)
-class Op:
+class RecordIR:
+    event: str
+    index: str
+    guard: str  # "" = always
+
+
+@dataclass(frozen=True)
+class OpIR:
     """One device task of one stage, as submitted for one frame or one batch."""
 
     stage: str
-    kind: str  # h2d | jpeg_decode | vpc_resize | vpc_crop | model | d2h
+    template: str  # the kind whose macro prints it (or "assemble")
+    note: str  # what it does, after the stage's name in its comment ("" for the stage's own task)
     line: int  # spec line
-    stream: str  # C++ member holding the stream
-    when: str  # frame | batch_end
-    src: str  # source pool ("" for host data)
+    stream: str
+    channel: str  # the DVPP channel of its stream ("" if none)
+    per_batch: bool  # runs once per batch (after the batch's last frame)
+    first_per_batch: bool  # the first op that runs once per batch
+    index: str  # "f" or "b": the item it works on
+    src: str  # pool member it reads ("" for host data)
     src_index: str
-    dst: str  # destination pool
+    dst: str  # pool member it writes
     dst_index: str
-    dst_offset: str  # C++ byte offset into the destination slot ("0" or "i * kFrameBytes")
-    dst_item: str  # which of the slot's frames ("i" in a batch slot, else "0")
-    waits: list[Wait] = field(default_factory=list)
-    record: Wait | None = None
-    host_wait: str = ""  # C++ statement run on the host before the op ("" = none)
-    src_desc: str = ""  # DVPP picture descriptors of the source (VPC reads the decoder's)
-
-
-@dataclass(frozen=True)
-class Constant:
-    type: str  # C++ type
-    name: str  # kCamelCase
-    value: str  # C++ literal
+    prev_stage: str  # the stage whose descriptors it reads (VPC reads the decoder's)
+    item: str  # which frame of a destination slot it writes ("i" in a batch slot, else "0")
+    flags: dict[str, bool]  # its stage kind's template switches
+    waits: list[WaitIR] = field(default_factory=list)
+    records: list[RecordIR] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -70,58 +88,48 @@ class StageIR:
     name: str
     kind: str
     line: int
-    stream: str  # "" for host stages
     constants: list[Constant]
+    pools: list[PoolIR]
     per_batch: bool  # works on whole batches (counted in batches)
+    stream: str  # "" for host stages
+    channel: str  # "" if it runs no DVPP work
+    src: str  # the pool its task reads ("" for host data or host stages)
+    dst: str  # the pool its task writes ("" for host stages)
+    flags: dict[str, bool]  # its kind's template switches (e.g. has_crop)
 
 
 @dataclass(frozen=True)
 class Program:
     name: str
     spec_path: str  # as given to the generator (for comments)
+    header: list[str]  # "generated by, do not edit, regenerate with"
     ascgen_version: str
-    regenerate: str  # the command that regenerates the files
+    regenerate: str
     profile: str
-    device_id: int
-    layout: str  # per_stage | per_thread
-    sync_every: int
+    layout: str  # per_stage | per_thread (for comments)
     batch: int
-    default_threads: int
-    default_depth: int
-    affinity: str
-    source_kind: str  # jpeg_files | tensor
-    source_path: str  # relative to the spec's folder
-    max_input_bytes: int
-    input_bytes: int  # size of one generated tensor input (tensor sources)
-    all_stages: list[StageIR]  # in spec order
+    layout_driver: str  # the C++ policy that drives it, e.g. ascgen::PerStageLayout
+    info: list[tuple[str, str]]  # ProgramInfo fields: (C++ value, field name)
+    defaults: list[tuple[str, str]]  # Options defaults: (field, C++ value)
+    stages: list[StageIR]  # in spec order
     pools: list[PoolIR]
-    events: list[EventRingIR]
-    ops: list[Op]
-    streams: list[str]
-    stream_owner: dict[str, str]  # stream -> the stage named in its errors
-    completion_stream: str  # where the batch-completion callback goes (per_stage)
+    events: list[EventIR]
+    streams: list[StreamIR]
+    ops: list[OpIR]
+    completion_stream: str
     output_pool: str  # host pool read at completion ("" if nothing returns to the host)
-    output_stage: str
-    uses_dvpp: bool
-    dvpp_owner: str  # stage named in DVPP channel errors
-    decode: StageIR | None
-    decode_max: str
-    resize: StageIR | None
-    resize_out_pool: str
-    resize_item_offset: str  # C++ byte offset of item `item` in a resize output slot
-    resize_items: str  # frames per resize output slot: "kBatch" (zero copy) or "1"
-    resize_crop: bool
-    frame_bytes: int  # one resized frame inside a batch (0 if none)
-    model: StageIR | None
-    model_input_pool: str
-    model_output_pool: str
-    model_fills_input: bool  # the model reads tensors written once at set-up
-    model_file: str  # file name of the model (.om, or the simulator's descriptor)
-    topk: StageIR | None
+    output_item_bytes: str  # C++ constant of one frame's share of it
+    status_stage: str  # the stage whose result code each frame reports ("" = none)
+    inspect_stage: str  # the stage that checks each input at start-up ("" = none)
+    postprocess_stage: str  # the host stage run on each frame's result ("" = none)
+    summary: list[str]  # comment lines at the top of main.cpp
+    plan_rows: list[str]  # the plan summary, Markdown table rows, for the README
     batching: str
     batching_why: str
     roofline_qps: float
     bottleneck: str
-    plan_rows: list[str]  # the plan summary, Markdown table rows, for the README
+    default_threads: int
     sim_abi: int
     support_abi: int
+    paths: dict[str, str]  # for CMake: simulator, spec_dir, input, model, sim_model
+    files: dict[str, str]  # extra files, e.g. the simulator's profile and model descriptor

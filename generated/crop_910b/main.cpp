@@ -2,35 +2,31 @@
 // Regenerate: ascgen generate pipelines/crop_910b.yaml
 //
 // Pipeline 'crop_910b' on ascend910b: upload -> decode -> crop -> detect -> fetch
-// Streams: per_stage. Batch: 8 (zero_copy).
+// Streams: per_stage. Batch: 8 (copy).
 // Predicted ceiling: 261.1 frames/s, bottleneck jpegd (decode).
-#include <condition_variable>
-#include <thread>
-
 #include "acl/acl.h"
-#include "acl/ops/acl_dvpp.h"
-#include "ascgen_support.h"
+#include "ascgen_driver.h"
 #if ASCGEN_BACKEND_SIM
-#include "acl_sim/acl_sim.h"
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_SUPPORT_ABI == 1,
-              "ascgen_support.h does not match this main.cpp; regenerate both");
+static_assert(ASCGEN_SUPPORT_ABI == 2,
+              "the ascgen_*.h headers do not match this main.cpp; regenerate them together");
 
 namespace {
 
-constexpr char kProgram[] = "crop_910b";
-constexpr char kProfile[] = "ascend910b";
-constexpr char kStreams[] = "per_stage";
+namespace program {
+constexpr char kName[] = "crop_910b";
 constexpr int kBatch = 8;
-constexpr int kSyncEvery = 64;
-constexpr size_t kMaxInputBytes = 4194304;
+}  // namespace program
 
 // Stage 'upload' (h2d), pipelines/crop_910b.yaml:10
 namespace upload {
 constexpr char kName[] = "upload";
-constexpr size_t kBytes = 4194304;
+// upload_host: 4,194,304 bytes per frame in pinned host memory (aclrtMallocHost)
+constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 4194304, 4194336, {1, 1, 0}};
+// upload_dev: 4,194,304 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 4194304, 4194336, {1, 1, 0}};
 }  // namespace upload
 
 // Stage 'decode' (jpeg_decode), pipelines/crop_910b.yaml:11
@@ -38,10 +34,13 @@ namespace decode {
 constexpr char kName[] = "decode";
 constexpr uint32_t kMaxWidth = 3840;
 constexpr uint32_t kMaxHeight = 2160;
+constexpr uint32_t kMinWidth = 32;
+constexpr uint32_t kMinHeight = 32;
 constexpr uint32_t kAlignWidth = 64;
 constexpr uint32_t kAlignHeight = 16;
-constexpr size_t kOutBytes = 12441600;
 constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+// decode_out: 12,441,600 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 12441600, 12441632, {1, 1, 0}};
 }  // namespace decode
 
 // Stage 'crop' (vpc_resize), pipelines/crop_910b.yaml:12
@@ -54,10 +53,17 @@ constexpr uint32_t kHeightStride = 640;
 constexpr size_t kFrameBytes = 614400;
 constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
 constexpr uint32_t kInterpolation = 1;
+constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
+                                    kWidthStride, kHeightStride, kFrameBytes};
+constexpr int kItemsPerSlot = 1;
 constexpr uint32_t kCropLeft = 960;
 constexpr uint32_t kCropTop = 540;
 constexpr uint32_t kCropRight = 2879;
 constexpr uint32_t kCropBottom = 1619;
+// crop_out: 614,400 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 614400, 614432, {1, 1, 0}};
+// crop_batch: 4,915,200 bytes per batch in device memory (aclrtMalloc)
+constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 4915200, 4915232, {8, 2, 0}};
 }  // namespace crop
 
 // Stage 'detect' (model), pipelines/crop_910b.yaml:14
@@ -65,472 +71,230 @@ namespace detect {
 constexpr char kName[] = "detect";
 constexpr size_t kInputBytes = 4915200;
 constexpr size_t kOutputBytes = 32000;
+// detect_out: 32,000 bytes per batch in device memory (aclrtMalloc)
+constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 32000, 32032, {8, 2, 0}};
 }  // namespace detect
 
 // Stage 'fetch' (d2h), pipelines/crop_910b.yaml:15
 namespace fetch {
 constexpr char kName[] = "fetch";
-constexpr size_t kBytes = 32000;
+constexpr size_t kItemBytes = 4000;
+// fetch_host: 32,000 bytes per batch in pinned host memory (aclrtMallocHost)
+constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 32000, 32032, {8, 2, 0}};
 }  // namespace fetch
 
-constexpr size_t kFrameBytes = 614400;  // one resized frame inside a batch
+// What one worker needs, for the start-up check of --threads and --depth against the device.
+constexpr const ascgen::PoolSpec* kPools[] = {
+    &upload::kHostPool, &upload::kDevPool, &decode::kOutPool, &crop::kOutPool,
+    &crop::kBatchPool,  &detect::kOutPool, &fetch::kHostPool, nullptr};
+constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
+                                                   &upload::kHostPool,  // upload_to_host
+                                                   &upload::kDevPool,   // upload_to_decode
+                                                   &upload::kDevPool,   // decode_to_upload
+                                                   &decode::kOutPool,   // decode_to_crop
+                                                   &decode::kOutPool,   // crop_to_decode
+                                                   &crop::kBatchPool,   // crop_to_detect
+                                                   &crop::kBatchPool,   // detect_to_crop
+                                                   &detect::kOutPool,   // detect_to_fetch
+                                                   &detect::kOutPool,   // fetch_to_detect
+                                                   nullptr};
 
-// One distinct input, prepared once at start-up: frames cycle through the inputs.
-struct Input {
-  int index = 0;
-  std::string name;
-  std::vector<uint8_t> bytes;
-  uint32_t width = 0, height = 0;  // of the picture (JPEG inputs)
+constexpr ascgen::ProgramInfo kProgram = {
+    program::kName,                           // name
+    "ascend910b",                             // profile
+    "per_stage",                              // streams
+    0,                                        // device_id
+    ACL_HBM_MEM,                              // memory_attr
+    program::kBatch,                          // batch
+    64,                                       // sync_every
+    ascgen::SourceKind::kJpegFiles,           // source
+    4194304,                                  // max_input_bytes
+    4194304,                                  // tensor_bytes
+    {8, 2, 0},                                // batch_slots
+    5,                                        // streams_per_worker
+    134217728,                                // model_bytes_per_worker
+    {65535, 2048, 67645734912, 17179869184},  // budget
+    kPools,                                   // pools
+    kEventRings,                              // event_rings
 };
 
-// Each batch slot remembers when its frames were submitted and which inputs they carry.
-struct Worker;
-struct BatchRecord {
-  Worker* worker = nullptr;
-  int64_t batch = 0;
-  std::vector<double> submitted;  // seconds, one per frame
-  std::vector<int> inputs;        // input index, one per frame
-};
-
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channel,
-// model instance, buffer rings and events. Everything is created once in setup().
-struct Worker {
-  int id = 0;
-  int n_inputs = 0;
+// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
+// rings, events and stage resources, all created once in setup().
+struct Worker : ascgen::WorkerBase {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
+  acldvppChannelDesc* decode_channel = nullptr;  // DVPP work of decode_stream only
   aclrtStream crop_stream = nullptr;
+  acldvppChannelDesc* crop_channel = nullptr;  // DVPP work of crop_stream only
   aclrtStream detect_stream = nullptr;
   aclrtStream fetch_stream = nullptr;
-  acldvppChannelDesc* dvpp_channel = nullptr;
   ascgen::Pool upload_host;  // 4,194,304 bytes per frame in pinned host memory (aclrtMallocHost)
   ascgen::Pool upload_dev;   // 4,194,304 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool decode_out;   // 12,441,600 bytes per frame in DVPP memory (acldvppMalloc)
-  ascgen::Pool crop_batch;   // 4,915,200 bytes per batch in DVPP memory (acldvppMalloc)
+  ascgen::Pool crop_out;     // 614,400 bytes per frame in DVPP memory (acldvppMalloc)
+  ascgen::Pool crop_batch;   // 4,915,200 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool detect_out;   // 32,000 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;   // 32,000 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing upload_done;  // recorded when 'upload' has filled a slot of upload_dev
-  ascgen::EventRing decode_done;  // recorded when 'decode' has filled a slot of decode_out
-  ascgen::EventRing crop_done;    // recorded when 'crop' has filled a slot of crop_batch
-  ascgen::EventRing detect_done;  // recorded when 'detect' has filled a slot of detect_out
-  ascgen::EventRing fetch_done;   // recorded when 'fetch' has filled a slot of fetch_host
-  std::vector<acldvppPicDesc*> decode_descs;  // per decode_out slot and input
-  acldvppPicDesc* decode_desc(int64_t f, int input) const {
-    return decode_descs[static_cast<size_t>((f % decode_out.slots()) * n_inputs + input)];
+  ascgen::EventRing upload_to_host;
+  ascgen::EventRing upload_to_decode;
+  ascgen::EventRing decode_to_upload;
+  ascgen::EventRing decode_to_crop;
+  ascgen::EventRing crop_to_decode;
+  ascgen::EventRing crop_to_detect;
+  ascgen::EventRing detect_to_crop;
+  ascgen::EventRing detect_to_fetch;
+  ascgen::EventRing fetch_to_detect;
+  // decode: one output descriptor per frame in flight (frame f uses f % size), set
+  // for the frame's input as it is submitted, so its result code stays readable until its
+  // batch completes.
+  std::vector<acldvppPicDesc*> decode_descs;
+  acldvppPicDesc* decode_desc(int64_t f) const {
+    return decode_descs[static_cast<size_t>(f % static_cast<int64_t>(decode_descs.size()))];
   }
-  std::vector<acldvppPicDesc*> crop_out_descs;  // per output slot and batch item
-  acldvppPicDesc* crop_out_desc(int64_t slot, int64_t item) const {
-    return crop_out_descs[static_cast<size_t>((slot % crop_batch.slots()) * kBatch + item)];
+  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void decode_inspect(ascgen::Input& in) {
+    ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
+                         decode::kMaxWidth, decode::kMaxHeight);
+  }
+  // crop: one output descriptor per slot of crop_out and frame in it.
+  std::vector<acldvppPicDesc*> crop_descs;
+  acldvppPicDesc* crop_desc(int64_t n, int64_t item) const {
+    return crop_descs[static_cast<size_t>((n % crop_out.slots()) * crop::kItemsPerSlot + item)];
   }
   acldvppResizeConfig* crop_config = nullptr;
   acldvppRoiConfig* crop_crop = nullptr;
+  // detect: its own model instance, so no model id runs on two streams at once.
   uint32_t detect_model = 0;
   aclmdlDesc* detect_desc = nullptr;
-  std::vector<aclmdlDataset*> detect_inputs, detect_outputs;  // per batch slot
-  std::vector<BatchRecord> batches;                           // per batch slot
-  int64_t next_frame = 0;  // frames are numbered on, across the reference run and the run
-  ascgen::Completions completions;
-  ascgen::LatencyHistogram latency;
-  int64_t measured_frames = 0;
-  ascgen::CompletionRate rate;  // its measured completions, for the QPS
-  uint64_t checksum = 0;
-  double cpu_s = 0;
+  // One dataset per slot of crop_batch and of detect_out.
+  std::vector<aclmdlDataset*> detect_inputs, detect_outputs;
+
+  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  void submit(int64_t f, const ascgen::Input& in);
+  aclrtStream completion_stream() const { return fetch_stream; }
+  const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
+  size_t output_item_bytes() const { return fetch::kItemBytes; }
+  uint64_t postprocess(const uint8_t*) const { return 0; }
+  uint32_t frame_status(int64_t f) const { return decode_status(f); }
+  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
 
-// Creates everything a worker needs, registering each release with `cleanup`.
-void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vector<Input>& inputs,
-           const std::string& model_path, ascgen::Cleanup& cleanup) {
-  t.id = id;
-  t.n_inputs = static_cast<int>(inputs.size());
-  ASCGEN_CHECK(upload::kName, aclrtCreateStream(&t.upload_stream));
-  cleanup.add("aclrtDestroyStream upload_stream",
-              [s = t.upload_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK(decode::kName, aclrtCreateStream(&t.decode_stream));
-  cleanup.add("aclrtDestroyStream decode_stream",
-              [s = t.decode_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK(crop::kName, aclrtCreateStream(&t.crop_stream));
-  cleanup.add("aclrtDestroyStream crop_stream",
-              [s = t.crop_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK(detect::kName, aclrtCreateStream(&t.detect_stream));
-  cleanup.add("aclrtDestroyStream detect_stream",
-              [s = t.detect_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK(fetch::kName, aclrtCreateStream(&t.fetch_stream));
-  cleanup.add("aclrtDestroyStream fetch_stream",
-              [s = t.fetch_stream] { return aclrtDestroyStream(s); });
-#if ASCGEN_BACKEND_SIM
-  // The simulator's hazard reports (ACL_SIM_HAZARD=1) name streams by these.
-  ASCGEN_CHECK(upload::kName,
-               aclsimSetStreamName(t.upload_stream,
-                                   ("upload_stream of worker " + std::to_string(id)).c_str()));
-  ASCGEN_CHECK(decode::kName,
-               aclsimSetStreamName(t.decode_stream,
-                                   ("decode_stream of worker " + std::to_string(id)).c_str()));
-  ASCGEN_CHECK(
-      crop::kName,
-      aclsimSetStreamName(t.crop_stream, ("crop_stream of worker " + std::to_string(id)).c_str()));
-  ASCGEN_CHECK(detect::kName,
-               aclsimSetStreamName(t.detect_stream,
-                                   ("detect_stream of worker " + std::to_string(id)).c_str()));
-  ASCGEN_CHECK(fetch::kName,
-               aclsimSetStreamName(t.fetch_stream,
-                                   ("fetch_stream of worker " + std::to_string(id)).c_str()));
-#endif
-  t.upload_host.allocate(upload::kName, "upload_host", ascgen::Memory::kHostPinned, 4194304,
-                         frame_slots, cleanup);
-  t.upload_dev.allocate(upload::kName, "upload_dev", ascgen::Memory::kDvpp, 4194304, frame_slots,
-                        cleanup);
-  t.decode_out.allocate(decode::kName, "decode_out", ascgen::Memory::kDvpp, 12441600, frame_slots,
-                        cleanup);
-  t.crop_batch.allocate(crop::kName, "crop_batch", ascgen::Memory::kDvpp, 4915200, batch_slots,
-                        cleanup);
-  t.detect_out.allocate(detect::kName, "detect_out", ascgen::Memory::kDevice, 32000, batch_slots,
-                        cleanup);
-  t.fetch_host.allocate(fetch::kName, "fetch_host", ascgen::Memory::kHostPinned, 32000, batch_slots,
-                        cleanup);
-  t.upload_done.create(upload::kName, frame_slots, cleanup);
-  t.decode_done.create(decode::kName, frame_slots, cleanup);
-  t.crop_done.create(crop::kName, frame_slots, cleanup);
-  t.detect_done.create(detect::kName, batch_slots, cleanup);
-  t.fetch_done.create(fetch::kName, batch_slots, cleanup);
-  t.dvpp_channel =
-      ascgen::require(acldvppCreateChannelDesc(), decode::kName, "acldvppCreateChannelDesc");
-  cleanup.add("acldvppDestroyChannelDesc",
-              [c = t.dvpp_channel] { return acldvppDestroyChannelDesc(c); });
-  ASCGEN_CHECK(decode::kName, acldvppCreateChannel(t.dvpp_channel));
-  cleanup.add("acldvppDestroyChannel", [c = t.dvpp_channel] { return acldvppDestroyChannel(c); });
-  // decode: one output descriptor per slot and input, so nothing is set in the hot loop.
-  for (int slot = 0; slot < t.decode_out.slots(); ++slot) {
-    for (const Input& in : inputs) {
-      acldvppPicDesc* desc = ascgen::new_pic_desc(decode::kName, cleanup);
-      uint32_t ws = ascgen::align_up(in.width, decode::kAlignWidth);
-      uint32_t hs = ascgen::align_up(in.height, decode::kAlignHeight);
-      ascgen::set_pic_desc(decode::kName, desc, t.decode_out.slot(slot),
-                           static_cast<uint32_t>(t.decode_out.slot_bytes()), decode::kPixelFormat,
-                           in.width, in.height, ws, hs);
-      t.decode_descs.push_back(desc);
-    }
-  }
-  // crop: one output descriptor per slot and batch item (zero_copy: frame 614400 B is a multiple of
-  // the 128-byte DVPP address alignment: VPC writes each frame straight into the model input).
-  for (int slot = 0; slot < t.crop_batch.slots(); ++slot) {
-    for (int item = 0; item < kBatch; ++item) {
-      acldvppPicDesc* desc = ascgen::new_pic_desc(crop::kName, cleanup);
-      uint8_t* base = static_cast<uint8_t*>(t.crop_batch.slot(slot)) + item * kFrameBytes;
-      ascgen::set_pic_desc(crop::kName, desc, base, static_cast<uint32_t>(crop::kFrameBytes),
-                           crop::kPixelFormat, crop::kOutWidth, crop::kOutHeight,
-                           crop::kWidthStride, crop::kHeightStride);
-      t.crop_out_descs.push_back(desc);
-    }
-  }
-  t.crop_config =
-      ascgen::require(acldvppCreateResizeConfig(), crop::kName, "acldvppCreateResizeConfig");
-  cleanup.add("acldvppDestroyResizeConfig",
-              [c = t.crop_config] { return acldvppDestroyResizeConfig(c); });
-  ASCGEN_CHECK(crop::kName,
-               acldvppSetResizeConfigInterpolation(t.crop_config, crop::kInterpolation));
-  t.crop_crop = ascgen::require(
-      acldvppCreateRoiConfig(crop::kCropLeft, crop::kCropRight, crop::kCropTop, crop::kCropBottom),
-      crop::kName, "acldvppCreateRoiConfig");
-  cleanup.add("acldvppDestroyRoiConfig", [c = t.crop_crop] { return acldvppDestroyRoiConfig(c); });
-  // detect: one model instance per worker, so no model id runs on two streams at once.
-  ASCGEN_CHECK(detect::kName, aclmdlLoadFromFile(model_path.c_str(), &t.detect_model));
-  cleanup.add("aclmdlUnload", [id = t.detect_model] { return aclmdlUnload(id); });
-  t.detect_desc = ascgen::require(aclmdlCreateDesc(), detect::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = t.detect_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(detect::kName, aclmdlGetDesc(t.detect_desc, t.detect_model));
-  ascgen::expect_model_sizes(detect::kName, t.detect_desc, detect::kInputBytes,
-                             detect::kOutputBytes);
-  for (int slot = 0; slot < batch_slots; ++slot) {
-    t.detect_inputs.push_back(
-        ascgen::new_dataset(detect::kName, t.crop_batch.slot(slot), detect::kInputBytes, cleanup));
-    t.detect_outputs.push_back(
-        ascgen::new_dataset(detect::kName, t.detect_out.slot(slot), detect::kOutputBytes, cleanup));
-  }
-  t.batches.resize(static_cast<size_t>(batch_slots));
-  for (BatchRecord& r : t.batches) {
-    r.worker = &t;
-    r.submitted.assign(kBatch, 0.0);
-    r.inputs.assign(kBatch, 0);
-  }
-  (void)frame_slots;
+void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
+  upload_stream = ascgen::new_stream(upload::kName, "upload_stream", ctx.id, cleanup);
+  decode_stream = ascgen::new_stream(decode::kName, "decode_stream", ctx.id, cleanup);
+  decode_channel = ascgen::new_dvpp_channel(decode::kName, DVPP_CHNMODE_JPEGD, cleanup);
+  crop_stream = ascgen::new_stream(crop::kName, "crop_stream", ctx.id, cleanup);
+  crop_channel = ascgen::new_dvpp_channel(crop::kName, DVPP_CHNMODE_VPC, cleanup);
+  detect_stream = ascgen::new_stream(detect::kName, "detect_stream", ctx.id, cleanup);
+  fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
+  upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
+  upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
+  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
+  crop_out.allocate(crop::kName, "crop_out", crop::kOutPool, ctx.window, cleanup);
+  crop_batch.allocate(crop::kName, "crop_batch", crop::kBatchPool, ctx.window, cleanup);
+  detect_out.allocate(detect::kName, "detect_out", detect::kOutPool, ctx.window, cleanup);
+  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
+  upload_to_host.create(upload::kName, "upload_to_host", upload_host.slots(), cleanup);
+  upload_to_decode.create(upload::kName, "upload_to_decode", upload_dev.slots(), cleanup);
+  decode_to_upload.create(decode::kName, "decode_to_upload", upload_dev.slots(), cleanup);
+  decode_to_crop.create(decode::kName, "decode_to_crop", decode_out.slots(), cleanup);
+  crop_to_decode.create(crop::kName, "crop_to_decode", decode_out.slots(), cleanup);
+  crop_to_detect.create(crop::kName, "crop_to_detect", crop_batch.slots(), cleanup);
+  detect_to_crop.create(detect::kName, "detect_to_crop", crop_batch.slots(), cleanup);
+  detect_to_fetch.create(detect::kName, "detect_to_fetch", detect_out.slots(), cleanup);
+  fetch_to_detect.create(fetch::kName, "fetch_to_detect", detect_out.slots(), cleanup);
+  for (int64_t k = 0; k < batch_slots() * program::kBatch; ++k)
+    decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
+  crop_descs =
+      ascgen::picture_descs(crop::kName, crop_out, crop::kItemsPerSlot, crop::kFrame, cleanup);
+  crop_config = ascgen::new_resize_config(crop::kName, crop::kInterpolation, cleanup);
+  crop_crop = ascgen::new_roi(crop::kName, crop::kCropLeft, crop::kCropRight, crop::kCropTop,
+                              crop::kCropBottom, cleanup);
+  ASCGEN_CHECK(detect::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &detect_model));
+  cleanup.add("aclmdlUnload", [id = detect_model] { return aclmdlUnload(id); });
+  detect_desc = ascgen::require(aclmdlCreateDesc(), detect::kName, "aclmdlCreateDesc");
+  cleanup.add("aclmdlDestroyDesc", [d = detect_desc] { return aclmdlDestroyDesc(d); });
+  ASCGEN_CHECK(detect::kName, aclmdlGetDesc(detect_desc, detect_model));
+  ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputBytes, detect::kOutputBytes);
+  for (int slot = 0; slot < crop_batch.slots(); ++slot)
+    detect_inputs.push_back(
+        ascgen::new_dataset(detect::kName, crop_batch.slot(slot), detect::kInputBytes, cleanup));
+  for (int slot = 0; slot < detect_out.slots(); ++slot)
+    detect_outputs.push_back(
+        ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
 }
 
-// ------------------------------------------------------------------------------ the run
+// ------------------------------------------------------------------------------ one frame
 
-// State shared by the workers, the report thread and main.
-struct Run {
-  std::atomic<bool> stop{false};
-  double measure_start = 0;  // frames completing before this are warm-up
-  double measure_end = 1e300;
-  int64_t frame_limit = 0;            // --frames
-  std::atomic<int64_t> completed{0};  // measured frames, all workers
-  bool verify = false;
-  bool recording = false;                      // filling `expected` from a serial reference run
-  std::vector<std::vector<uint8_t>> expected;  // per input: the output of one frame
-  std::atomic<int64_t> mismatches{0};
-  ascgen::FirstError error;
-};
-Run g_run;
+// Submits frame f (item i of batch b) to the device, one block per stage.
+void Worker::submit(int64_t f, const ascgen::Input& in) {
+  [[maybe_unused]] const int64_t b = f / program::kBatch;
+  [[maybe_unused]] const int64_t i = f % program::kBatch;
 
-// Completes batch b of worker t: host stages, verification, latency. Runs on the report
-// thread (per_stage: after the callback of stream fetch_stream),
-// `now` being when the host saw it complete.
-void complete_batch(Worker& t, int64_t b, double now) {
-  BatchRecord& r = t.batches[static_cast<size_t>(b % static_cast<int64_t>(t.batches.size()))];
-  const auto* out = static_cast<const uint8_t*>(t.fetch_host.slot(b));
-  const size_t item_bytes = t.fetch_host.slot_bytes() / kBatch;
-  for (int i = 0; i < kBatch; ++i) {
-    const uint8_t* item = out + static_cast<size_t>(i) * item_bytes;
-    if (g_run.recording) {
-      g_run.expected[static_cast<size_t>(r.inputs[static_cast<size_t>(i)])].assign(
-          item, item + item_bytes);
-    } else if (g_run.verify &&
-               !ascgen::same_bytes(
-                   g_run.expected[static_cast<size_t>(r.inputs[static_cast<size_t>(i)])], item,
-                   item_bytes)) {
-      if (g_run.mismatches.fetch_add(1) < 5)
-        std::fprintf(stderr,
-                     "verify: worker %d frame %" PRId64
-                     " (input %d): output of stage '%s' differs from the reference\n",
-                     t.id, b * kBatch + i, r.inputs[static_cast<size_t>(i)], "fetch");
-    }
-  }
-  if (!g_run.recording && now >= g_run.measure_start && now < g_run.measure_end) {
-    for (int i = 0; i < kBatch; ++i)
-      t.latency.record((now - r.submitted[static_cast<size_t>(i)]) * 1e6);
-    t.measured_frames += kBatch;
-    t.rate.add(now, kBatch);
-    if (g_run.completed.fetch_add(kBatch) + kBatch >= g_run.frame_limit && g_run.frame_limit > 0)
-      g_run.stop = true;
-  }
-  t.completions.done(b);
-}
-
-void on_batch_done(void* record) {
-  auto* r = static_cast<BatchRecord*>(record);
-  complete_batch(*r->worker, r->batch, ascgen::now_s());
-}
-
-// Submits frame f of worker t (item i of batch b) to the device.
-void submit_frame(Worker& t, int64_t f, const Input& in) {
-  const int64_t b = f / kBatch;
-  const int64_t i = f % kBatch;
-  BatchRecord& r = t.batches[static_cast<size_t>(b % static_cast<int64_t>(t.batches.size()))];
-  r.batch = b;
-  r.submitted[static_cast<size_t>(i)] = ascgen::now_s();
-  r.inputs[static_cast<size_t>(i)] = in.index;
-
-  // Stage 'upload' (h2d), pipelines/crop_910b.yaml:10
-  // the host slot is free once the copy that last read it has finished
-  if (f >= t.upload_host.slots())
-    ASCGEN_CHECK(upload::kName, aclrtSynchronizeEvent(t.upload_done.at(f)));
-  std::memcpy(t.upload_host.slot(f), in.bytes.data(), in.bytes.size());
+  // Stage 'upload', pipelines/crop_910b.yaml:10
+  // upload_host slot is free once the copy that last read it has finished
+  if (f >= upload_host.slots()) upload_to_host.host_wait(f - upload_host.slots(), upload_stream);
   // upload_dev slot is free once 'decode' has read its previous contents
-  if (f >= t.upload_dev.slots())
-    ASCGEN_CHECK(upload::kName,
-                 aclrtStreamWaitEvent(t.upload_stream, t.decode_done.at(f - t.upload_dev.slots())));
-  ASCGEN_CHECK(upload::kName, aclrtMemcpyAsync(t.upload_dev.slot(f), t.upload_dev.slot_bytes(),
-                                               t.upload_host.slot(f), in.bytes.size(),
-                                               ACL_MEMCPY_HOST_TO_DEVICE, t.upload_stream));
-  ASCGEN_CHECK(upload::kName, aclrtRecordEvent(t.upload_done.at(f), t.upload_stream));
+  if (f >= upload_dev.slots()) decode_to_upload.wait(f - upload_dev.slots(), upload_stream);
+  std::memcpy(upload_host.slot(f), in.bytes.data(), in.bytes.size());
+  ASCGEN_CHECK(upload::kName,
+               aclrtMemcpyAsync(upload_dev.slot(f), upload_dev.slot_bytes(), upload_host.slot(f),
+                                in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, upload_stream));
+  upload_to_host.record(f, upload_stream);
+  upload_to_decode.record(f, upload_stream);
 
-  // Stage 'decode' (jpeg_decode), pipelines/crop_910b.yaml:11
-  // upload_dev is written by the previous stage
-  ASCGEN_CHECK(decode::kName, aclrtStreamWaitEvent(t.decode_stream, t.upload_done.at(f)));
+  // Stage 'decode', pipelines/crop_910b.yaml:11
+  // upload_dev holds what 'decode' reads
+  upload_to_decode.wait(f, decode_stream);
   // decode_out slot is free once 'crop' has read its previous contents
-  if (f >= t.decode_out.slots())
-    ASCGEN_CHECK(decode::kName,
-                 aclrtStreamWaitEvent(t.decode_stream, t.crop_done.at(f - t.decode_out.slots())));
-  ASCGEN_CHECK(decode::kName, acldvppJpegDecodeAsync(t.dvpp_channel, t.upload_dev.slot(f),
+  if (f >= decode_out.slots()) crop_to_decode.wait(f - decode_out.slots(), decode_stream);
+  acldvppPicDesc* decode_pic = decode_desc(f);
+  ascgen::set_pic_desc(decode::kName, decode_pic, decode_out.slot(f),
+                       static_cast<uint32_t>(decode_out.slot_bytes()), decode::kPixelFormat,
+                       in.width, in.height, ascgen::align_up(in.width, decode::kAlignWidth),
+                       ascgen::align_up(in.height, decode::kAlignHeight));
+  ASCGEN_CHECK(decode::kName, acldvppJpegDecodeAsync(decode_channel, upload_dev.slot(f),
                                                      static_cast<uint32_t>(in.bytes.size()),
-                                                     t.decode_desc(f, in.index), t.decode_stream));
-  ASCGEN_CHECK(decode::kName, aclrtRecordEvent(t.decode_done.at(f), t.decode_stream));
+                                                     decode_pic, decode_stream));
+  decode_to_upload.record(f, decode_stream);
+  decode_to_crop.record(f, decode_stream);
 
-  // Stage 'crop' (vpc_crop), pipelines/crop_910b.yaml:12
-  // decode_out is written by the previous stage
-  ASCGEN_CHECK(crop::kName, aclrtStreamWaitEvent(t.crop_stream, t.decode_done.at(f)));
+  // Stage 'crop', pipelines/crop_910b.yaml:12
+  // decode_out holds what 'crop' reads
+  decode_to_crop.wait(f, crop_stream);
+  ASCGEN_CHECK(crop::kName, acldvppVpcCropResizeAsync(crop_channel, decode_desc(f), crop_desc(f, 0),
+                                                      crop_crop, crop_config, crop_stream));
+  crop_to_decode.record(f, crop_stream);
+
+  // Stage 'crop': its frame into the model's batch, pipelines/crop_910b.yaml:12
   // crop_batch slot is free once 'detect' has read its previous contents
-  if (i == 0 && b >= t.crop_batch.slots())
-    ASCGEN_CHECK(crop::kName,
-                 aclrtStreamWaitEvent(t.crop_stream, t.detect_done.at(b - t.crop_batch.slots())));
-  ASCGEN_CHECK(crop::kName, acldvppVpcCropAsync(t.dvpp_channel, t.decode_desc(f, in.index),
-                                                t.crop_out_desc(b, i), t.crop_crop, t.crop_stream));
-  ASCGEN_CHECK(crop::kName, aclrtRecordEvent(t.crop_done.at(f), t.crop_stream));
-  if (i != kBatch - 1) return;  // the rest runs once per batch
+  if (i == 0 && b >= crop_batch.slots()) detect_to_crop.wait(b - crop_batch.slots(), crop_stream);
+  ascgen::copy_into_batch(crop::kName, crop_batch, b, i, crop_out.slot(f), crop::kFrame.bytes,
+                          crop_stream);
+  if (i == program::kBatch - 1) crop_to_detect.record(b, crop_stream);
+  if (i != program::kBatch - 1) return;  // the rest runs once per batch
 
-  // Stage 'detect' (model), pipelines/crop_910b.yaml:14
-  // crop_batch is written by the previous stage
-  ASCGEN_CHECK(detect::kName, aclrtStreamWaitEvent(t.detect_stream, t.crop_done.at(f)));
+  // Stage 'detect', pipelines/crop_910b.yaml:14
+  // crop_batch holds what 'detect' reads
+  crop_to_detect.wait(b, detect_stream);
   // detect_out slot is free once 'fetch' has read its previous contents
-  if (b >= t.detect_out.slots())
-    ASCGEN_CHECK(detect::kName,
-                 aclrtStreamWaitEvent(t.detect_stream, t.fetch_done.at(b - t.detect_out.slots())));
+  if (b >= detect_out.slots()) fetch_to_detect.wait(b - detect_out.slots(), detect_stream);
   ASCGEN_CHECK(detect::kName,
-               aclmdlExecuteAsync(t.detect_model,
-                                  t.detect_inputs[static_cast<size_t>(b % t.crop_batch.slots())],
-                                  t.detect_outputs[static_cast<size_t>(b % t.detect_out.slots())],
-                                  t.detect_stream));
-  ASCGEN_CHECK(detect::kName, aclrtRecordEvent(t.detect_done.at(b), t.detect_stream));
+               aclmdlExecuteAsync(
+                   detect_model, detect_inputs[static_cast<size_t>(b % crop_batch.slots())],
+                   detect_outputs[static_cast<size_t>(b % detect_out.slots())], detect_stream));
+  detect_to_crop.record(b, detect_stream);
+  detect_to_fetch.record(b, detect_stream);
 
-  // Stage 'fetch' (d2h), pipelines/crop_910b.yaml:15
-  // detect_out is written by the previous stage
-  ASCGEN_CHECK(fetch::kName, aclrtStreamWaitEvent(t.fetch_stream, t.detect_done.at(b)));
-  ASCGEN_CHECK(fetch::kName, aclrtMemcpyAsync(t.fetch_host.slot(b), t.fetch_host.slot_bytes(),
-                                              t.detect_out.slot(b), t.detect_out.slot_bytes(),
-                                              ACL_MEMCPY_DEVICE_TO_HOST, t.fetch_stream));
-  ASCGEN_CHECK(fetch::kName, aclrtRecordEvent(t.fetch_done.at(b), t.fetch_stream));
+  // Stage 'fetch', pipelines/crop_910b.yaml:15
+  // detect_out holds what 'fetch' reads
+  detect_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName,
-               aclrtLaunchCallback(on_batch_done, &r, ACL_CALLBACK_NO_BLOCK, t.fetch_stream));
-}
-
-// A worker thread: submits frames until told to stop, then drains what it submitted.
-void run_worker(Worker& t, aclrtContext context, const std::vector<Input>& inputs,
-                const std::vector<int>& cpus) {
-  const double cpu0 = ascgen::thread_cpu_s();
-  try {
-    ASCGEN_CHECK("upload", aclrtSetCurrentContext(context));
-    ascgen::pin_current_thread(cpus);
-    const int64_t n = static_cast<int64_t>(inputs.size());
-    int64_t f = t.next_frame;
-    const int64_t batch_slots = static_cast<int64_t>(t.batches.size());
-    for (;; ++f) {
-      if (f % kBatch == 0) {
-        if (g_run.stop) break;
-        t.completions.wait_until_done(f / kBatch - batch_slots + 1);  // a batch slot is free
-      }
-      submit_frame(t, f, inputs[static_cast<size_t>((f + t.id) % n)]);
-    }
-    t.completions.wait_until_done(f / kBatch);  // drain
-  } catch (const std::exception& e) {
-    g_run.error.set(e.what());
-    g_run.stop = true;
-    t.completions.abort();
-  }
-  t.cpu_s = ascgen::thread_cpu_s() - cpu0;
-}
-
-std::vector<Input> prepare_inputs(const std::string& path) {
-  std::vector<Input> inputs;
-  for (ascgen::InputFile& file : ascgen::load_inputs(path, kMaxInputBytes)) {
-    Input in{static_cast<int>(inputs.size()), file.name, std::move(file.bytes), 0, 0};
-    int32_t components = 0;
-    ASCGEN_CHECK(decode::kName,
-                 acldvppJpegGetImageInfo(in.bytes.data(), static_cast<uint32_t>(in.bytes.size()),
-                                         &in.width, &in.height, &components));
-    if (in.width > decode::kMaxWidth || in.height > decode::kMaxHeight)
-      throw std::runtime_error("input '" + in.name + "' is " + std::to_string(in.width) + "x" +
-                               std::to_string(in.height) +
-                               ", larger than the spec's decode max 3840x2160");
-    inputs.push_back(std::move(in));
-  }
-  return inputs;
-}
-
-// Runs every input once through worker 0, serially, and keeps its output as the reference.
-void record_reference(Worker& t, const std::vector<Input>& inputs) {
-  g_run.recording = true;
-  g_run.expected.assign(inputs.size(), {});
-  int64_t f = t.next_frame;
-  for (const Input& in : inputs) {
-    for (int k = 0; k < kBatch; ++k, ++f) submit_frame(t, f, in);
-    t.completions.wait_until_done(f / kBatch);
-  }
-  t.next_frame = f;
-  g_run.recording = false;
-}
-
-int run(const ascgen::Options& opt, ascgen::Cleanup& cleanup) {
-  const std::vector<int> cpus = ascgen::cpus_for(opt.pin);
-  ASCGEN_CHECK("setup", aclInit(nullptr));
-  cleanup.add("aclFinalize", [] { return aclFinalize(); });
-  ASCGEN_CHECK("setup", aclrtSetDevice(0));
-  cleanup.add("aclrtResetDevice", [] { return aclrtResetDevice(0); });
-  aclrtContext context = nullptr;
-  ASCGEN_CHECK("setup", aclrtCreateContext(&context, 0));
-  cleanup.add("aclrtDestroyContext", [context] { return aclrtDestroyContext(context); });
-
-  const std::vector<Input> inputs = prepare_inputs(opt.input);
-  const int frame_slots = opt.depth;
-  const int batch_slots =
-      kBatch == 1 ? frame_slots : std::max(2, ascgen::ceil_div(frame_slots, kBatch));
-  std::vector<Worker> workers(static_cast<size_t>(opt.threads));
-  for (int w = 0; w < opt.threads; ++w)
-    setup(workers[static_cast<size_t>(w)], w, frame_slots, batch_slots, inputs, opt.model, cleanup);
-  // Runs first at teardown, on every path: nothing is released while the device still uses it.
-  cleanup.add("aclrtSynchronizeDevice (drain before release)",
-              [] { return aclrtSynchronizeDevice(); });
-  size_t mem_free = 0, mem_total = 0;
-  ASCGEN_CHECK("setup", aclrtGetMemInfo(ACL_DDR_MEM, &mem_free, &mem_total));
-
-  // Completions are observed by one report thread; no worker blocks on a stream. It stops
-  // when run() returns, before the cleanup unsubscribes its streams.
-  ascgen::ReportThread reporter(context, [&workers](const std::string& error) {
-    g_run.error.set(error);
-    g_run.stop = true;
-    for (Worker& t : workers) t.completions.abort();
-  });
-  for (Worker& t : workers) {
-    ASCGEN_CHECK(fetch::kName, aclrtSubscribeReport(reporter.id(), t.fetch_stream));
-    cleanup.add("aclrtUnSubscribeReport",
-                [id = reporter.id(), s = t.fetch_stream] { return aclrtUnSubscribeReport(id, s); });
-  }
-  g_run.verify = opt.verify;
-  if (opt.verify) record_reference(workers[0], inputs);
-
-  ascgen::Progress progress;
-  g_run.frame_limit = opt.frames;
-  const double t0 = ascgen::now_s();
-  g_run.measure_start = t0 + opt.warmup_s;
-  g_run.measure_end = opt.frames > 0 ? 1e300 : g_run.measure_start + opt.duration_s;
-  const double cpu0 = ascgen::process_cpu_s();
-  std::vector<std::thread> threads;
-  for (Worker& t : workers)
-    threads.emplace_back(run_worker, std::ref(t), context, std::cref(inputs), std::cref(cpus));
-  progress.run_until(g_run.stop, g_run.completed, g_run.measure_start, g_run.measure_end);
-  g_run.stop = true;
-  for (std::thread& th : threads) th.join();
-  const double elapsed = std::min(ascgen::now_s(), g_run.measure_end) - g_run.measure_start;
-  g_run.error.rethrow();
-
-  ascgen::LatencyHistogram latency;
-  int64_t frames = 0;
-  double host_cpu = 0, rate_qps = 0;
-  bool rated = true;
-  for (const Worker& t : workers) {
-    latency.merge(t.latency);
-    frames += t.measured_frames;
-    host_cpu += t.cpu_s;
-    rated = rated && t.rate.known();
-    rate_qps += t.rate.qps();
-  }
-  ascgen::Report report;
-  report.program = kProgram;
-  report.profile = kProfile;
-  report.streams = kStreams;
-  report.threads = opt.threads;
-  report.depth = opt.depth;
-  report.batch = kBatch;
-  report.sync_every = kSyncEvery;
-  report.frames = frames;
-  report.duration_s = elapsed;
-  if (rated) report.qps = rate_qps;  // else frames / duration
-  reporter.stop();
-  report.host_cpu_s = host_cpu + reporter.cpu_s();
-  report.process_cpu_s = ascgen::process_cpu_s() - cpu0;
-  report.device_memory_bytes = static_cast<int64_t>(mem_total - mem_free);
-  report.interrupted = ascgen::stop_signal() != 0;
-  report.windows_qps = progress.windows();
-  report.verified = opt.verify ? (g_run.mismatches == 0 ? 1 : 0) : -1;
-  report.stages.push_back({upload::kName, frames});
-  report.stages.push_back({decode::kName, frames});
-  report.stages.push_back({crop::kName, frames});
-  report.stages.push_back({detect::kName, frames / kBatch});
-  report.stages.push_back({fetch::kName, frames / kBatch});
-  report.write(latency, opt.json_path, opt.quiet);
-  if (g_run.mismatches > 0) return 1;
-  return report.interrupted ? 128 + ascgen::stop_signal() : 0;
+               aclrtMemcpyAsync(fetch_host.slot(b), fetch_host.slot_bytes(), detect_out.slot(b),
+                                detect_out.slot_bytes(), ACL_MEMCPY_DEVICE_TO_HOST, fetch_stream));
+  fetch_to_detect.record(b, fetch_stream);
 }
 
 }  // namespace
@@ -539,22 +303,12 @@ int main(int argc, char** argv) {
   ascgen::Options defaults;
   defaults.threads = 8;
   defaults.depth = 6;
+  defaults.pin = "all";
   defaults.input = ASCGEN_DEFAULT_INPUT;
   defaults.model = ASCGEN_DEFAULT_MODEL;
-  defaults.pin = "all";
-  const ascgen::Options opt = ascgen::parse_options(argc, argv, defaults);
-#if ASCGEN_BACKEND_SIM
-  setenv("ACL_SIM_PROFILE", ASCGEN_SIM_PROFILE, 0);  // the device this program was planned for
-#endif
-  ascgen::install_signal_handlers();
-  ascgen::Cleanup cleanup;
-  int status = 0;
-  try {
-    status = run(opt, cleanup);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: %s\n", kProgram, e.what());
-    status = 3;
-  }
-  if (cleanup.run() != 0 && status == 0) status = 3;
-  return status;
+  const std::vector<ascgen::StageInfo> stages = {
+      {upload::kName, false}, {decode::kName, false}, {crop::kName, false},
+      {detect::kName, true},  {fetch::kName, true},
+  };
+  return ascgen::run_main<Worker, ascgen::PerStageLayout>(argc, argv, kProgram, defaults, stages);
 }

@@ -2,35 +2,31 @@
 // Regenerate: ascgen generate pipelines/resnet50_310p.yaml
 //
 // Pipeline 'resnet50_310p' on ascend310p: upload -> decode -> resize -> infer -> fetch -> top5
-// Streams: per_stage. Batch: 16 (zero_copy).
+// Streams: per_stage. Batch: 16 (copy).
 // Predicted ceiling: 1175.2 frames/s, bottleneck jpegd (decode).
-#include <condition_variable>
-#include <thread>
-
 #include "acl/acl.h"
-#include "acl/ops/acl_dvpp.h"
-#include "ascgen_support.h"
+#include "ascgen_driver.h"
 #if ASCGEN_BACKEND_SIM
-#include "acl_sim/acl_sim.h"
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_SUPPORT_ABI == 1,
-              "ascgen_support.h does not match this main.cpp; regenerate both");
+static_assert(ASCGEN_SUPPORT_ABI == 2,
+              "the ascgen_*.h headers do not match this main.cpp; regenerate them together");
 
 namespace {
 
-constexpr char kProgram[] = "resnet50_310p";
-constexpr char kProfile[] = "ascend310p";
-constexpr char kStreams[] = "per_stage";
+namespace program {
+constexpr char kName[] = "resnet50_310p";
 constexpr int kBatch = 16;
-constexpr int kSyncEvery = 64;
-constexpr size_t kMaxInputBytes = 2097152;
+}  // namespace program
 
 // Stage 'upload' (h2d), pipelines/resnet50_310p.yaml:9
 namespace upload {
 constexpr char kName[] = "upload";
-constexpr size_t kBytes = 2097152;
+// upload_host: 2,097,152 bytes per frame in pinned host memory (aclrtMallocHost)
+constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 2097152, 2097184, {1, 1, 0}};
+// upload_dev: 2,097,152 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 2097152, 2097184, {1, 1, 0}};
 }  // namespace upload
 
 // Stage 'decode' (jpeg_decode), pipelines/resnet50_310p.yaml:10
@@ -38,10 +34,13 @@ namespace decode {
 constexpr char kName[] = "decode";
 constexpr uint32_t kMaxWidth = 1920;
 constexpr uint32_t kMaxHeight = 1080;
+constexpr uint32_t kMinWidth = 32;
+constexpr uint32_t kMinHeight = 32;
 constexpr uint32_t kAlignWidth = 64;
 constexpr uint32_t kAlignHeight = 16;
-constexpr size_t kOutBytes = 3133440;
 constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+// decode_out: 3,133,440 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3133440, 3133472, {1, 1, 0}};
 }  // namespace decode
 
 // Stage 'resize' (vpc_resize), pipelines/resnet50_310p.yaml:11
@@ -54,6 +53,13 @@ constexpr uint32_t kHeightStride = 224;
 constexpr size_t kFrameBytes = 75264;
 constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
 constexpr uint32_t kInterpolation = 1;
+constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
+                                    kWidthStride, kHeightStride, kFrameBytes};
+constexpr int kItemsPerSlot = 1;
+// resize_out: 75,264 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 1, 0}};
+// resize_batch: 1,204,224 bytes per batch in device memory (aclrtMalloc)
+constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 1204224, 1204256, {16, 2, 0}};
 }  // namespace resize
 
 // Stage 'infer' (model), pipelines/resnet50_310p.yaml:12
@@ -61,12 +67,16 @@ namespace infer {
 constexpr char kName[] = "infer";
 constexpr size_t kInputBytes = 1204224;
 constexpr size_t kOutputBytes = 64000;
+// infer_out: 64,000 bytes per batch in device memory (aclrtMalloc)
+constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 64000, 64032, {16, 2, 0}};
 }  // namespace infer
 
 // Stage 'fetch' (d2h), pipelines/resnet50_310p.yaml:13
 namespace fetch {
 constexpr char kName[] = "fetch";
-constexpr size_t kBytes = 64000;
+constexpr size_t kItemBytes = 4000;
+// fetch_host: 64,000 bytes per batch in pinned host memory (aclrtMallocHost)
+constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 64000, 64032, {16, 2, 0}};
 }  // namespace fetch
 
 // Stage 'top5' (topk), pipelines/resnet50_310p.yaml:14
@@ -76,466 +86,225 @@ constexpr int kK = 5;
 constexpr int kScoresPerFrame = 1000;
 }  // namespace top5
 
-constexpr size_t kFrameBytes = 75264;  // one resized frame inside a batch
+// What one worker needs, for the start-up check of --threads and --depth against the device.
+constexpr const ascgen::PoolSpec* kPools[] = {
+    &upload::kHostPool,  &upload::kDevPool, &decode::kOutPool, &resize::kOutPool,
+    &resize::kBatchPool, &infer::kOutPool,  &fetch::kHostPool, nullptr};
+constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
+                                                   &upload::kHostPool,   // upload_to_host
+                                                   &upload::kDevPool,    // upload_to_decode
+                                                   &upload::kDevPool,    // decode_to_upload
+                                                   &decode::kOutPool,    // decode_to_resize
+                                                   &decode::kOutPool,    // resize_to_decode
+                                                   &resize::kBatchPool,  // resize_to_infer
+                                                   &resize::kBatchPool,  // infer_to_resize
+                                                   &infer::kOutPool,     // infer_to_fetch
+                                                   &infer::kOutPool,     // fetch_to_infer
+                                                   nullptr};
 
-// One distinct input, prepared once at start-up: frames cycle through the inputs.
-struct Input {
-  int index = 0;
-  std::string name;
-  std::vector<uint8_t> bytes;
-  uint32_t width = 0, height = 0;  // of the picture (JPEG inputs)
+constexpr ascgen::ProgramInfo kProgram = {
+    program::kName,                          // name
+    "ascend310p",                            // profile
+    "per_stage",                             // streams
+    0,                                       // device_id
+    ACL_DDR_MEM,                             // memory_attr
+    program::kBatch,                         // batch
+    64,                                      // sync_every
+    ascgen::SourceKind::kJpegFiles,          // source
+    2097152,                                 // max_input_bytes
+    2097152,                                 // tensor_bytes
+    {16, 2, 0},                              // batch_slots
+    5,                                       // streams_per_worker
+    115343360,                               // model_bytes_per_worker
+    {1023, 1024, 25232932864, 17179869184},  // budget
+    kPools,                                  // pools
+    kEventRings,                             // event_rings
 };
 
-// Each batch slot remembers when its frames were submitted and which inputs they carry.
-struct Worker;
-struct BatchRecord {
-  Worker* worker = nullptr;
-  int64_t batch = 0;
-  std::vector<double> submitted;  // seconds, one per frame
-  std::vector<int> inputs;        // input index, one per frame
-};
-
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channel,
-// model instance, buffer rings and events. Everything is created once in setup().
-struct Worker {
-  int id = 0;
-  int n_inputs = 0;
+// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
+// rings, events and stage resources, all created once in setup().
+struct Worker : ascgen::WorkerBase {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
+  acldvppChannelDesc* decode_channel = nullptr;  // DVPP work of decode_stream only
   aclrtStream resize_stream = nullptr;
+  acldvppChannelDesc* resize_channel = nullptr;  // DVPP work of resize_stream only
   aclrtStream infer_stream = nullptr;
   aclrtStream fetch_stream = nullptr;
-  acldvppChannelDesc* dvpp_channel = nullptr;
   ascgen::Pool upload_host;   // 2,097,152 bytes per frame in pinned host memory (aclrtMallocHost)
   ascgen::Pool upload_dev;    // 2,097,152 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool decode_out;    // 3,133,440 bytes per frame in DVPP memory (acldvppMalloc)
-  ascgen::Pool resize_batch;  // 1,204,224 bytes per batch in DVPP memory (acldvppMalloc)
+  ascgen::Pool resize_out;    // 75,264 bytes per frame in DVPP memory (acldvppMalloc)
+  ascgen::Pool resize_batch;  // 1,204,224 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool infer_out;     // 64,000 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;    // 64,000 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing upload_done;  // recorded when 'upload' has filled a slot of upload_dev
-  ascgen::EventRing decode_done;  // recorded when 'decode' has filled a slot of decode_out
-  ascgen::EventRing resize_done;  // recorded when 'resize' has filled a slot of resize_batch
-  ascgen::EventRing infer_done;   // recorded when 'infer' has filled a slot of infer_out
-  ascgen::EventRing fetch_done;   // recorded when 'fetch' has filled a slot of fetch_host
-  std::vector<acldvppPicDesc*> decode_descs;  // per decode_out slot and input
-  acldvppPicDesc* decode_desc(int64_t f, int input) const {
-    return decode_descs[static_cast<size_t>((f % decode_out.slots()) * n_inputs + input)];
+  ascgen::EventRing upload_to_host;
+  ascgen::EventRing upload_to_decode;
+  ascgen::EventRing decode_to_upload;
+  ascgen::EventRing decode_to_resize;
+  ascgen::EventRing resize_to_decode;
+  ascgen::EventRing resize_to_infer;
+  ascgen::EventRing infer_to_resize;
+  ascgen::EventRing infer_to_fetch;
+  ascgen::EventRing fetch_to_infer;
+  // decode: one output descriptor per frame in flight (frame f uses f % size), set
+  // for the frame's input as it is submitted, so its result code stays readable until its
+  // batch completes.
+  std::vector<acldvppPicDesc*> decode_descs;
+  acldvppPicDesc* decode_desc(int64_t f) const {
+    return decode_descs[static_cast<size_t>(f % static_cast<int64_t>(decode_descs.size()))];
   }
-  std::vector<acldvppPicDesc*> resize_out_descs;  // per output slot and batch item
-  acldvppPicDesc* resize_out_desc(int64_t slot, int64_t item) const {
-    return resize_out_descs[static_cast<size_t>((slot % resize_batch.slots()) * kBatch + item)];
+  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void decode_inspect(ascgen::Input& in) {
+    ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
+                         decode::kMaxWidth, decode::kMaxHeight);
+  }
+  // resize: one output descriptor per slot of resize_out and frame in it.
+  std::vector<acldvppPicDesc*> resize_descs;
+  acldvppPicDesc* resize_desc(int64_t n, int64_t item) const {
+    return resize_descs[static_cast<size_t>((n % resize_out.slots()) * resize::kItemsPerSlot +
+                                            item)];
   }
   acldvppResizeConfig* resize_config = nullptr;
-  acldvppRoiConfig* resize_crop = nullptr;
+
+  // infer: its own model instance, so no model id runs on two streams at once.
   uint32_t infer_model = 0;
   aclmdlDesc* infer_desc = nullptr;
-  std::vector<aclmdlDataset*> infer_inputs, infer_outputs;  // per batch slot
-  std::vector<BatchRecord> batches;                         // per batch slot
-  int64_t next_frame = 0;  // frames are numbered on, across the reference run and the run
-  ascgen::Completions completions;
-  ascgen::LatencyHistogram latency;
-  int64_t measured_frames = 0;
-  ascgen::CompletionRate rate;  // its measured completions, for the QPS
-  uint64_t checksum = 0;
-  double cpu_s = 0;
+  // One dataset per slot of resize_batch and of infer_out.
+  std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
+  // top5: the k best scores of one frame, folded into the worker's checksum.
+  uint64_t top5_frame(const uint8_t* item) const {
+    return ascgen::top_k_checksum(reinterpret_cast<const float*>(item), top5::kScoresPerFrame,
+                                  top5::kK);
+  }
+
+  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  void submit(int64_t f, const ascgen::Input& in);
+  aclrtStream completion_stream() const { return fetch_stream; }
+  const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
+  size_t output_item_bytes() const { return fetch::kItemBytes; }
+  uint64_t postprocess(const uint8_t* item) const { return top5_frame(item); }
+  uint32_t frame_status(int64_t f) const { return decode_status(f); }
+  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
 
-// Creates everything a worker needs, registering each release with `cleanup`.
-void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vector<Input>& inputs,
-           const std::string& model_path, ascgen::Cleanup& cleanup) {
-  t.id = id;
-  t.n_inputs = static_cast<int>(inputs.size());
-  ASCGEN_CHECK(upload::kName, aclrtCreateStream(&t.upload_stream));
-  cleanup.add("aclrtDestroyStream upload_stream",
-              [s = t.upload_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK(decode::kName, aclrtCreateStream(&t.decode_stream));
-  cleanup.add("aclrtDestroyStream decode_stream",
-              [s = t.decode_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK(resize::kName, aclrtCreateStream(&t.resize_stream));
-  cleanup.add("aclrtDestroyStream resize_stream",
-              [s = t.resize_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK(infer::kName, aclrtCreateStream(&t.infer_stream));
-  cleanup.add("aclrtDestroyStream infer_stream",
-              [s = t.infer_stream] { return aclrtDestroyStream(s); });
-  ASCGEN_CHECK(fetch::kName, aclrtCreateStream(&t.fetch_stream));
-  cleanup.add("aclrtDestroyStream fetch_stream",
-              [s = t.fetch_stream] { return aclrtDestroyStream(s); });
-#if ASCGEN_BACKEND_SIM
-  // The simulator's hazard reports (ACL_SIM_HAZARD=1) name streams by these.
-  ASCGEN_CHECK(upload::kName,
-               aclsimSetStreamName(t.upload_stream,
-                                   ("upload_stream of worker " + std::to_string(id)).c_str()));
-  ASCGEN_CHECK(decode::kName,
-               aclsimSetStreamName(t.decode_stream,
-                                   ("decode_stream of worker " + std::to_string(id)).c_str()));
-  ASCGEN_CHECK(resize::kName,
-               aclsimSetStreamName(t.resize_stream,
-                                   ("resize_stream of worker " + std::to_string(id)).c_str()));
-  ASCGEN_CHECK(infer::kName,
-               aclsimSetStreamName(t.infer_stream,
-                                   ("infer_stream of worker " + std::to_string(id)).c_str()));
-  ASCGEN_CHECK(fetch::kName,
-               aclsimSetStreamName(t.fetch_stream,
-                                   ("fetch_stream of worker " + std::to_string(id)).c_str()));
-#endif
-  t.upload_host.allocate(upload::kName, "upload_host", ascgen::Memory::kHostPinned, 2097152,
-                         frame_slots, cleanup);
-  t.upload_dev.allocate(upload::kName, "upload_dev", ascgen::Memory::kDvpp, 2097152, frame_slots,
-                        cleanup);
-  t.decode_out.allocate(decode::kName, "decode_out", ascgen::Memory::kDvpp, 3133440, frame_slots,
-                        cleanup);
-  t.resize_batch.allocate(resize::kName, "resize_batch", ascgen::Memory::kDvpp, 1204224,
-                          batch_slots, cleanup);
-  t.infer_out.allocate(infer::kName, "infer_out", ascgen::Memory::kDevice, 64000, batch_slots,
-                       cleanup);
-  t.fetch_host.allocate(fetch::kName, "fetch_host", ascgen::Memory::kHostPinned, 64000, batch_slots,
-                        cleanup);
-  t.upload_done.create(upload::kName, frame_slots, cleanup);
-  t.decode_done.create(decode::kName, frame_slots, cleanup);
-  t.resize_done.create(resize::kName, frame_slots, cleanup);
-  t.infer_done.create(infer::kName, batch_slots, cleanup);
-  t.fetch_done.create(fetch::kName, batch_slots, cleanup);
-  t.dvpp_channel =
-      ascgen::require(acldvppCreateChannelDesc(), decode::kName, "acldvppCreateChannelDesc");
-  cleanup.add("acldvppDestroyChannelDesc",
-              [c = t.dvpp_channel] { return acldvppDestroyChannelDesc(c); });
-  ASCGEN_CHECK(decode::kName, acldvppCreateChannel(t.dvpp_channel));
-  cleanup.add("acldvppDestroyChannel", [c = t.dvpp_channel] { return acldvppDestroyChannel(c); });
-  // decode: one output descriptor per slot and input, so nothing is set in the hot loop.
-  for (int slot = 0; slot < t.decode_out.slots(); ++slot) {
-    for (const Input& in : inputs) {
-      acldvppPicDesc* desc = ascgen::new_pic_desc(decode::kName, cleanup);
-      uint32_t ws = ascgen::align_up(in.width, decode::kAlignWidth);
-      uint32_t hs = ascgen::align_up(in.height, decode::kAlignHeight);
-      ascgen::set_pic_desc(decode::kName, desc, t.decode_out.slot(slot),
-                           static_cast<uint32_t>(t.decode_out.slot_bytes()), decode::kPixelFormat,
-                           in.width, in.height, ws, hs);
-      t.decode_descs.push_back(desc);
-    }
-  }
-  // resize: one output descriptor per slot and batch item (zero_copy: frame 75264 B is a multiple
-  // of the 128-byte DVPP address alignment: VPC writes each frame straight into the model input).
-  for (int slot = 0; slot < t.resize_batch.slots(); ++slot) {
-    for (int item = 0; item < kBatch; ++item) {
-      acldvppPicDesc* desc = ascgen::new_pic_desc(resize::kName, cleanup);
-      uint8_t* base = static_cast<uint8_t*>(t.resize_batch.slot(slot)) + item * kFrameBytes;
-      ascgen::set_pic_desc(resize::kName, desc, base, static_cast<uint32_t>(resize::kFrameBytes),
-                           resize::kPixelFormat, resize::kOutWidth, resize::kOutHeight,
-                           resize::kWidthStride, resize::kHeightStride);
-      t.resize_out_descs.push_back(desc);
-    }
-  }
-  t.resize_config =
-      ascgen::require(acldvppCreateResizeConfig(), resize::kName, "acldvppCreateResizeConfig");
-  cleanup.add("acldvppDestroyResizeConfig",
-              [c = t.resize_config] { return acldvppDestroyResizeConfig(c); });
-  ASCGEN_CHECK(resize::kName,
-               acldvppSetResizeConfigInterpolation(t.resize_config, resize::kInterpolation));
-  // infer: one model instance per worker, so no model id runs on two streams at once.
-  ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(model_path.c_str(), &t.infer_model));
-  cleanup.add("aclmdlUnload", [id = t.infer_model] { return aclmdlUnload(id); });
-  t.infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = t.infer_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(infer::kName, aclmdlGetDesc(t.infer_desc, t.infer_model));
-  ascgen::expect_model_sizes(infer::kName, t.infer_desc, infer::kInputBytes, infer::kOutputBytes);
-  for (int slot = 0; slot < batch_slots; ++slot) {
-    t.infer_inputs.push_back(
-        ascgen::new_dataset(infer::kName, t.resize_batch.slot(slot), infer::kInputBytes, cleanup));
-    t.infer_outputs.push_back(
-        ascgen::new_dataset(infer::kName, t.infer_out.slot(slot), infer::kOutputBytes, cleanup));
-  }
-  t.batches.resize(static_cast<size_t>(batch_slots));
-  for (BatchRecord& r : t.batches) {
-    r.worker = &t;
-    r.submitted.assign(kBatch, 0.0);
-    r.inputs.assign(kBatch, 0);
-  }
-  (void)frame_slots;
+void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
+  upload_stream = ascgen::new_stream(upload::kName, "upload_stream", ctx.id, cleanup);
+  decode_stream = ascgen::new_stream(decode::kName, "decode_stream", ctx.id, cleanup);
+  decode_channel = ascgen::new_dvpp_channel(decode::kName, DVPP_CHNMODE_JPEGD, cleanup);
+  resize_stream = ascgen::new_stream(resize::kName, "resize_stream", ctx.id, cleanup);
+  resize_channel = ascgen::new_dvpp_channel(resize::kName, DVPP_CHNMODE_VPC, cleanup);
+  infer_stream = ascgen::new_stream(infer::kName, "infer_stream", ctx.id, cleanup);
+  fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
+  upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
+  upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
+  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
+  resize_out.allocate(resize::kName, "resize_out", resize::kOutPool, ctx.window, cleanup);
+  resize_batch.allocate(resize::kName, "resize_batch", resize::kBatchPool, ctx.window, cleanup);
+  infer_out.allocate(infer::kName, "infer_out", infer::kOutPool, ctx.window, cleanup);
+  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
+  upload_to_host.create(upload::kName, "upload_to_host", upload_host.slots(), cleanup);
+  upload_to_decode.create(upload::kName, "upload_to_decode", upload_dev.slots(), cleanup);
+  decode_to_upload.create(decode::kName, "decode_to_upload", upload_dev.slots(), cleanup);
+  decode_to_resize.create(decode::kName, "decode_to_resize", decode_out.slots(), cleanup);
+  resize_to_decode.create(resize::kName, "resize_to_decode", decode_out.slots(), cleanup);
+  resize_to_infer.create(resize::kName, "resize_to_infer", resize_batch.slots(), cleanup);
+  infer_to_resize.create(infer::kName, "infer_to_resize", resize_batch.slots(), cleanup);
+  infer_to_fetch.create(infer::kName, "infer_to_fetch", infer_out.slots(), cleanup);
+  fetch_to_infer.create(fetch::kName, "fetch_to_infer", infer_out.slots(), cleanup);
+  for (int64_t k = 0; k < batch_slots() * program::kBatch; ++k)
+    decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
+  resize_descs = ascgen::picture_descs(resize::kName, resize_out, resize::kItemsPerSlot,
+                                       resize::kFrame, cleanup);
+  resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);
+
+  ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &infer_model));
+  cleanup.add("aclmdlUnload", [id = infer_model] { return aclmdlUnload(id); });
+  infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
+  cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
+  ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
+  ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputBytes, infer::kOutputBytes);
+  for (int slot = 0; slot < resize_batch.slots(); ++slot)
+    infer_inputs.push_back(
+        ascgen::new_dataset(infer::kName, resize_batch.slot(slot), infer::kInputBytes, cleanup));
+  for (int slot = 0; slot < infer_out.slots(); ++slot)
+    infer_outputs.push_back(
+        ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
 }
 
-// ------------------------------------------------------------------------------ the run
+// ------------------------------------------------------------------------------ one frame
 
-// State shared by the workers, the report thread and main.
-struct Run {
-  std::atomic<bool> stop{false};
-  double measure_start = 0;  // frames completing before this are warm-up
-  double measure_end = 1e300;
-  int64_t frame_limit = 0;            // --frames
-  std::atomic<int64_t> completed{0};  // measured frames, all workers
-  bool verify = false;
-  bool recording = false;                      // filling `expected` from a serial reference run
-  std::vector<std::vector<uint8_t>> expected;  // per input: the output of one frame
-  std::atomic<int64_t> mismatches{0};
-  ascgen::FirstError error;
-};
-Run g_run;
+// Submits frame f (item i of batch b) to the device, one block per stage.
+void Worker::submit(int64_t f, const ascgen::Input& in) {
+  [[maybe_unused]] const int64_t b = f / program::kBatch;
+  [[maybe_unused]] const int64_t i = f % program::kBatch;
 
-// Stage 'top5' (topk), pipelines/resnet50_310p.yaml:14: the k best scores of one frame.
-uint64_t top5_frame(const float* scores) {
-  return ascgen::top_k_checksum(scores, top5::kScoresPerFrame, top5::kK);
-}
-
-// Completes batch b of worker t: host stages, verification, latency. Runs on the report
-// thread (per_stage: after the callback of stream fetch_stream),
-// `now` being when the host saw it complete.
-void complete_batch(Worker& t, int64_t b, double now) {
-  BatchRecord& r = t.batches[static_cast<size_t>(b % static_cast<int64_t>(t.batches.size()))];
-  const auto* out = static_cast<const uint8_t*>(t.fetch_host.slot(b));
-  const size_t item_bytes = t.fetch_host.slot_bytes() / kBatch;
-  for (int i = 0; i < kBatch; ++i) {
-    const uint8_t* item = out + static_cast<size_t>(i) * item_bytes;
-    t.checksum += top5_frame(reinterpret_cast<const float*>(item));
-    if (g_run.recording) {
-      g_run.expected[static_cast<size_t>(r.inputs[static_cast<size_t>(i)])].assign(
-          item, item + item_bytes);
-    } else if (g_run.verify &&
-               !ascgen::same_bytes(
-                   g_run.expected[static_cast<size_t>(r.inputs[static_cast<size_t>(i)])], item,
-                   item_bytes)) {
-      if (g_run.mismatches.fetch_add(1) < 5)
-        std::fprintf(stderr,
-                     "verify: worker %d frame %" PRId64
-                     " (input %d): output of stage '%s' differs from the reference\n",
-                     t.id, b * kBatch + i, r.inputs[static_cast<size_t>(i)], "fetch");
-    }
-  }
-  if (!g_run.recording && now >= g_run.measure_start && now < g_run.measure_end) {
-    for (int i = 0; i < kBatch; ++i)
-      t.latency.record((now - r.submitted[static_cast<size_t>(i)]) * 1e6);
-    t.measured_frames += kBatch;
-    t.rate.add(now, kBatch);
-    if (g_run.completed.fetch_add(kBatch) + kBatch >= g_run.frame_limit && g_run.frame_limit > 0)
-      g_run.stop = true;
-  }
-  t.completions.done(b);
-}
-
-void on_batch_done(void* record) {
-  auto* r = static_cast<BatchRecord*>(record);
-  complete_batch(*r->worker, r->batch, ascgen::now_s());
-}
-
-// Submits frame f of worker t (item i of batch b) to the device.
-void submit_frame(Worker& t, int64_t f, const Input& in) {
-  const int64_t b = f / kBatch;
-  const int64_t i = f % kBatch;
-  BatchRecord& r = t.batches[static_cast<size_t>(b % static_cast<int64_t>(t.batches.size()))];
-  r.batch = b;
-  r.submitted[static_cast<size_t>(i)] = ascgen::now_s();
-  r.inputs[static_cast<size_t>(i)] = in.index;
-
-  // Stage 'upload' (h2d), pipelines/resnet50_310p.yaml:9
-  // the host slot is free once the copy that last read it has finished
-  if (f >= t.upload_host.slots())
-    ASCGEN_CHECK(upload::kName, aclrtSynchronizeEvent(t.upload_done.at(f)));
-  std::memcpy(t.upload_host.slot(f), in.bytes.data(), in.bytes.size());
+  // Stage 'upload', pipelines/resnet50_310p.yaml:9
+  // upload_host slot is free once the copy that last read it has finished
+  if (f >= upload_host.slots()) upload_to_host.host_wait(f - upload_host.slots(), upload_stream);
   // upload_dev slot is free once 'decode' has read its previous contents
-  if (f >= t.upload_dev.slots())
-    ASCGEN_CHECK(upload::kName,
-                 aclrtStreamWaitEvent(t.upload_stream, t.decode_done.at(f - t.upload_dev.slots())));
-  ASCGEN_CHECK(upload::kName, aclrtMemcpyAsync(t.upload_dev.slot(f), t.upload_dev.slot_bytes(),
-                                               t.upload_host.slot(f), in.bytes.size(),
-                                               ACL_MEMCPY_HOST_TO_DEVICE, t.upload_stream));
-  ASCGEN_CHECK(upload::kName, aclrtRecordEvent(t.upload_done.at(f), t.upload_stream));
+  if (f >= upload_dev.slots()) decode_to_upload.wait(f - upload_dev.slots(), upload_stream);
+  std::memcpy(upload_host.slot(f), in.bytes.data(), in.bytes.size());
+  ASCGEN_CHECK(upload::kName,
+               aclrtMemcpyAsync(upload_dev.slot(f), upload_dev.slot_bytes(), upload_host.slot(f),
+                                in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, upload_stream));
+  upload_to_host.record(f, upload_stream);
+  upload_to_decode.record(f, upload_stream);
 
-  // Stage 'decode' (jpeg_decode), pipelines/resnet50_310p.yaml:10
-  // upload_dev is written by the previous stage
-  ASCGEN_CHECK(decode::kName, aclrtStreamWaitEvent(t.decode_stream, t.upload_done.at(f)));
+  // Stage 'decode', pipelines/resnet50_310p.yaml:10
+  // upload_dev holds what 'decode' reads
+  upload_to_decode.wait(f, decode_stream);
   // decode_out slot is free once 'resize' has read its previous contents
-  if (f >= t.decode_out.slots())
-    ASCGEN_CHECK(decode::kName,
-                 aclrtStreamWaitEvent(t.decode_stream, t.resize_done.at(f - t.decode_out.slots())));
-  ASCGEN_CHECK(decode::kName, acldvppJpegDecodeAsync(t.dvpp_channel, t.upload_dev.slot(f),
+  if (f >= decode_out.slots()) resize_to_decode.wait(f - decode_out.slots(), decode_stream);
+  acldvppPicDesc* decode_pic = decode_desc(f);
+  ascgen::set_pic_desc(decode::kName, decode_pic, decode_out.slot(f),
+                       static_cast<uint32_t>(decode_out.slot_bytes()), decode::kPixelFormat,
+                       in.width, in.height, ascgen::align_up(in.width, decode::kAlignWidth),
+                       ascgen::align_up(in.height, decode::kAlignHeight));
+  ASCGEN_CHECK(decode::kName, acldvppJpegDecodeAsync(decode_channel, upload_dev.slot(f),
                                                      static_cast<uint32_t>(in.bytes.size()),
-                                                     t.decode_desc(f, in.index), t.decode_stream));
-  ASCGEN_CHECK(decode::kName, aclrtRecordEvent(t.decode_done.at(f), t.decode_stream));
+                                                     decode_pic, decode_stream));
+  decode_to_upload.record(f, decode_stream);
+  decode_to_resize.record(f, decode_stream);
 
-  // Stage 'resize' (vpc_resize), pipelines/resnet50_310p.yaml:11
-  // decode_out is written by the previous stage
-  ASCGEN_CHECK(resize::kName, aclrtStreamWaitEvent(t.resize_stream, t.decode_done.at(f)));
-  // resize_batch slot is free once 'infer' has read its previous contents
-  if (i == 0 && b >= t.resize_batch.slots())
-    ASCGEN_CHECK(resize::kName, aclrtStreamWaitEvent(t.resize_stream,
-                                                     t.infer_done.at(b - t.resize_batch.slots())));
+  // Stage 'resize', pipelines/resnet50_310p.yaml:11
+  // decode_out holds what 'resize' reads
+  decode_to_resize.wait(f, resize_stream);
   ASCGEN_CHECK(resize::kName,
-               acldvppVpcResizeAsync(t.dvpp_channel, t.decode_desc(f, in.index),
-                                     t.resize_out_desc(b, i), t.resize_config, t.resize_stream));
-  ASCGEN_CHECK(resize::kName, aclrtRecordEvent(t.resize_done.at(f), t.resize_stream));
-  if (i != kBatch - 1) return;  // the rest runs once per batch
+               acldvppVpcResizeAsync(resize_channel, decode_desc(f), resize_desc(f, 0),
+                                     resize_config, resize_stream));
+  resize_to_decode.record(f, resize_stream);
 
-  // Stage 'infer' (model), pipelines/resnet50_310p.yaml:12
-  // resize_batch is written by the previous stage
-  ASCGEN_CHECK(infer::kName, aclrtStreamWaitEvent(t.infer_stream, t.resize_done.at(f)));
+  // Stage 'resize': its frame into the model's batch, pipelines/resnet50_310p.yaml:11
+  // resize_batch slot is free once 'infer' has read its previous contents
+  if (i == 0 && b >= resize_batch.slots())
+    infer_to_resize.wait(b - resize_batch.slots(), resize_stream);
+  ascgen::copy_into_batch(resize::kName, resize_batch, b, i, resize_out.slot(f),
+                          resize::kFrame.bytes, resize_stream);
+  if (i == program::kBatch - 1) resize_to_infer.record(b, resize_stream);
+  if (i != program::kBatch - 1) return;  // the rest runs once per batch
+
+  // Stage 'infer', pipelines/resnet50_310p.yaml:12
+  // resize_batch holds what 'infer' reads
+  resize_to_infer.wait(b, infer_stream);
   // infer_out slot is free once 'fetch' has read its previous contents
-  if (b >= t.infer_out.slots())
-    ASCGEN_CHECK(infer::kName,
-                 aclrtStreamWaitEvent(t.infer_stream, t.fetch_done.at(b - t.infer_out.slots())));
-  ASCGEN_CHECK(infer::kName,
-               aclmdlExecuteAsync(
-                   t.infer_model, t.infer_inputs[static_cast<size_t>(b % t.resize_batch.slots())],
-                   t.infer_outputs[static_cast<size_t>(b % t.infer_out.slots())], t.infer_stream));
-  ASCGEN_CHECK(infer::kName, aclrtRecordEvent(t.infer_done.at(b), t.infer_stream));
+  if (b >= infer_out.slots()) fetch_to_infer.wait(b - infer_out.slots(), infer_stream);
+  ASCGEN_CHECK(
+      infer::kName,
+      aclmdlExecuteAsync(infer_model, infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
+                         infer_outputs[static_cast<size_t>(b % infer_out.slots())], infer_stream));
+  infer_to_resize.record(b, infer_stream);
+  infer_to_fetch.record(b, infer_stream);
 
-  // Stage 'fetch' (d2h), pipelines/resnet50_310p.yaml:13
-  // infer_out is written by the previous stage
-  ASCGEN_CHECK(fetch::kName, aclrtStreamWaitEvent(t.fetch_stream, t.infer_done.at(b)));
-  ASCGEN_CHECK(fetch::kName, aclrtMemcpyAsync(t.fetch_host.slot(b), t.fetch_host.slot_bytes(),
-                                              t.infer_out.slot(b), t.infer_out.slot_bytes(),
-                                              ACL_MEMCPY_DEVICE_TO_HOST, t.fetch_stream));
-  ASCGEN_CHECK(fetch::kName, aclrtRecordEvent(t.fetch_done.at(b), t.fetch_stream));
+  // Stage 'fetch', pipelines/resnet50_310p.yaml:13
+  // infer_out holds what 'fetch' reads
+  infer_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName,
-               aclrtLaunchCallback(on_batch_done, &r, ACL_CALLBACK_NO_BLOCK, t.fetch_stream));
-}
-
-// A worker thread: submits frames until told to stop, then drains what it submitted.
-void run_worker(Worker& t, aclrtContext context, const std::vector<Input>& inputs,
-                const std::vector<int>& cpus) {
-  const double cpu0 = ascgen::thread_cpu_s();
-  try {
-    ASCGEN_CHECK("upload", aclrtSetCurrentContext(context));
-    ascgen::pin_current_thread(cpus);
-    const int64_t n = static_cast<int64_t>(inputs.size());
-    int64_t f = t.next_frame;
-    const int64_t batch_slots = static_cast<int64_t>(t.batches.size());
-    for (;; ++f) {
-      if (f % kBatch == 0) {
-        if (g_run.stop) break;
-        t.completions.wait_until_done(f / kBatch - batch_slots + 1);  // a batch slot is free
-      }
-      submit_frame(t, f, inputs[static_cast<size_t>((f + t.id) % n)]);
-    }
-    t.completions.wait_until_done(f / kBatch);  // drain
-  } catch (const std::exception& e) {
-    g_run.error.set(e.what());
-    g_run.stop = true;
-    t.completions.abort();
-  }
-  t.cpu_s = ascgen::thread_cpu_s() - cpu0;
-}
-
-std::vector<Input> prepare_inputs(const std::string& path) {
-  std::vector<Input> inputs;
-  for (ascgen::InputFile& file : ascgen::load_inputs(path, kMaxInputBytes)) {
-    Input in{static_cast<int>(inputs.size()), file.name, std::move(file.bytes), 0, 0};
-    int32_t components = 0;
-    ASCGEN_CHECK(decode::kName,
-                 acldvppJpegGetImageInfo(in.bytes.data(), static_cast<uint32_t>(in.bytes.size()),
-                                         &in.width, &in.height, &components));
-    if (in.width > decode::kMaxWidth || in.height > decode::kMaxHeight)
-      throw std::runtime_error("input '" + in.name + "' is " + std::to_string(in.width) + "x" +
-                               std::to_string(in.height) +
-                               ", larger than the spec's decode max 1920x1080");
-    inputs.push_back(std::move(in));
-  }
-  return inputs;
-}
-
-// Runs every input once through worker 0, serially, and keeps its output as the reference.
-void record_reference(Worker& t, const std::vector<Input>& inputs) {
-  g_run.recording = true;
-  g_run.expected.assign(inputs.size(), {});
-  int64_t f = t.next_frame;
-  for (const Input& in : inputs) {
-    for (int k = 0; k < kBatch; ++k, ++f) submit_frame(t, f, in);
-    t.completions.wait_until_done(f / kBatch);
-  }
-  t.next_frame = f;
-  g_run.recording = false;
-}
-
-int run(const ascgen::Options& opt, ascgen::Cleanup& cleanup) {
-  const std::vector<int> cpus = ascgen::cpus_for(opt.pin);
-  ASCGEN_CHECK("setup", aclInit(nullptr));
-  cleanup.add("aclFinalize", [] { return aclFinalize(); });
-  ASCGEN_CHECK("setup", aclrtSetDevice(0));
-  cleanup.add("aclrtResetDevice", [] { return aclrtResetDevice(0); });
-  aclrtContext context = nullptr;
-  ASCGEN_CHECK("setup", aclrtCreateContext(&context, 0));
-  cleanup.add("aclrtDestroyContext", [context] { return aclrtDestroyContext(context); });
-
-  const std::vector<Input> inputs = prepare_inputs(opt.input);
-  const int frame_slots = opt.depth;
-  const int batch_slots =
-      kBatch == 1 ? frame_slots : std::max(2, ascgen::ceil_div(frame_slots, kBatch));
-  std::vector<Worker> workers(static_cast<size_t>(opt.threads));
-  for (int w = 0; w < opt.threads; ++w)
-    setup(workers[static_cast<size_t>(w)], w, frame_slots, batch_slots, inputs, opt.model, cleanup);
-  // Runs first at teardown, on every path: nothing is released while the device still uses it.
-  cleanup.add("aclrtSynchronizeDevice (drain before release)",
-              [] { return aclrtSynchronizeDevice(); });
-  size_t mem_free = 0, mem_total = 0;
-  ASCGEN_CHECK("setup", aclrtGetMemInfo(ACL_DDR_MEM, &mem_free, &mem_total));
-
-  // Completions are observed by one report thread; no worker blocks on a stream. It stops
-  // when run() returns, before the cleanup unsubscribes its streams.
-  ascgen::ReportThread reporter(context, [&workers](const std::string& error) {
-    g_run.error.set(error);
-    g_run.stop = true;
-    for (Worker& t : workers) t.completions.abort();
-  });
-  for (Worker& t : workers) {
-    ASCGEN_CHECK(fetch::kName, aclrtSubscribeReport(reporter.id(), t.fetch_stream));
-    cleanup.add("aclrtUnSubscribeReport",
-                [id = reporter.id(), s = t.fetch_stream] { return aclrtUnSubscribeReport(id, s); });
-  }
-  g_run.verify = opt.verify;
-  if (opt.verify) record_reference(workers[0], inputs);
-
-  ascgen::Progress progress;
-  g_run.frame_limit = opt.frames;
-  const double t0 = ascgen::now_s();
-  g_run.measure_start = t0 + opt.warmup_s;
-  g_run.measure_end = opt.frames > 0 ? 1e300 : g_run.measure_start + opt.duration_s;
-  const double cpu0 = ascgen::process_cpu_s();
-  std::vector<std::thread> threads;
-  for (Worker& t : workers)
-    threads.emplace_back(run_worker, std::ref(t), context, std::cref(inputs), std::cref(cpus));
-  progress.run_until(g_run.stop, g_run.completed, g_run.measure_start, g_run.measure_end);
-  g_run.stop = true;
-  for (std::thread& th : threads) th.join();
-  const double elapsed = std::min(ascgen::now_s(), g_run.measure_end) - g_run.measure_start;
-  g_run.error.rethrow();
-
-  ascgen::LatencyHistogram latency;
-  int64_t frames = 0;
-  double host_cpu = 0, rate_qps = 0;
-  bool rated = true;
-  for (const Worker& t : workers) {
-    latency.merge(t.latency);
-    frames += t.measured_frames;
-    host_cpu += t.cpu_s;
-    rated = rated && t.rate.known();
-    rate_qps += t.rate.qps();
-  }
-  ascgen::Report report;
-  report.program = kProgram;
-  report.profile = kProfile;
-  report.streams = kStreams;
-  report.threads = opt.threads;
-  report.depth = opt.depth;
-  report.batch = kBatch;
-  report.sync_every = kSyncEvery;
-  report.frames = frames;
-  report.duration_s = elapsed;
-  if (rated) report.qps = rate_qps;  // else frames / duration
-  reporter.stop();
-  report.host_cpu_s = host_cpu + reporter.cpu_s();
-  report.process_cpu_s = ascgen::process_cpu_s() - cpu0;
-  report.device_memory_bytes = static_cast<int64_t>(mem_total - mem_free);
-  report.interrupted = ascgen::stop_signal() != 0;
-  report.windows_qps = progress.windows();
-  report.verified = opt.verify ? (g_run.mismatches == 0 ? 1 : 0) : -1;
-  report.stages.push_back({upload::kName, frames});
-  report.stages.push_back({decode::kName, frames});
-  report.stages.push_back({resize::kName, frames});
-  report.stages.push_back({infer::kName, frames / kBatch});
-  report.stages.push_back({fetch::kName, frames / kBatch});
-  report.stages.push_back({top5::kName, frames / kBatch});
-  report.write(latency, opt.json_path, opt.quiet);
-  if (g_run.mismatches > 0) return 1;
-  return report.interrupted ? 128 + ascgen::stop_signal() : 0;
+               aclrtMemcpyAsync(fetch_host.slot(b), fetch_host.slot_bytes(), infer_out.slot(b),
+                                infer_out.slot_bytes(), ACL_MEMCPY_DEVICE_TO_HOST, fetch_stream));
+  fetch_to_infer.record(b, fetch_stream);
 }
 
 }  // namespace
@@ -544,22 +313,12 @@ int main(int argc, char** argv) {
   ascgen::Options defaults;
   defaults.threads = 4;
   defaults.depth = 8;
+  defaults.pin = "all";
   defaults.input = ASCGEN_DEFAULT_INPUT;
   defaults.model = ASCGEN_DEFAULT_MODEL;
-  defaults.pin = "all";
-  const ascgen::Options opt = ascgen::parse_options(argc, argv, defaults);
-#if ASCGEN_BACKEND_SIM
-  setenv("ACL_SIM_PROFILE", ASCGEN_SIM_PROFILE, 0);  // the device this program was planned for
-#endif
-  ascgen::install_signal_handlers();
-  ascgen::Cleanup cleanup;
-  int status = 0;
-  try {
-    status = run(opt, cleanup);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: %s\n", kProgram, e.what());
-    status = 3;
-  }
-  if (cleanup.run() != 0 && status == 0) status = 3;
-  return status;
+  const std::vector<ascgen::StageInfo> stages = {
+      {upload::kName, false}, {decode::kName, false}, {resize::kName, false},
+      {infer::kName, true},   {fetch::kName, true},   {top5::kName, true},
+  };
+  return ascgen::run_main<Worker, ascgen::PerStageLayout>(argc, argv, kProgram, defaults, stages);
 }

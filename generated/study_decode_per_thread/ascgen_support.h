@@ -19,9 +19,12 @@
 #include "acl/acl.h"
 #include "acl/ops/acl_dvpp.h"
 #include "ascgen_host.h"
+#if ASCGEN_BACKEND_SIM
+#include "acl_sim/acl_sim.h"
+#endif
 
 // Bumped when the contract between generated main.cpp files and these headers changes.
-#define ASCGEN_SUPPORT_ABI 1
+#define ASCGEN_SUPPORT_ABI 2
 
 #define ASCGEN_CHECK(stage, call) ::ascgen::check((call), (stage), #call)
 
@@ -89,17 +92,35 @@ class Cleanup {
 
 enum class Memory { kDvpp, kDevice, kHostPinned };
 
+// How many slots a ring has for a window of frames in flight per thread (--depth, or the
+// sync window): the planner's SlotRule (ascgen/plan_model.py), applied to the run-time window.
+struct SlotRule {
+  int frames_per_slot;  // 1 for frame pools, the batch for batch pools
+  int min_slots;        // per_stage batch rings keep two batches
+  int fixed;            // a per-stage depth from the spec, 0 = none
+  constexpr int slots(int window) const {
+    return fixed > 0 ? fixed : std::max(min_slots, (window + frames_per_slot - 1) / frames_per_slot);
+  }
+};
+
+// A pool as the plan sized it: memory kind, bytes per slot (as requested and as the
+// allocator reserves them) and its slot rule.
+struct PoolSpec {
+  Memory memory;
+  size_t slot_bytes;
+  size_t alloc_bytes;
+  SlotRule rule;
+};
+
 // A ring of equal slots of one memory kind, allocated once, pre-touched, freed by Cleanup.
 class Pool {
  public:
-  void allocate(const char* stage, const char* name, Memory memory, size_t slot_bytes, int slots,
-                Cleanup& cleanup) {
+  void allocate(const char* stage, const char* name, const PoolSpec& spec, int window, Cleanup& cleanup) {
     name_ = name;
-    bytes_ = slot_bytes;
-    slots_.assign(static_cast<size_t>(slots), nullptr);
+    bytes_ = spec.slot_bytes;
+    slots_.assign(static_cast<size_t>(spec.rule.slots(window)), nullptr);
     for (void*& slot : slots_) {
-      slot = alloc_one(stage, memory, slot_bytes);
-      cleanup.add(std::string(free_name(memory)) + " of pool " + name, release_for(memory, slot));
+      slot = alloc_one(stage, spec.memory, spec.slot_bytes, cleanup, name);
     }
   }
   // Frame or batch `index` uses slot index % slots (a reuse distance of slots()).
@@ -111,22 +132,27 @@ class Pool {
   size_t slot_bytes() const { return bytes_; }
 
  private:
-  static void* alloc_one(const char* stage, Memory memory, size_t bytes) {
+  // Allocates one slot and registers its release before anything else can fail, so a failed
+  // memset cannot leak the block.
+  static void* alloc_one(const char* stage, Memory memory, size_t bytes, Cleanup& cleanup,
+                         const char* pool) {
     void* p = nullptr;
     switch (memory) {
       case Memory::kDvpp:
         check(acldvppMalloc(&p, bytes), stage, "acldvppMalloc");
-        check(aclrtMemset(p, bytes, 0, bytes), stage, "aclrtMemset");
         break;
       case Memory::kDevice:
         check(aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST), stage, "aclrtMalloc");
-        check(aclrtMemset(p, bytes, 0, bytes), stage, "aclrtMemset");
         break;
       case Memory::kHostPinned:
         check(aclrtMallocHost(&p, bytes), stage, "aclrtMallocHost");
-        std::memset(p, 0, bytes);  // pre-touch: no page faults during the run
         break;
     }
+    cleanup.add(std::string(free_name(memory)) + " of pool " + pool, release_for(memory, p));
+    if (memory == Memory::kHostPinned)
+      std::memset(p, 0, bytes);  // pre-touch: no page faults during the run
+    else
+      check(aclrtMemset(p, bytes, 0, bytes), stage, "aclrtMemset");
     return p;
   }
   static const char* free_name(Memory memory) {
@@ -156,32 +182,87 @@ class Pool {
   std::vector<void*> slots_;
 };
 
-// A ring of events, one per slot of the pool its stage writes.
+// A ring of classic events with exactly one waiter, one event per slot of the pool it guards.
+// Each record is waited on once and reset by its waiter before the ring comes round to it
+// again: Create -> Record -> StreamWaitEvent -> ResetEvent on the waiting stream (ACL_FACTS
+// 1.4 "Events": one waiter per event; only Ex events, absent on the 310, may be re-recorded).
 class EventRing {
  public:
-  void create(const char* stage, int count, Cleanup& cleanup) {
+  void create(const char* stage, const char* name, int count, Cleanup& cleanup) {
+    stage_ = stage;
     events_.assign(static_cast<size_t>(count), nullptr);
     for (aclrtEvent& e : events_) {
       check(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC), stage, "aclrtCreateEventWithFlag");
       aclrtEvent ev = e;
-      cleanup.add(std::string("aclrtDestroyEvent of stage ") + stage, [ev] { return aclrtDestroyEvent(ev); });
+      cleanup.add(std::string("aclrtDestroyEvent of ring ") + name, [ev] { return aclrtDestroyEvent(ev); });
     }
   }
+  int size() const { return static_cast<int>(events_.size()); }
+  // The recorder: marks item `index` done on `stream`.
+  void record(int64_t index, aclrtStream stream) const {
+    check(aclrtRecordEvent(at(index), stream), stage_, "aclrtRecordEvent");
+  }
+  // The waiting stream: work submitted after this waits for item `index`; the event is then
+  // reset on the same stream, ready for its next record.
+  void wait(int64_t index, aclrtStream stream) const {
+    aclrtEvent e = at(index);
+    check(aclrtStreamWaitEvent(stream, e), stage_, "aclrtStreamWaitEvent");
+    check(aclrtResetEvent(e, stream), stage_, "aclrtResetEvent");
+  }
+  // The host as the waiter: blocks until item `index` is done, then resets the event on the
+  // recording stream, before that stream's next record of it.
+  void host_wait(int64_t index, aclrtStream recorder) const {
+    aclrtEvent e = at(index);
+    check(aclrtSynchronizeEvent(e), stage_, "aclrtSynchronizeEvent");
+    check(aclrtResetEvent(e, recorder), stage_, "aclrtResetEvent");
+  }
+
+ private:
   aclrtEvent at(int64_t index) const {
     assert(index >= 0 && !events_.empty());
     return events_[static_cast<size_t>(index) % events_.size()];
   }
-
- private:
+  const char* stage_ = "";
   std::vector<aclrtEvent> events_;
 };
 
-inline int ceil_div(int a, int b) { return (a + b - 1) / b; }
+// A stream, named after its owner for the simulator's hazard reports.
+inline aclrtStream new_stream(const char* stage, const char* name, int worker, Cleanup& cleanup) {
+  aclrtStream s = nullptr;
+  check(aclrtCreateStream(&s), stage, "aclrtCreateStream");
+  cleanup.add(std::string("aclrtDestroyStream ") + name, [s] { return aclrtDestroyStream(s); });
+#if ASCGEN_BACKEND_SIM
+  std::string label = std::string(name) + " of worker " + std::to_string(worker);
+  check(aclsimSetStreamName(s, label.c_str()), stage, "aclsimSetStreamName");
+#else
+  (void)worker;
+#endif
+  return s;
+}
+
+// A DVPP channel for the work of one stream: a channel is never used by two streams at once
+// (CANN 5.0.4-9.0, acldvppCreateChannel).
+// `modes` (acldvppChannelMode bits) is set where the device has channel modes, else 0.
+inline acldvppChannelDesc* new_dvpp_channel(const char* stage, uint32_t modes, Cleanup& cleanup) {
+  acldvppChannelDesc* c = require(acldvppCreateChannelDesc(), stage, "acldvppCreateChannelDesc");
+  cleanup.add("acldvppDestroyChannelDesc", [c] { return acldvppDestroyChannelDesc(c); });
+  if (modes != 0) check(acldvppSetChannelDescMode(c, modes), stage, "acldvppSetChannelDescMode");
+  check(acldvppCreateChannel(c), stage, "acldvppCreateChannel");
+  cleanup.add("acldvppDestroyChannel", [c] { return acldvppDestroyChannel(c); });
+  return c;
+}
 
 
 inline uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
 // ---------------------------------------------------------------- DVPP and model helpers
+
+// A YUV420SP picture as the plan laid it out (strides and bytes are the planner's).
+struct Picture {
+  acldvppPixelFormat format;
+  uint32_t width, height, width_stride, height_stride;
+  size_t bytes;
+};
 
 inline acldvppPicDesc* new_pic_desc(const char* stage, Cleanup& cleanup) {
   acldvppPicDesc* desc = require(acldvppCreatePicDesc(), stage, "acldvppCreatePicDesc");
@@ -201,6 +282,74 @@ inline void set_pic_desc(const char* stage, acldvppPicDesc* d, void* data, uint3
   check(acldvppSetPicDescHeightStride(d, height_stride), stage, "acldvppSetPicDescHeightStride");
 }
 
+// Descriptors of `picture` at item `item` of every slot of `pool` (items > 1: frames laid
+// side by side in a batch slot), in the order slot * items + item.
+inline std::vector<acldvppPicDesc*> picture_descs(const char* stage, const Pool& pool, int items,
+                                                  const Picture& picture, Cleanup& cleanup) {
+  std::vector<acldvppPicDesc*> descs;
+  for (int slot = 0; slot < pool.slots(); ++slot) {
+    for (int item = 0; item < items; ++item) {
+      acldvppPicDesc* desc = new_pic_desc(stage, cleanup);
+      uint8_t* data = static_cast<uint8_t*>(pool.slot(slot)) + static_cast<size_t>(item) * picture.bytes;
+      set_pic_desc(stage, desc, data, static_cast<uint32_t>(picture.bytes), picture.format, picture.width,
+                   picture.height, picture.width_stride, picture.height_stride);
+      descs.push_back(desc);
+    }
+  }
+  return descs;
+}
+
+inline acldvppRoiConfig* new_roi(const char* stage, uint32_t left, uint32_t right, uint32_t top, uint32_t bottom,
+                                 Cleanup& cleanup) {
+  acldvppRoiConfig* roi = require(acldvppCreateRoiConfig(left, right, top, bottom), stage, "acldvppCreateRoiConfig");
+  cleanup.add("acldvppDestroyRoiConfig", [roi] { return acldvppDestroyRoiConfig(roi); });
+  return roi;
+}
+
+inline acldvppResizeConfig* new_resize_config(const char* stage, uint32_t interpolation, Cleanup& cleanup) {
+  acldvppResizeConfig* c = require(acldvppCreateResizeConfig(), stage, "acldvppCreateResizeConfig");
+  cleanup.add("acldvppDestroyResizeConfig", [c] { return acldvppDestroyResizeConfig(c); });
+  check(acldvppSetResizeConfigInterpolation(c, interpolation), stage, "acldvppSetResizeConfigInterpolation");
+  return c;
+}
+
+// Where a w x h picture lands in an out_w x out_h letterbox: scaled to fit, aspect ratio
+// kept, centred; DVPP ROIs have even left/top and odd right/bottom and are at least 10x6
+// (ACL_FACTS 4, crop / paste ROI).
+struct LetterboxArea {
+  uint32_t left, right, top, bottom;
+};
+
+inline LetterboxArea letterbox_area(uint32_t w, uint32_t h, uint32_t out_w, uint32_t out_h) {
+  const double scale = std::min(static_cast<double>(out_w) / w, static_cast<double>(out_h) / h);
+  auto even = [](double v, uint32_t lo, uint32_t hi) {
+    uint32_t e = static_cast<uint32_t>(v) & ~1u;
+    return std::min(std::max(e, lo), hi);
+  };
+  const uint32_t pw = even(w * scale, 10, out_w & ~1u), ph = even(h * scale, 6, out_h & ~1u);
+  const uint32_t left = ((out_w - pw) / 2) & ~1u, top = ((out_h - ph) / 2) & ~1u;
+  return {left, left + pw - 1, top, top + ph - 1};
+}
+
+// Paints a picture's canvas one colour: luma plane, then the interleaved chroma plane.
+inline void fill_canvas(const char* stage, acldvppPicDesc* desc, const Picture& picture, int32_t luma,
+                        int32_t chroma, aclrtStream stream) {
+  uint8_t* data = static_cast<uint8_t*>(acldvppGetPicDescData(desc));
+  const size_t luma_bytes = static_cast<size_t>(picture.width_stride) * picture.height_stride;
+  check(aclrtMemsetAsync(data, luma_bytes, luma, luma_bytes, stream), stage, "aclrtMemsetAsync");
+  check(aclrtMemsetAsync(data + luma_bytes, picture.bytes - luma_bytes, chroma, picture.bytes - luma_bytes, stream),
+        stage, "aclrtMemsetAsync");
+}
+
+// Copies frame i of batch b into its place in the batch slot (batch assembly by copy).
+inline void copy_into_batch(const char* stage, const Pool& batch, int64_t b, int64_t i, const void* frame,
+                            size_t frame_bytes, aclrtStream stream) {
+  const size_t offset = static_cast<size_t>(i) * frame_bytes;
+  uint8_t* dst = static_cast<uint8_t*>(batch.slot(b)) + offset;
+  check(aclrtMemcpyAsync(dst, batch.slot_bytes() - offset, frame, frame_bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream),
+        stage, "aclrtMemcpyAsync");
+}
+
 // A dataset of one buffer; the dataset and its buffer descriptor are released by Cleanup.
 inline aclmdlDataset* new_dataset(const char* stage, void* data, size_t bytes, Cleanup& cleanup) {
   aclmdlDataset* set = require(aclmdlCreateDataset(), stage, "aclmdlCreateDataset");
@@ -209,6 +358,15 @@ inline aclmdlDataset* new_dataset(const char* stage, void* data, size_t bytes, C
   cleanup.add("aclDestroyDataBuffer", [buf] { return aclDestroyDataBuffer(buf); });
   check(aclmdlAddDatasetBuffer(set, buf), stage, "aclmdlAddDatasetBuffer");
   return set;
+}
+
+// Fills every slot of a model's input once at start-up with one of `n` pattern tensors.
+inline void fill_pattern(const char* stage, const Pool& pool, size_t n) {
+  for (int slot = 0; slot < pool.slots(); ++slot) {
+    std::vector<uint8_t> tensor = pattern_tensor(pool.slot_bytes(), static_cast<uint64_t>(slot) % n);
+    check(aclrtMemcpy(pool.slot(slot), pool.slot_bytes(), tensor.data(), tensor.size(), ACL_MEMCPY_HOST_TO_DEVICE),
+          stage, "aclrtMemcpy");
+  }
 }
 
 // The loaded model must take and give exactly what the plan sized the buffers for.
@@ -277,38 +435,52 @@ class Completions {
   bool aborted_ = false;
 };
 
-// The thread that runs stream callbacks: it loops on aclrtProcessReport until stopped
-// (on destruction at the latest, so no error path can leave it running).
+// The thread that runs stream callbacks. It starts, publishes its id and waits: main subscribes
+// it to the completion streams (aclrtSubscribeReport) and only then calls start(), because
+// aclrtProcessReport on a thread with no subscription fails at once with
+// ACL_ERROR_RT_THREAD_SUBSCRIBE (ACL_FACTS 1.4, Callbacks). It loops until stopped (on
+// destruction at the latest, so no error path can leave it running).
 class ReportThread {
  public:
   // `fail` is called once, on the report thread, if it cannot go on: no callback will run.
   ReportThread(aclrtContext context, std::function<void(const std::string&)> fail)
       : fail_(std::move(fail)), thread_([this, context] { loop(context); }) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return started_; });
+    cv_.wait(lock, [this] { return state_ != State::kStarting; });
   }
   ReportThread(const ReportThread&) = delete;
   ReportThread& operator=(const ReportThread&) = delete;
   ~ReportThread() { stop(); }
   uint64_t id() const { return id_; }
   double cpu_s() const { return cpu_s_; }
+  // Every stream it serves is subscribed: begin processing reports.
+  void start() { set(State::kRunning); }
   void stop() {
-    running_ = false;
+    set(State::kStopped);
     if (thread_.joinable()) thread_.join();
   }
 
  private:
-  void loop(aclrtContext context) {
+  enum class State { kStarting, kWaiting, kRunning, kStopped };
+  void set(State s) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      id_ = static_cast<uint64_t>(pthread_self());
-      started_ = true;
+      if (state_ != State::kStopped) state_ = s;
     }
     cv_.notify_all();
+  }
+  void loop(aclrtContext context) {
+    id_ = static_cast<uint64_t>(pthread_self());
+    set(State::kWaiting);
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return state_ == State::kRunning || state_ == State::kStopped; });
+      if (state_ == State::kStopped) return;
+    }
     const double cpu0 = thread_cpu_s();
     const char* call = "aclrtSetCurrentContext";
     aclError ret = aclrtSetCurrentContext(context);
-    while (ret == ACL_SUCCESS && running_) {
+    while (ret == ACL_SUCCESS && running()) {
       call = "aclrtProcessReport";
       ret = aclrtProcessReport(100);
       if (ret == ACL_ERROR_RT_REPORT_TIMEOUT) ret = ACL_SUCCESS;
@@ -317,11 +489,14 @@ class ReportThread {
       fail_(std::string("report thread: ") + call + " failed with error " + std::to_string(ret));
     cpu_s_ = thread_cpu_s() - cpu0;
   }
+  bool running() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return state_ == State::kRunning;
+  }
   std::function<void(const std::string&)> fail_;
   std::mutex mu_;
   std::condition_variable cv_;
-  bool started_ = false;
-  std::atomic<bool> running_{true};
+  State state_ = State::kStarting;
   uint64_t id_ = 0;
   double cpu_s_ = 0;
   std::thread thread_;

@@ -4,291 +4,114 @@
 // Pipeline 'study_model_alone' on ascend310: infer
 // Streams: per_thread, synchronised every 256 frames. Batch: 16 (none).
 // Predicted ceiling: 734.4 frames/s, bottleneck per_thread stream.
-#include <condition_variable>
-#include <thread>
-
 #include "acl/acl.h"
-#include "ascgen_support.h"
+#include "ascgen_driver.h"
 #if ASCGEN_BACKEND_SIM
-#include "acl_sim/acl_sim.h"
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_SUPPORT_ABI == 1,
-              "ascgen_support.h does not match this main.cpp; regenerate both");
+static_assert(ASCGEN_SUPPORT_ABI == 2,
+              "the ascgen_*.h headers do not match this main.cpp; regenerate them together");
 
 namespace {
 
-constexpr char kProgram[] = "study_model_alone";
-constexpr char kProfile[] = "ascend310";
-constexpr char kStreams[] = "per_thread";
+namespace program {
+constexpr char kName[] = "study_model_alone";
 constexpr int kBatch = 16;
-constexpr int kSyncEvery = 256;
-constexpr size_t kMaxInputBytes = 75264;
+}  // namespace program
 
 // Stage 'infer' (model), pipelines/ascend310/study_model_alone.yaml:18
 namespace infer {
 constexpr char kName[] = "infer";
 constexpr size_t kInputBytes = 1204224;
 constexpr size_t kOutputBytes = 64000;
+// infer_in: 1,204,224 bytes per batch in device memory (aclrtMalloc)
+constexpr ascgen::PoolSpec kInPool = {ascgen::Memory::kDevice, 1204224, 1204256, {16, 1, 0}};
+// infer_out: 64,000 bytes per batch in device memory (aclrtMalloc)
+constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 64000, 64032, {16, 1, 0}};
 }  // namespace infer
 
-// One distinct input, prepared once at start-up: frames cycle through the inputs.
-struct Input {
-  int index = 0;
-  std::string name;
-  std::vector<uint8_t> bytes;
-  uint32_t width = 0, height = 0;  // of the picture (JPEG inputs)
+// What one worker needs, for the start-up check of --threads and --depth against the device.
+constexpr const ascgen::PoolSpec* kPools[] = {&infer::kInPool, &infer::kOutPool, nullptr};
+constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
+                                                   nullptr};
+
+constexpr ascgen::ProgramInfo kProgram = {
+    program::kName,                        // name
+    "ascend310",                           // profile
+    "per_thread",                          // streams
+    0,                                     // device_id
+    ACL_DDR_MEM,                           // memory_attr
+    program::kBatch,                       // batch
+    256,                                   // sync_every
+    ascgen::SourceKind::kTensor,           // source
+    75264,                                 // max_input_bytes
+    1204224,                               // tensor_bytes
+    {16, 1, 0},                            // batch_slots
+    1,                                     // streams_per_worker
+    115343360,                             // model_bytes_per_worker
+    {1023, 1024, 8321499136, 2415919104},  // budget
+    kPools,                                // pools
+    kEventRings,                           // event_rings
 };
 
-// Each batch slot remembers when its frames were submitted and which inputs they carry.
-struct Worker;
-struct BatchRecord {
-  Worker* worker = nullptr;
-  int64_t batch = 0;
-  std::vector<double> submitted;  // seconds, one per frame
-  std::vector<int> inputs;        // input index, one per frame
-};
-
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channel,
-// model instance, buffer rings and events. Everything is created once in setup().
-struct Worker {
-  int id = 0;
-  int n_inputs = 0;
+// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
+// rings, events and stage resources, all created once in setup().
+struct Worker : ascgen::WorkerBase {
   aclrtStream stream = nullptr;
   ascgen::Pool infer_in;   // 1,204,224 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool infer_out;  // 64,000 bytes per batch in device memory (aclrtMalloc)
+  // infer: its own model instance, so no model id runs on two streams at once.
   uint32_t infer_model = 0;
   aclmdlDesc* infer_desc = nullptr;
-  std::vector<aclmdlDataset*> infer_inputs, infer_outputs;  // per batch slot
-  std::vector<BatchRecord> batches;                         // per batch slot
-  int64_t next_frame = 0;  // frames are numbered on, across the reference run and the run
-  ascgen::Completions completions;
-  ascgen::LatencyHistogram latency;
-  int64_t measured_frames = 0;
-  ascgen::CompletionRate rate;  // its measured completions, for the QPS
-  uint64_t checksum = 0;
-  double cpu_s = 0;
+  // One dataset per slot of infer_in and of infer_out.
+  std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
+
+  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  void submit(int64_t f, const ascgen::Input& in);
+  aclrtStream completion_stream() const { return stream; }
+  const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
+  size_t output_item_bytes() const { return 0; }
+  uint64_t postprocess(const uint8_t*) const { return 0; }
+  uint32_t frame_status(int64_t) const { return 0; }
+  static void inspect_input(ascgen::Input&) {}
 };
 
 // ------------------------------------------------------------------------------ set-up
 
-// Creates everything a worker needs, registering each release with `cleanup`.
-void setup(Worker& t, int id, int frame_slots, int batch_slots, const std::vector<Input>& inputs,
-           const std::string& model_path, ascgen::Cleanup& cleanup) {
-  t.id = id;
-  t.n_inputs = static_cast<int>(inputs.size());
-  ASCGEN_CHECK(infer::kName, aclrtCreateStream(&t.stream));
-  cleanup.add("aclrtDestroyStream stream", [s = t.stream] { return aclrtDestroyStream(s); });
-#if ASCGEN_BACKEND_SIM
-  // The simulator's hazard reports (ACL_SIM_HAZARD=1) name streams by these.
-  ASCGEN_CHECK(infer::kName,
-               aclsimSetStreamName(t.stream, ("stream of worker " + std::to_string(id)).c_str()));
-#endif
-  t.infer_in.allocate(infer::kName, "infer_in", ascgen::Memory::kDevice, 1204224, batch_slots,
-                      cleanup);
-  t.infer_out.allocate(infer::kName, "infer_out", ascgen::Memory::kDevice, 64000, batch_slots,
-                       cleanup);
-  // infer: one model instance per worker, so no model id runs on two streams at once.
-  ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(model_path.c_str(), &t.infer_model));
-  cleanup.add("aclmdlUnload", [id = t.infer_model] { return aclmdlUnload(id); });
-  t.infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = t.infer_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(infer::kName, aclmdlGetDesc(t.infer_desc, t.infer_model));
-  ascgen::expect_model_sizes(infer::kName, t.infer_desc, infer::kInputBytes, infer::kOutputBytes);
-  for (int slot = 0; slot < batch_slots; ++slot) {
-    t.infer_inputs.push_back(
-        ascgen::new_dataset(infer::kName, t.infer_in.slot(slot), infer::kInputBytes, cleanup));
-    t.infer_outputs.push_back(
-        ascgen::new_dataset(infer::kName, t.infer_out.slot(slot), infer::kOutputBytes, cleanup));
-  }
+void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
+  stream = ascgen::new_stream(infer::kName, "stream", ctx.id, cleanup);
+  infer_in.allocate(infer::kName, "infer_in", infer::kInPool, ctx.window, cleanup);
+  infer_out.allocate(infer::kName, "infer_out", infer::kOutPool, ctx.window, cleanup);
+  ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &infer_model));
+  cleanup.add("aclmdlUnload", [id = infer_model] { return aclmdlUnload(id); });
+  infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
+  cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
+  ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
+  ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputBytes, infer::kOutputBytes);
+  for (int slot = 0; slot < infer_in.slots(); ++slot)
+    infer_inputs.push_back(
+        ascgen::new_dataset(infer::kName, infer_in.slot(slot), infer::kInputBytes, cleanup));
+  for (int slot = 0; slot < infer_out.slots(); ++slot)
+    infer_outputs.push_back(
+        ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
   // The model reads tensors written once here (the spec has no upload stage).
-  for (int slot = 0; slot < t.infer_in.slots(); ++slot) {
-    std::vector<uint8_t> tensor =
-        ascgen::pattern_tensor(infer::kInputBytes, static_cast<uint64_t>(slot) % inputs.size());
-    ASCGEN_CHECK(infer::kName,
-                 aclrtMemcpy(t.infer_in.slot(slot), t.infer_in.slot_bytes(), tensor.data(),
-                             tensor.size(), ACL_MEMCPY_HOST_TO_DEVICE));
-  }
-  t.batches.resize(static_cast<size_t>(batch_slots));
-  for (BatchRecord& r : t.batches) {
-    r.worker = &t;
-    r.submitted.assign(kBatch, 0.0);
-    r.inputs.assign(kBatch, 0);
-  }
-  (void)frame_slots;
+  ascgen::fill_pattern(infer::kName, infer_in, ctx.inputs.size());
 }
 
-// ------------------------------------------------------------------------------ the run
+// ------------------------------------------------------------------------------ one frame
 
-// State shared by the workers, the report thread and main.
-struct Run {
-  std::atomic<bool> stop{false};
-  double measure_start = 0;  // frames completing before this are warm-up
-  double measure_end = 1e300;
-  int64_t frame_limit = 0;            // --frames
-  std::atomic<int64_t> completed{0};  // measured frames, all workers
-  bool verify = false;
-  bool recording = false;                      // filling `expected` from a serial reference run
-  std::vector<std::vector<uint8_t>> expected;  // per input: the output of one frame
-  std::atomic<int64_t> mismatches{0};
-  ascgen::FirstError error;
-};
-Run g_run;
+// Submits frame f (item i of batch b) to the device, one block per stage.
+void Worker::submit(int64_t f, const ascgen::Input& in) {
+  [[maybe_unused]] const int64_t b = f / program::kBatch;
+  [[maybe_unused]] const int64_t i = f % program::kBatch;
+  if (i != program::kBatch - 1) return;  // the rest runs once per batch
 
-// Completes batch b of worker t: host stages, verification, latency. Runs on the report
-// thread (per_thread: after the window's stream sync),
-// `now` being when the host saw it complete.
-void complete_batch(Worker& t, int64_t b, double now) {
-  BatchRecord& r = t.batches[static_cast<size_t>(b % static_cast<int64_t>(t.batches.size()))];
-  if (!g_run.recording && now >= g_run.measure_start && now < g_run.measure_end) {
-    for (int i = 0; i < kBatch; ++i)
-      t.latency.record((now - r.submitted[static_cast<size_t>(i)]) * 1e6);
-    t.measured_frames += kBatch;
-    t.rate.add(now, kBatch);
-    if (g_run.completed.fetch_add(kBatch) + kBatch >= g_run.frame_limit && g_run.frame_limit > 0)
-      g_run.stop = true;
-  }
-  t.completions.done(b);
-}
-
-// Submits frame f of worker t (item i of batch b) to the device.
-void submit_frame(Worker& t, int64_t f, const Input& in) {
-  const int64_t b = f / kBatch;
-  const int64_t i = f % kBatch;
-  BatchRecord& r = t.batches[static_cast<size_t>(b % static_cast<int64_t>(t.batches.size()))];
-  r.batch = b;
-  r.submitted[static_cast<size_t>(i)] = ascgen::now_s();
-  r.inputs[static_cast<size_t>(i)] = in.index;
-  if (i != kBatch - 1) return;  // the rest runs once per batch
-
-  // Stage 'infer' (model), pipelines/ascend310/study_model_alone.yaml:18
+  // Stage 'infer', pipelines/ascend310/study_model_alone.yaml:18
   ASCGEN_CHECK(
       infer::kName,
-      aclmdlExecuteAsync(t.infer_model, t.infer_inputs[static_cast<size_t>(b % t.infer_in.slots())],
-                         t.infer_outputs[static_cast<size_t>(b % t.infer_out.slots())], t.stream));
-}
-
-// A worker thread: submits frames until told to stop, then drains what it submitted.
-void run_worker(Worker& t, aclrtContext context, const std::vector<Input>& inputs,
-                const std::vector<int>& cpus) {
-  const double cpu0 = ascgen::thread_cpu_s();
-  try {
-    ASCGEN_CHECK("infer", aclrtSetCurrentContext(context));
-    ascgen::pin_current_thread(cpus);
-    const int64_t n = static_cast<int64_t>(inputs.size());
-    int64_t f = t.next_frame;
-    while (!g_run.stop) {
-      const int64_t first_batch = f / kBatch;
-      for (int k = 0; k < kSyncEvery; ++k, ++f)
-        submit_frame(t, f, inputs[static_cast<size_t>((f + t.id) % n)]);
-      ASCGEN_CHECK("infer", aclrtSynchronizeStream(t.stream));
-      const double synced = ascgen::now_s();  // the whole window completes at once
-      for (int64_t b = first_batch; b < f / kBatch; ++b) complete_batch(t, b, synced);
-    }
-  } catch (const std::exception& e) {
-    g_run.error.set(e.what());
-    g_run.stop = true;
-    t.completions.abort();
-  }
-  t.cpu_s = ascgen::thread_cpu_s() - cpu0;
-}
-
-std::vector<Input> prepare_inputs(const std::string& path) {
-  std::vector<Input> inputs;
-  (void)path;
-  for (int k = 0; k < 4; ++k)
-    inputs.push_back({k, "tensor" + std::to_string(k),
-                      ascgen::pattern_tensor(1204224, static_cast<uint64_t>(k)), 0, 0});
-  return inputs;
-}
-
-// Runs every input once through worker 0, serially, and keeps its output as the reference.
-void record_reference(Worker& t, const std::vector<Input>& inputs) {
-  g_run.recording = true;
-  g_run.expected.assign(inputs.size(), {});
-  int64_t f = t.next_frame;
-  for (const Input& in : inputs) {
-    for (int k = 0; k < kBatch; ++k, ++f) submit_frame(t, f, in);
-    ASCGEN_CHECK("infer", aclrtSynchronizeStream(t.stream));
-    complete_batch(t, f / kBatch - 1, ascgen::now_s());
-  }
-  t.next_frame = f;
-  g_run.recording = false;
-}
-
-int run(const ascgen::Options& opt, ascgen::Cleanup& cleanup) {
-  const std::vector<int> cpus = ascgen::cpus_for(opt.pin);
-  ASCGEN_CHECK("setup", aclInit(nullptr));
-  cleanup.add("aclFinalize", [] { return aclFinalize(); });
-  ASCGEN_CHECK("setup", aclrtSetDevice(0));
-  cleanup.add("aclrtResetDevice", [] { return aclrtResetDevice(0); });
-  aclrtContext context = nullptr;
-  ASCGEN_CHECK("setup", aclrtCreateContext(&context, 0));
-  cleanup.add("aclrtDestroyContext", [context] { return aclrtDestroyContext(context); });
-
-  const std::vector<Input> inputs = prepare_inputs(opt.input);
-  const int frame_slots = kSyncEvery;  // every frame of a window is in flight until the sync
-  const int batch_slots = ascgen::ceil_div(kSyncEvery, kBatch);
-  std::vector<Worker> workers(static_cast<size_t>(opt.threads));
-  for (int w = 0; w < opt.threads; ++w)
-    setup(workers[static_cast<size_t>(w)], w, frame_slots, batch_slots, inputs, opt.model, cleanup);
-  // Runs first at teardown, on every path: nothing is released while the device still uses it.
-  cleanup.add("aclrtSynchronizeDevice (drain before release)",
-              [] { return aclrtSynchronizeDevice(); });
-  size_t mem_free = 0, mem_total = 0;
-  ASCGEN_CHECK("setup", aclrtGetMemInfo(ACL_DDR_MEM, &mem_free, &mem_total));
-
-  g_run.verify = opt.verify;
-  if (opt.verify) record_reference(workers[0], inputs);
-
-  ascgen::Progress progress;
-  g_run.frame_limit = opt.frames;
-  const double t0 = ascgen::now_s();
-  g_run.measure_start = t0 + opt.warmup_s;
-  g_run.measure_end = opt.frames > 0 ? 1e300 : g_run.measure_start + opt.duration_s;
-  const double cpu0 = ascgen::process_cpu_s();
-  std::vector<std::thread> threads;
-  for (Worker& t : workers)
-    threads.emplace_back(run_worker, std::ref(t), context, std::cref(inputs), std::cref(cpus));
-  progress.run_until(g_run.stop, g_run.completed, g_run.measure_start, g_run.measure_end);
-  g_run.stop = true;
-  for (std::thread& th : threads) th.join();
-  const double elapsed = std::min(ascgen::now_s(), g_run.measure_end) - g_run.measure_start;
-  g_run.error.rethrow();
-
-  ascgen::LatencyHistogram latency;
-  int64_t frames = 0;
-  double host_cpu = 0, rate_qps = 0;
-  bool rated = true;
-  for (const Worker& t : workers) {
-    latency.merge(t.latency);
-    frames += t.measured_frames;
-    host_cpu += t.cpu_s;
-    rated = rated && t.rate.known();
-    rate_qps += t.rate.qps();
-  }
-  ascgen::Report report;
-  report.program = kProgram;
-  report.profile = kProfile;
-  report.streams = kStreams;
-  report.threads = opt.threads;
-  report.depth = opt.depth;
-  report.batch = kBatch;
-  report.sync_every = kSyncEvery;
-  report.frames = frames;
-  report.duration_s = elapsed;
-  if (rated) report.qps = rate_qps;  // else frames / duration
-  report.host_cpu_s = host_cpu;
-  report.process_cpu_s = ascgen::process_cpu_s() - cpu0;
-  report.device_memory_bytes = static_cast<int64_t>(mem_total - mem_free);
-  report.interrupted = ascgen::stop_signal() != 0;
-  report.windows_qps = progress.windows();
-  report.verified = -1;  // no stage returns data to the host, so there is nothing to verify
-  report.stages.push_back({infer::kName, frames / kBatch});
-  report.write(latency, opt.json_path, opt.quiet);
-  if (g_run.mismatches > 0) return 1;
-  return report.interrupted ? 128 + ascgen::stop_signal() : 0;
+      aclmdlExecuteAsync(infer_model, infer_inputs[static_cast<size_t>(b % infer_in.slots())],
+                         infer_outputs[static_cast<size_t>(b % infer_out.slots())], stream));
 }
 
 }  // namespace
@@ -297,22 +120,11 @@ int main(int argc, char** argv) {
   ascgen::Options defaults;
   defaults.threads = 1;
   defaults.depth = 4;
+  defaults.pin = "all";
   defaults.input = ASCGEN_DEFAULT_INPUT;
   defaults.model = ASCGEN_DEFAULT_MODEL;
-  defaults.pin = "all";
-  const ascgen::Options opt = ascgen::parse_options(argc, argv, defaults);
-#if ASCGEN_BACKEND_SIM
-  setenv("ACL_SIM_PROFILE", ASCGEN_SIM_PROFILE, 0);  // the device this program was planned for
-#endif
-  ascgen::install_signal_handlers();
-  ascgen::Cleanup cleanup;
-  int status = 0;
-  try {
-    status = run(opt, cleanup);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: %s\n", kProgram, e.what());
-    status = 3;
-  }
-  if (cleanup.run() != 0 && status == 0) status = 3;
-  return status;
+  const std::vector<ascgen::StageInfo> stages = {
+      {infer::kName, true},
+  };
+  return ascgen::run_main<Worker, ascgen::PerThreadLayout>(argc, argv, kProgram, defaults, stages);
 }

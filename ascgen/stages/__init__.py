@@ -1,0 +1,1 @@
+"""The stage kinds: one module each; registry.py lists them."""

@@ -1,0 +1,197 @@
+"""What a stage kind is: one class that owns the kind's schema, checks, geometry, pools,
+engine and service time, and the constants its C++ prints. The planner and the lowering
+call these hooks; nothing outside ascgen/stages/ branches on a kind's name.
+
+A kind's C++ lives beside it in templates/stages/<kind>.j2 (macros `members`, `setup` and
+`submit`), printed by main.cpp.j2 for every stage of that kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from ascgen.diagnostics import Diagnostic
+from ascgen.dsl_base import StageBase
+from ascgen.geometry import Geometry
+
+if TYPE_CHECKING:
+    from ascgen.plan_model import Plan, PoolPlan, StagePlan
+    from ascgen.profile import Profile
+    from ascgen.spec import Spec
+    from ascgen.yaml_loader import SourceMap
+
+MemoryKind = Literal["dvpp", "device", "host_pinned"]
+Per = Literal["frame", "batch"]
+# What a pool is to the stage that owns it: its host staging buffer, its device copy, its
+# output, the whole batch it assembles, or a model input filled once at start-up.
+Role = Literal["host", "dev", "out", "batch", "in"]
+
+
+@dataclass(frozen=True)
+class PoolRef:
+    """A pool named by its owner and its role (never by a name suffix)."""
+
+    stage: str
+    role: Role
+
+    @property
+    def member(self) -> str:
+        """The C++ member that holds the pool."""
+        return f"{self.stage}_{self.role}"
+
+
+@dataclass(frozen=True)
+class PoolRequest:
+    """A pool a stage asks for; the planner sizes its slots and memory."""
+
+    role: Role
+    memory: MemoryKind
+    per: Per
+    bytes: int
+    reads: bool = False  # the stage reads it (a model input), rather than writes it
+
+
+@dataclass(frozen=True)
+class Constant:
+    type: str  # C++ type
+    name: str  # kCamelCase
+    value: str  # C++ literal
+
+
+def const(type_: str, name: str, value: object) -> Constant:
+    return Constant(type_, name, str(value).lower() if isinstance(value, bool) else str(value))
+
+
+@dataclass(frozen=True)
+class StageContext:
+    """One stage of a spec, as the planner sees it while planning."""
+
+    spec: Spec
+    prof: Profile
+    index: int
+    smap: SourceMap | None = None
+
+    @property
+    def stage(self) -> StageBase:
+        stage: StageBase = self.spec.stages[self.index]
+        return stage
+
+    def kind_at(self, index: int) -> StageKind | None:
+        from ascgen.stages.registry import kind_of
+
+        stages = self.spec.stages
+        return kind_of(stages[index]) if 0 <= index < len(stages) else None
+
+    @property
+    def next_kind(self) -> StageKind | None:
+        return self.kind_at(self.index + 1)
+
+    @property
+    def prev_kind(self) -> StageKind | None:
+        return self.kind_at(self.index - 1)
+
+    @property
+    def feeds_batches(self) -> bool:
+        """Whether the next stage takes whole batches (the model)."""
+        nxt = self.next_kind
+        return nxt is not None and nxt.takes_batches
+
+    def error(self, key: str | tuple[str | int, ...] | None, message: str) -> Diagnostic:
+        assert self.smap is not None
+        keys = () if key is None else (key,) if isinstance(key, str) else key
+        return self.smap.error(("stages", self.index, *keys), message)
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Whole-pipeline sizes a stage may need while planning (worked out by the planner)."""
+
+    source_bytes: int
+    model_input_bytes: int | None  # the model's whole input at the spec's batch
+    model_output_bytes: int
+
+
+class StageKind:
+    """One stage kind. Subclasses set the class attributes and override what they need."""
+
+    kind: ClassVar[str]
+    schema: ClassVar[type[StageBase]]
+    consumes: ClassVar[tuple[str, ...]]  # the data it takes: "source" (the pipeline input) or
+    produces: ClassVar[str]  # what another kind produces: uploaded, decoded, frame, scores, host
+    engine: ClassVar[str]  # h2d | d2h | d2d | jpegd | vpc | aicore | host
+    takes_batches: ClassVar[bool] = False  # its input is a whole batch (the model)
+    moves_whole_batches: ClassVar[bool] = False  # before a batch stage it moves whole batches (h2d)
+    decodes: ClassVar[str | None] = None  # the source kind it decodes (jpeg_decode: jpeg_files)
+    makes_frames: ClassVar[bool] = False  # writes one picture per frame that a batch can assemble
+    dvpp: ClassVar[bool] = False  # runs on a DVPP channel
+    dvpp_mode: ClassVar[str] = ""  # its acldvppChannelMode enumerator, where channels have modes
+    inspects_inputs: ClassVar[bool] = False  # checks each input at start-up (what JPEGD can decode)
+    reads_dvpp: ClassVar[bool] = False  # its input must lie in DVPP memory
+    reports_status: ClassVar[bool] = False  # its result code is read at completion (JPEGD)
+    host_postprocess: ClassVar[bool] = False  # runs on the host on each completed frame (top-k)
+
+    @property
+    def device(self) -> bool:
+        return self.engine != "host"
+
+    @property
+    def article(self) -> str:
+        """The article before the kind's name read aloud: an h2d, a model."""
+        return "an" if self.kind[0] in "aeioh" else "a"
+
+    # ---------------------------------------------------------------- checks
+
+    def check(self, ctx: StageContext) -> list[Diagnostic]:
+        """Checks of the stage against the profile (geometry, limits, references)."""
+        return []
+
+    def check_planned(self, ctx: StageContext, plan: Plan) -> list[Diagnostic]:
+        """Checks that need the plan (sizes of the whole pipeline)."""
+        return []
+
+    # ---------------------------------------------------------------- planning
+
+    def geometry(self, ctx: StageContext, before: Geometry | None, sizes: Sizes) -> tuple[Geometry | None, Geometry | None]:
+        """(what the stage reads, what it writes), one frame, or one batch for batch stages."""
+        return before, None
+
+    def frame_picture(self, ctx: StageContext) -> Geometry | None:
+        """The picture one frame becomes (stages that make frames for a batch)."""
+        return None
+
+    def pools(
+        self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
+    ) -> list[PoolRequest]:
+        """The pools the stage owns."""
+        return []
+
+    def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
+        """Time one task of this stage occupies one unit of its engine."""
+        return 0.0
+
+    def output_bytes(self, stage: StageBase, prof: Profile, batch: int) -> int:
+        """A batch stage's whole output at ``batch`` (the model's)."""
+        return 0
+
+    def model_memory_bytes(self, ctx: StageContext) -> int:
+        """Device memory one loaded instance takes (model stages)."""
+        return 0
+
+    # ---------------------------------------------------------------- lowering
+
+    def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
+        """The named constants its C++ uses (namespace <stage name>)."""
+        return []
+
+    def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
+        """Switches its template reads (e.g. has_crop), so the template decides nothing."""
+        return {}
+
+    def src_pool(self, sp: StagePlan, pools: list[PoolPlan], previous: PoolRef | None) -> PoolRef | None:
+        """The pool the stage's device task reads."""
+        return previous
+
+    def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
+        """The pool the stage's device task writes (None for host stages)."""
+        return None

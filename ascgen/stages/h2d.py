@@ -1,0 +1,55 @@
+"""h2d: copy each input from pinned host memory to the device (aclrtMemcpyAsync H2D)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ascgen.dsl_base import Bytes, StageBase
+from ascgen.geometry import Geometry, tensor
+from ascgen.plan_model import Plan, PoolPlan, StagePlan
+from ascgen.stages.base import PoolRef, PoolRequest, Sizes, StageContext, StageKind
+
+
+class H2dStage(StageBase):
+    kind: Literal["h2d"]
+    bytes: Bytes | None = Field(default=None, description="bytes per copy; default from source")
+
+
+class H2d(StageKind):
+    kind = "h2d"
+    schema = H2dStage
+    consumes = ("source",)
+    produces = "uploaded"
+    engine = "h2d"
+    moves_whole_batches = True
+
+    def geometry(self, ctx: StageContext, before: Geometry | None, sizes: Sizes) -> tuple[Geometry | None, Geometry | None]:
+        stage = ctx.stage
+        assert isinstance(stage, H2dStage)
+        nbytes = stage.bytes or (before.bytes if before else sizes.source_bytes)
+        if ctx.spec.source.kind == "tensor" and ctx.feeds_batches:
+            nbytes = stage.bytes or sizes.model_input_bytes or nbytes
+        return before, tensor(nbytes, before.kind if before else "tensor")
+
+    def pools(
+        self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
+    ) -> list[PoolRequest]:
+        assert out is not None
+        per = "batch" if batch_level else "frame"
+        nxt = ctx.next_kind
+        memory = "dvpp" if nxt is not None and nxt.reads_dvpp else "device"
+        return [PoolRequest("host", "host_pinned", per, out.bytes), PoolRequest("dev", memory, per, out.bytes)]
+
+    def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
+        stage = ctx.stage
+        assert isinstance(stage, H2dStage)
+        nbytes = gout.bytes if gout else 0
+        source = ctx.spec.source
+        if source.kind == "jpeg_files" and source.typical_bytes and not stage.bytes:
+            nbytes = min(nbytes, source.typical_bytes)
+        return ctx.prof.engines.h2d.service_us(nbytes)
+
+    def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
+        return PoolRef(sp.name, "dev")

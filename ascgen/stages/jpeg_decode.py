@@ -1,0 +1,80 @@
+"""jpeg_decode: JPEGD decodes each uploaded JPEG into a YUV420SP picture in DVPP memory."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from ascgen.diagnostics import Diagnostic
+from ascgen.dsl_base import Size, StageBase
+from ascgen.geometry import Geometry, yuv420sp
+from ascgen.plan_model import Plan, PoolPlan, StagePlan
+from ascgen.stages import dvpp_rules
+from ascgen.stages.base import PoolRef, Constant, PoolRequest, Sizes, StageContext, StageKind, const
+
+
+class JpegDecodeStage(StageBase):
+    kind: Literal["jpeg_decode"]
+    max: Size = Field(description="largest picture decoded; sizes the output buffers")
+    format: Literal["nv12", "nv21"] = "nv12"
+
+
+class JpegDecode(StageKind):
+    kind = "jpeg_decode"
+    schema = JpegDecodeStage
+    consumes = ("uploaded",)
+    produces = "decoded"
+    engine = "jpegd"
+    decodes = "jpeg_files"
+    dvpp = True
+    dvpp_mode = "DVPP_CHNMODE_JPEGD"
+    reads_dvpp = True
+    reports_status = True
+    inspects_inputs = True
+
+    def check(self, ctx: StageContext) -> list[Diagnostic]:
+        stage = ctx.stage
+        assert isinstance(stage, JpegDecodeStage)
+        prof = ctx.prof
+        return dvpp_rules.check_align(ctx, prof.align.jpegd_out) + dvpp_rules.check_range(
+            ctx, "max", "JPEGD input", stage.max, prof.limits.jpegd_in
+        )
+
+    def frame_picture(self, ctx: StageContext) -> Geometry | None:
+        stage = ctx.stage
+        assert isinstance(stage, JpegDecodeStage)
+        aw, ah = dvpp_rules.alignment(stage, ctx.prof.align.jpegd_out)
+        return yuv420sp(stage.format, stage.max.width, stage.max.height, aw, ah)
+
+    def geometry(self, ctx: StageContext, before: Geometry | None, sizes: Sizes) -> tuple[Geometry | None, Geometry | None]:
+        return before, self.frame_picture(ctx)
+
+    def pools(
+        self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
+    ) -> list[PoolRequest]:
+        assert out is not None
+        return [PoolRequest("out", "dvpp", "frame", out.bytes)]
+
+    def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
+        stage = ctx.stage
+        assert isinstance(stage, JpegDecodeStage)
+        return ctx.prof.engines.jpegd.service_us(stage.max.width * stage.max.height)
+
+    def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
+        stage, out = sp.stage, sp.output
+        assert isinstance(stage, JpegDecodeStage) and out is not None
+        lim = plan.device.limits.jpegd_in
+        align_w, align_h = dvpp_rules.alignment(stage, plan.device.align.jpegd_out)
+        return [
+            const("uint32_t", "kMaxWidth", out.width),
+            const("uint32_t", "kMaxHeight", out.height),
+            const("uint32_t", "kMinWidth", lim.min_width),
+            const("uint32_t", "kMinHeight", lim.min_height),
+            const("uint32_t", "kAlignWidth", align_w),
+            const("uint32_t", "kAlignHeight", align_h),
+            const("acldvppPixelFormat", "kPixelFormat", dvpp_rules.PIXEL_FORMAT[stage.format]),
+        ]
+
+    def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
+        return PoolRef(sp.name, "out")

@@ -1,0 +1,184 @@
+"""model: one execution of an offline model (.om) per batch (aclmdlExecuteAsync), one loaded
+instance per thread so no model id runs on two streams at once."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from ascgen.diagnostics import Diagnostic, did_you_mean, one_of
+from ascgen.dsl_base import Bytes, StageBase
+from ascgen.geometry import Geometry, tensor
+from ascgen.names import SafePath
+from ascgen.plan_model import Plan, PoolPlan, StagePlan
+from ascgen.profile import Profile
+from ascgen.stages.base import Constant, PoolRef, PoolRequest, Sizes, StageContext, StageKind, const
+
+DEFAULT_MODEL_MEMORY = 128 << 20
+DEFAULT_OUTPUT_BYTES_PER_ITEM = 4000
+
+Latency = Annotated[float, Field(gt=0, le=60_000)]
+
+
+class ModelStage(StageBase):
+    kind: Literal["model"]
+    path: SafePath = Field(description="the .om file (a descriptor is generated beside it for the simulator)")
+    reference: str | None = Field(default=None, description="a model measured in the profile")
+    latency_ms: Latency | dict[Annotated[int, Field(ge=1, le=1024)], Latency] | None = Field(
+        default=None, description="ms per execution at the spec's batch, or a table by batch"
+    )
+    input_bytes: Bytes | None = Field(default=None, description="whole input at the spec's batch")
+    output_bytes: Bytes | None = Field(default=None, description="whole output at the spec's batch")
+    memory_bytes: Bytes | None = Field(default=None, description="weights + workspace per instance")
+    instances: Literal["per_thread", "shared"] = "per_thread"
+
+    @model_validator(mode="after")
+    def _timed(self) -> ModelStage:
+        if self.reference is None and self.latency_ms is None:
+            raise ValueError("give 'reference' (a model of the profile) or 'latency_ms'")
+        return self
+
+
+def latency_table(stage: ModelStage, prof: Profile) -> dict[int, float]:
+    """The latency by batch size that the stage or its reference gives ({} for a single figure)."""
+    if isinstance(stage.latency_ms, dict):
+        return dict(stage.latency_ms)
+    if stage.latency_ms is None and stage.reference in prof.models:
+        return dict(prof.models[str(stage.reference)].latency_ms)
+    return {}
+
+
+def latency_ms(stage: ModelStage, prof: Profile, batch: int) -> float:
+    """Latency of one execution at ``batch``: the stage's own figure, else the table,
+    interpolated linearly between measured batch sizes (per item beyond the ends)."""
+    if isinstance(stage.latency_ms, int | float):
+        return float(stage.latency_ms)
+    table = latency_table(stage, prof)
+    if batch in table:
+        return table[batch]
+    points = sorted(table)
+    if batch < points[0]:
+        return table[points[0]] * batch / points[0]
+    if batch > points[-1]:
+        return table[points[-1]] * batch / points[-1]
+    lo = max(p for p in points if p < batch)
+    hi = min(p for p in points if p > batch)
+    return table[lo] + (table[hi] - table[lo]) * (batch - lo) / (hi - lo)
+
+
+class Model(StageKind):
+    kind = "model"
+    schema = ModelStage
+    consumes = ("frame", "uploaded", "source")
+    produces = "scores"
+    engine = "aicore"
+    takes_batches = True
+
+    def check(self, ctx: StageContext) -> list[Diagnostic]:
+        stage, prof, spec = ctx.stage, ctx.prof, ctx.spec
+        assert isinstance(stage, ModelStage)
+        out: list[Diagnostic] = []
+        if stage.reference is not None and stage.reference not in prof.models:
+            hint = did_you_mean(stage.reference, prof.models) or (
+                f"; {prof.name} measures {one_of(prof.models)}" if prof.models else ""
+            )
+            out.append(ctx.error("reference", f"profile {prof.name} has no model '{stage.reference}'{hint}"))
+        out += self._check_reference_input(ctx, stage)
+        if stage.instances == "shared" and spec.threads > 1:
+            out.append(
+                ctx.error(
+                    "instances",
+                    f"one model instance cannot execute on {spec.threads} threads' streams at once "
+                    "(CANN reports an error); use instances: per_thread",
+                )
+            )
+        if isinstance(stage.latency_ms, dict) and spec.batch not in stage.latency_ms and len(stage.latency_ms) < 2:
+            out.append(
+                ctx.error(
+                    "latency_ms",
+                    f"latency_ms has no entry for batch {spec.batch}; give it, or two batch sizes to interpolate between",
+                )
+            )
+        return out
+
+    def _check_reference_input(self, ctx: StageContext, stage: ModelStage) -> list[Diagnostic]:
+        """A reference model takes frames of one size and format: the stage feeding it must make them."""
+        prev = ctx.prev_kind
+        ref = ctx.prof.models.get(str(stage.reference))
+        if prev is None or not prev.makes_frames or ref is None:
+            return []
+        feeder = StageContext(ctx.spec, ctx.prof, ctx.index - 1, ctx.smap)
+        picture = prev.frame_picture(feeder)
+        assert picture is not None
+        want = f"{ref.input.width}x{ref.input.height} {ref.input.format}"
+        got = f"{picture.width}x{picture.height} {picture.kind}"
+        if got == want:
+            return []
+        key = "out" if (picture.width, picture.height) != (ref.input.width, ref.input.height) else "format"
+        message = f"model '{stage.name}' ({stage.reference} on {ctx.prof.name}) takes {want} frames, not {got}"
+        return [feeder.error(key, message)]
+
+    def check_planned(self, ctx: StageContext, plan: Plan) -> list[Diagnostic]:
+        stage = ctx.stage
+        assert isinstance(stage, ModelStage)
+        frame = plan.batching.frame_bytes
+        if stage.input_bytes and frame and stage.input_bytes != frame * plan.batch:
+            return [
+                ctx.error(
+                    "input_bytes",
+                    f"model input_bytes {stage.input_bytes} must equal batch {plan.batch} x "
+                    f"{frame} bytes per frame = {frame * plan.batch}",
+                )
+            ]
+        return []
+
+    def geometry(self, ctx: StageContext, before: Geometry | None, sizes: Sizes) -> tuple[Geometry | None, Geometry | None]:
+        gin = tensor(sizes.model_input_bytes or 0, "tensor") if before else before
+        return gin, tensor(sizes.model_output_bytes)
+
+    def pools(
+        self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
+    ) -> list[PoolRequest]:
+        assert out is not None
+        pools = [PoolRequest("out", "device", "batch", out.bytes)]
+        if ctx.index == 0:  # no stage feeds it: it reads tensors written once at start-up
+            pools.insert(0, PoolRequest("in", "device", "batch", gin.bytes if gin else 1, reads=True))
+        return pools
+
+    def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
+        stage = ctx.stage
+        assert isinstance(stage, ModelStage)
+        # Every thread feeds the AI Core from its own stream: with more than one, each
+        # execution follows another stream's and pays the switch (as the simulator does).
+        switch = ctx.prof.engines.aicore.switch_us if ctx.spec.threads > 1 else 0.0
+        return latency_ms(stage, ctx.prof, ctx.spec.batch) * 1000.0 + switch
+
+    def model_memory_bytes(self, ctx: StageContext) -> int:
+        stage = ctx.stage
+        assert isinstance(stage, ModelStage)
+        if stage.memory_bytes:
+            return stage.memory_bytes
+        ref = ctx.prof.models.get(str(stage.reference))
+        return ref.memory_bytes if ref else DEFAULT_MODEL_MEMORY
+
+    def output_bytes(self, stage: ModelStage, prof: Profile, batch: int) -> int:
+        if stage.output_bytes is not None:
+            return stage.output_bytes
+        ref = prof.models.get(str(stage.reference))
+        return (ref.output_bytes_per_item if ref else DEFAULT_OUTPUT_BYTES_PER_ITEM) * batch
+
+    def src_pool(self, sp: StagePlan, pools: list[PoolPlan], previous: PoolRef | None) -> PoolRef | None:
+        return previous or PoolRef(sp.name, "in")
+
+    def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
+        return PoolRef(sp.name, "out")
+
+    def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
+        return {"fills_input": any(p.filled_at_setup for p in plan.pools_of(sp.name))}
+
+    def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
+        return [
+            const("size_t", "kInputBytes", sp.input.bytes if sp.input else 0),
+            const("size_t", "kOutputBytes", sp.output.bytes if sp.output else 0),
+        ]

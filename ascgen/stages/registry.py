@@ -1,0 +1,39 @@
+"""The list of stage kinds. Adding a kind: a module here, a template in templates/stages/,
+and one line below."""
+
+from __future__ import annotations
+
+from typing import Annotated, Union
+
+from pydantic import Field
+
+from ascgen.dsl_base import StageBase
+from ascgen.stages.base import StageKind
+from ascgen.stages.d2h import D2h
+from ascgen.stages.h2d import H2d
+from ascgen.stages.jpeg_decode import JpegDecode
+from ascgen.stages.model import Model
+from ascgen.stages.topk import Topk
+from ascgen.stages.vpc_letterbox import VpcLetterbox
+from ascgen.stages.vpc_resize import VpcResize
+
+KINDS: dict[str, StageKind] = {k.kind: k for k in (H2d(), JpegDecode(), VpcResize(), VpcLetterbox(), Model(), D2h(), Topk())}
+STAGE_KINDS = tuple(KINDS)
+SCHEMAS: dict[str, type[StageBase]] = {name: kind.schema for name, kind in KINDS.items()}
+
+# The `stages:` items of a spec: one schema per kind, chosen by `kind`.
+Stage = Annotated[Union[tuple(SCHEMAS.values())], Field(discriminator="kind")]  # type: ignore[valid-type]  # noqa: UP007
+
+
+def kind_of(stage: StageBase) -> StageKind:
+    return KINDS[stage.kind]  # type: ignore[attr-defined]
+
+
+def producers_of(kind: StageKind) -> list[str]:
+    """What a kind can take its input from, for messages: kind names, or 'the source'."""
+    names = [k.kind for k in KINDS.values() if k.produces in kind.consumes]
+    return (["the source"] if "source" in kind.consumes else []) + names
+
+
+def decoders_of(source_kind: str) -> list[StageKind]:
+    return [k for k in KINDS.values() if k.decodes == source_kind]

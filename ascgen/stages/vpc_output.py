@@ -1,0 +1,81 @@
+"""What the VPC stage kinds share: they write one picture per frame into DVPP memory, which
+the planner can assemble into a model's batch; their pools, engine time and sizes."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ascgen.diagnostics import Diagnostic
+from ascgen.dsl_base import Size, StageBase
+from ascgen.geometry import Geometry
+from ascgen.plan_model import Plan, PoolPlan, StagePlan
+from ascgen.stages import dvpp_rules
+from ascgen.stages.base import Constant, PoolRef, PoolRequest, Sizes, StageContext, StageKind, const
+
+
+class VpcOutputKind(StageKind):
+    """A VPC kind whose schema has `out` (a Size), `format` and `interpolation`."""
+
+    consumes: ClassVar[tuple[str, ...]] = ("decoded",)
+    produces = "frame"
+    engine = "vpc"
+    makes_frames = True
+    dvpp = True
+    dvpp_mode = "DVPP_CHNMODE_VPC"
+    reads_dvpp = True
+
+    @staticmethod
+    def out_size(stage: StageBase) -> Size:
+        out: Size = getattr(stage, "out")  # noqa: B009 - every VPC schema has it
+        return out
+
+    def check(self, ctx: StageContext) -> list[Diagnostic]:
+        return dvpp_rules.check_output(ctx, self.out_size(ctx.stage), ctx.prof)
+
+    def frame_picture(self, ctx: StageContext) -> Geometry | None:
+        stage = ctx.stage
+        return dvpp_rules.vpc_picture(stage, self.out_size(stage), getattr(stage, "format"), ctx.prof)  # noqa: B009
+
+    def geometry(self, ctx: StageContext, before: Geometry | None, sizes: Sizes) -> tuple[Geometry | None, Geometry | None]:
+        return before, self.frame_picture(ctx)
+
+    def pools(
+        self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
+    ) -> list[PoolRequest]:
+        assert out is not None
+        if not ctx.feeds_batches:
+            return [PoolRequest("out", "dvpp", "frame", out.bytes)]
+        batch = ctx.spec.batch
+        if not copy_batches:  # the whole model input is this stage's one output picture
+            return [PoolRequest("batch", "dvpp", "batch", out.bytes * batch)]
+        return [
+            PoolRequest("out", "dvpp", "frame", out.bytes),
+            PoolRequest("batch", "device", "batch", out.bytes * batch),
+        ]
+
+    def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
+        out = self.out_size(ctx.stage)
+        return ctx.prof.engines.vpc.service_us(out.width * out.height)
+
+    def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
+        roles = {p.ref.role for p in pools if p.ref.stage == sp.name}
+        return PoolRef(sp.name, "out" if "out" in roles else "batch")
+
+    def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
+        out = sp.output
+        stage = sp.stage
+        assert out is not None
+        return [
+            const("uint32_t", "kOutWidth", out.width),
+            const("uint32_t", "kOutHeight", out.height),
+            const("uint32_t", "kWidthStride", out.width_stride),
+            const("uint32_t", "kHeightStride", out.height_stride),
+            const("size_t", "kFrameBytes", out.bytes),
+            const("acldvppPixelFormat", "kPixelFormat", dvpp_rules.PIXEL_FORMAT[getattr(stage, "format")]),  # noqa: B009
+            const("uint32_t", "kInterpolation", dvpp_rules.INTERPOLATION[getattr(stage, "interpolation")]),  # noqa: B009
+            const(
+                "ascgen::Picture", "kFrame",
+                f"{{kPixelFormat, kOutWidth, kOutHeight, kWidthStride, kHeightStride, kFrameBytes}}",
+            ),
+            const("int", "kItemsPerSlot", plan.batch if plan.batching.mode == "in_place" else 1),  # frames per output slot
+        ]

@@ -1,0 +1,56 @@
+"""vpc_resize: VPC resizes (optionally after a crop) each decoded picture to a fixed size."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from ascgen.diagnostics import Diagnostic
+from ascgen.dsl_base import Crop, Size, StageBase
+from ascgen.plan_model import Plan, StagePlan
+from ascgen.stages import dvpp_rules
+from ascgen.stages.base import Constant, StageContext, const
+from ascgen.stages.vpc_output import VpcOutputKind
+
+
+class VpcResizeStage(StageBase):
+    kind: Literal["vpc_resize"]
+    out: Size
+    crop: Crop | None = None
+    format: Literal["nv12", "nv21"] = "nv12"
+    interpolation: Literal["default", "bilinear", "nearest"] = "bilinear"
+
+
+class VpcResize(VpcOutputKind):
+    kind = "vpc_resize"
+    schema = VpcResizeStage
+
+    def check(self, ctx: StageContext) -> list[Diagnostic]:
+        stage = ctx.stage
+        assert isinstance(stage, VpcResizeStage)
+        out = super().check(ctx)
+        src = dvpp_rules.decoded_size(ctx)
+        if stage.crop is not None and src is not None:
+            out += dvpp_rules.check_crop(ctx, stage.crop, src)
+            src = Size(width=stage.crop.width, height=stage.crop.height)
+        if src is not None:
+            out += dvpp_rules.check_ratio(ctx, src, stage.out, ctx.prof)
+        return out
+
+    def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
+        stage = sp.stage
+        assert isinstance(stage, VpcResizeStage)
+        return {"has_crop": stage.crop is not None}
+
+    def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
+        stage = sp.stage
+        assert isinstance(stage, VpcResizeStage)
+        consts = super().constants(sp, plan)
+        if stage.crop is not None:
+            c = stage.crop  # DVPP ROIs are inclusive: left/top even, right/bottom odd
+            consts += [
+                const("uint32_t", "kCropLeft", c.left),
+                const("uint32_t", "kCropTop", c.top),
+                const("uint32_t", "kCropRight", c.left + c.width - 1),
+                const("uint32_t", "kCropBottom", c.top + c.height - 1),
+            ]
+        return consts
