@@ -42,10 +42,21 @@ def _expand(paths: tuple[Path, ...]) -> list[Path]:
 
 @cli.command()
 @spec_paths
+@click.option(
+    "--backend",
+    type=click.Choice(["sim", "cann"]),
+    default="sim",
+    show_default=True,
+    help="Where it will run: cann also requires the model files to exist.",
+)
 @friendly
-def validate(specs: tuple[Path, ...]) -> None:
-    """Check spec files (or folders of them); report every problem as file:line:col."""
+def validate(specs: tuple[Path, ...], backend: str) -> None:
+    """Check spec files (or folders of them); report every problem as file:line:col.
+
+    Also warns when an input named by the spec is missing or its SLO is above the roofline."""
     from ascgen.analysis import analyze_file
+    from ascgen.readiness import readiness_warnings
+    from ascgen.yaml_loader import load_file
 
     problems = SpecError()
     for path in _expand(specs):
@@ -58,6 +69,11 @@ def validate(specs: tuple[Path, ...]) -> None:
             f"{path}: ok ({_count(len(spec.stages), 'stage')}, roofline {plan.roofline_qps:,.0f} frames/s, "
             f"bottleneck {plan.bottleneck})"
         )
+        for found in readiness_warnings(path, spec, plan, load_file(path)[1], backend):
+            if found.severity == "error":
+                problems.diagnostics.append(found)
+            else:
+                click.echo(found.format(), err=True)
     if problems.diagnostics:
         raise problems
 
@@ -100,12 +116,13 @@ def schema(output: Path | None) -> None:
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
 @friendly
 def init(path: Path, force: bool) -> None:
-    """Write a commented example spec to PATH (default pipeline.yaml)."""
-    if path.exists() and not force:
-        raise click.UsageError(f"{path} exists; pass --force to overwrite it")
-    text = (Path(__file__).parent / "example_spec.yaml").read_text(encoding="utf-8")
-    write_atomic(path, text)
-    click.echo(f"wrote {path}; next: ascgen validate {path} && ascgen plan {path}")
+    """Write a commented example spec to PATH (default pipeline.yaml), and sample JPEGs to
+    data/images/ beside it, ready for validate, plan, build and bench."""
+    from ascgen.init_files import write_example
+
+    written = write_example(path, force=force)
+    click.echo(f"wrote {', '.join(str(p) for p in written)}")
+    click.echo(f"next: ascgen validate {path} && ascgen plan {path} && ascgen bench {path}")
 
 
 @cli.command()

@@ -112,9 +112,9 @@ def check_can_create(folder: Path) -> None:
     os.rmdir(probe)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and rename (LF line endings); the file
-    gets mode 0666 less the umask, as a plain open() would give it."""
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (or bytes) to ``path`` via a temporary file and rename (LF line endings);
+    the file gets mode 0666 less the umask, as a plain open() would give it."""
     if path.is_dir():
         raise UserError(f"cannot write {path}: it is a folder; name a file")
     ensure_dir(path.parent)
@@ -123,8 +123,12 @@ def write_atomic(path: Path, text: str) -> None:
     except OSError as exc:
         raise _cannot_write(path, exc) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        if isinstance(text, bytes):
+            with os.fdopen(fd, "wb") as fb:
+                fb.write(text)
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except OSError as exc:

@@ -53,7 +53,7 @@ CPP_KEYWORDS = _words(
 # namespace-scope declaration of templates/main.cpp.j2 is listed here.
 GENERATED_NAMES = _words(
     """
-    main run setup submit_frame complete_batch prepare_inputs record_reference run_worker
+    program kPools kEventRings main run setup submit_frame complete_batch prepare_inputs record_reference run_worker
     on_batch_done Worker Input Run BatchRecord g_run kProgram kProfile kStreams kBatch
     kSyncEvery kMaxInputBytes kFrameBytes kName ascgen std acl aclrt acldvpp aclmdl acl_sim
     NULL EOF errno stdin stdout stderr assert offsetof environ abort atexit exit _exit
@@ -87,10 +87,16 @@ def _char(ch: str) -> str:
     return f"'{shown}' (U+{ord(ch):04X}{' ' + name if name else ''})"
 
 
+def _show(text: str, limit: int = 64) -> str:
+    """``text`` for a one-line message: control and line-separator characters escaped."""
+    cut = text[:limit] + ("..." if len(text) > limit else "")
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in _BAD_CATEGORIES else ch for ch in cut)
+
+
 def cpp_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a stage or program in generated C++, or None."""
     if not _NAME.match(name):
-        return f"'{name}' is not a name: use letters, digits and '_', not starting with a digit"
+        return f"'{_show(name)}' is not a name: use letters, digits and '_', not starting with a digit"
     if len(name) > NAME_MAX:
         return f"'{name[:20]}...' is longer than {NAME_MAX} characters"
     if name in CPP_KEYWORDS:
@@ -129,7 +135,7 @@ def path_problem(path: str) -> str | None:
 def profile_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a device profile (a file of ascgen/profiles/), or None."""
     if not _PROFILE.match(name) or ".." in name or len(name) > 64:
-        return f"'{name[:64]}' is not a profile name: use letters, digits, '_', '-' and '.', no path"
+        return f"'{_show(name)}' is not a profile name: use letters, digits, '_', '-' and '.', no path"
     return None
 
 

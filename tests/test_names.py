@@ -112,7 +112,7 @@ def _namespace_scope_names(template: str) -> set[str]:
         line = re.sub(r"\{\{.*?\}\}", "JINJA", raw)
         if line.startswith((" ", "#", "/", "{", "}")):
             continue
-        m = re.match(r"(?:struct|class)\s+(\w+)|(?:constexpr\s+)?[\w:<>]+[\s*&]+(\w+)\s*(?:\(|\[|=)", line)
+        m = re.match(r"(?:struct|class|namespace)\s+(\w+)|(?:constexpr\s+)?[\w:<>]+[\s*&]+(\w+)\s*(?:\(|\[|=)", line)
         if m and "JINJA" not in (m.group(1) or m.group(2)):
             names.add(m.group(1) or m.group(2))
     return names
@@ -121,6 +121,6 @@ def _namespace_scope_names(template: str) -> set[str]:
 def test_every_name_the_generated_code_declares_is_reserved() -> None:
     template = (ROOT / "templates" / "main.cpp.j2").read_text(encoding="utf-8")
     declared = _namespace_scope_names(template)
-    assert {"main", "run", "Worker", "submit_frame", "kBatch"} <= declared
+    assert {"main", "Worker", "program", "kProgram"} <= declared
     missing = sorted(declared - GENERATED_NAMES - CPP_KEYWORDS)
     assert not missing, f"add these to GENERATED_NAMES in ascgen/names.py: {missing}"

@@ -71,10 +71,20 @@ def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) 
 @click.option("--threads", type=click.IntRange(min=1), help="Host threads (default: the spec's).")
 @click.option("--depth", type=click.IntRange(min=1), help="Frames in flight per thread (default: the spec's).")
 @click.option(
-    "--duration", type=click.FloatRange(min=0.1), default=10.0, show_default=True, help="Seconds measured per run."
+    "--duration",
+    type=click.FloatRange(0.1, 86400),
+    callback=lambda _ctx, param, v: _finite(param, v),
+    default=10.0,
+    show_default=True,
+    help="Seconds measured per run.",
 )
 @click.option(
-    "--warmup", type=click.FloatRange(min=0.0), default=2.0, show_default=True, help="Seconds before measuring."
+    "--warmup",
+    type=click.FloatRange(0.0, 3600),
+    callback=lambda _ctx, param, v: _finite(param, v),
+    default=2.0,
+    show_default=True,
+    help="Seconds before measuring.",
 )
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs per configuration.")
 @click.option(

@@ -382,9 +382,14 @@ inline std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes)
                               " bytes, more than the spec's max_bytes " + std::to_string(max_bytes));
   };
   if (static_cast<uint64_t>(st.st_size) > max_bytes) throw too_big(static_cast<size_t>(st.st_size));
-  std::vector<uint8_t> out(static_cast<size_t>(st.st_size) + 1);
+  // st_size is a hint (0 for /proc files): read until the end, never past max_bytes + 1.
+  std::vector<uint8_t> out(std::min(max_bytes, static_cast<size_t>(st.st_size)) + 1);
   size_t got = 0;
-  while (got < out.size()) {
+  for (;;) {
+    if (got == out.size()) {
+      if (got > max_bytes) throw too_big(got);
+      out.resize(std::min(max_bytes + 1, got * 2));
+    }
     ssize_t r = read(fd, out.data() + got, out.size() - got);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));

@@ -5,8 +5,10 @@
 #define ASCGEN_HOST_H_
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,7 +16,9 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -111,53 +115,180 @@ struct Options {
   std::string json_path;
   std::string pin;
   bool verify = false;
-  bool quiet = false;
+  bool quiet = false;  // no progress lines (the final JSON is still printed)
+  bool skip_decode_errors = false;  // --on-decode-error skip: count failed frames, do not fail
 };
 
+// Set by parse_options from --quiet; Progress reads it.
+inline std::atomic<bool>& quiet_progress() {
+  static std::atomic<bool> quiet{false};
+  return quiet;
+}
+
+enum class FlagKind { kInt, kSeconds, kText, kSwitch, kHelp };
+
+struct FlagSpec {
+  const char* name;
+  FlagKind kind;
+  const char* arg;   // shown in --help
+  double lo, hi;     // kInt and kSeconds
+  const char* help;  // one line
+};
+
+inline const FlagSpec* flag_specs(size_t* count) {
+  static const FlagSpec specs[] = {
+      {"--threads", FlagKind::kInt, "N", 1, 64, "host threads, each its own pipeline (default: the spec's)"},
+      {"--depth", FlagKind::kInt, "D", 1, 256, "frames in flight per thread (default: the spec's)"},
+      {"--duration", FlagKind::kSeconds, "S", 0.1, 86400, "seconds measured, after the warm-up (default 10)"},
+      {"--warmup", FlagKind::kSeconds, "S", 0, 3600, "seconds run before measuring (default 1)"},
+      {"--frames", FlagKind::kInt, "N", 1, 1e12, "stop after N measured frames instead of --duration"},
+      {"--input", FlagKind::kText, "PATH", 0, 0, "a JPEG file or a folder of them (default: the spec's source.path)"},
+      {"--model", FlagKind::kText, "PATH", 0, 0, "the model file (default: the spec's model path)"},
+      {"--json", FlagKind::kText, "PATH", 0, 0, "also write the final JSON report to PATH"},
+      {"--pin", FlagKind::kText, "CPUS", 0, 0, "pin threads to big, little, all or a list of CPUs (0,2,4)"},
+      {"--verify", FlagKind::kSwitch, "", 0, 0, "check every output against a serial reference run"},
+      {"--quiet", FlagKind::kSwitch, "", 0, 0, "no progress lines on stderr (the final JSON is still printed)"},
+      {"--on-decode-error", FlagKind::kText, "fail|skip", 0, 0,
+       "a frame whose decode failed: fail the run (exit 1, default) or skip it and count it"},
+      {"--help", FlagKind::kHelp, "", 0, 0, "print this help and exit"},
+  };
+  *count = sizeof specs / sizeof specs[0];
+  return specs;
+}
+
+// A usage error: one line on stderr, exit 2.
+[[noreturn]] inline void usage_error(const char* program, const std::string& error) {
+  std::fprintf(stderr, "%s: %s (see --help)\n", program, error.c_str());
+  std::exit(2);
+}
+
 [[noreturn]] inline void usage(const char* program, const char* error) {
-  if (error) std::fprintf(stderr, "%s: %s\n", program, error);
-  std::fprintf(stderr,
-               "usage: %s [--threads N] [--depth D] [--duration S] [--warmup S] [--frames N]\n"
-               "          [--input PATH] [--model PATH] [--json PATH] [--verify]\n"
-               "          [--pin big|little|all|CPU,...]"
-               "          [--quiet]\n",
-               program);
-  std::exit(error ? 2 : 0);
+  if (error) usage_error(program, error);
+  std::printf("usage: %s [flags]  (--flag VALUE or --flag=VALUE)\n", program);
+  size_t n = 0;
+  const FlagSpec* specs = flag_specs(&n);
+  for (size_t i = 0; i < n; ++i) {
+    std::string left = std::string(specs[i].name) + (specs[i].arg[0] ? " " : "") + specs[i].arg;
+    std::printf("  %-18s %s\n", left.c_str(), specs[i].help);
+  }
+  std::exit(0);
+}
+
+inline std::string format_limit(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
+// A whole number in lo..hi, or why not.
+inline bool parse_int(const std::string& text, double lo, double hi, int64_t* out) {
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' || text[0] == '+'))
+    return false;
+  errno = 0;
+  char* end = nullptr;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') return false;
+  if (static_cast<double>(v) < lo || static_cast<double>(v) > hi) return false;
+  *out = static_cast<int64_t>(v);
+  return true;
+}
+
+// A finite number in lo..hi (no nan, inf or hex), or why not.
+inline bool parse_seconds(const std::string& text, double lo, double hi, double* out) {
+  if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos) return false;
+  errno = 0;
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(v) || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+// Whether `path` can be written: an existing file is opened for writing (not truncated); a
+// new one is created and removed. Checked at start-up, before any device work.
+inline std::string cannot_write(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "it is a folder";
+    int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return std::strerror(errno);
+    close(fd);
+    return "";
+  }
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) return std::strerror(errno);
+  close(fd);
+  unlink(path.c_str());
+  return "";
 }
 
 inline Options parse_options(int argc, char** argv, Options o) {
-  auto value = [&](int& i) -> const char* {
-    if (i + 1 >= argc) usage(argv[0], (std::string(argv[i]) + " needs a value").c_str());
-    return argv[++i];
-  };
-  auto number = [&](int& i, double lo, double hi) {
-    const char* flag = argv[i];
-    const char* text = value(i);
-    char* end = nullptr;
-    double v = std::strtod(text, &end);
-    if (end == text || *end != '\0' || v < lo || v > hi) {
-      std::string msg = std::string(flag) + " takes a number in " + std::to_string(lo) + ".." +
-                        std::to_string(hi) + ", not '" + text + "'";
-      usage(argv[0], msg.c_str());
-    }
-    return v;
-  };
+  const char* slash = std::strrchr(argv[0], '/');
+  const char* program = slash ? slash + 1 : argv[0];
+  size_t n = 0;
+  const FlagSpec* specs = flag_specs(&n);
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--threads") o.threads = static_cast<int>(number(i, 1, 64));
-    else if (a == "--depth") o.depth = static_cast<int>(number(i, 1, 256));
-    else if (a == "--duration") o.duration_s = number(i, 0.1, 86400);
-    else if (a == "--warmup") o.warmup_s = number(i, 0, 3600);
-    else if (a == "--frames") o.frames = static_cast<int64_t>(number(i, 1, 1e12));
-    else if (a == "--input") o.input = value(i);
-    else if (a == "--model") o.model = value(i);
-    else if (a == "--json") o.json_path = value(i);
-    else if (a == "--pin") o.pin = value(i);
-    else if (a == "--verify") o.verify = true;
-    else if (a == "--quiet") o.quiet = true;
-    else if (a == "--help" || a == "-h") usage(argv[0], nullptr);
-    else usage(argv[0], ("unknown option '" + a + "'").c_str());
+    std::string arg = argv[i];
+    std::string name = arg, text;
+    bool inline_value = false;
+    size_t eq = arg.find('=');
+    if (arg.compare(0, 2, "--") == 0 && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      text = arg.substr(eq + 1);
+      inline_value = true;
+    }
+    if (name == "-h") name = "--help";
+    const FlagSpec* spec = nullptr;
+    for (size_t k = 0; k < n; ++k)
+      if (name == specs[k].name) spec = &specs[k];
+    if (spec == nullptr) {
+      if (arg.compare(0, 1, "-") != 0) usage_error(program, "unexpected argument '" + arg + "'");
+      usage_error(program, "unknown flag '" + name + "'");
+    }
+    if (spec->kind == FlagKind::kSwitch || spec->kind == FlagKind::kHelp) {
+      if (inline_value) usage_error(program, name + " takes no value");
+      if (spec->kind == FlagKind::kHelp) usage(program, nullptr);
+      if (name == "--verify") o.verify = true;
+      if (name == "--quiet") o.quiet = true;
+      continue;
+    }
+    if (!inline_value) {
+      if (i + 1 >= argc) usage_error(program, name + " needs a value");
+      text = argv[++i];
+    }
+    if (spec->kind == FlagKind::kInt) {
+      int64_t v = 0;
+      if (!parse_int(text, spec->lo, spec->hi, &v))
+        usage_error(program, name + " takes a whole number in " + format_limit(spec->lo) + ".." +
+                                 format_limit(spec->hi) + ", not '" + text + "'");
+      if (name == "--threads") o.threads = static_cast<int>(v);
+      if (name == "--depth") o.depth = static_cast<int>(v);
+      if (name == "--frames") o.frames = v;
+    } else if (spec->kind == FlagKind::kSeconds) {
+      double v = 0;
+      if (!parse_seconds(text, spec->lo, spec->hi, &v))
+        usage_error(program, name + " takes a number of seconds in " + format_limit(spec->lo) + ".." +
+                                 format_limit(spec->hi) + ", not '" + text + "'");
+      if (name == "--duration") o.duration_s = v;
+      if (name == "--warmup") o.warmup_s = v;
+    } else {
+      if (text.empty()) usage_error(program, name + " needs a value");
+      if (name == "--input") o.input = text;
+      if (name == "--model") o.model = text;
+      if (name == "--json") o.json_path = text;
+      if (name == "--pin") o.pin = text;
+      if (name == "--on-decode-error") {
+        if (text != "fail" && text != "skip")
+          usage_error(program, "--on-decode-error takes fail or skip, not '" + text + "'");
+        o.skip_decode_errors = text == "skip";
+      }
+    }
   }
+  if (!o.json_path.empty()) {
+    std::string why = cannot_write(o.json_path);
+    if (!why.empty()) usage_error(program, "--json: cannot write '" + o.json_path + "': " + why);
+  }
+  quiet_progress() = o.quiet;
   return o;
 }
 
@@ -220,10 +351,58 @@ struct InputFile {
   std::vector<uint8_t> bytes;
 };
 
+constexpr size_t kMaxInputFiles = 4096;               // inputs are held in memory, all of them
+constexpr size_t kMaxHostFileBytes = size_t{1} << 30;  // read_file without a limit of its own
+
+// What `path` is when it is not a regular file ("a FIFO", ...), for messages.
+inline const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// The bytes of the regular file `path`, at most `max_bytes` of them. Opened without blocking
+// (a FIFO would wait for a writer) and never read past max_bytes + 1 (/dev/zero never ends).
+inline std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes) {
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (fstat(fd, &st) != 0) throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw std::runtime_error("input '" + path + "' is " + file_kind(st.st_mode) + ", not a regular file");
+  auto too_big = [&](size_t bytes) {
+    return std::runtime_error("input '" + path + "' has " + std::to_string(bytes) +
+                              " bytes, more than the spec's max_bytes " + std::to_string(max_bytes));
+  };
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) throw too_big(static_cast<size_t>(st.st_size));
+  // st_size is a hint (0 for /proc files): read until the end, never past max_bytes + 1.
+  std::vector<uint8_t> out(std::min(max_bytes, static_cast<size_t>(st.st_size)) + 1);
+  size_t got = 0;
+  for (;;) {
+    if (got == out.size()) {
+      if (got > max_bytes) throw too_big(got);
+      out.resize(std::min(max_bytes + 1, got * 2));
+    }
+    ssize_t r = read(fd, out.data() + got, out.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  if (got > max_bytes) throw too_big(got);
+  out.resize(got);
+  return out;
+}
+
 inline std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot read input '" + path + "'");
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return read_file(path, kMaxHostFileBytes);
 }
 
 // A deterministic pseudo-random tensor: input i of a tensor source.
@@ -281,6 +460,7 @@ class Json {
     return *this;
   }
   Json& num(double v) {
+    if (!std::isfinite(v)) return null();  // JSON has no nan or inf
     value_sep();
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -326,9 +506,15 @@ class Json {
 };
 
 // A file, or every *.jpg / *.jpeg in a folder sorted by name (a reproducible frame order).
+// Each must be a regular file of at most max_bytes; at most kMaxInputFiles of them.
 inline std::vector<InputFile> load_inputs(const std::string& path, size_t max_bytes) {
   std::vector<std::string> files;
-  if (DIR* dir = opendir(path.c_str())) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0)
+    throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) {
+    DIR* dir = opendir(path.c_str());
+    if (dir == nullptr) throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
     while (dirent* e = readdir(dir)) {
       std::string name = e->d_name;
       std::string lower = name;
@@ -343,16 +529,16 @@ inline std::vector<InputFile> load_inputs(const std::string& path, size_t max_by
     closedir(dir);
     std::sort(files.begin(), files.end());
     if (files.empty()) throw std::runtime_error("no .jpg or .jpeg files in '" + path + "'");
+    if (files.size() > kMaxInputFiles)
+      throw std::runtime_error("'" + path + "' holds " + std::to_string(files.size()) + " inputs, more than " +
+                               std::to_string(kMaxInputFiles) + "; use a folder with fewer");
   } else {
     files.push_back(path);
   }
   std::vector<InputFile> inputs;
   for (const std::string& f : files) {
-    InputFile in{f, read_file(f)};
+    InputFile in{f, read_file(f, max_bytes)};
     if (in.bytes.empty()) throw std::runtime_error("input '" + f + "' is empty");
-    if (in.bytes.size() > max_bytes)
-      throw std::runtime_error("input '" + f + "' has " + std::to_string(in.bytes.size()) +
-                               " bytes, more than the spec's max_bytes " + std::to_string(max_bytes));
     inputs.push_back(std::move(in));
   }
   return inputs;
@@ -376,7 +562,8 @@ class Progress {
       if (now < next) continue;
       int64_t done = completed.load();
       if (now >= start + 1.0) windows_.push_back(static_cast<double>(done - last) / (now - next + 1.0));
-      std::fprintf(stderr, "progress: t=%.1fs frames=%" PRId64 " qps=%.1f\n", now - t0, done,
+      if (!quiet_progress())
+        std::fprintf(stderr, "progress: t=%.1fs frames=%" PRId64 " qps=%.1f\n", now - t0, done,
                      static_cast<double>(done - last) / (now - next + 1.0));
       last = done;
       next += 1.0;
@@ -426,6 +613,9 @@ struct Report {
   int64_t device_memory_bytes = 0;
   bool interrupted = false;
   int verified = -1;  // -1 not asked, 0 mismatch, 1 every output matched
+  int64_t frames_failed = 0;  // frames whose decode reported a non-zero result code
+  std::string first_failure_input;  // the input of the first of them, and its code
+  int64_t first_failure_code = 0;
   std::vector<double> windows_qps;
   std::vector<StageCount> stages;
 
@@ -448,14 +638,23 @@ struct Report {
     j.key("windows_qps").open('[');
     for (double w : windows_qps) j.num(w);
     j.close(']');
+    j.key("frames_failed").integer(frames_failed).key("first_failure");
+    if (frames_failed == 0) {
+      j.null();
+    } else {
+      j.open('{').key("input").str(first_failure_input.c_str()).key("code").integer(first_failure_code).close('}');
+    }
     j.key("interrupted").boolean(interrupted).key("verified");
     if (verified < 0) j.null(); else j.boolean(verified == 1);
     j.close('}');
-    if (!quiet) std::printf("%s\n", j.text().c_str());
+    (void)quiet;  // --quiet drops the progress lines only; the result is always printed
+    std::printf("%s\n", j.text().c_str());
+    std::fflush(stdout);
     if (!path.empty()) {
       std::ofstream f(path);
       f << j.text() << "\n";
-      if (!f) std::fprintf(stderr, "cannot write the JSON report to '%s'\n", path.c_str());
+      f.close();
+      if (!f) throw std::runtime_error("cannot write the JSON report to '" + path + "'");
     }
   }
   static const char* backend() {

@@ -15,8 +15,9 @@ SEED = Path("pipelines/resnet50_b16.yaml")
 
 
 def start(binary: Path, tmp_path: Path) -> subprocess.Popen[str]:
-    proc = subprocess.Popen([str(binary), "--duration", "60", "--warmup", "0", "--json", str(tmp_path / "r.json"),
-                             "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Not --quiet: the progress lines say when it is running.
+    proc = subprocess.Popen([str(binary), "--duration", "60", "--warmup", "0", "--json", str(tmp_path / "r.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     for line in proc.stderr:  # wait until it is really running
         if line.startswith("progress:") and "frames=0 " not in line:

@@ -1,0 +1,84 @@
+"""The first hour: `ascgen init` writes a spec and its sample input that validate as they are;
+`validate` warns about a missing input or model and an SLO above the roofline (issue 20)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from ascgen.analysis import analyze_file
+from ascgen.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_init_writes_the_sample_input_next_to_the_spec(tmp_path: Path) -> None:
+    spec = tmp_path / "sub" / "my.yaml"
+    result = run("init", str(spec))
+    assert result.exit_code == 0, result.output
+    images = sorted((tmp_path / "sub" / "data" / "images").glob("*.jpg"))
+    assert len(images) == 2 and all(p.read_bytes()[:2] == b"\xff\xd8" for p in images)
+    check = run("validate", str(spec))
+    assert check.exit_code == 0 and check.stderr == "", check.output
+
+
+def test_the_example_decodes_the_sample_and_its_slo_is_below_its_roofline() -> None:
+    spec, plan = analyze_file(ROOT / "ascgen" / "example_spec.yaml")
+    decode = next(s for s in spec.stages if s.kind == "jpeg_decode")
+    width, height = 1024, 1536  # ascgen/sample/*.jpg
+    assert decode.max.width >= width and decode.max.height >= height  # type: ignore[union-attr]
+    assert spec.slo is not None and spec.slo.min_qps is not None
+    assert spec.slo.min_qps < 0.8 * plan.roofline_qps
+
+
+def test_init_into_a_folder_or_over_a_file(tmp_path: Path) -> None:
+    assert run("init", str(tmp_path)).exit_code == 2
+    (tmp_path / "p.yaml").write_text("mine")
+    result = run("init", str(tmp_path / "p.yaml"))
+    assert result.exit_code == 2 and "--force" in result.stderr
+    assert not (tmp_path / "data").exists()  # nothing written when the spec is refused
+
+
+@pytest.fixture
+def spec_dir(tmp_path: Path) -> Path:
+    text = (ROOT / "ascgen" / "example_spec.yaml").read_text(encoding="utf-8")
+    (tmp_path / "p.yaml").write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def test_a_missing_input_is_a_warning(spec_dir: Path) -> None:
+    result = run("validate", str(spec_dir / "p.yaml"))
+    assert result.exit_code == 0
+    (warning,) = [line for line in result.stderr.splitlines() if ": warning: " in line]
+    assert ":9:" in warning and "the input 'data/images' does not exist" in warning
+
+
+def test_a_missing_model_is_an_error_for_a_real_device_only(spec_dir: Path) -> None:
+    (spec_dir / "data" / "images").mkdir(parents=True)
+    assert run("validate", str(spec_dir / "p.yaml")).exit_code == 0
+    result = run("validate", "--backend", "cann", str(spec_dir / "p.yaml"))
+    assert result.exit_code == 2
+    assert ":24:38: error: the model 'models/resnet50_aipp.om' does not exist next to the spec" in result.stderr
+
+
+def test_a_present_input_is_not_a_warning(spec_dir: Path) -> None:
+    (spec_dir / "data" / "images").mkdir(parents=True)
+    (spec_dir / "models").mkdir()
+    (spec_dir / "models" / "resnet50_aipp.om").write_bytes(b"om")
+    result = run("validate", "--backend", "cann", str(spec_dir / "p.yaml"))
+    assert result.exit_code == 0 and "warning" not in result.stderr
+
+
+def test_an_slo_above_the_roofline_is_a_warning(spec_dir: Path) -> None:
+    path = spec_dir / "p.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("min_qps: 500", "min_qps: 100000"), encoding="utf-8")
+    result = run("validate", str(path))
+    assert result.exit_code == 0
+    (line,) = [x for x in result.stderr.splitlines() if "slo.min_qps" in x]
+    assert ": warning: slo.min_qps 100000 is above the plan's roofline of " in line
