@@ -342,9 +342,10 @@ def test_model_input_bytes_must_match_the_batch() -> None:
 
 
 def test_batched_frames_must_keep_the_copy_alignment() -> None:
-    """240x226 is VPC-aligned but 81,360 bytes: neither 128- nor 64-byte aligned, so no batch layout."""
+    """240x226 is VPC-aligned but 81,360 bytes, not 64-byte aligned: the assembling copies cannot
+    place frame i at i x 81,360."""
     text = edit("{width: 224, height: 224}", "{width: 240, height: 226}", text=OWN_MODEL)
-    only_problem(text, "a resized frame is 81360 bytes, a multiple of neither 128", "nor 64", line=11)
+    only_problem(text, "a frame is 81360 bytes, not a multiple of 64", "aclrtMemcpyAsync", line=11)
     analyze_text(text.replace("height: 226", "height: 232"))  # 83,520 = 1,305 x 64: one copy per frame
 
 
@@ -362,7 +363,7 @@ def test_events_over_the_device_limit() -> None:
     text = edit("{depth: 8}", "{depth: 128}")
     # per thread: 2 x (upload_dev 128 + decode_out 128 + resize_batch 8 + infer_out 8) = 544
     only_problem(
-        text, "2176 events (544 per thread x 4 threads) exceed the device's 1023", "lower buffers.depth", line=6
+        text, "2688 events (672 per thread x 4 threads) exceed the device's 1023", "lower buffers.depth", line=6
     )
     analyze_text(text.replace("threads: 4", "threads: 1"))
 

@@ -197,7 +197,7 @@ def lower(plan: Plan, out_dir: Path) -> Program:
         "simulator": _relative(simulator_dir(), out_dir),
         "spec_dir": _relative(Path(spec_path).parent, out_dir),
         "input": plan.source.path or ".",
-        "model": plan.model.path if plan.model else "",
+        "model_file": plan.model.path if plan.model else "",
         "sim_model": f"{model_file}.acl_sim_model" if plan.model else "",
     }
     files = {f"sim/{plan.profile}.profile": profiles.flatten(plan.device)}

@@ -2,119 +2,159 @@
 
 from __future__ import annotations
 
+import inspect
+import re
 from pathlib import Path
 
 import pytest
 
 from ascgen.analysis import analyze_file, analyze_text
-from ascgen.codegen.ir import Op, Program
+from ascgen.codegen.ir import OpIR, Program
 from ascgen.codegen.lower import lower
+from ascgen.stages.registry import KINDS
 
 PIPELINES = sorted(Path("pipelines").rglob("*.yaml"))
 # Specs whose layout chains stages by events (per_thread orders everything on one stream).
 PER_STAGE = [p for p in PIPELINES if "streams: per_thread" not in p.read_text()]
+OUT = Path("generated/x")
 
 
 def program_of(path: Path) -> Program:
-    spec, plan = analyze_file(path)
-    return lower(spec, plan, path.as_posix())
+    return lower(analyze_file(path)[1], OUT)
 
 
 def program_text(text: str) -> Program:
-    spec, plan = analyze_text(text)
-    return lower(spec, plan, "spec.yaml")
+    return lower(analyze_text(text)[1], OUT)
 
 
-def readers(program: Program, pool: str) -> list[Op]:
-    return [op for op in program.ops if op.src == pool]
+def reader_of(program: Program, op: OpIR) -> OpIR | None:
+    """The next op, if it reads what ``op`` writes."""
+    k = program.ops.index(op)
+    nxt = program.ops[k + 1] if k + 1 < len(program.ops) else None
+    return nxt if nxt is not None and nxt.src == op.dst else None
+
+
+def test_lower_takes_the_plan_alone() -> None:
+    assert list(inspect.signature(lower).parameters) == ["plan", "out_dir"]
+
+
+def test_no_module_outside_the_stages_names_a_stage_kind() -> None:
+    """A stage kind is one unit: its name appears, quoted, only in its own module."""
+    for path in Path("ascgen").rglob("*.py"):
+        if path.parent.name == "stages":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for kind in KINDS:
+            assert not re.search(rf"[\"']{kind}[\"']", text), f"{path} names the stage kind '{kind}'"
 
 
 @pytest.mark.parametrize("path", PER_STAGE, ids=lambda p: p.stem)
 def test_every_reused_device_slot_waits_for_its_last_reader(path: Path) -> None:
-    """For each pool a device op writes and another op reads, the writer waits, before reusing
-    a slot, on the reader's event for the frame that last used that slot (per_stage)."""
+    """Before a writer reuses a slot that a reader on another stream reads, it waits on an event
+    that reader recorded for the item that last used the slot."""
     program = program_of(path)
-    assert program.layout == "per_stage"
-    pools = {p.name: p for p in program.pools}
+    host_pools = {p.member for p in program.pools if p.memory == "kHostPinned"}
     for op in program.ops:
-        for reader in readers(program, op.dst):
-            if reader.stream == op.stream:
-                continue  # same stream: in order, no event needed
-            # the first event recorded on the reader's stream once it has read the slot
-            after = program.ops[program.ops.index(reader) :]
-            event = next(o.record.event for o in after if o.stream == reader.stream and o.record)
-            wait = [w for w in op.waits if w.event == event]
-            assert wait, f"{op.stage} reuses {op.dst} without waiting for {reader.stage}"
-            slots = f"t.{op.dst}.slots()"
-            assert wait[0].index.endswith(f"- {slots}"), wait[0]
-            assert slots in wait[0].guard
-            ring = next(e for e in program.events if e.name == event)
-            assert ring.slots == pools[op.dst].slots or ring.slots == "frame_slots"
+        reader = reader_of(program, op)
+        if reader is None or reader.stream == op.stream or op.dst in host_pools:
+            continue
+        recorded = {r.event for r in reader.records}
+        waits = [w for w in op.waits if w.event in recorded]
+        assert waits, f"{op.stage} reuses {op.dst} without waiting for {reader.stage}"
+        slots = f"{op.dst}.slots()"
+        assert waits[0].index.endswith(f"- {slots}") and slots in waits[0].guard, waits[0]
 
 
 @pytest.mark.parametrize("path", PER_STAGE, ids=lambda p: p.stem)
 def test_every_op_waits_for_its_producer(path: Path) -> None:
     program = program_of(path)
-    assert program.layout == "per_stage"
     for prev, op in zip(program.ops, program.ops[1:], strict=False):
-        if prev.stream == op.stream or prev.record is None:
+        if prev.stream == op.stream:
             continue
-        assert any(w.event == prev.record.event and not w.guard for w in op.waits), op
+        recorded = {r.event for r in prev.records}
+        assert any(w.event in recorded and not w.guard for w in op.waits), op
+
+
+@pytest.mark.parametrize("path", PER_STAGE, ids=lambda p: p.stem)
+def test_every_event_has_one_recorder_and_one_waiter(path: Path) -> None:
+    """Classic events: Record, then one Wait (and its Reset) before the next Record (ACL_FACTS 1.4)."""
+    program = program_of(path)
+    for event in program.events:
+        waits = [w for op in program.ops for w in op.waits if w.event == event.member]
+        records = [r for op in program.ops for r in op.records if r.event == event.member]
+        assert len(waits) == 1 and len(records) == 1, event.member
+        if waits[0].call == "wait":  # a stream waits, and resets the event on that stream
+            waiter = next(op for op in program.ops if waits[0] in op.waits)
+            assert waits[0].stream == waiter.stream
 
 
 def test_per_thread_layout_has_one_stream_and_no_events() -> None:
     program = program_of(Path("pipelines/ascend310/study_b1_per_thread.yaml"))
-    assert program.streams == ["stream"]
+    assert [s.member for s in program.streams] == ["stream"]
     assert program.events == []
-    assert all(not op.waits and op.record is None and not op.host_wait for op in program.ops)
+    assert all(not op.waits and not op.records for op in program.ops)
+    assert program.layout_driver == "ascgen::PerThreadLayout"
+    assert {op.channel for op in program.ops if op.template in ("jpeg_decode", "vpc_resize")} == {"channel"}
 
 
 def test_per_stage_layout_has_a_stream_per_device_stage() -> None:
     program = program_of(Path("pipelines/resnet50_b16.yaml"))
-    assert program.streams == ["upload_stream", "decode_stream", "resize_stream", "infer_stream", "fetch_stream"]
+    assert [s.member for s in program.streams] == [
+        "upload_stream", "decode_stream", "resize_stream", "infer_stream", "fetch_stream",
+    ]  # fmt: skip
     assert program.completion_stream == "fetch_stream"
     assert program.output_pool == "fetch_host"
+    assert program.layout_driver == "ascgen::PerStageLayout"
 
 
-def test_zero_copy_batching_writes_frames_into_the_model_input() -> None:
+def test_each_stream_that_runs_dvpp_work_has_its_own_channel() -> None:
     program = program_of(Path("pipelines/resnet50_b16.yaml"))
-    resize = next(op for op in program.ops if op.kind == "vpc_resize")
-    model = next(op for op in program.ops if op.kind == "model")
-    assert (resize.dst, resize.dst_offset, resize.dst_item) == ("resize_batch", "i * kFrameBytes", "i")
-    assert model.src == "resize_batch"
-    assert not any(op.kind == "d2d" for op in program.ops)
-    assert program.batching == "zero_copy"
+    channels = {s.member: s.channel for s in program.streams}
+    assert channels["decode_stream"] == "decode_channel" and channels["resize_stream"] == "resize_channel"
+    assert channels["upload_stream"] == "" and channels["infer_stream"] == ""
+    ops = {op.template: op for op in program.ops}
+    assert ops["jpeg_decode"].channel == "decode_channel" and ops["vpc_resize"].channel == "resize_channel"
+
+
+def test_channel_modes_where_the_profile_has_them() -> None:
+    modes = {s.member: s.channel_modes for s in program_of(Path("pipelines/resnet50_310p.yaml")).streams}
+    assert modes["decode_stream"] == "DVPP_CHNMODE_JPEGD" and modes["resize_stream"] == "DVPP_CHNMODE_VPC"
+    assert {s.channel_modes for s in program_of(Path("pipelines/resnet50_b16.yaml")).streams} == {"0"}
 
 
 def test_copy_batching_adds_one_device_copy_per_frame() -> None:
     program = program_of(Path("pipelines/batch_copy.yaml"))
-    kinds = [op.kind for op in program.ops]
-    assert kinds == ["h2d", "jpeg_decode", "vpc_resize", "d2d", "model", "d2h"]
-    resize, copy = program.ops[2], program.ops[3]
-    assert resize.dst == "resize_out" and resize.record is None
-    assert copy.src == "resize_out" and copy.dst == "resize_batch" and copy.dst_offset == "i * kFrameBytes"
-    assert copy.record is not None and copy.record.event == "resize_done"
-    assert program.resize_items == "1"
+    assert [op.template for op in program.ops] == ["h2d", "jpeg_decode", "vpc_resize", "assemble", "model", "d2h"]
+    resize, copy, model = program.ops[2], program.ops[3], program.ops[4]
+    assert resize.dst == "resize_out" and copy.src == "resize_out" and copy.dst == "resize_batch"
+    assert model.src == "resize_batch"
+    # the copy of the batch's last frame tells the model that the batch is whole
+    (to_model,) = [r for r in copy.records if any(w.event == r.event for w in model.waits)]
+    assert to_model.index == "b" and to_model.guard == "i == program::kBatch - 1"
+    # the first frame of a batch waits until the model has read the slot's previous batch
+    (reuse,) = copy.waits
+    assert reuse.guard == "i == 0 && b >= resize_batch.slots()"
 
 
 def test_host_input_slot_is_reused_only_after_its_copy() -> None:
     program = program_of(Path("pipelines/resnet50_b16.yaml"))
-    upload = program.ops[0]
-    assert "aclrtSynchronizeEvent(t.upload_done.at(f))" in upload.host_wait
-    assert "f >= t.upload_host.slots()" in upload.host_wait
+    (host,) = [w for w in program.ops[0].waits if w.call == "host_wait"]
+    assert host.event == "upload_to_host" and host.guard == "f >= upload_host.slots()"
+    assert host.stream == "upload_stream"  # reset on the recording stream, before its next record
 
 
 def test_batch_level_ops_run_at_batch_end() -> None:
     program = program_of(Path("pipelines/resnet50_b16.yaml"))
-    assert [op.when for op in program.ops] == ["frame", "frame", "frame", "batch_end", "batch_end"]
-    assert [op.dst_index for op in program.ops] == ["f", "f", "b", "b", "b"]
+    assert [op.per_batch for op in program.ops] == [False, False, False, False, True, True]
+    assert [op.first_per_batch for op in program.ops] == [False, False, False, False, True, False]
+    assert [op.dst_index for op in program.ops] == ["f", "f", "f", "b", "b", "b"]
 
 
 def test_crop_uses_the_crop_call_and_inclusive_roi() -> None:
     program = program_of(Path("pipelines/crop_910b.yaml"))
-    assert any(op.kind == "vpc_crop" for op in program.ops)
-    assert program.resize is not None
-    consts = {c.name: c.value for c in program.resize.constants}
+    crop = next(s for s in program.stages if s.kind == "vpc_resize")
+    assert crop.flags == {"has_crop": True}
+    consts = {c.name: c.value for c in crop.constants}
     assert (consts["kCropLeft"], consts["kCropRight"]) == ("960", "2879")
     assert (consts["kCropTop"], consts["kCropBottom"]) == ("540", "1619")
 
@@ -131,8 +171,8 @@ stages:
   - {name: decode, kind: jpeg_decode, max: {width: 640, height: 480}}
 """
     )
-    slots = {p.name: p.slots for p in program.pools}
-    assert slots == {"upload_host": "frame_slots", "upload_dev": "frame_slots", "decode_out": "9"}
+    rules = {p.member: p.rule for p in program.pools}
+    assert rules == {"upload_host": "{1, 1, 0}", "upload_dev": "{1, 1, 0}", "decode_out": "{1, 1, 9}"}
 
 
 def test_tensor_model_reads_inputs_filled_at_setup() -> None:
@@ -144,6 +184,7 @@ stages:
   - {name: infer, kind: model, path: m.om, reference: resnet50}
 """
     )
-    assert program.model_fills_input
+    (model,) = program.stages
+    assert model.flags == {"fills_input": True} and model.src == "infer_in"
     assert program.ops[0].src == "infer_in"
     assert program.output_pool == ""
