@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 from harness import Case, run_and_check
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 IMAGES = "{root}/pipelines/data/images"
 
@@ -159,3 +162,37 @@ def test_program_flags(c: Case, tmp_path: Path, small_program: Path) -> None:
     if c.code == 0:
         report = json.loads(proc.stdout)
         assert report["threads"] == 1 and "nan" not in proc.stdout
+
+
+# Fuzzing the flags: any argv either parses into options within the limits or is one line, exit 2.
+FLAGS = ["--threads", "--depth", "--duration", "--warmup", "--frames", "--input", "--model", "--pin", "--verify",
+         "--quiet", "--json", "--nope", "-h"]
+VALUES = ["1", "2", "64", "65", "0", "-1", "1.5", "nan", "inf", "-inf", "1e3", "0x10", "", " ", "2 ", "abc", "=",
+          "9" * 30, "0.1", "3600", "86400.5", "\u00e9", "--threads"]
+
+
+@st.composite
+def argvs(draw: st.DrawFn) -> list[str]:
+    out: list[str] = []
+    for _ in range(draw(st.integers(0, 5))):
+        flag = draw(st.sampled_from(FLAGS))
+        if flag in ("--json", "-h"):
+            continue  # --json would write; -h prints help (tested above)
+        form = draw(st.integers(0, 2))
+        value = draw(st.sampled_from(VALUES))
+        out += [f"{flag}={value}"] if form == 0 else [flag, value] if form == 1 else [flag]
+    return out
+
+
+@settings(max_examples=120, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(argv=argvs())
+def test_fuzzed_flags_parse_or_fail_in_one_line(argv: list[str], host_driver: Path) -> None:
+    proc = subprocess.run([str(host_driver), *argv], capture_output=True, text=True, timeout=10, check=False)
+    assert proc.returncode in (0, 2), (argv, proc.returncode, proc.stderr)
+    if proc.returncode == 2:
+        assert proc.stdout == "" and proc.stderr.count("\n") == 1 and proc.stderr.endswith("(see --help)\n"), argv
+        return
+    got = json.loads(proc.stdout)
+    assert 1 <= got["threads"] <= 64 and 1 <= got["depth"] <= 256, argv
+    assert 0.1 <= got["duration_s"] <= 86400 and 0 <= got["warmup_s"] <= 3600, argv
