@@ -28,6 +28,7 @@
 #include "dvpp_rules.h"
 #include "log.h"
 #include "memory.h"
+#include "rules.h"
 #include "runtime.h"
 #include "task.h"
 
@@ -48,6 +49,15 @@ bool is_unsupported(img::JpegdReject r) {
 aclError parse_header(const char* api, const void* data, uint32_t size, img::JpegInfo* info) {
   if (data == nullptr || size == 0)
     return violate(ACL_ERROR_INVALID_PARAM, api, "jpeg_info.args", "data %p, size %u", data, size);
+  MemKind kind = classify(data, size);
+  if (kind == MemKind::kDevice || kind == MemKind::kDvpp)
+    // The JPEG helpers parse host memory; on a PCIe card (ACL_HOST) device
+    // memory is not mapped into the host: the host load would fault.
+    return device_rule(ACL_ERROR_INVALID_PARAM, api, "host.device_pointer", rules::kHostAccess,
+                       "data %p (+%u bytes) is %s memory, not host memory: parse the JPEG's "
+                       "host copy before uploading it",
+                       data, size, kind == MemKind::kDvpp ? "DVPP (acldvppMalloc)"
+                                                          : "device (aclrtMalloc)");
   *info = img::parse_jpeg_info(static_cast<const uint8_t*>(data), size);
   dvpp::Limits lim;
   img::JpegdLimits jl;

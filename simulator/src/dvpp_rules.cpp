@@ -27,14 +27,16 @@ struct ChannelUse {
   int inflight = 0;
 };
 
+// The registries below are never destroyed: the device thread may complete a
+// task after static destruction began (a process that exits without aclFinalize).
 std::mutex& channels_mu() {
-  static std::mutex m;
-  return m;
+  static auto* m = new std::mutex;
+  return *m;
 }
 
 std::unordered_map<const acldvppChannelDesc*, std::shared_ptr<ChannelUse>>& channel_uses() {
-  static std::unordered_map<const acldvppChannelDesc*, std::shared_ptr<ChannelUse>> m;
-  return m;
+  static auto* m = new std::unordered_map<const acldvppChannelDesc*, std::shared_ptr<ChannelUse>>;
+  return *m;
 }
 
 std::shared_ptr<ChannelUse> use_of(const acldvppChannelDesc* channel) {
@@ -105,8 +107,8 @@ struct PicRegistry {
 };
 
 PicRegistry& pics() {
-  static PicRegistry r;
-  return r;
+  static auto* r = new PicRegistry;
+  return *r;
 }
 
 void report_slot(const char* api, PicSlot& slot, const char* how) {
@@ -186,8 +188,8 @@ struct SubBuffers {
 };
 
 SubBuffers& subs() {
-  static SubBuffers s;
-  return s;
+  static auto* s = new SubBuffers;
+  return *s;
 }
 
 size_t footprint(size_t size) {

@@ -38,9 +38,11 @@ struct Heap {
   aclsimMemStats stats{};
 };
 
+// Never destroyed: device and mover threads may finish a task's work (and
+// release its blocks) after static destruction began (exit without aclFinalize).
 Heap& heap() {
-  static Heap h;
-  return h;
+  static Heap* h = new Heap;
+  return *h;
 }
 
 void erase_locked(Heap& h, std::map<uintptr_t, Block>::iterator it);

@@ -24,10 +24,10 @@ std::atomic<uint64_t> g_rules{0};
 constexpr int kShown = 10;
 
 bool shown(const char* rule) {
-  static std::mutex mu;
-  static std::map<std::string, int> seen;
-  std::lock_guard<std::mutex> lock(mu);
-  int n = ++seen[rule];
+  static auto* mu = new std::mutex;  // never destroyed: rules may fire during exit
+  static auto* seen = new std::map<std::string, int>;
+  std::lock_guard<std::mutex> lock(*mu);
+  int n = ++(*seen)[rule];
   if (n == kShown + 1)
     report("RULE", "%s: further violations are counted, not shown", rule);
   return n <= kShown;

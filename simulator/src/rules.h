@@ -73,6 +73,9 @@ constexpr const char* kFreeInUse =
 constexpr const char* kDvppSubBuffer =
     "acldvppMalloc sub-allocation: ALIGN_UP(len, 32) + 32, next start 128-aligned "
     "[HIA aclcppdevg_03_0322 800]; ACL_FACTS 4";
+constexpr const char* kHostAccess =
+    "acldvppJpegGetImageInfo / PredictDecSize take the JPEG in host memory; on ACL_HOST the "
+    "bytes live on the host [hicann/docs DVPP_V1_JPEGD.md]; ACL_FACTS 3.3, 3.4";
 constexpr const char* kFaultSpec = "simulator README, Environment: ACL_SIM_FAIL=API:N[:CODE]";
 
 }  // namespace rules
