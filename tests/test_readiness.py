@@ -82,3 +82,22 @@ def test_an_slo_above_the_roofline_is_a_warning(spec_dir: Path) -> None:
     assert result.exit_code == 0
     (line,) = [x for x in result.stderr.splitlines() if "slo.min_qps" in x]
     assert ": warning: slo.min_qps 100000 is above the plan's roofline of " in line
+
+
+@pytest.mark.slow
+def test_what_init_writes_builds_and_runs_on_its_sample(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import tempfile
+
+    from ascgen.build import build_variant
+
+    spec = tmp_path / "pipeline.yaml"
+    assert run("init", str(spec)).exit_code == 0
+    root = Path(tempfile.gettempdir()) / f"ascgen-hostile-build-{os.getuid()}"  # shared with tests/hostile
+    binary = build_variant(spec, build_root=root).binary
+    proc = subprocess.run([str(binary), "--duration", "0.5", "--warmup", "0", "--quiet"], capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout)["frames"] > 0
