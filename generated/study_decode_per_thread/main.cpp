@@ -114,7 +114,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // ------------------------------------------------------------------------------ one frame
 
 // Submits frame f (item i of batch b) to the device, one block per stage.
-void Worker::submit(int64_t f, const ascgen::Input& in) {
+void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const int64_t b = f / program::kBatch;
   [[maybe_unused]] const int64_t i = f % program::kBatch;
 

@@ -68,4 +68,4 @@ def test_bad_flags_are_a_usage_error(tmp_path: Path) -> None:
     result = built(Path("pipelines/decode_only.yaml"))
     run = run_program(result.binary, "--threads", "zero", cwd=tmp_path)
     assert run.returncode == 2
-    assert "--threads takes a number" in run.stderr
+    assert "--threads takes a whole number" in run.stderr
