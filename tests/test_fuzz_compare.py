@@ -38,8 +38,11 @@ scalars = st.one_of(
     st.sampled_from([0, 0.0, -0.0, 1e-300, 1e308, -1.0, "", "NaN", "per_stage", "per_thread"]),
     st.text(alphabet=st.sampled_from([*"abc019.-_ ", "\x00", "\n", "é"]), max_size=6),
 )
-values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
-                                                                                              max_size=3), max_leaves=5)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=5,
+)
 
 
 def _paths(node: Any, here: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

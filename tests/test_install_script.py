@@ -37,15 +37,22 @@ def tool_dir(tmp_path: Path, names: list[str], fakes: dict[str, str]) -> Path:
 
 
 def run(repo: Path, path: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", str(repo / "scripts" / "install.sh")], capture_output=True, text=True,
-                          env={"PATH": path, "HOME": str(repo), **env}, timeout=60, check=False)
+    return subprocess.run(
+        ["bash", str(repo / "scripts" / "install.sh")],
+        capture_output=True,
+        text=True,
+        env={"PATH": path, "HOME": str(repo), **env},
+        timeout=60,
+        check=False,
+    )
 
 
 def test_without_root_or_sudo_it_lists_what_to_install(tmp_path: Path) -> None:
     repo = fake_repo(tmp_path)
     log = tmp_path / "calls.log"
-    bin_dir = tool_dir(tmp_path, [*BASICS, "python3"], {"apt-get": f"echo apt-get >> {log}",
-                                                       "sudo": f"echo sudo >> {log}; exit 1"})
+    bin_dir = tool_dir(
+        tmp_path, [*BASICS, "python3"], {"apt-get": f"echo apt-get >> {log}", "sudo": f"echo sudo >> {log}; exit 1"}
+    )
     proc = run(repo, str(bin_dir), INSTALL_UID="1000")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "not root, and sudo is unavailable or asks for a password" in proc.stdout
@@ -67,7 +74,7 @@ def test_when_installed_it_does_nothing_offline(tmp_path: Path) -> None:
     log = tmp_path / "calls.log"
     venv = repo / ".venv" / "bin"
     venv.mkdir(parents=True)
-    for name, body in {"ascgen": "echo 'ascgen, version 9'", "python": f"echo python \"$@\" >> {log}"}.items():
+    for name, body in {"ascgen": "echo 'ascgen, version 9'", "python": f'echo python "$@" >> {log}'}.items():
         (venv / name).write_text(f"#!/bin/sh\n{body}\n")
         (venv / name).chmod(0o755)
     (repo / ".venv" / ".ascgen-installed").write_text(

@@ -97,7 +97,12 @@ def test_what_init_writes_builds_and_runs_on_its_sample(tmp_path: Path) -> None:
     assert run("init", str(spec)).exit_code == 0
     root = Path(tempfile.gettempdir()) / f"ascgen-hostile-build-{os.getuid()}"  # shared with tests/hostile
     binary = build_variant(spec, build_root=root).binary
-    proc = subprocess.run([str(binary), "--duration", "0.5", "--warmup", "0", "--quiet"], capture_output=True,
-                          text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [str(binary), "--duration", "0.5", "--warmup", "0", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads(proc.stdout)["frames"] > 0

@@ -17,9 +17,22 @@ from harness import ROOT
 def host_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("driver") / "host_driver"
     subprocess.run(
-        ["c++", "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic", "-pthread",
-         f"-I{ROOT / 'templates' / 'support'}", str(Path(__file__).with_name("host_driver.cpp")), "-o", str(out)],
-        check=True, timeout=300,
+        [
+            "c++",
+            "-std=c++17",
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-pthread",
+            f"-I{ROOT / 'templates' / 'support'}",
+            str(Path(__file__).with_name("host_driver.cpp")),
+            "-o",
+            str(out),
+        ],
+        check=True,
+        timeout=300,
     )
     return out
 

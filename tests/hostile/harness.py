@@ -75,8 +75,15 @@ def run_case(case: Case, tmp: Path, binary: Path | None = None) -> subprocess.Co
     env.setdefault("PYTHONPATH", str(ROOT))
     return subprocess.run(
         [*cmd, *(_fill(a, tmp) for a in case.args)],
-        cwd=tmp, env=env, capture_output=True, text=True, errors="replace",
-        timeout=TIMEOUT_S, preexec_fn=_limits, stdin=subprocess.DEVNULL, check=False,
+        cwd=tmp,
+        env=env,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=TIMEOUT_S,
+        preexec_fn=_limits,
+        stdin=subprocess.DEVNULL,
+        check=False,
     )
 
 

@@ -32,10 +32,20 @@ CLI = [
     Case("validate-fifo", ("validate", "p.yaml"), 2, "a FIFO", setup=fifo("p.yaml")),
     Case("validate-empty-folder", ("validate", "d"), 2, "no spec in this folder", setup=folder("d")),
     Case("validate-folder-of-text", ("validate", "d"), 2, "no spec", files={"d/readme.txt": "x"}),
-    Case("validate-folder-named-yaml", ("validate", "d"), 2, "no spec",
-         setup=lambda tmp: (tmp / "d" / "x.yaml").mkdir(parents=True)),
-    Case("validate-fifo-in-folder", ("validate", "d"), 2, "a FIFO",
-         setup=lambda tmp: ((tmp / "d").mkdir(), os.mkfifo(tmp / "d" / "p.yaml"))),
+    Case(
+        "validate-folder-named-yaml",
+        ("validate", "d"),
+        2,
+        "no spec",
+        setup=lambda tmp: (tmp / "d" / "x.yaml").mkdir(parents=True),
+    ),
+    Case(
+        "validate-fifo-in-folder",
+        ("validate", "d"),
+        2,
+        "a FIFO",
+        setup=lambda tmp: ((tmp / "d").mkdir(), os.mkfifo(tmp / "d" / "p.yaml")),
+    ),
     Case("validate-proc-self-mem", ("validate", "/proc/self/mem"), 2, "p"),
     Case("validate-no-args", ("validate",), 2, "Missing argument"),
     Case("plan-missing", ("plan", "nope.yaml"), 2, "No such file"),
@@ -43,8 +53,13 @@ CLI = [
     Case("generate-out-proc", ("generate", SEED, "--out", "/proc/ascgen"), 2, "cannot write /proc/ascgen"),
     Case("generate-out-file", ("generate", SEED, "--out", "f"), 2, "cannot write", files={"f": "x"}),
     Case("generate-out-under-file", ("generate", SEED, "--out", "f/sub"), 2, "is a file", files={"f": "x"}),
-    Case("generate-over-file", ("generate", SEED, "--out", "g"), 2, "a file is in the way",
-         files={"g/decode_only": "mine"}),
+    Case(
+        "generate-over-file",
+        ("generate", SEED, "--out", "g"),
+        2,
+        "a file is in the way",
+        files={"g/decode_only": "mine"},
+    ),
     Case("generate-empty-folder", ("generate", "d"), 2, "no spec", setup=folder("d")),
     Case("schema-proc", ("schema", "-o", "/proc/x.json"), 2, "cannot write /proc/x.json"),
     Case("schema-into-folder", ("schema", "-o", "d"), 2, "is a folder", setup=folder("d")),
@@ -56,10 +71,14 @@ CLI = [
     Case("build-dir-proc", ("build", SEED, "--build-dir", "/proc/b"), 2, "cannot write"),
     Case("build-missing-spec", ("build", "nope.yaml"), 2, "No such file"),
     Case("bench-out-proc", ("bench", SEED, "--out", "/proc/o", "--build-dir", "b"), 2, "cannot write /proc/o"),
-    Case("bench-out-under-file", ("bench", SEED, "--out", "f/o", "--build-dir", "b"), 2, "is a file",
-         files={"f": "x"}),
-    Case("bench-json-under-file", ("bench", SEED, "--json", "f/r.json", "--build-dir", "b"), 2, "is a file",
-         files={"f": "x"}),
+    Case("bench-out-under-file", ("bench", SEED, "--out", "f/o", "--build-dir", "b"), 2, "is a file", files={"f": "x"}),
+    Case(
+        "bench-json-under-file",
+        ("bench", SEED, "--json", "f/r.json", "--build-dir", "b"),
+        2,
+        "is a file",
+        files={"f": "x"},
+    ),
     Case("bench-duration-nan", ("bench", SEED, "--duration", "nan"), 2, "not a number"),
     Case("bench-warmup-inf", ("bench", SEED, "--warmup", "inf"), 2, "--warmup"),
     Case("bench-bad-sweep", ("bench", SEED, "--sweep", "threads=a,b", "--build-dir", "b"), 2, "threads"),
@@ -100,8 +119,10 @@ COMPARE_FILES: dict[str, tuple[str | bytes | None, str]] = {
     "negative-window-cv": (results(window_cv=-1.0), "greater than or equal to 0"),
     "min-above-max": (results(qps_min=1e6), "not in order"),
     "negative-median": (results(qps_median=-5.0), "greater than or equal to 0"),
-    "nan-p99": (with_token("latency_ms", '{"p50": 1, "p90": 1, "p99": NaN, "max": 1}').replace('424242.5', "0"),
-                "finite number"),
+    "nan-p99": (
+        with_token("latency_ms", '{"p50": 1, "p90": 1, "p99": NaN, "max": 1}').replace("424242.5", "0"),
+        "finite number",
+    ),
     "no-runs": (edited(lambda d: d.update(runs=[], summary=[])), "holds no runs"),
     "summary-without-runs": (edited(lambda d: d.update(runs=d["runs"][:1])), "no run behind it"),
     "other-spec": (edited(lambda d: d["context"].update(spec="x/other.yaml", spec_sha256="f" * 64)), "another spec"),
@@ -122,9 +143,16 @@ COMPARE_FILES: dict[str, tuple[str | bytes | None, str]] = {
     "trailing-garbage": (BASE_TEXT + " xyz", "Extra data"),
 }
 COMPARE = [
-    *(Case(f"compare-{k}", ("compare", "{root}/tests/fixtures/bench/compare/base.json", "new.json"), 2, says,
-           files={"new.json": text} if text is not None else {})
-      for k, (text, says) in COMPARE_FILES.items()),
+    *(
+        Case(
+            f"compare-{k}",
+            ("compare", "{root}/tests/fixtures/bench/compare/base.json", "new.json"),
+            2,
+            says,
+            files={"new.json": text} if text is not None else {},
+        )
+        for k, (text, says) in COMPARE_FILES.items()
+    ),
     Case("compare-missing", ("compare", "nope.json", "nope.json"), 2, "No such file"),
     Case("compare-dev-zero", ("compare", "/dev/zero", "/dev/zero"), 2, "a character device"),
     Case("compare-fifo", ("compare", "r.json", "r.json"), 2, "a FIFO", setup=fifo("r.json")),
@@ -136,12 +164,26 @@ COMPARE = [
 ENV = [
     Case("env-columns-garbage", ("validate", "nope.yaml"), 2, "No such file", env={"COLUMNS": "abc"}),
     Case("env-columns-huge", ("validate", "nope.yaml"), 2, "No such file", env={"COLUMNS": "9" * 50}),
-    Case("env-traceback-user-error", ("validate", "/dev/zero"), 2, "a character device",
-         env={"ASCGEN_TRACEBACK": "1"}),
-    Case("env-c-locale", ("validate", "p.yaml"), 2, "U+2028", files={"p.yaml": "name: x\nsource: {kind: tensor, "
-         "path: \"a\\u2028b\", bytes: 4096}\nstages: [{name: up, kind: h2d}]\n"}, env={"LC_ALL": "C", "LANG": "C"}),
-    Case("env-ascii-io", ("validate", "p.yaml"), 2, "p.yaml", files={"p.yaml": "name: hostilé\n"},
-         env={"PYTHONIOENCODING": "ascii"}),
+    Case("env-traceback-user-error", ("validate", "/dev/zero"), 2, "a character device", env={"ASCGEN_TRACEBACK": "1"}),
+    Case(
+        "env-c-locale",
+        ("validate", "p.yaml"),
+        2,
+        "U+2028",
+        files={
+            "p.yaml": "name: x\nsource: {kind: tensor, "
+            'path: "a\\u2028b", bytes: 4096}\nstages: [{name: up, kind: h2d}]\n'
+        },
+        env={"LC_ALL": "C", "LANG": "C"},
+    ),
+    Case(
+        "env-ascii-io",
+        ("validate", "p.yaml"),
+        2,
+        "p.yaml",
+        files={"p.yaml": "name: hostilé\n"},
+        env={"PYTHONIOENCODING": "ascii"},
+    ),
     Case("env-tmpdir-missing", ("schema", "-o", "/proc/s.json"), 2, "cannot write", env={"TMPDIR": "/nonexistent"}),
     Case("env-home-garbage", ("profile", "../x"), 2, "not a profile name", env={"HOME": "/nonexistent\n"}),
     Case("env-no-path", ("validate", "nope.yaml"), 2, "No such file", env={"PATH": ""}),

@@ -61,8 +61,7 @@ REJECTED = [
     bad("json-missing-folder", "--json", "{tmp}/no/such/r.json", says="--json: cannot write"),
     bad("json-proc", "--json", "/proc/r.json", says="--json: cannot write '/proc/r.json'"),
     bad("json-folder", "--json", "{tmp}", says="it is a folder"),
-    Case("flag-json-under-file", ("--json", "f/r.json"), 2, "--json: cannot write", files={"f": "x"},
-         program="driver"),
+    Case("flag-json-under-file", ("--json", "f/r.json"), 2, "--json: cannot write", files={"f": "x"}, program="driver"),
 ]
 
 
@@ -94,29 +93,80 @@ def test_accepted_flags(args: tuple[str, ...], expect: dict[str, object], tmp_pa
 
 def test_help_describes_every_flag(tmp_path: Path, host_driver: Path) -> None:
     proc = run_and_check(Case("help", ("--help",), 0, program="driver"), tmp_path, host_driver)
-    for flag in ("--threads", "--depth", "--duration", "--warmup", "--frames", "--input", "--model", "--json",
-                 "--pin", "--verify", "--quiet"):
+    for flag in (
+        "--threads",
+        "--depth",
+        "--duration",
+        "--warmup",
+        "--frames",
+        "--input",
+        "--model",
+        "--json",
+        "--pin",
+        "--verify",
+        "--quiet",
+    ):
         (line,) = [x for x in proc.stdout.splitlines() if x.strip().startswith(flag + " ")]
         assert len(line.split(None, 2 if flag in ("--verify", "--quiet") else 3)) >= 2, line
 
 
 LOAD = {"ASCGEN_DRIVER_LOAD": "1", "ASCGEN_DRIVER_MAX": "100000"}
 INPUTS = [
-    Case("input-fifo", ("--input", "in.jpg"), 3, "input 'in.jpg' is a FIFO, not a regular file",
-         setup=fifo("in.jpg"), env=LOAD, program="driver"),
+    Case(
+        "input-fifo",
+        ("--input", "in.jpg"),
+        3,
+        "input 'in.jpg' is a FIFO, not a regular file",
+        setup=fifo("in.jpg"),
+        env=LOAD,
+        program="driver",
+    ),
     Case("input-dev-zero", ("--input", "/dev/zero"), 3, "a character device", env=LOAD, program="driver"),
     Case("input-dev-urandom", ("--input", "/dev/urandom"), 3, "a character device", env=LOAD, program="driver"),
-    Case("input-too-big", ("--input", "big.jpg"), 3, "more than the spec's max_bytes 100000",
-         files={"big.jpg": b"\xff" * 100_001}, env=LOAD, program="driver"),
-    Case("input-folder-with-fifo", ("--input", "d"), 3, "is a FIFO",
-         setup=lambda tmp: ((tmp / "d").mkdir(), os.mkfifo(tmp / "d" / "a.jpg")), env=LOAD, program="driver"),
-    Case("input-missing", ("--input", "nope.jpg"), 3, "cannot read input 'nope.jpg': No such file",
-         env=LOAD, program="driver"),
+    Case(
+        "input-too-big",
+        ("--input", "big.jpg"),
+        3,
+        "more than the spec's max_bytes 100000",
+        files={"big.jpg": b"\xff" * 100_001},
+        env=LOAD,
+        program="driver",
+    ),
+    Case(
+        "input-folder-with-fifo",
+        ("--input", "d"),
+        3,
+        "is a FIFO",
+        setup=lambda tmp: ((tmp / "d").mkdir(), os.mkfifo(tmp / "d" / "a.jpg")),
+        env=LOAD,
+        program="driver",
+    ),
+    Case(
+        "input-missing",
+        ("--input", "nope.jpg"),
+        3,
+        "cannot read input 'nope.jpg': No such file",
+        env=LOAD,
+        program="driver",
+    ),
     Case("input-empty-file", ("--input", "e.jpg"), 3, "is empty", files={"e.jpg": b""}, env=LOAD, program="driver"),
-    Case("input-empty-folder", ("--input", "d"), 3, "no .jpg or .jpeg files", setup=lambda tmp: (tmp / "d").mkdir(),
-         env=LOAD, program="driver"),
-    Case("input-proc-file", ("--input", "/proc/self/status"), 3, "", env={**LOAD, "ASCGEN_DRIVER_MAX": "100"},
-         program="driver"),
+    Case(
+        "input-empty-folder",
+        ("--input", "d"),
+        3,
+        "no .jpg or .jpeg files",
+        setup=lambda tmp: (tmp / "d").mkdir(),
+        env=LOAD,
+        program="driver",
+    ),
+    Case(
+        "input-proc-file",
+        ("--input", "/proc/self/status"),
+        3,
+        "",
+        env={**LOAD, "ASCGEN_DRIVER_MAX": "100"},
+        program="driver",
+    ),
 ]
 
 
@@ -127,8 +177,9 @@ def test_hostile_input(c: Case, tmp_path: Path, host_driver: Path) -> None:
 
 def test_a_folder_of_inputs_at_the_limit_loads(tmp_path: Path, host_driver: Path) -> None:
     files = {"d/a.jpg": b"\xff" * 100_000, "d/b.JPEG": b"\xd8", "d/skip.txt": b"x" * 200_000}
-    proc = run_and_check(Case("ok", ("--input", "d"), 0, files=files, env=LOAD, program="driver"), tmp_path,
-                         host_driver)
+    proc = run_and_check(
+        Case("ok", ("--input", "d"), 0, files=files, env=LOAD, program="driver"), tmp_path, host_driver
+    )
     assert json.loads(proc.stdout)["inputs"] == 2
 
 
@@ -150,8 +201,12 @@ def test_program_quiet_drops_progress_but_keeps_the_result(tmp_path: Path, small
         Case("program-json-proc", (*RUN, "--json", "/proc/r.json"), 2, "--json: cannot write", program="program"),
         Case("program-duration-nan", ("--duration", "nan"), 2, "not 'nan'", program="program"),
         Case("program-warmup-nan", ("--warmup", "nan"), 2, "not 'nan'", program="program"),
-        Case("program-threads-eq", ("--threads=1", "--duration=0.2", "--warmup=0", "--input", IMAGES), 0,
-             program="program"),
+        Case(
+            "program-threads-eq",
+            ("--threads=1", "--duration=0.2", "--warmup=0", "--input", IMAGES),
+            0,
+            program="program",
+        ),
         Case("program-input-fifo", (*RUN[:-1], "in.jpg"), 3, "is a FIFO", setup=fifo("in.jpg"), program="program"),
         Case("program-input-dev-zero", (*RUN[:-1], "/dev/zero"), 3, "a character device", program="program"),
     ],
@@ -165,10 +220,46 @@ def test_program_flags(c: Case, tmp_path: Path, small_program: Path) -> None:
 
 
 # Fuzzing the flags: any argv either parses into options within the limits or is one line, exit 2.
-FLAGS = ["--threads", "--depth", "--duration", "--warmup", "--frames", "--input", "--model", "--pin", "--verify",
-         "--quiet", "--json", "--nope", "-h"]
-VALUES = ["1", "2", "64", "65", "0", "-1", "1.5", "nan", "inf", "-inf", "1e3", "0x10", "", " ", "2 ", "abc", "=",
-          "9" * 30, "0.1", "3600", "86400.5", "\u00e9", "--threads"]
+FLAGS = [
+    "--threads",
+    "--depth",
+    "--duration",
+    "--warmup",
+    "--frames",
+    "--input",
+    "--model",
+    "--pin",
+    "--verify",
+    "--quiet",
+    "--json",
+    "--nope",
+    "-h",
+]
+VALUES = [
+    "1",
+    "2",
+    "64",
+    "65",
+    "0",
+    "-1",
+    "1.5",
+    "nan",
+    "inf",
+    "-inf",
+    "1e3",
+    "0x10",
+    "",
+    " ",
+    "2 ",
+    "abc",
+    "=",
+    "9" * 30,
+    "0.1",
+    "3600",
+    "86400.5",
+    "\u00e9",
+    "--threads",
+]
 
 
 @st.composite
@@ -184,8 +275,13 @@ def argvs(draw: st.DrawFn) -> list[str]:
     return out
 
 
-@settings(max_examples=120, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=120,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(argv=argvs())
 def test_fuzzed_flags_parse_or_fail_in_one_line(argv: list[str], host_driver: Path) -> None:
     proc = subprocess.run([str(host_driver), *argv], capture_output=True, text=True, timeout=10, check=False)

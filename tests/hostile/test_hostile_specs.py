@@ -86,8 +86,11 @@ STRUCTURE: dict[str, tuple[str | bytes, str]] = {
     "merge-key": ("base: &b {threads: 2}\n<<: *b\n" + BASE, "merge keys"),
     "alias-bomb": (
         "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
-        + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)},"
-                  f" *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9)),
+        + "".join(
+            f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)},"
+            f" *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+            for i in range(9)
+        ),
         "more than 20000 nodes",
     ),
     "flow-nesting": ("x: " + "[" * 5000 + "]" * 5000 + "\n", "nesting deeper"),
@@ -122,8 +125,10 @@ CASES = [
     case("program-cmake-test", spec("name: hostile", "name: test"), "CMake reserves"),
     case("program-cmake-all", spec("name: hostile", "name: all"), "CMake reserves"),
     *(case(f"path-{k}", spec("path: images", f"path: {json.dumps(p)}"), says) for k, (p, says) in PATHS.items()),
-    *(case(f"profile-{i}", spec("profile: ascend310", f"profile: {json.dumps(p)}"), "not a profile name")
-      for i, p in enumerate(PROFILES)),
+    *(
+        case(f"profile-{i}", spec("profile: ascend310", f"profile: {json.dumps(p)}"), "not a profile name")
+        for i, p in enumerate(PROFILES)
+    ),
     case("profile-unknown", spec("profile: ascend310", "profile: ascend999"), "ascend999"),
     *(case(f"number-{k}", spec(old, new), says) for k, (old, new, says) in NUMBERS.items()),
     *(case(f"structure-{k}", text, says) for k, (text, says) in STRUCTURE.items()),

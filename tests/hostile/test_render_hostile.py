@@ -40,8 +40,13 @@ stages:
     )
     root = Path(tempfile.gettempdir()) / f"ascgen-hostile-build-{os.getuid()}"
     binary = build_variant(spec, build_root=root).binary
-    proc = subprocess.run([str(binary), "--duration", "0.2", "--warmup", "0", "--quiet"], capture_output=True,
-                          text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [str(binary), "--duration", "0.2", "--warmup", "0", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(proc.stdout)
     assert report["program"] == "Edge_case_1" and report["frames"] > 0
