@@ -192,7 +192,10 @@ TEST(event, elapsed_time_is_model_time) {
 
 namespace {
 
+// The report loop starts once subscribed (go) and stops (stop, joined) before
+// the unsubscription: ProcessReport on an unsubscribed thread is a device rule.
 struct Reports {
+  std::atomic<bool> go{false};
   std::atomic<bool> stop{false};
   std::mutex mu;
   std::vector<int> seen;
@@ -204,11 +207,10 @@ struct Reports {
 
 void* serve(void* arg) {
   auto* r = static_cast<Reports*>(arg);
+  while (!r->go) std::this_thread::yield();
   while (!r->stop) {
-    aclError rc = aclrtProcessReport(50);  // 507012: no work yet; 107012: not subscribed yet
-    if (rc != ACL_SUCCESS && rc != ACL_ERROR_RT_REPORT_TIMEOUT &&
-        rc != ACL_ERROR_RT_THREAD_SUBSCRIBE)
-      break;
+    aclError rc = aclrtProcessReport(50);  // 507012: no work yet
+    if (rc != ACL_SUCCESS && rc != ACL_ERROR_RT_REPORT_TIMEOUT) break;
   }
   return nullptr;
 }
@@ -232,6 +234,7 @@ TEST(callback, block_and_no_block_in_stream_order) {
   pthread_t tid;
   CHECK_EQ(pthread_create(&tid, nullptr, serve, &reports), 0);
   CHECK_OK(aclrtSubscribeReport(static_cast<uint64_t>(tid), s));
+  reports.go = true;
   CHECK_EQ(aclrtSubscribeReport(static_cast<uint64_t>(tid), s), ACL_ERROR_REPEAT_SUBSCRIBE);
   struct Ctx {
     Reports* r;
@@ -256,9 +259,9 @@ TEST(callback, block_and_no_block_in_stream_order) {
   CHECK_EQ(reports.count(), 2u);
   CHECK_EQ(reports.seen[0], 1);
   CHECK_EQ(reports.seen[1], 2);
-  CHECK_OK(aclrtUnSubscribeReport(static_cast<uint64_t>(tid), s));
   reports.stop = true;
   pthread_join(tid, nullptr);
+  CHECK_OK(aclrtUnSubscribeReport(static_cast<uint64_t>(tid), s));
   CHECK_OK(aclrtDestroyStream(s));
 }
 

@@ -275,14 +275,21 @@ TEST(hazard, host_loads_output_after_event_or_callback) {
   CHECK_EQ(f.out[f.bytes / 2], 7);
   CHECK_EQ(aclsimTakeHazardCount(), 0u);
   // A callback after the copy reads its output on the report thread.
-  std::atomic<bool> stop{false};
+  // The report loop starts after its subscription and stops before the
+  // unsubscription (rule report.thread_subscribed).
+  struct Loop {
+    std::atomic<bool> go{false}, stop{false};
+  } loop;
   pthread_t tid;
   auto serve = [](void* arg) -> void* {
-    while (!*static_cast<std::atomic<bool>*>(arg)) aclrtProcessReport(20);
+    auto* l = static_cast<Loop*>(arg);
+    while (!l->go) std::this_thread::yield();
+    while (!l->stop) aclrtProcessReport(20);
     return nullptr;
   };
-  CHECK_EQ(pthread_create(&tid, nullptr, serve, &stop), 0);
+  CHECK_EQ(pthread_create(&tid, nullptr, serve, &loop), 0);
   CHECK_OK(aclrtSubscribeReport(static_cast<uint64_t>(tid), f.s));
+  loop.go = true;
   CHECK_OK(hold(f.s, 1e6));
   CHECK_OK(aclrtMemcpyAsync(const_cast<unsigned char*>(f.out), f.bytes, f.dev, f.bytes,
                             ACL_MEMCPY_DEVICE_TO_HOST, f.s));
@@ -297,9 +304,9 @@ TEST(hazard, host_loads_output_after_event_or_callback) {
   };
   CHECK_OK(aclrtLaunchCallback(use, &seen, ACL_CALLBACK_BLOCK, f.s));
   CHECK_OK(aclrtSynchronizeStream(f.s));
-  CHECK_OK(aclrtUnSubscribeReport(static_cast<uint64_t>(tid), f.s));
-  stop = true;
+  loop.stop = true;
   pthread_join(tid, nullptr);
+  CHECK_OK(aclrtUnSubscribeReport(static_cast<uint64_t>(tid), f.s));
   CHECK_EQ(seen.value, 7);
   CHECK_EQ(aclsimTakeHazardCount(), 0u);
 }
