@@ -209,6 +209,13 @@ def test_program_quiet_drops_progress_but_keeps_the_result(tmp_path: Path, small
         ),
         Case("program-input-fifo", (*RUN[:-1], "in.jpg"), 3, "is a FIFO", setup=fifo("in.jpg"), program="program"),
         Case("program-input-dev-zero", (*RUN[:-1], "/dev/zero"), 3, "a character device", program="program"),
+        Case(
+            "program-json-disk-full",
+            (*RUN, "--json", "/dev/full"),
+            3,
+            "cannot write the JSON report to '/dev/full'",
+            program="program",
+        ),
     ],
     ids=lambda c: c.id,
 )
