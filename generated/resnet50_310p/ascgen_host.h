@@ -15,8 +15,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
@@ -115,7 +115,7 @@ struct Options {
   std::string json_path;
   std::string pin;
   bool verify = false;
-  bool quiet = false;  // no progress lines (the final JSON is still printed)
+  bool quiet = false;               // no progress lines (the final JSON is still printed)
   bool skip_decode_errors = false;  // --on-decode-error skip: count failed frames, do not fail
 };
 
@@ -137,17 +137,24 @@ struct FlagSpec {
 
 inline const FlagSpec* flag_specs(size_t* count) {
   static const FlagSpec specs[] = {
-      {"--threads", FlagKind::kInt, "N", 1, 64, "host threads, each its own pipeline (default: the spec's)"},
+      {"--threads", FlagKind::kInt, "N", 1, 64,
+       "host threads, each its own pipeline (default: the spec's)"},
       {"--depth", FlagKind::kInt, "D", 1, 256, "frames in flight per thread (default: the spec's)"},
-      {"--duration", FlagKind::kSeconds, "S", 0.1, 86400, "seconds measured, after the warm-up (default 10)"},
+      {"--duration", FlagKind::kSeconds, "S", 0.1, 86400,
+       "seconds measured, after the warm-up (default 10)"},
       {"--warmup", FlagKind::kSeconds, "S", 0, 3600, "seconds run before measuring (default 1)"},
-      {"--frames", FlagKind::kInt, "N", 1, 1e12, "stop after N measured frames instead of --duration"},
-      {"--input", FlagKind::kText, "PATH", 0, 0, "a JPEG file or a folder of them (default: the spec's source.path)"},
+      {"--frames", FlagKind::kInt, "N", 1, 1e12,
+       "stop after N measured frames instead of --duration"},
+      {"--input", FlagKind::kText, "PATH", 0, 0,
+       "a JPEG file or a folder of them (default: the spec's source.path)"},
       {"--model", FlagKind::kText, "PATH", 0, 0, "the model file (default: the spec's model path)"},
       {"--json", FlagKind::kText, "PATH", 0, 0, "also write the final JSON report to PATH"},
-      {"--pin", FlagKind::kText, "CPUS", 0, 0, "pin threads to big, little, all or a list of CPUs (0,2,4)"},
-      {"--verify", FlagKind::kSwitch, "", 0, 0, "check every output against a serial reference run"},
-      {"--quiet", FlagKind::kSwitch, "", 0, 0, "no progress lines on stderr (the final JSON is still printed)"},
+      {"--pin", FlagKind::kText, "CPUS", 0, 0,
+       "pin threads to big, little, all or a list of CPUs (0,2,4)"},
+      {"--verify", FlagKind::kSwitch, "", 0, 0,
+       "check every output against a serial reference run"},
+      {"--quiet", FlagKind::kSwitch, "", 0, 0,
+       "no progress lines on stderr (the final JSON is still printed)"},
       {"--on-decode-error", FlagKind::kText, "fail|skip", 0, 0,
        "a frame whose decode failed: fail the run (exit 1, default) or skip it and count it"},
       {"--help", FlagKind::kHelp, "", 0, 0, "print this help and exit"},
@@ -182,7 +189,8 @@ inline std::string format_limit(double v) {
 
 // A whole number in lo..hi, or why not.
 inline bool parse_int(const std::string& text, double lo, double hi, int64_t* out) {
-  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' || text[0] == '+'))
+  if (text.empty() ||
+      !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' || text[0] == '+'))
     return false;
   errno = 0;
   char* end = nullptr;
@@ -204,10 +212,20 @@ inline bool parse_seconds(const std::string& text, double lo, double hi, double*
   return true;
 }
 
+// What `path` is when it is not a regular file ("a FIFO", ...), for messages.
+inline const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
 // Whether `path` can be written: an existing file is opened for writing (not truncated); a
 // new one is created and removed. Checked at start-up, before any device work.
 inline std::string cannot_write(const std::string& path) {
-  struct stat st {};
+  struct stat st{};
   if (stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) return "it is a folder";
     int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -267,8 +285,8 @@ inline Options parse_options(int argc, char** argv, Options o) {
     } else if (spec->kind == FlagKind::kSeconds) {
       double v = 0;
       if (!parse_seconds(text, spec->lo, spec->hi, &v))
-        usage_error(program, name + " takes a number of seconds in " + format_limit(spec->lo) + ".." +
-                                 format_limit(spec->hi) + ", not '" + text + "'");
+        usage_error(program, name + " takes a number of seconds in " + format_limit(spec->lo) +
+                                 ".." + format_limit(spec->hi) + ", not '" + text + "'");
       if (name == "--duration") o.duration_s = v;
       if (name == "--warmup") o.warmup_s = v;
     } else {
@@ -284,6 +302,10 @@ inline Options parse_options(int argc, char** argv, Options o) {
       }
     }
   }
+  struct stat model_st{};
+  if (!o.model.empty() && stat(o.model.c_str(), &model_st) == 0 && !S_ISREG(model_st.st_mode))
+    usage_error(program, "--model: '" + o.model + "' is " + file_kind(model_st.st_mode) +
+                             ", not a regular file");
   if (!o.json_path.empty()) {
     std::string why = cannot_write(o.json_path);
     if (!why.empty()) usage_error(program, "--json: cannot write '" + o.json_path + "': " + why);
@@ -323,7 +345,8 @@ inline std::vector<int> cpus_for(const std::string& pin) {
   size_t pos = 0;
   while (pos < pin.size()) {
     size_t comma = pin.find(',', pos);
-    std::string item = pin.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    std::string item =
+        pin.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     char* end = nullptr;
     long c = std::strtol(item.c_str(), &end, 10);
     if (item.empty() || *end != '\0' || c < 0 || c >= n)
@@ -351,18 +374,8 @@ struct InputFile {
   std::vector<uint8_t> bytes;
 };
 
-constexpr size_t kMaxInputFiles = 4096;               // inputs are held in memory, all of them
+constexpr size_t kMaxInputFiles = 4096;                // inputs are held in memory, all of them
 constexpr size_t kMaxHostFileBytes = size_t{1} << 30;  // read_file without a limit of its own
-
-// What `path` is when it is not a regular file ("a FIFO", ...), for messages.
-inline const char* file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
 
 // The bytes of the regular file `path`, at most `max_bytes` of them. Opened without blocking
 // (a FIFO would wait for a writer) and never read past max_bytes + 1 (/dev/zero never ends).
@@ -373,13 +386,16 @@ inline std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes)
     int fd;
     ~Closer() { close(fd); }
   } closer{fd};
-  struct stat st {};
-  if (fstat(fd, &st) != 0) throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+  struct stat st{};
+  if (fstat(fd, &st) != 0)
+    throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
   if (!S_ISREG(st.st_mode))
-    throw std::runtime_error("input '" + path + "' is " + file_kind(st.st_mode) + ", not a regular file");
+    throw std::runtime_error("input '" + path + "' is " + file_kind(st.st_mode) +
+                             ", not a regular file");
   auto too_big = [&](size_t bytes) {
     return std::runtime_error("input '" + path + "' has " + std::to_string(bytes) +
-                              " bytes, more than the spec's max_bytes " + std::to_string(max_bytes));
+                              " bytes, more than the spec's max_bytes " +
+                              std::to_string(max_bytes));
   };
   if (static_cast<uint64_t>(st.st_size) > max_bytes) throw too_big(static_cast<size_t>(st.st_size));
   // st_size is a hint (0 for /proc files): read until the end, never past max_bytes + 1.
@@ -392,7 +408,8 @@ inline std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes)
     }
     ssize_t r = read(fd, out.data() + got, out.size() - got);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+    if (r < 0)
+      throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
     if (r == 0) break;
     got += static_cast<size_t>(r);
   }
@@ -509,12 +526,13 @@ class Json {
 // Each must be a regular file of at most max_bytes; at most kMaxInputFiles of them.
 inline std::vector<InputFile> load_inputs(const std::string& path, size_t max_bytes) {
   std::vector<std::string> files;
-  struct stat st {};
+  struct stat st{};
   if (stat(path.c_str(), &st) != 0)
     throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) {
     DIR* dir = opendir(path.c_str());
-    if (dir == nullptr) throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+    if (dir == nullptr)
+      throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
     while (dirent* e = readdir(dir)) {
       std::string name = e->d_name;
       std::string lower = name;
@@ -530,8 +548,9 @@ inline std::vector<InputFile> load_inputs(const std::string& path, size_t max_by
     std::sort(files.begin(), files.end());
     if (files.empty()) throw std::runtime_error("no .jpg or .jpeg files in '" + path + "'");
     if (files.size() > kMaxInputFiles)
-      throw std::runtime_error("'" + path + "' holds " + std::to_string(files.size()) + " inputs, more than " +
-                               std::to_string(kMaxInputFiles) + "; use a folder with fewer");
+      throw std::runtime_error("'" + path + "' holds " + std::to_string(files.size()) +
+                               " inputs, more than " + std::to_string(kMaxInputFiles) +
+                               "; use a folder with fewer");
   } else {
     files.push_back(path);
   }
@@ -543,7 +562,6 @@ inline std::vector<InputFile> load_inputs(const std::string& path, size_t max_by
   }
   return inputs;
 }
-
 
 // ---------------------------------------------------------------- progress and report
 
@@ -561,7 +579,8 @@ class Progress {
       double now = now_s();
       if (now < next) continue;
       int64_t done = completed.load();
-      if (now >= start + 1.0) windows_.push_back(static_cast<double>(done - last) / (now - next + 1.0));
+      if (now >= start + 1.0)
+        windows_.push_back(static_cast<double>(done - last) / (now - next + 1.0));
       if (!quiet_progress())
         std::fprintf(stderr, "progress: t=%.1fs frames=%" PRId64 " qps=%.1f\n", now - t0, done,
                      static_cast<double>(done - last) / (now - next + 1.0));
@@ -612,8 +631,8 @@ struct Report {
   double qps = -1;  // the workers' summed completion rates; < 0: frames / duration_s
   int64_t device_memory_bytes = 0;
   bool interrupted = false;
-  int verified = -1;  // -1 not asked, 0 mismatch, 1 every output matched
-  int64_t frames_failed = 0;  // frames whose decode reported a non-zero result code
+  int verified = -1;                // -1 not asked, 0 mismatch, 1 every output matched
+  int64_t frames_failed = 0;        // frames whose decode reported a non-zero result code
   std::string first_failure_input;  // the input of the first of them, and its code
   int64_t first_failure_code = 0;
   std::vector<double> windows_qps;
@@ -626,7 +645,9 @@ struct Report {
     j.key("profile").str(profile).key("streams").str(streams).key("threads").integer(threads);
     j.key("depth").integer(depth).key("batch").integer(batch).key("sync_every").integer(sync_every);
     j.key("frames").integer(frames).key("duration_s").num(duration_s);
-    j.key("qps").num(qps >= 0 ? qps : duration_s > 0 ? static_cast<double>(frames) / duration_s : 0.0);
+    j.key("qps").num(qps >= 0         ? qps
+                     : duration_s > 0 ? static_cast<double>(frames) / duration_s
+                                      : 0.0);
     j.key("latency_ms").open('{');
     j.key("p50").num(latency.percentile_ms(50)).key("p90").num(latency.percentile_ms(90));
     j.key("p99").num(latency.percentile_ms(99)).key("max").num(latency.max_ms()).close('}');
@@ -642,10 +663,18 @@ struct Report {
     if (frames_failed == 0) {
       j.null();
     } else {
-      j.open('{').key("input").str(first_failure_input.c_str()).key("code").integer(first_failure_code).close('}');
+      j.open('{')
+          .key("input")
+          .str(first_failure_input.c_str())
+          .key("code")
+          .integer(first_failure_code)
+          .close('}');
     }
     j.key("interrupted").boolean(interrupted).key("verified");
-    if (verified < 0) j.null(); else j.boolean(verified == 1);
+    if (verified < 0)
+      j.null();
+    else
+      j.boolean(verified == 1);
     j.close('}');
     (void)quiet;  // --quiet drops the progress lines only; the result is always printed
     std::printf("%s\n", j.text().c_str());

@@ -61,6 +61,10 @@ REJECTED = [
     bad("json-missing-folder", "--json", "{tmp}/no/such/r.json", says="--json: cannot write"),
     bad("json-proc", "--json", "/proc/r.json", says="--json: cannot write '/proc/r.json'"),
     bad("json-folder", "--json", "{tmp}", says="it is a folder"),
+    bad("model-dev-zero", "--model", "/dev/zero", says="--model: '/dev/zero' is a character device"),
+    Case(
+        "flag-model-fifo", ("--model", "m.om"), 2, "is a FIFO, not a regular file", setup=fifo("m.om"), program="driver"
+    ),
     Case("flag-json-under-file", ("--json", "f/r.json"), 2, "--json: cannot write", files={"f": "x"}, program="driver"),
 ]
 
