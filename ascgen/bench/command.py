@@ -94,7 +94,13 @@ def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) 
     metavar="KEY=V1,V2",
     help="Values to sweep: threads, depth, batch, streams, sync_every; several make a cartesian product.",
 )
-@click.option("--input", "input_path", type=click.Path(exists=True, path_type=Path), help="The program's --input.")
+@click.option(
+    "--input",
+    "input_path",
+    type=click.Path(exists=True, path_type=Path),
+    callback=lambda _ctx, param, v: _file_or_folder(param, v),
+    help="The program's --input (a JPEG file or a folder of them).",
+)
 @click.option("--pin", help="The program's --pin (CPU list for its threads).")
 @click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True)
 @click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("build"), show_default=True)
@@ -175,6 +181,13 @@ def bench(
         for miss in results.slo_misses:
             click.echo(f"SLO missed: {miss.config}: {miss.what}", err=True)
         sys.exit(EXIT_CHECK_FAILED)
+
+
+def _file_or_folder(param: click.Parameter, value: Path | None) -> Path | None:
+    """A regular file or a folder: the program would refuse a FIFO or a device after the build."""
+    if value is not None and not (value.is_file() or value.is_dir()):
+        raise click.BadParameter(f"{value} is neither a file nor a folder", param=param)
+    return value
 
 
 def _finite(param: click.Parameter, value: float) -> float:

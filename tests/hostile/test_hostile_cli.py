@@ -79,6 +79,10 @@ CLI = [
         "is a file",
         files={"f": "x"},
     ),
+    Case(
+        "bench-input-fifo", ("bench", SEED, "--input", "in.jpg"), 2, "neither a file nor a folder", setup=fifo("in.jpg")
+    ),
+    Case("bench-input-dev-zero", ("bench", SEED, "--input", "/dev/zero"), 2, "neither a file nor a folder"),
     Case("bench-duration-nan", ("bench", SEED, "--duration", "nan"), 2, "not a number"),
     Case("bench-warmup-inf", ("bench", SEED, "--warmup", "inf"), 2, "--warmup"),
     Case("bench-bad-sweep", ("bench", SEED, "--sweep", "threads=a,b", "--build-dir", "b"), 2, "threads"),
