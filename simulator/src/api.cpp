@@ -67,7 +67,8 @@ bool parse_rules(const char* spec, std::vector<Rule>* out, std::string* error) {
     else if (!extra.empty())
       why = "too many fields";
     if (why != nullptr) {
-      *error = "bad rule '" + item + "': " + why + " (want API:N[:CODE], e.g. aclrtMalloc:2:207001)";
+      *error =
+          "bad rule '" + item + "': " + why + " (want API:N[:CODE], e.g. aclrtMalloc:2:207001)";
       return false;
     }
     Rule r;

@@ -217,8 +217,8 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t* free, size_t* total) {
   // 1.3 aclrtMemAttr). Within a family: one memory, whatever the page kind.
   static const int kHbm[] = {ACL_HBM_MEM, ACL_HBM_MEM_HUGE, ACL_HBM_MEM_NORMAL,
                              ACL_HBM_MEM_P2P_HUGE, ACL_HBM_MEM_P2P_NORMAL};
-  bool asks_hbm = std::find(std::begin(kHbm), std::end(kHbm), static_cast<int>(attr)) !=
-                  std::end(kHbm);
+  bool asks_hbm =
+      std::find(std::begin(kHbm), std::end(kHbm), static_cast<int>(attr)) != std::end(kHbm);
   if (asks_hbm != (profile().str("features.memory_kind", "ddr") == "hbm")) {
     *free = *total = 0;
     return ACL_SUCCESS;

@@ -56,8 +56,8 @@ aclError parse_header(const char* api, const void* data, uint32_t size, img::Jpe
     return device_rule(ACL_ERROR_INVALID_PARAM, api, "host.device_pointer", rules::kHostAccess,
                        "data %p (+%u bytes) is %s memory, not host memory: parse the JPEG's "
                        "host copy before uploading it",
-                       data, size, kind == MemKind::kDvpp ? "DVPP (acldvppMalloc)"
-                                                          : "device (aclrtMalloc)");
+                       data, size,
+                       kind == MemKind::kDvpp ? "DVPP (acldvppMalloc)" : "device (aclrtMalloc)");
   *info = img::parse_jpeg_info(static_cast<const uint8_t*>(data), size);
   dvpp::Limits lim;
   img::JpegdLimits jl;
@@ -100,7 +100,7 @@ void swap_chroma(uint8_t* frame, uint32_t ws, uint32_t hs) {
 struct DecodeJob {
   const uint8_t* src = nullptr;
   uint32_t size = 0;
-  acldvppPicDesc out;              // snapshot
+  acldvppPicDesc out;                   // snapshot
   std::shared_ptr<dvpp::PicSlot> slot;  // the live descriptor, for its retCode
   dvpp::Limits lim;
 };

@@ -68,8 +68,8 @@ aclError submit_on_channel(const char* api, acldvppChannelDesc* channel, void* s
       device_rule(ACL_SUCCESS, api, "dvpp.channel_one_stream", rules::kDvppChannel,
                   "channel %llu gets work on %s while %d task(s) of it from %s are still queued "
                   "or running: create one channel per stream that runs DVPP work",
-                  static_cast<unsigned long long>(channel->channelId), label.c_str(),
-                  use->inflight, use->stream_label.c_str());
+                  static_cast<unsigned long long>(channel->channelId), label.c_str(), use->inflight,
+                  use->stream_label.c_str());
     use->stream_id = sid;
     use->stream_label = label;
     ++use->inflight;

@@ -93,8 +93,7 @@ aclError check_memory(const char* api, const acldvppPicDesc& pic, const char* ro
                  pic.size);
 }
 
-aclError submit_job(const char* api, acldvppChannelDesc* channel, aclrtStream stream,
-                    VpcJob job) {
+aclError submit_job(const char* api, acldvppChannelDesc* channel, aclrtStream stream, VpcJob job) {
   double mpixels = 0;
   TaskSpec spec;
   for (const VpcItem& it : job.items) {

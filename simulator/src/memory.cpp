@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
-#include <vector>
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "guard.h"
 #include "hazard.h"
@@ -266,8 +266,7 @@ void hold_task_memory(const char* api, TaskSpec* spec) {
     auto take = [&](const ByteRange& r) {
       if (r.size == 0) return;
       auto it = live_block(h, reinterpret_cast<uintptr_t>(r.addr), r.size);
-      if (it == h.blocks.end() ||
-          std::find(held.begin(), held.end(), it->first) != held.end())
+      if (it == h.blocks.end() || std::find(held.begin(), held.end(), it->first) != held.end())
         return;
       ++it->second.users;
       it->second.last_user = api != nullptr ? api : "?";

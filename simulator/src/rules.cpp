@@ -28,8 +28,7 @@ bool shown(const char* rule) {
   static auto* seen = new std::map<std::string, int>;
   std::lock_guard<std::mutex> lock(*mu);
   int n = ++(*seen)[rule];
-  if (n == kShown + 1)
-    report("RULE", "%s: further violations are counted, not shown", rule);
+  if (n == kShown + 1) report("RULE", "%s: further violations are counted, not shown", rule);
   return n <= kShown;
 }
 

@@ -473,7 +473,8 @@ int hazard_unordered(bool bad) {
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> all = {
-      {"event_record_not_reset", "RULE event.record_not_reset ", 87, "", "", event_record_not_reset},
+      {"event_record_not_reset", "RULE event.record_not_reset ", 87, "", "",
+       event_record_not_reset},
       {"event_one_waiter", "RULE event.one_waiter ", 87, "", "", event_one_waiter},
       {"event_wait_stale", "RULE event.wait_stale ", 87, "", "", event_wait_stale},
       {"event_reset_other_stream", "RULE event.reset_other_stream ", 87, "", "",
