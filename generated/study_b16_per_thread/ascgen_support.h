@@ -442,7 +442,7 @@ class Completions {
 // destruction at the latest, so no error path can leave it running).
 class ReportThread {
  public:
-  // `fail` is called once, on the report thread, if it cannot go on: no callback will run.
+  // `fail` is called once, on the report thread, when one of its calls fails: the run fails.
   ReportThread(aclrtContext context, std::function<void(const std::string&)> fail)
       : fail_(std::move(fail)), thread_([this, context] { loop(context); }) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -453,6 +453,7 @@ class ReportThread {
   ~ReportThread() { stop(); }
   uint64_t id() const { return id_; }
   double cpu_s() const { return cpu_s_; }
+  bool failed() const { return failed_; }
   // Every stream it serves is subscribed: begin processing reports.
   void start() { set(State::kRunning); }
   void stop() {
@@ -478,16 +479,31 @@ class ReportThread {
       if (state_ == State::kStopped) return;
     }
     const double cpu0 = thread_cpu_s();
-    const char* call = "aclrtSetCurrentContext";
     aclError ret = aclrtSetCurrentContext(context);
-    while (ret == ACL_SUCCESS && running()) {
-      call = "aclrtProcessReport";
-      ret = aclrtProcessReport(100);
-      if (ret == ACL_ERROR_RT_REPORT_TIMEOUT) ret = ACL_SUCCESS;
+    if (ret != ACL_SUCCESS) {
+      report_failure("aclrtSetCurrentContext", ret);
+      failed_ = true;
     }
-    if (ret != ACL_SUCCESS)
-      fail_(std::string("report thread: ") + call + " failed with error " + std::to_string(ret));
+    // A failed aclrtProcessReport fails the run, but the thread goes on draining the callbacks
+    // already queued (they must all run before their streams are unsubscribed); it gives up
+    // after kMaxFailures failures in a row.
+    int failures = 0;
+    while (!failed_ && running()) {
+      ret = aclrtProcessReport(100);
+      if (ret == ACL_SUCCESS || ret == ACL_ERROR_RT_REPORT_TIMEOUT) {
+        failures = 0;
+        continue;
+      }
+      if (failures == 0) report_failure("aclrtProcessReport", ret);
+      if (++failures >= kMaxFailures) failed_ = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     cpu_s_ = thread_cpu_s() - cpu0;
+  }
+  static constexpr int kMaxFailures = 100;
+  void report_failure(const char* call, aclError ret) {
+    if (!reported_.exchange(true))
+      fail_(std::string("report thread: ") + call + " failed with error " + std::to_string(ret));
   }
   bool running() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -497,6 +513,8 @@ class ReportThread {
   std::mutex mu_;
   std::condition_variable cv_;
   State state_ = State::kStarting;
+  std::atomic<bool> failed_{false};    // gave up: no callback will run any more
+  std::atomic<bool> reported_{false};  // the run was told of a failure
   uint64_t id_ = 0;
   double cpu_s_ = 0;
   std::thread thread_;

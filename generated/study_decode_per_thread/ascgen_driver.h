@@ -92,7 +92,8 @@ inline void inspect_jpeg(const char* stage, Input& in, uint32_t min_w, uint32_t 
   int32_t components = 0;
   const aclError ret = acldvppJpegGetImageInfo(in.bytes.data(), static_cast<uint32_t>(in.bytes.size()), &in.width,
                                                &in.height, &components);
-  if (ret != ACL_SUCCESS) refuse("is not a JPEG JPEGD can read (acldvppJpegGetImageInfo: error " + std::to_string(ret) + ")");
+  if (ret != ACL_SUCCESS)
+    refuse("cannot be read: acldvppJpegGetImageInfo failed with error " + std::to_string(ret));
   const int marker = jpeg_frame_marker(in.bytes);
   if (marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE)
     refuse("is a progressive JPEG; JPEGD decodes sequential (baseline) JPEGs only");
@@ -152,6 +153,8 @@ struct Run {
   std::vector<std::vector<uint8_t>> expected;  // per input: the output of one frame
   std::atomic<int64_t> mismatches{0};
   std::atomic<int64_t> frames_failed{0};
+  std::atomic<int64_t> callbacks_launched{0};  // batch callbacks queued (per_stage) ...
+  std::atomic<int64_t> callbacks_run{0};       // ... and run by the report thread
   std::mutex failure_mu;
   std::string first_failure_input;
   int64_t first_failure_code = 0;
@@ -234,6 +237,7 @@ struct BatchCallback {
   static void on_done(void* record) {
     auto* r = static_cast<BatchRecord*>(record);
     complete_batch(*static_cast<W*>(r->worker), r->batch, now_s(), *instance().inputs);
+    ++run_state().callbacks_run;
   }
   static BatchCallback& instance() {
     static BatchCallback cb{nullptr};
@@ -253,6 +257,7 @@ struct PerStageLayout {
     if ((f + 1) % run_state().info->batch != 0) return;
     check(aclrtLaunchCallback(BatchCallback<W>::on_done, &r, ACL_CALLBACK_NO_BLOCK, t.completion_stream()),
           "completion", "aclrtLaunchCallback");
+    ++run_state().callbacks_launched;
   }
   template <class W>
   static void drive(W& t, const std::vector<Input>& inputs) {
@@ -405,6 +410,19 @@ LatencyHistogram fill_report(Report& report, const std::vector<std::unique_ptr<W
   return latency;
 }
 
+// Before the report thread stops (and its streams are unsubscribed, at cleanup): on every path,
+// let the device drain and every queued callback run, so none is left pending (ACL_FACTS 1.4,
+// Callbacks: unsubscribe at the end). Gives up after 60 s or when the report thread failed.
+inline void finish_callbacks(ReportThread& reporter) {
+  Run& run = run_state();
+  aclError ret = aclrtSynchronizeDevice();
+  if (ret != ACL_SUCCESS) run.error.set("completion: aclrtSynchronizeDevice failed with error " + std::to_string(ret));
+  const double deadline = now_s() + 60.0;
+  while (run.callbacks_run < run.callbacks_launched && !reporter.failed() && now_s() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  reporter.stop();
+}
+
 template <class W, class Layout>
 int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup, const std::vector<StageInfo>& stages) {
   Run& run = run_state();
@@ -475,8 +493,8 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup, const std
   run.stop = true;
   for (std::thread& th : threads) th.join();
   const double elapsed = std::max(0.0, std::min(now_s(), run.measure_end) - run.measure_start);
+  if (reporter) finish_callbacks(*reporter);
   run.error.rethrow();
-  if (reporter) reporter->stop();
 
   Report report;
   report.program = info.name;
