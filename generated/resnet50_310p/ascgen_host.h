@@ -303,7 +303,9 @@ inline Options parse_options(int argc, char** argv, Options o) {
     }
   }
   struct stat model_st{};
-  if (!o.model.empty() && stat(o.model.c_str(), &model_st) == 0 && !S_ISREG(model_st.st_mode))
+  // (a folder is left to the program: one without a model stage ignores --model)
+  if (!o.model.empty() && stat(o.model.c_str(), &model_st) == 0 && !S_ISREG(model_st.st_mode) &&
+      !S_ISDIR(model_st.st_mode))
     usage_error(program, "--model: '" + o.model + "' is " + file_kind(model_st.st_mode) +
                              ", not a regular file");
   if (!o.json_path.empty()) {
