@@ -84,6 +84,7 @@ ACCEPTED = [
     (("--quiet",), {"quiet": True, "quiet_progress": True}),
     (("--json", "{tmp}/r.json"), {}),
     (("--pin=0",), {"pin": "0"}),
+    (("--model", "/tmp"), {"model": "/tmp"}),  # a folder: programs without a model stage get one by default
 ]
 
 
