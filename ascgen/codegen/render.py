@@ -83,6 +83,8 @@ def render(program: Program) -> dict[str, str]:
     files = {"main.cpp": clang_format(main, "main.cpp")}
     for name in VERBATIM:
         files[name] = (templates_dir() / "support" / name).read_text(encoding="utf-8")
+    for toolchain in sorted((templates_dir() / "cmake").glob("*.cmake")):
+        files[f"cmake/{toolchain.name}"] = toolchain.read_text(encoding="utf-8")
     cmake_header = "\n".join(f"# {line}" for line in program.header)
     files["CMakeLists.txt"] = env.get_template("CMakeLists.txt.j2").render(p=program, header=cmake_header)
     files["README.md"] = env.get_template("README.md.j2").render(p=program, header_text=" ".join(program.header))

@@ -83,7 +83,7 @@ inline int jpeg_frame_marker(const std::vector<uint8_t>& b) {
 
 // Refuses at start-up, naming the input, what JPEGD cannot decode (ACL_FACTS 4: Huffman
 // sequential JPEGs only, no progressive or arithmetic coding, no CMYK; the device's size
-// range; NV12 output needs an even width and height); fills in the picture's size.
+// range); fills in the picture's size, rounded down to even as JPEGD writes it.
 inline void inspect_jpeg(const char* stage, Input& in, uint32_t min_w, uint32_t min_h, uint32_t max_w,
                          uint32_t max_h) {
   auto refuse = [&](const std::string& why) {
@@ -104,8 +104,10 @@ inline void inspect_jpeg(const char* stage, Input& in, uint32_t min_w, uint32_t 
     refuse("is " + size + ", below JPEGD's minimum " + std::to_string(min_w) + "x" + std::to_string(min_h));
   if (in.width > max_w || in.height > max_h)
     refuse("is " + size + ", larger than the spec's decode max " + std::to_string(max_w) + "x" + std::to_string(max_h));
-  if (in.width % 2 != 0 || in.height % 2 != 0)
-    refuse("is " + size + "; JPEGD writes NV12, which needs an even width and height");
+  // JPEGD writes NV12, whose width and height are even: an odd picture loses its last column
+  // or row (ACL_FACTS 4, JPEGD output w/h), and every later stage sees the even size.
+  in.width &= ~1u;
+  in.height &= ~1u;
 }
 
 // What a worker's set-up needs besides its own plan.

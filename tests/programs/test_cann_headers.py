@@ -7,6 +7,7 @@ When the package registry cannot be reached the test is skipped, loudly.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -43,3 +44,43 @@ def test_generated_program_compiles_against_cann(program: Path, cann_include: tu
            f"-I{cann}", f"-I{dvpp_only}", str(program / "main.cpp")]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+def _toolkit(root: Path, cann: Path, dvpp_only: Path) -> Path:
+    """A CANN 5.1+ toolkit tree: the real headers under runtime/include (with one that warns,
+    as a toolkit's headers may), link stubs under runtime/lib64/stub."""
+    include = root / "runtime" / "include"
+    shutil.copytree(cann, include, dirs_exist_ok=True)
+    shutil.copytree(dvpp_only, include, dirs_exist_ok=True)
+    acl_h = include / "acl" / "acl.h"
+    text = acl_h.read_text()
+    guard_end = text.rindex("#endif")  # inside the include guard
+    probe = "inline int ascgen_probe_warning(int unused) { return 0; }  // -Wunused-parameter\n"
+    acl_h.write_text(text[:guard_end] + probe + text[guard_end:])
+    stub = root / "runtime" / "lib64" / "stub"
+    stub.mkdir(parents=True)
+    for lib in ("libascendcl.so", "libacl_dvpp.so"):
+        (stub / lib).write_bytes(b"")
+    return root
+
+
+@pytest.mark.parametrize("name", ["resnet50_b16", "study_b1_per_thread", "letterbox_yolo"])
+def test_cmake_cann_branch_builds_against_a_toolkit(
+    name: str, cann_include: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The generated CMakeLists finds a toolkit as CANN's samples do (DDK_PATH), includes its
+    headers as SYSTEM (their warnings do not fail -Werror) and keeps the link stubs out of RPATH."""
+    cann, dvpp_only = cann_include
+    root = _toolkit(tmp_path / "Ascend" / "latest", cann, dvpp_only)
+    build = tmp_path / "build"
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DDK_PATH": str(root)}
+    configure = subprocess.run(["cmake", "-S", str(REPO / "generated" / name), "-B", str(build), "-G", "Ninja"],
+                               capture_output=True, text=True, env=env, check=False)
+    assert configure.returncode == 0, configure.stdout[-2000:] + configure.stderr[-2000:]
+    assert "AscendCL backend cann" in configure.stdout
+    compiled = subprocess.run(["ninja", "-C", str(build), f"CMakeFiles/{name}.dir/main.cpp.o"],
+                              capture_output=True, text=True, env=env, check=False)
+    assert compiled.returncode == 0, compiled.stdout[-4000:]
+    ninja = (build / "build.ninja").read_text()
+    assert "-isystem" in ninja and str(root / "runtime" / "include") in ninja
+    assert "rpath" not in ninja, "the link stubs must not end up in the binary's RPATH"

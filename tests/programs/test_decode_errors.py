@@ -60,7 +60,6 @@ def test_skipping_decode_errors_counts_them_and_verifies_the_rest(tmp_path: Path
         ("progressive.jpg", lambda d: d[: _sof(d) + 1] + b"\xc2" + d[_sof(d) + 2 :], "progressive JPEG"),
         # the frame header's height and width (after FF C0, length, precision) set to 16 x 16
         ("tiny.jpg", lambda d: d[: _sof(d) + 5] + b"\x00\x10\x00\x10" + d[_sof(d) + 9 :], "below JPEGD's minimum"),
-        ("odd.jpg", lambda d: d[: _sof(d) + 5] + b"\x00\x41\x00\x40" + d[_sof(d) + 9 :], "even width and height"),
     ],
 )
 def test_what_jpegd_cannot_decode_is_refused_at_start_up(tmp_path: Path, name: str, patch, message: str) -> None:  # type: ignore[no-untyped-def]
@@ -68,3 +67,15 @@ def test_what_jpegd_cannot_decode_is_refused_at_start_up(tmp_path: Path, name: s
     run = run_program(built(SEED).binary, *ARGS, "--input", str(folder), cwd=tmp_path / "run")
     assert run.returncode != 0
     assert f"{name}' " in run.stderr and message in run.stderr, run.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_an_odd_sized_jpeg_is_decoded_to_its_even_size(tmp_path: Path) -> None:
+    """JPEGD writes NV12, so a 1024x1535 picture comes out 1024x1534 (ACL_FACTS 4)."""
+    data = GOOD.read_bytes()
+    at = _sof(data)
+    odd = data[: at + 5] + (1535).to_bytes(2, "big") + data[at + 7 :]
+    folder = _folder(tmp_path, "odd.jpg", odd)
+    run = run_program(built(SEED).binary, *ARGS, "--verify", "--input", str(folder), cwd=tmp_path / "run")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.report is not None and run.report["verified"] is True and run.report["frames_failed"] == 0
