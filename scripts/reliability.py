@@ -170,10 +170,43 @@ def write_page(result: dict[str, object], tests: dict[str, int] | None) -> None:
             f"| {t['program_tests_passed']} of {t['program_tests']} pass |", "",
             "A fault run passes when the program exits 3 with one line naming the stage, the call and the "
             "code, releases everything (the simulator's leak report) and never hangs; a mutant is caught when "
-            "the program exits 86 naming the race; a sanitizer run passes when the program verifies every "
-            "output and the sanitizer reports nothing.", "",
+            "the program exits 86 naming the race or 87 naming the broken rule; a sanitizer run passes when "
+            "the program verifies every output and the sanitizer reports nothing.", "",
         ]
+    lines += device_rules()
+    lines += [
+        "## Threat model", "",
+        "Specs arrive in pull requests from anyone and are rendered into C++ that CI compiles and runs: "
+        "see [threat_model.md](threat_model.md) for why no spec value reaches C++, CMake or a shell "
+        "unescaped, and the tests that show it.", "",
+    ]
     (DOCS / "reliability.md").write_text("\n".join(lines))
+
+
+def device_rules() -> list[str]:
+    """The device rules the simulator enforces, and those it cannot: from simulator/README.md,
+    which is their one list (each with its source)."""
+    text = (REPO / "simulator" / "README.md").read_text(encoding="utf-8").splitlines()
+    start = text.index("| Rule id | What is reported | Source | Returned |")
+    table = []
+    for line in text[start:]:
+        if not line.startswith("|"):
+            break
+        table.append(line)
+    gaps_at = text.index("Not enforced, and why:")
+    gaps = []
+    for line in text[gaps_at + 1 :]:
+        if line.startswith("- The corpus"):
+            break
+        gaps.append(line)
+    return [
+        "## Device rules the simulator enforces", "",
+        "A program that breaks one exits 87 naming the call, the object and the rule's source "
+        "(simulator/README.md, Device rules, has the whole story).", "",
+        *table, "",
+        "Not enforced, and why:", "",
+        *gaps, "",
+    ]  # fmt: skip
 
 
 def main() -> None:
