@@ -26,7 +26,8 @@ def check_profile(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
 
 
 def _names(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
-    out, seen = [], {}
+    out: list[Diagnostic] = []
+    seen: dict[str, int] = {}
     for i, stage in enumerate(spec.stages):
         if stage.name in seen:
             message = f"duplicate stage name '{stage.name}' (first used by stage {seen[stage.name] + 1})"
@@ -101,7 +102,9 @@ def _batch_stages(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
 
 def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     """Stage names, stage order and format compatibility, top-level consistency."""
-    return _names(spec, smap) + _order(spec, smap) + _source(spec, smap) + _layout(spec, smap) + _batch_stages(spec, smap)
+    return (
+        _names(spec, smap) + _order(spec, smap) + _source(spec, smap) + _layout(spec, smap) + _batch_stages(spec, smap)
+    )
 
 
 def check_stages(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Diagnostic]:

@@ -12,9 +12,13 @@ Steps on one stream are ordered by the stream: no event between them.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from ascgen.plan_model import EventEdge, PoolPlan, StagePlan, Step
 from ascgen.stages.base import PoolRef
 from ascgen.stages.registry import kind_of
+
+Purpose = Literal["data", "reuse"]
 
 
 def steps_of(stages: list[StagePlan], pools: list[PoolPlan], copy_batches: bool) -> list[Step]:
@@ -39,7 +43,9 @@ def steps_of(stages: list[StagePlan], pools: list[PoolPlan], copy_batches: bool)
     return out
 
 
-def _edge(name: str, recorder: int, waiter: int, purpose: str, pool: PoolRef, steps: list[Step], why: str) -> EventEdge:
+def _edge(
+    name: str, recorder: int, waiter: int, purpose: Purpose, pool: PoolRef, steps: list[Step], why: str
+) -> EventEdge:
     rec = steps[recorder]
     wai = steps[waiter] if waiter >= 0 else rec
     batch_pool = rec.batch_level or wai.batch_level
@@ -47,7 +53,7 @@ def _edge(name: str, recorder: int, waiter: int, purpose: str, pool: PoolRef, st
         name=name,
         recorder=recorder,
         waiter=waiter,
-        purpose=purpose,  # type: ignore[arg-type]
+        purpose=purpose,
         pool=pool,
         index="b" if batch_pool else "f",
         at_batch_end=not rec.batch_level and wai.batch_level,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ascgen import spec as dsl
 from ascgen import throughput
-from ascgen.geometry import Geometry, allocation_bytes, align_up, tensor
+from ascgen.geometry import Geometry, align_up, allocation_bytes, tensor
 from ascgen.plan_dataflow import event_edges, steps_of
 from ascgen.plan_model import (
     BatchingPlan,
@@ -62,7 +62,11 @@ class _Planner:
         self.model_index = next((i for i, k in enumerate(self.kinds) if k.takes_batches), None)
         feeder = self.model_index - 1 if self.model_index else None
         self.frame_index = feeder if feeder is not None and self.kinds[feeder].makes_frames else None
-        self.frame = self.kinds[self.frame_index].frame_picture(self.ctxs[self.frame_index]) if self.frame_index is not None else None
+        self.frame = (
+            self.kinds[self.frame_index].frame_picture(self.ctxs[self.frame_index])
+            if self.frame_index is not None
+            else None
+        )
         self.sizes = self._sizes()
 
     def _sizes(self) -> Sizes:
@@ -93,7 +97,11 @@ class _Planner:
     def batching(self) -> BatchingPlan:
         spec, prof, frame = self.spec, self.prof, self.frame
         if spec.batch == 1 or frame is None or self.frame_index is None:
-            why = "batch 1: each frame is its own model input" if spec.batch == 1 else "no stage makes frames for the model"
+            why = (
+                "batch 1: each frame is its own model input"
+                if spec.batch == 1
+                else "no stage makes frames for the model"
+            )
             return BatchingPlan(mode="none", why=why, frame_bytes=frame.bytes if frame else 0)
         stage = spec.stages[self.frame_index].name
         stride = sub_buffer_stride(frame.bytes, prof)
@@ -106,7 +114,8 @@ class _Planner:
         return BatchingPlan(
             mode="copy", frame_bytes=frame.bytes, frame_stage=stage,
             why=f"frames carved out of one DVPP block need a {stride}-byte stride (ALIGN_UP(len, "
-            f"{prof.align.alloc_granule}) + {prof.align.alloc_padding}, starts {prof.align.dvpp_addr}-aligned), but the "
+            f"{prof.align.alloc_granule}) + {prof.align.alloc_padding}, starts {prof.align.dvpp_addr}-aligned), "
+            "but the "
             f"model reads {frame.bytes}-byte frames back to back: '{stage}' writes its own buffer and one on-device "
             "copy per frame assembles the batch",
         )  # fmt: skip
@@ -118,7 +127,9 @@ class _Planner:
             return SlotRule(frames_per_slot=1, fixed=fixed)
         return SlotRule(frames_per_slot=spec.batch, min_slots=2 if spec.streams == "per_stage" else 1, fixed=fixed)
 
-    def pools(self, geos: list[tuple[Geometry | None, Geometry | None]], copy: bool, threads: int, window: int) -> list[PoolPlan]:
+    def pools(
+        self, geos: list[tuple[Geometry | None, Geometry | None]], copy: bool, threads: int, window: int
+    ) -> list[PoolPlan]:
         align = self.prof.align
         out = []
         for ctx, kind, level, (gin, gout) in zip(self.ctxs, self.kinds, self.levels, geos, strict=True):
@@ -170,7 +181,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
     memory = p.memory(pools, spec.threads)
     device_streams = len({s.stage for s in steps}) if per_stage else 1
     dvpp_streams = len({s.stage for s in steps if kind_of(stages[_index(stages, s.stage)].stage).dvpp})
-    channels = (dvpp_streams if per_stage else min(dvpp_streams, 1))
+    channels = dvpp_streams if per_stage else min(dvpp_streams, 1)
     tasks = throughput.device_tasks_per_frame(spec, stages, steps, events)
     calls = throughput.api_calls_per_frame(spec, stages, steps, events)
     bounds = throughput.bounds(spec, prof, stages, batching, tasks, calls)

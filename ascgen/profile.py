@@ -120,6 +120,12 @@ class ReferenceModel(_Strict):
     output_bytes_per_item: int
     memory_bytes: int
     latency_ms: dict[int, float]
+    # DDR traffic of one execution besides its input and output (the simulator's shared
+    # memory bandwidth, simulator/docs/shared_bandwidth.md): fixed (weights, read once per
+    # execution) + per item (activations). Both 0: not known (the descriptor's default,
+    # the weights read once).
+    traffic_bytes_fixed: int = Field(default=0, ge=0)
+    traffic_bytes_per_item: int = Field(default=0, ge=0)
 
 
 class Features(_Strict):
@@ -182,5 +188,7 @@ def _flat_items(prefix: str, value: Any) -> list[tuple[str, str]]:
 def flatten(profile: Profile) -> str:
     """The profile as sorted ``key=value`` lines: the form the simulator reads."""
     lines = [f"# ascgen device profile '{profile.name}', flat form for the simulator"]
-    lines += [f"{k}={v}" for k, v in _flat_items("", profile.model_dump(mode="python"))]
+    # A reference model's DDR traffic goes into model descriptors, not to the simulator's profile.
+    skip = {"models": {"__all__": {"traffic_bytes_fixed", "traffic_bytes_per_item"}}}
+    lines += [f"{k}={v}" for k, v in _flat_items("", profile.model_dump(mode="python", exclude=skip))]
     return "\n".join(lines) + "\n"

@@ -46,7 +46,9 @@ def _edge_rate(e: EventEdge, batch: int) -> float:
     return 1.0 / batch if e.index == "b" else 1.0
 
 
-def device_tasks_per_frame(spec: dsl.Spec, stages: list[StagePlan], steps: list[Step], events: list[EventEdge]) -> float:
+def device_tasks_per_frame(
+    spec: dsl.Spec, stages: list[StagePlan], steps: list[Step], events: list[EventEdge]
+) -> float:
     """Tasks the device scheduler dispatches per frame: the steps; for each event, its record,
     the wait and the reset (a host sync is no device task); one completion callback per batch
     (per_stage), or one stream sync per window (per_thread)."""
@@ -116,7 +118,8 @@ def bounds(
             Bound(
                 name="per_thread stream",
                 qps=spec.threads * 1e6 / serial,
-                why=f"one stream per thread runs every step in turn: {serial:.0f} us per frame x {spec.threads} thread(s)",
+                why=f"one stream per thread runs every step in turn: {serial:.0f} us per frame "
+                f"x {spec.threads} thread(s)",
             )
         )
     return out

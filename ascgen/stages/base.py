@@ -152,7 +152,9 @@ class StageKind:
 
     # ---------------------------------------------------------------- planning
 
-    def geometry(self, ctx: StageContext, before: Geometry | None, sizes: Sizes) -> tuple[Geometry | None, Geometry | None]:
+    def geometry(
+        self, ctx: StageContext, before: Geometry | None, sizes: Sizes
+    ) -> tuple[Geometry | None, Geometry | None]:
         """(what the stage reads, what it writes), one frame, or one batch for batch stages."""
         return before, None
 

@@ -21,7 +21,9 @@ class D2h(StageKind):
     produces = "host"
     engine = "d2h"
 
-    def geometry(self, ctx: StageContext, before: Geometry | None, sizes: Sizes) -> tuple[Geometry | None, Geometry | None]:
+    def geometry(
+        self, ctx: StageContext, before: Geometry | None, sizes: Sizes
+    ) -> tuple[Geometry | None, Geometry | None]:
         return before, tensor(before.bytes if before else 0)
 
     def pools(

@@ -37,7 +37,8 @@ def check_align(ctx: StageContext, base: StrideAlign) -> list[Diagnostic]:
         if value is not None and value % device:
             out.append(
                 ctx.error(
-                    ("align", key), f"align.{key} {value} must be a multiple of the device's {device}; {use(value, device)}"
+                    ("align", key),
+                    f"align.{key} {value} must be a multiple of the device's {device}; {use(value, device)}",
                 )
             )
     return out
@@ -56,7 +57,9 @@ def check_range(
             out.append(ctx.error((key, axis), f"{what} {axis} {value} is outside the device's range {lo}..{hi}"))
         elif even and value % 2:
             out.append(
-                ctx.error((key, axis), f"{what} {axis} {value} must be even for YUV420SP; use {value - 1} or {value + 1}")
+                ctx.error(
+                    (key, axis), f"{what} {axis} {value} must be even for YUV420SP; use {value - 1} or {value + 1}"
+                )
             )
     return out
 
@@ -72,7 +75,9 @@ def check_output(ctx: StageContext, out: Size, prof: Profile) -> list[Diagnostic
     ):
         if lo <= value <= hi and value % align:  # else the range is the problem
             diags.append(
-                ctx.error(("out", axis), f"{axis} {value} is not a multiple of {align} for VPC output; {use(value, align)}")
+                ctx.error(
+                    ("out", axis), f"{axis} {value} is not a multiple of {align} for VPC output; {use(value, align)}"
+                )
             )
     return diags
 
@@ -84,7 +89,8 @@ def check_crop(ctx: StageContext, crop: Crop, decoded: Size) -> list[Diagnostic]
             out.append(
                 ctx.error(
                     ("crop", key),
-                    f"crop {key} {value} must be even (DVPP crops on 2x2 chroma blocks); use {value - 1} or {value + 1}",
+                    f"crop {key} {value} must be even (DVPP crops on 2x2 chroma blocks); "
+                    f"use {value - 1} or {value + 1}",
                 )
             )
     if crop.left + crop.width > decoded.width or crop.top + crop.height > decoded.height:

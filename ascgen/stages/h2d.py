@@ -8,8 +8,8 @@ from pydantic import Field
 
 from ascgen.dsl_base import Bytes, StageBase
 from ascgen.geometry import Geometry, tensor
-from ascgen.plan_model import Plan, PoolPlan, StagePlan
-from ascgen.stages.base import PoolRef, PoolRequest, Sizes, StageContext, StageKind
+from ascgen.plan_model import PoolPlan, StagePlan
+from ascgen.stages.base import MemoryKind, Per, PoolRef, PoolRequest, Sizes, StageContext, StageKind
 
 
 class H2dStage(StageBase):
@@ -25,7 +25,9 @@ class H2d(StageKind):
     engine = "h2d"
     moves_whole_batches = True
 
-    def geometry(self, ctx: StageContext, before: Geometry | None, sizes: Sizes) -> tuple[Geometry | None, Geometry | None]:
+    def geometry(
+        self, ctx: StageContext, before: Geometry | None, sizes: Sizes
+    ) -> tuple[Geometry | None, Geometry | None]:
         stage = ctx.stage
         assert isinstance(stage, H2dStage)
         nbytes = stage.bytes or (before.bytes if before else sizes.source_bytes)
@@ -37,9 +39,9 @@ class H2d(StageKind):
         self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
     ) -> list[PoolRequest]:
         assert out is not None
-        per = "batch" if batch_level else "frame"
+        per: Per = "batch" if batch_level else "frame"
         nxt = ctx.next_kind
-        memory = "dvpp" if nxt is not None and nxt.reads_dvpp else "device"
+        memory: MemoryKind = "dvpp" if nxt is not None and nxt.reads_dvpp else "device"
         return [PoolRequest("host", "host_pinned", per, out.bytes), PoolRequest("dev", memory, per, out.bytes)]
 
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:

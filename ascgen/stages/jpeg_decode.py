@@ -11,7 +11,7 @@ from ascgen.dsl_base import Size, StageBase
 from ascgen.geometry import Geometry, yuv420sp
 from ascgen.plan_model import Plan, PoolPlan, StagePlan
 from ascgen.stages import dvpp_rules
-from ascgen.stages.base import PoolRef, Constant, PoolRequest, Sizes, StageContext, StageKind, const
+from ascgen.stages.base import Constant, PoolRef, PoolRequest, Sizes, StageContext, StageKind, const
 
 
 class JpegDecodeStage(StageBase):
@@ -47,7 +47,9 @@ class JpegDecode(StageKind):
         aw, ah = dvpp_rules.alignment(stage, ctx.prof.align.jpegd_out)
         return yuv420sp(stage.format, stage.max.width, stage.max.height, aw, ah)
 
-    def geometry(self, ctx: StageContext, before: Geometry | None, sizes: Sizes) -> tuple[Geometry | None, Geometry | None]:
+    def geometry(
+        self, ctx: StageContext, before: Geometry | None, sizes: Sizes
+    ) -> tuple[Geometry | None, Geometry | None]:
         return before, self.frame_picture(ctx)
 
     def pools(

@@ -97,7 +97,8 @@ class Model(StageKind):
             out.append(
                 ctx.error(
                     "latency_ms",
-                    f"latency_ms has no entry for batch {spec.batch}; give it, or two batch sizes to interpolate between",
+                    f"latency_ms has no entry for batch {spec.batch}; "
+                    "give it, or two batch sizes to interpolate between",
                 )
             )
         return out
@@ -133,7 +134,9 @@ class Model(StageKind):
             ]
         return []
 
-    def geometry(self, ctx: StageContext, before: Geometry | None, sizes: Sizes) -> tuple[Geometry | None, Geometry | None]:
+    def geometry(
+        self, ctx: StageContext, before: Geometry | None, sizes: Sizes
+    ) -> tuple[Geometry | None, Geometry | None]:
         gin = tensor(sizes.model_input_bytes or 0, "tensor") if before else before
         return gin, tensor(sizes.model_output_bytes)
 
@@ -162,7 +165,8 @@ class Model(StageKind):
         ref = ctx.prof.models.get(str(stage.reference))
         return ref.memory_bytes if ref else DEFAULT_MODEL_MEMORY
 
-    def output_bytes(self, stage: ModelStage, prof: Profile, batch: int) -> int:
+    def output_bytes(self, stage: StageBase, prof: Profile, batch: int) -> int:
+        assert isinstance(stage, ModelStage)
         if stage.output_bytes is not None:
             return stage.output_bytes
         ref = prof.models.get(str(stage.reference))

@@ -3,7 +3,7 @@ and one line below."""
 
 from __future__ import annotations
 
-from typing import Annotated, Union
+from typing import TYPE_CHECKING, Annotated, Union
 
 from pydantic import Field
 
@@ -17,12 +17,17 @@ from ascgen.stages.topk import Topk
 from ascgen.stages.vpc_letterbox import VpcLetterbox
 from ascgen.stages.vpc_resize import VpcResize
 
-KINDS: dict[str, StageKind] = {k.kind: k for k in (H2d(), JpegDecode(), VpcResize(), VpcLetterbox(), Model(), D2h(), Topk())}
+KINDS: dict[str, StageKind] = {
+    k.kind: k for k in (H2d(), JpegDecode(), VpcResize(), VpcLetterbox(), Model(), D2h(), Topk())
+}
 STAGE_KINDS = tuple(KINDS)
 SCHEMAS: dict[str, type[StageBase]] = {name: kind.schema for name, kind in KINDS.items()}
 
-# The `stages:` items of a spec: one schema per kind, chosen by `kind`.
-Stage = Annotated[Union[tuple(SCHEMAS.values())], Field(discriminator="kind")]  # type: ignore[valid-type]  # noqa: UP007
+# The `stages:` items of a spec: one schema per kind, chosen by `kind` (to a type checker, a StageBase).
+if TYPE_CHECKING:
+    Stage = StageBase
+else:
+    Stage = Annotated[Union[tuple(SCHEMAS.values())], Field(discriminator="kind")]  # noqa: UP007
 
 
 def kind_of(stage: StageBase) -> StageKind:

@@ -55,8 +55,8 @@ class VpcLetterbox(VpcOutputKind):
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         stage, out = sp.stage, sp.output
         assert isinstance(stage, VpcLetterboxStage) and out is not None
-        return super().constants(sp, plan) + [
-            const("size_t", "kLumaBytes", out.width_stride * out.height_stride),
+        return [
+            *super().constants(sp, plan),
             const("int32_t", "kBorderLuma", stage.border),
             const("int32_t", "kBorderChroma", CHROMA_NEUTRAL),
         ]

@@ -36,7 +36,9 @@ class VpcOutputKind(StageKind):
         stage = ctx.stage
         return dvpp_rules.vpc_picture(stage, self.out_size(stage), getattr(stage, "format"), ctx.prof)  # noqa: B009
 
-    def geometry(self, ctx: StageContext, before: Geometry | None, sizes: Sizes) -> tuple[Geometry | None, Geometry | None]:
+    def geometry(
+        self, ctx: StageContext, before: Geometry | None, sizes: Sizes
+    ) -> tuple[Geometry | None, Geometry | None]:
         return before, self.frame_picture(ctx)
 
     def pools(
@@ -74,8 +76,10 @@ class VpcOutputKind(StageKind):
             const("acldvppPixelFormat", "kPixelFormat", dvpp_rules.PIXEL_FORMAT[getattr(stage, "format")]),  # noqa: B009
             const("uint32_t", "kInterpolation", dvpp_rules.INTERPOLATION[getattr(stage, "interpolation")]),  # noqa: B009
             const(
-                "ascgen::Picture", "kFrame",
-                f"{{kPixelFormat, kOutWidth, kOutHeight, kWidthStride, kHeightStride, kFrameBytes}}",
+                "ascgen::Picture",
+                "kFrame",
+                "{kPixelFormat, kOutWidth, kOutHeight, kWidthStride, kHeightStride, kFrameBytes}",
             ),
-            const("int", "kItemsPerSlot", plan.batch if plan.batching.mode == "in_place" else 1),  # frames per output slot
+            # frames per output slot: the whole batch where frames are assembled in place
+            const("int", "kItemsPerSlot", plan.batch if plan.batching.mode == "in_place" else 1),
         ]

@@ -56,7 +56,6 @@ constexpr uint32_t kInterpolation = 1;
 constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
                                     kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
-constexpr size_t kLumaBytes = 409600;
 constexpr int32_t kBorderLuma = 114;
 constexpr int32_t kBorderChroma = 128;
 // letterbox_out: 614,400 bytes per frame in DVPP memory (acldvppMalloc)

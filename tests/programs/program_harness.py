@@ -36,8 +36,9 @@ def built(spec: Path, sanitize: str | None = None) -> BuildResult:
     return _builds[key]
 
 
-def run_program(binary: Path, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-                timeout: float = 300) -> Run:
+def run_program(
+    binary: Path, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 300
+) -> Run:
     if cwd is not None:
         cwd.mkdir(parents=True, exist_ok=True)
     json_path = (cwd or binary.parent) / f"{binary.name}.result.json"
@@ -45,7 +46,14 @@ def run_program(binary: Path, *args: str, cwd: Path | None = None, env: dict[str
     # The simulator's hazard detector is on for every run (ACL_SIM_HAZARD=0 in the caller's
     # environment turns it off): a race makes the program exit 86 naming both operations.
     full_env = {"ACL_SIM_HAZARD": "1", **os.environ, **(env or {})}
-    proc = subprocess.run([str(binary), *args, "--json", str(json_path), "--quiet"], capture_output=True,
-                          text=True, cwd=cwd, env=full_env, timeout=timeout, check=False)
+    proc = subprocess.run(
+        [str(binary), *args, "--json", str(json_path), "--quiet"],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=full_env,
+        timeout=timeout,
+        check=False,
+    )
     report = json.loads(json_path.read_text()) if json_path.exists() else None
     return Run(proc.returncode, proc.stdout, proc.stderr, report)

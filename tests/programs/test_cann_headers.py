@@ -39,9 +39,21 @@ def cann_include(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 @pytest.mark.parametrize("program", GENERATED, ids=lambda p: p.name)
 def test_generated_program_compiles_against_cann(program: Path, cann_include: tuple[Path, Path]) -> None:
     cann, dvpp_only = cann_include
-    cmd = ["c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-DENABLE_DVPP_INTERFACE",
-           "-DASCGEN_BACKEND_SIM=0", '-DASCGEN_DEFAULT_INPUT="in"', '-DASCGEN_DEFAULT_MODEL="m.om"',
-           f"-I{cann}", f"-I{dvpp_only}", str(program / "main.cpp")]
+    cmd = [
+        "c++",
+        "-std=c++17",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-fsyntax-only",
+        "-DENABLE_DVPP_INTERFACE",
+        "-DASCGEN_BACKEND_SIM=0",
+        '-DASCGEN_DEFAULT_INPUT="in"',
+        '-DASCGEN_DEFAULT_MODEL="m.om"',
+        f"-I{cann}",
+        f"-I{dvpp_only}",
+        str(program / "main.cpp"),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-4000:]
 
@@ -65,21 +77,29 @@ def _toolkit(root: Path, cann: Path, dvpp_only: Path) -> Path:
 
 
 @pytest.mark.parametrize("name", ["resnet50_b16", "study_b1_per_thread", "letterbox_yolo"])
-def test_cmake_cann_branch_builds_against_a_toolkit(
-    name: str, cann_include: tuple[Path, Path], tmp_path: Path
-) -> None:
+def test_cmake_cann_branch_builds_against_a_toolkit(name: str, cann_include: tuple[Path, Path], tmp_path: Path) -> None:
     """The generated CMakeLists finds a toolkit as CANN's samples do (DDK_PATH), includes its
     headers as SYSTEM (their warnings do not fail -Werror) and keeps the link stubs out of RPATH."""
     cann, dvpp_only = cann_include
     root = _toolkit(tmp_path / "Ascend" / "latest", cann, dvpp_only)
     build = tmp_path / "build"
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DDK_PATH": str(root)}
-    configure = subprocess.run(["cmake", "-S", str(REPO / "generated" / name), "-B", str(build), "-G", "Ninja"],
-                               capture_output=True, text=True, env=env, check=False)
+    configure = subprocess.run(
+        ["cmake", "-S", str(REPO / "generated" / name), "-B", str(build), "-G", "Ninja"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert configure.returncode == 0, configure.stdout[-2000:] + configure.stderr[-2000:]
     assert "AscendCL backend cann" in configure.stdout
-    compiled = subprocess.run(["ninja", "-C", str(build), f"CMakeFiles/{name}.dir/main.cpp.o"],
-                              capture_output=True, text=True, env=env, check=False)
+    compiled = subprocess.run(
+        ["ninja", "-C", str(build), f"CMakeFiles/{name}.dir/main.cpp.o"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert compiled.returncode == 0, compiled.stdout[-4000:]
     ninja = (build / "build.ninja").read_text()
     assert "-isystem" in ninja and str(root / "runtime" / "include") in ninja

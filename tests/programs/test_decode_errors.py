@@ -46,8 +46,9 @@ def test_a_truncated_jpeg_fails_the_run_naming_the_input(tmp_path: Path) -> None
 def test_skipping_decode_errors_counts_them_and_verifies_the_rest(tmp_path: Path) -> None:
     data = GOOD.read_bytes()
     folder = _folder(tmp_path, "broken.jpg", data[: len(data) * 2 // 5])
-    run = run_program(built(SEED).binary, *ARGS, "--verify", "--on-decode-error", "skip", "--input", str(folder),
-                      cwd=tmp_path / "run")
+    run = run_program(
+        built(SEED).binary, *ARGS, "--verify", "--on-decode-error", "skip", "--input", str(folder), cwd=tmp_path / "run"
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.report is not None
     assert run.report["frames_failed"] > 0 and run.report["verified"] is True

@@ -19,15 +19,36 @@ from program_harness import PIPELINES, built, run_program
 CODE = 507899  # ACL_ERROR_RT_DRV_INTERNAL_ERROR: a code no API returns by itself here
 RELEASE = re.compile(r"acl\w*(Destroy|Free|Unload)")
 API = re.compile(r"\b(acl(?:rt|mdl|dvpp)?[A-Z]\w*)\(")
-PER_FRAME = {"aclrtMemcpyAsync", "aclrtStreamWaitEvent", "aclrtResetEvent", "aclrtRecordEvent", "aclrtMemsetAsync",
-             "acldvppJpegDecodeAsync", "acldvppVpcResizeAsync", "acldvppVpcCropResizeAsync",
-             "acldvppVpcCropResizePasteAsync", "acldvppSetPicDescData", "aclmdlExecuteAsync", "aclrtLaunchCallback",
-             "aclrtSynchronizeEvent", "aclrtSynchronizeStream", "aclrtProcessReport"}
+PER_FRAME = {
+    "aclrtMemcpyAsync",
+    "aclrtStreamWaitEvent",
+    "aclrtResetEvent",
+    "aclrtRecordEvent",
+    "aclrtMemsetAsync",
+    "acldvppJpegDecodeAsync",
+    "acldvppVpcResizeAsync",
+    "acldvppVpcCropResizeAsync",
+    "acldvppVpcCropResizePasteAsync",
+    "acldvppSetPicDescData",
+    "aclmdlExecuteAsync",
+    "aclrtLaunchCallback",
+    "aclrtSynchronizeEvent",
+    "aclrtSynchronizeStream",
+    "aclrtProcessReport",
+}
 SUPPORT = "".join(Path("templates/support", h).read_text() for h in ("ascgen_driver.h", "ascgen_support.h"))
 # Calls that report failure by returning NULL or 0: the program names them with its own code.
-NO_CODE = {"acldvppCreateChannelDesc", "acldvppCreatePicDesc", "acldvppCreateResizeConfig", "acldvppCreateRoiConfig",
-           "aclmdlCreateDesc", "aclmdlCreateDataset", "aclCreateDataBuffer", "aclmdlGetInputSizeByIndex",
-           "aclmdlGetOutputSizeByIndex"}
+NO_CODE = {
+    "acldvppCreateChannelDesc",
+    "acldvppCreatePicDesc",
+    "acldvppCreateResizeConfig",
+    "acldvppCreateRoiConfig",
+    "aclmdlCreateDesc",
+    "aclmdlCreateDataset",
+    "aclCreateDataBuffer",
+    "aclmdlGetInputSizeByIndex",
+    "aclmdlGetOutputSizeByIndex",
+}
 # Calls whose result is data, not success or failure: an injected fault has no meaning there.
 NOT_CHECKED = {"acldvppGetPicDescRetCode", "acldvppGetPicDescData", "aclError"}
 
@@ -46,8 +67,20 @@ def cases(spec: Path) -> list[tuple[str, int]]:
 
 def failure_of(binary: Path, batch: int, api: str, nth: int, cwd: Path) -> str | None:
     """Why this injected fault was handled wrongly, or None if it was handled right."""
-    run = run_program(binary, "--threads", "1", "--depth", "2", "--warmup", "0", "--frames", str(8 * batch),
-                      cwd=cwd, timeout=90, env={"ACL_SIM_FAIL": f"{api}:{nth}:{CODE}", "ACL_SIM_LEAK_CHECK": "1"})
+    run = run_program(
+        binary,
+        "--threads",
+        "1",
+        "--depth",
+        "2",
+        "--warmup",
+        "0",
+        "--frames",
+        str(8 * batch),
+        cwd=cwd,
+        timeout=90,
+        env={"ACL_SIM_FAIL": f"{api}:{nth}:{CODE}", "ACL_SIM_LEAK_CHECK": "1"},
+    )
     if run.returncode == 0:
         return None  # called fewer than nth times in this run (or not at all by this program)
     code = r"\d+" if api in NO_CODE else str(CODE)
@@ -72,8 +105,10 @@ def test_every_failing_call_is_reported_and_everything_is_released(
     todo = cases(spec)
     assert todo, "no AscendCL call found in the generated program"
     with ThreadPoolExecutor(max_workers=4) as pool:
-        futures = [pool.submit(failure_of, result.binary, result.plan.batch, api, nth, tmp_path / f"{api}-{nth}")
-                   for api, nth in todo]
+        futures = [
+            pool.submit(failure_of, result.binary, result.plan.batch, api, nth, tmp_path / f"{api}-{nth}")
+            for api, nth in todo
+        ]
         failures = [f for f in (fut.result() for fut in futures) if f]
     record_property("fault_runs", len(todo))  # read by scripts/reliability.py (JUnit XML)
     record_property("fault_runs_ok", len(todo) - len(failures))

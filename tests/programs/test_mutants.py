@@ -76,13 +76,15 @@ def mutants_of(source: str) -> list[Mutant]:
         end = _call_end(source, m.end() - 1)
         line = source.count("\n", 0, m.start()) + 1
         # the comment above the statement says which edge the wait is
-        out.append(Mutant(
-            index=len(out) + 1,
-            line=line,
-            call=" ".join(source[m.start():end].split()),
-            why=_comment_above(lines, line),
-            source=source[: m.start()] + "(void)0" + source[end:],
-        ))
+        out.append(
+            Mutant(
+                index=len(out) + 1,
+                line=line,
+                call=" ".join(source[m.start() : end].split()),
+                why=_comment_above(lines, line),
+                source=source[: m.start()] + "(void)0" + source[end:],
+            )
+        )
     return out
 
 
@@ -110,15 +112,17 @@ def build_programs(name: str, sources: dict[str, str], root: Path) -> dict[str, 
         _write_if_changed(sub / "main.cpp", main_cpp)
         _write_if_changed(sub / "CMakeLists.txt", re.sub(rf"\b{re.escape(name)}\b", target, cmake))
         subdirs.append(suffix)
-    top = "\n".join([
-        "cmake_minimum_required(VERSION 3.20)",
-        f"project({name}_mutants LANGUAGES CXX)",
-        "# -O0: half the compile time of Release; the detector does not depend on optimisation.",
-        "set(CMAKE_BUILD_TYPE Debug)",
-        'set(CMAKE_RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")',
-        *(f"add_subdirectory({s})" for s in subdirs),
-        "",
-    ])
+    top = "\n".join(
+        [
+            "cmake_minimum_required(VERSION 3.20)",
+            f"project({name}_mutants LANGUAGES CXX)",
+            "# -O0: half the compile time of Release; the detector does not depend on optimisation.",
+            "set(CMAKE_BUILD_TYPE Debug)",
+            'set(CMAKE_RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")',
+            *(f"add_subdirectory({s})" for s in subdirs),
+            "",
+        ]
+    )
     _write_if_changed(root / "CMakeLists.txt", top)
     first = f"{name}_{subdirs[0]}"
     compile_program(first, root, root / "build", "sim", None, BUILD_ROOT)
@@ -135,8 +139,11 @@ def test_removing_an_event_wait_is_caught_as_a_hazard(
     assert all(len(WAIT.findall(m.source)) == len(mutants) - 1 for m in mutants)
     record_property("mutants", len(mutants))  # read by scripts/reliability.py (JUnit XML)
 
-    binaries = build_programs(EXAMPLE.name, {"control": source, **{f"m{m.index}": m.source for m in mutants}},
-                              BUILD_ROOT / "mutants" / EXAMPLE.name)
+    binaries = build_programs(
+        EXAMPLE.name,
+        {"control": source, **{f"m{m.index}": m.source for m in mutants}},
+        BUILD_ROOT / "mutants" / EXAMPLE.name,
+    )
 
     control = run_program(binaries["control"], *RUN_ARGS, cwd=tmp_path / "control")
     assert control.returncode == 0, control.stderr[-3000:]

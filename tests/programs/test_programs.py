@@ -7,9 +7,27 @@ from pathlib import Path
 import pytest
 from program_harness import PIPELINES, built, run_program
 
-CONTRACT = {"schema_version", "program", "backend", "profile", "streams", "threads", "depth", "batch", "frames",
-            "duration_s", "qps", "latency_ms", "stages", "host_cpu_s", "process_cpu_s", "device_memory_bytes",
-            "windows_qps", "interrupted", "verified"}
+CONTRACT = {
+    "schema_version",
+    "program",
+    "backend",
+    "profile",
+    "streams",
+    "threads",
+    "depth",
+    "batch",
+    "frames",
+    "duration_s",
+    "qps",
+    "latency_ms",
+    "stages",
+    "host_cpu_s",
+    "process_cpu_s",
+    "device_memory_bytes",
+    "windows_qps",
+    "interrupted",
+    "verified",
+}
 
 
 @pytest.mark.slow
@@ -18,8 +36,19 @@ def test_pipeline_runs_and_verifies(spec: Path, tmp_path: Path) -> None:
     result = built(spec)
     batch = result.plan.batch
     frames = 24 * batch
-    run = run_program(result.binary, "--threads", "2", "--depth", "4", "--warmup", "0", "--frames", str(frames),
-                      "--verify", cwd=tmp_path)
+    run = run_program(
+        result.binary,
+        "--threads",
+        "2",
+        "--depth",
+        "4",
+        "--warmup",
+        "0",
+        "--frames",
+        str(frames),
+        "--verify",
+        cwd=tmp_path,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     report = run.report
     assert report is not None
@@ -38,8 +67,9 @@ def test_pipeline_runs_and_verifies(spec: Path, tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_binary_runs_from_any_directory_with_no_environment(tmp_path: Path) -> None:
     result = built(Path("pipelines/decode_only.yaml"))
-    run = run_program(result.binary, "--frames", "40", "--warmup", "0", cwd=tmp_path,
-                      env={"ACL_SIM_PROFILE": "", "ACL_SIM_LOG": ""})
+    run = run_program(
+        result.binary, "--frames", "40", "--warmup", "0", cwd=tmp_path, env={"ACL_SIM_PROFILE": "", "ACL_SIM_LOG": ""}
+    )
     assert run.returncode == 0, run.stderr[-2000:]
 
 
@@ -47,8 +77,18 @@ def test_a_binary_runs_from_any_directory_with_no_environment(tmp_path: Path) ->
 def test_depth_and_threads_change_at_run_time(tmp_path: Path) -> None:
     result = built(Path("pipelines/resnet50_b16.yaml"))
     for threads, depth in ((1, 2), (3, 6)):
-        run = run_program(result.binary, "--threads", str(threads), "--depth", str(depth), "--frames", "64",
-                          "--warmup", "0", cwd=tmp_path)
+        run = run_program(
+            result.binary,
+            "--threads",
+            str(threads),
+            "--depth",
+            str(depth),
+            "--frames",
+            "64",
+            "--warmup",
+            "0",
+            cwd=tmp_path,
+        )
         assert run.returncode == 0, run.stderr[-2000:]
         assert run.report is not None
         assert (run.report["threads"], run.report["depth"]) == (threads, depth)
@@ -57,8 +97,15 @@ def test_depth_and_threads_change_at_run_time(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_an_acl_error_names_stage_call_and_code_and_exits_3(tmp_path: Path) -> None:
     result = built(Path("pipelines/resnet50_b16.yaml"))
-    run = run_program(result.binary, "--frames", "64", "--warmup", "0", cwd=tmp_path,
-                      env={"ACL_SIM_FAIL": "acldvppJpegDecodeAsync:5:507011"})
+    run = run_program(
+        result.binary,
+        "--frames",
+        "64",
+        "--warmup",
+        "0",
+        cwd=tmp_path,
+        env={"ACL_SIM_FAIL": "acldvppJpegDecodeAsync:5:507011"},
+    )
     assert run.returncode == 3, run.stderr[-2000:]
     assert "stage 'decode': acldvppJpegDecodeAsync failed with error 507011" in run.stderr
 

@@ -20,8 +20,21 @@ SANITIZER_ENV = {
 def test_pipeline_is_clean_under_sanitizer(spec: Path, sanitize: str, tmp_path: Path) -> None:
     result = built(spec, sanitize)
     frames = 8 * result.plan.batch
-    run = run_program(result.binary, "--threads", "2", "--depth", "3", "--warmup", "0", "--frames", str(frames),
-                      "--verify", cwd=tmp_path, env=SANITIZER_ENV, timeout=600)
+    run = run_program(
+        result.binary,
+        "--threads",
+        "2",
+        "--depth",
+        "3",
+        "--warmup",
+        "0",
+        "--frames",
+        str(frames),
+        "--verify",
+        cwd=tmp_path,
+        env=SANITIZER_ENV,
+        timeout=600,
+    )
     assert run.returncode == 0, f"exit {run.returncode}\n{run.stderr[-6000:]}"
     assert "Sanitizer" not in run.stderr, run.stderr[-6000:]
     assert run.report is not None and run.report["frames"] >= frames

@@ -16,8 +16,12 @@ SEED = Path("pipelines/resnet50_b16.yaml")
 
 def start(binary: Path, tmp_path: Path) -> subprocess.Popen[str]:
     # Not --quiet: the progress lines say when it is running.
-    proc = subprocess.Popen([str(binary), "--duration", "60", "--warmup", "0", "--json", str(tmp_path / "r.json")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [str(binary), "--duration", "60", "--warmup", "0", "--json", str(tmp_path / "r.json")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stderr is not None
     for line in proc.stderr:  # wait until it is really running
         if line.startswith("progress:") and "frames=0 " not in line:
@@ -57,15 +61,23 @@ def test_a_second_signal_exits_at_once(tmp_path: Path) -> None:
     ],
     ids=["missing-profile", "corrupt-profile", "missing-input", "empty-input", "model-mismatch", "missing-model"],
 )
-def test_a_broken_environment_is_one_clear_line(env: dict[str, str], args: list[str], expect: str,
-                                                tmp_path: Path) -> None:
+def test_a_broken_environment_is_one_clear_line(
+    env: dict[str, str], args: list[str], expect: str, tmp_path: Path
+) -> None:
     (tmp_path / "corrupt.profile").write_text("memory.device_bytes=lots\n")
     (tmp_path / "empty").mkdir()
     model = Path("generated/resnet50_b16/sim/resnet50_aipp.om.acl_sim_model").read_text()
     (tmp_path / "small.acl_sim_model").write_text(model.replace("input.0.bytes=1204224", "input.0.bytes=1000"))
     fill = {k: v.replace("{tmp}", str(tmp_path)) for k, v in env.items()}
-    run = run_program(built(SEED).binary, *[a.replace("{tmp}", str(tmp_path)) for a in args], "--frames", "16",
-                      cwd=tmp_path, env=fill, timeout=60)
+    run = run_program(
+        built(SEED).binary,
+        *[a.replace("{tmp}", str(tmp_path)) for a in args],
+        "--frames",
+        "16",
+        cwd=tmp_path,
+        env=fill,
+        timeout=60,
+    )
     assert run.returncode == 3, run.stderr[-2000:]
     program_lines = [line for line in run.stderr.splitlines() if line.startswith("resnet50_b16:")]
     assert len(program_lines) == 1 and expect in program_lines[0], run.stderr[-2000:]
