@@ -274,3 +274,26 @@ def test_plan_json_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     for key in ("device_bytes", "device_budget_bytes", "dvpp_bytes", "dvpp_budget_bytes"):
         assert isinstance(memory[key], int) and memory[key] > 0
     assert memory["dvpp_budget_bytes"] == 2_415_919_104
+
+
+# --- vpc_letterbox ------------------------------------------------------------------------------
+
+LETTERBOX = SEED.replace(
+    "{name: resize, kind: vpc_resize, out: {width: 224, height: 224}}",
+    "{name: resize, kind: vpc_letterbox, out: {width: 640, height: 640}, border: 114}",
+).replace("reference: resnet50", "latency_ms: 20.0")
+
+
+def test_letterbox_is_a_frame_maker_assembled_by_copy() -> None:
+    plan = plan_of(LETTERBOX)
+    assert stage(plan, "resize").output == yuv420sp("nv12", 640, 640, 16, 2)
+    assert plan.batching.mode == "copy" and plan.batching.frame_bytes == 640 * 640 * 3 // 2
+    assert pool(plan, "resize_batch").slot_bytes == 16 * 614_400
+
+
+def test_letterbox_checks_its_scale_against_the_resize_ratio() -> None:
+    # a 1024x1536 picture fitted into 16x16 shrinks 96 times, beyond VPC's 1/32
+    text = LETTERBOX.replace("out: {width: 640, height: 640}", "out: {width: 16, height: 16}")
+    with pytest.raises(SpecError) as info:
+        analyze_text(text)
+    assert any("outside VPC's 0.03125..16" in d.message for d in info.value.diagnostics)

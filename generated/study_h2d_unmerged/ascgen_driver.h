@@ -333,6 +333,11 @@ inline std::vector<Input> prepare_inputs(const ProgramInfo& info, const std::str
   return inputs;
 }
 
+// Run-time flags the device cannot hold (exit 2, as a bad flag).
+struct FlagsExceedDevice : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // The run-time flags against the device, before anything is created: one clear error.
 inline void check_budget(const ProgramInfo& info, int threads, int window) {
   const DeviceBudget& d = info.budget;
@@ -345,7 +350,7 @@ inline void check_budget(const ProgramInfo& info, int threads, int window) {
     if (p.memory != Memory::kHostPinned) device += bytes;
   }
   auto fail = [&](const std::string& what, int64_t need, int64_t limit) {
-    throw std::runtime_error("--threads " + std::to_string(threads) + " with a window of " + std::to_string(window) +
+    throw FlagsExceedDevice("--threads " + std::to_string(threads) + " with a window of " + std::to_string(window) +
                              " frames needs " + std::to_string(need) + " " + what + ", the device has " +
                              std::to_string(limit) + "; lower --threads or --depth");
   };
@@ -539,6 +544,9 @@ int run_main(int argc, char** argv, const ProgramInfo& info, const Options& defa
   int status = 0;
   try {
     status = run<W, Layout>(info, opt, cleanup, stages);
+  } catch (const FlagsExceedDevice& e) {
+    std::fprintf(stderr, "%s: %s\n", info.name, e.what());
+    status = 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s\n", info.name, e.what());
     status = 3;
