@@ -80,6 +80,13 @@ class LatencyHistogram {
   }
   double max_ms() const { return max_us_ / 1000.0; }
   uint64_t count() const { return total_; }
+  // Calls f(upper bound in us, count) for every non-empty bucket, in ascending order: what a
+  // bench merges across runs for the percentiles of all frames.
+  template <class F>
+  void for_each_bucket(F f) const {
+    for (size_t i = 0; i < kBuckets; ++i)
+      if (counts_[i] != 0) f(upper_us(i), counts_[i]);
+  }
 
  private:
   static constexpr size_t kSub = 64;
@@ -90,6 +97,11 @@ class LatencyHistogram {
     int shift = msb - 6;
     size_t idx = static_cast<size_t>(shift + 1) * kSub + static_cast<size_t>((v >> shift) - kSub);
     return std::min(idx, kBuckets - 1);
+  }
+  static uint64_t upper_us(size_t idx) {  // the bucket holds [lower, upper) us
+    if (idx < kSub) return idx + 1;
+    size_t shift = idx / kSub - 1;
+    return (kSub + idx % kSub + 1) << shift;
   }
   static double value(size_t idx) {  // midpoint of the bucket
     if (idx < kSub) return static_cast<double>(idx);
@@ -653,6 +665,11 @@ struct Report {
     j.key("latency_ms").open('{');
     j.key("p50").num(latency.percentile_ms(50)).key("p90").num(latency.percentile_ms(90));
     j.key("p99").num(latency.percentile_ms(99)).key("max").num(latency.max_ms()).close('}');
+    j.key("latency_histogram_us").open('[');
+    latency.for_each_bucket([&j](uint64_t upper, uint64_t n) {
+      j.open('[').integer(static_cast<int64_t>(upper)).integer(static_cast<int64_t>(n)).close(']');
+    });
+    j.close(']');
     j.key("stages").open('{');
     for (const StageCount& s : stages) j.key(s.name).integer(s.count);
     j.close('}');

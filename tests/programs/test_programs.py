@@ -60,6 +60,11 @@ def test_pipeline_runs_and_verifies(spec: Path, tmp_path: Path) -> None:
     assert report["threads"] == 2 and report["batch"] == batch and report["streams"] == result.plan.streams
     lat = report["latency_ms"]
     assert 0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["max"]
+    # every measured frame's latency, as [upper bound us, count] buckets a bench can merge
+    histogram = report["latency_histogram_us"]
+    assert sum(n for _, n in histogram) == report["frames"]
+    assert [b for b, _ in histogram] == sorted({b for b, _ in histogram})
+    assert histogram[-1][0] >= lat["max"] * 1000
     assert set(report["stages"]) == {s.name for s in result.spec.stages}
     assert report["device_memory_bytes"] > 0
 

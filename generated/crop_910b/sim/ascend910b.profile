@@ -11,6 +11,7 @@ align.vpc_in.width=16
 align.vpc_out.height=2
 align.vpc_out.width=16
 description=Ascend 910B (Atlas A2), estimates where nothing is published
+engines.aicore.switch_fraction=0.0
 engines.aicore.switch_us=350.0
 engines.aicore.units=1
 engines.d2d.bandwidth_GBps=400.0
