@@ -81,6 +81,14 @@ def _layout(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
                 "sync_every applies to streams: per_thread (per_stage streams never synchronise the whole stream)",
             )
         ]
+    if spec.streams == "per_stage" and spec.submit == "by_step":
+        return [
+            smap.error(
+                ("submit",),
+                "submit: by_step applies to streams: per_thread (per_stage streams overlap the steps of "
+                "different frames by themselves)",
+            )
+        ]
     if spec.streams == "per_thread" and spec.frames_per_sync % spec.batch:
         loc = ("sync_every",) if spec.sync_every is not None else ("batch",)
         message = (

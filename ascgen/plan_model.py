@@ -154,6 +154,7 @@ class Plan(_Frozen):
     source: SourcePlan
     threads: int
     streams: Streams
+    submit: str  # by_frame | by_step
     sync_every: int
     depth: int
     window: int  # frames in flight per thread that size the pools: depth, or sync_every

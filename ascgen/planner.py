@@ -207,7 +207,8 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
             input_bytes=first.slot_bytes if first is not None and steps[0].src is None else
             (model_plan.input_bytes if model_plan else 0),
         ),
-        threads=spec.threads, streams=spec.streams, sync_every=spec.frames_per_sync, depth=spec.buffers.depth,
+        threads=spec.threads, streams=spec.streams, submit=spec.submit, sync_every=spec.frames_per_sync,
+        depth=spec.buffers.depth,
         window=window, batch=spec.batch, batch_slots=p.slot_rule("", "batch"), stages=stages, pools=pools,
         steps=steps, events=events, memory=memory, model=model_plan, batching=batching,
         streams_per_thread=device_streams, dvpp_channels_per_thread=channels,

@@ -85,8 +85,10 @@ class PixelEngine(_Strict):
 
 class UnitEngine(_Strict):
     units: int = Field(gt=0)
-    # Added to a task when its unit's previous task came from another stream.
+    # Added to a task when its unit's previous task came from another stream: a fixed part
+    # and a fraction of the task's own service time (simulator/docs/shared_bandwidth.md).
     switch_us: float = Field(default=0.0, ge=0)
+    switch_fraction: float = Field(default=0.0, ge=0)
 
 
 class Scheduler(_Strict):

@@ -58,6 +58,11 @@ class Spec(DslModel):
     source: Source
     threads: int = Field(default=1, ge=1, le=64, description="host threads, each its own pipeline")
     streams: Streams = "per_stage"
+    submit: Literal["by_frame", "by_step"] = Field(
+        default="by_frame",
+        description="per_thread: submit each frame through every step (by_frame), or each step for "
+        "the whole sync window (by_step: all copies, then all decodes, ..., as the study's program did)",
+    )
     sync_every: int | None = Field(
         default=None, ge=1, le=4096, description="frames per aclrtSynchronizeStream (per_thread)"
     )

@@ -64,6 +64,7 @@ class OpIR:
     """One device task of one stage, as submitted for one frame or one batch."""
 
     stage: str
+    function: str  # the Worker's member function that submits it
     template: str  # the kind whose macro prints it (or "assemble")
     note: str  # what it does, after the stage's name in its comment ("" for the stage's own task)
     line: int  # spec line

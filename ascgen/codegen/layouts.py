@@ -40,7 +40,8 @@ class PerThread(Layout):
         return "channel"
 
 
-LAYOUTS: dict[str, Layout] = {
-    "per_stage": PerStage("per_stage", "ascgen::PerStageLayout"),
-    "per_thread": PerThread("per_thread", "ascgen::PerThreadLayout"),
+LAYOUTS: dict[tuple[str, str], Layout] = {  # by (streams, submit)
+    ("per_stage", "by_frame"): PerStage("per_stage", "ascgen::PerStageLayout"),
+    ("per_thread", "by_frame"): PerThread("per_thread", "ascgen::PerThreadLayout"),
+    ("per_thread", "by_step"): PerThread("per_thread", "ascgen::PerThreadByStepLayout"),
 }

@@ -84,7 +84,8 @@ class _Lowering:
             template = "assemble" if step.action == "assemble" else self.stages[step.stage].kind
             out.append(
                 OpIR(
-                    stage=step.stage, template=template, line=self.stages[step.stage].line, stream=self.stream(step),
+                    stage=step.stage, function=f"{step.stage}_{'assemble' if step.action == 'assemble' else 'step'}",
+                    template=template, line=self.stages[step.stage].line, stream=self.stream(step),
                     note=": its frame into the model's batch" if step.action == "assemble" else "",
                     channel=self.channel_of_stage(step.stage), per_batch=step.batch_level,
                     first_per_batch=step.batch_level and not seen_batch, index=idx,
@@ -181,7 +182,7 @@ def _info(plan: Plan) -> list[tuple[str, str]]:
 
 def lower(plan: Plan, out_dir: Path) -> Program:
     """The program of ``plan`` as it will lie in ``out_dir`` (paths in its CMakeLists are relative)."""
-    layout = LAYOUTS[plan.streams]
+    layout = LAYOUTS[(plan.streams, plan.submit)]
     low = _Lowering(plan, layout)
     pools = {p.ref.member: _pool_ir(p) for p in plan.pools}
     events = [

@@ -29,7 +29,7 @@ class ToolMissing(UserError):
 
 @cache
 def _environment() -> Environment:
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(str(templates_dir())),
         undefined=StrictUndefined,
         trim_blocks=True,
@@ -37,6 +37,8 @@ def _environment() -> Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    env.filters["cpp_bool"] = lambda value: "true" if value else "false"
+    return env
 
 
 @cache

@@ -170,7 +170,14 @@ struct Worker : ascgen::WorkerBase {
   std::vector<aclmdlDataset*> detect_inputs, detect_outputs;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(int64_t f, const ascgen::Input& in);
+  void submit(const ascgen::Frame& at, const ascgen::Input& in);
+  static const ascgen::StepFn<Worker> kSteps[];
+  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void crop_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void crop_assemble(const ascgen::Frame& at, const ascgen::Input& in);
+  void detect_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes() const { return fetch::kItemBytes; }
@@ -226,14 +233,11 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
         ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
 }
 
-// ------------------------------------------------------------------------------ one frame
+// ------------------------------------------------------------------------------ the steps
 
-// Submits frame f (item i of batch b) to the device, one block per stage.
-void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const int64_t b = f / program::kBatch;
-  [[maybe_unused]] const int64_t i = f % program::kBatch;
-
-  // Stage 'upload', pipelines/crop_910b.yaml:10
+// Stage 'upload', pipelines/crop_910b.yaml:10
+void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // upload_host slot is free once the copy that last read it has finished
   if (f >= upload_host.slots()) upload_to_host.host_wait(f - upload_host.slots(), upload_stream);
   // upload_dev slot is free once 'decode' has read its previous contents
@@ -244,8 +248,11 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
                                 in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, upload_stream));
   upload_to_host.record(f, upload_stream);
   upload_to_decode.record(f, upload_stream);
+}
 
-  // Stage 'decode', pipelines/crop_910b.yaml:11
+// Stage 'decode', pipelines/crop_910b.yaml:11
+void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // upload_dev holds what 'decode' reads
   upload_to_decode.wait(f, decode_stream);
   // decode_out slot is free once 'crop' has read its previous contents
@@ -260,23 +267,31 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
                                                      decode_pic, decode_stream));
   decode_to_upload.record(f, decode_stream);
   decode_to_crop.record(f, decode_stream);
+}
 
-  // Stage 'crop', pipelines/crop_910b.yaml:12
+// Stage 'crop', pipelines/crop_910b.yaml:12
+void Worker::crop_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // decode_out holds what 'crop' reads
   decode_to_crop.wait(f, crop_stream);
   ASCGEN_CHECK(crop::kName, acldvppVpcCropResizeAsync(crop_channel, decode_desc(f), crop_desc(f, 0),
                                                       crop_crop, crop_config, crop_stream));
   crop_to_decode.record(f, crop_stream);
+}
 
-  // Stage 'crop': its frame into the model's batch, pipelines/crop_910b.yaml:12
+// Stage 'crop': its frame into the model's batch, pipelines/crop_910b.yaml:12
+void Worker::crop_assemble(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // crop_batch slot is free once 'detect' has read its previous contents
   if (i == 0 && b >= crop_batch.slots()) detect_to_crop.wait(b - crop_batch.slots(), crop_stream);
   ascgen::copy_into_batch(crop::kName, crop_batch, b, i, crop_out.slot(f), crop::kFrame.bytes,
                           crop_stream);
   if (i == program::kBatch - 1) crop_to_detect.record(b, crop_stream);
-  if (i != program::kBatch - 1) return;  // the rest runs once per batch
+}
 
-  // Stage 'detect', pipelines/crop_910b.yaml:14
+// Stage 'detect', pipelines/crop_910b.yaml:14
+void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // crop_batch holds what 'detect' reads
   crop_to_detect.wait(b, detect_stream);
   // detect_out slot is free once 'fetch' has read its previous contents
@@ -287,14 +302,34 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
                    detect_outputs[static_cast<size_t>(b % detect_out.slots())], detect_stream));
   detect_to_crop.record(b, detect_stream);
   detect_to_fetch.record(b, detect_stream);
+}
 
-  // Stage 'fetch', pipelines/crop_910b.yaml:15
+// Stage 'fetch', pipelines/crop_910b.yaml:15
+void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // detect_out holds what 'fetch' reads
   detect_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName,
                aclrtMemcpyAsync(fetch_host.slot(b), fetch_host.slot_bytes(), detect_out.slot(b),
                                 detect_out.slot_bytes(), ACL_MEMCPY_DEVICE_TO_HOST, fetch_stream));
   fetch_to_detect.record(b, fetch_stream);
+}
+
+// The steps in submission order; per batch: once per batch, after its last frame.
+const ascgen::StepFn<Worker> Worker::kSteps[] = {
+    {&Worker::upload_step, false},   {&Worker::decode_step, false}, {&Worker::crop_step, false},
+    {&Worker::crop_assemble, false}, {&Worker::detect_step, true},  {&Worker::fetch_step, true},
+};
+
+// Frame f (item i of batch b) through every step, in order.
+void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
+  upload_step(at, in);
+  decode_step(at, in);
+  crop_step(at, in);
+  crop_assemble(at, in);
+  if (at.i != program::kBatch - 1) return;  // the rest runs once per batch
+  detect_step(at, in);
+  fetch_step(at, in);
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 // A generated main.cpp holds only its pipeline: a ProgramInfo, the pool specs, and a Worker
 // (derived from WorkerBase) with these members, which the driver calls:
 //   void setup(const Setup& ctx, Cleanup&);          // streams, channels, pools, events, stages
-//   void submit(int64_t f, const Input& in);     // frame f: one block per stage
+//   void submit(const Frame&, const Input& in);  // frame f through every step, in order
+//   static const StepFn<Worker> kSteps[];        // the same steps, for step-by-step submission
 //   aclrtStream completion_stream() const;       // where a batch is complete
 //   const uint8_t* output(int64_t b) const;      // batch b's result on the host, or nullptr
 //   size_t output_item_bytes() const;            // one frame's share of it
@@ -109,6 +110,19 @@ inline void inspect_jpeg(const char* stage, Input& in, uint32_t min_w, uint32_t 
   in.width &= ~1u;
   in.height &= ~1u;
 }
+
+// Which frame a step works on: frame f of the worker, item i of its batch b.
+struct Frame {
+  int64_t f, b, i;
+};
+
+// One device step of the pipeline, a member function of the generated Worker; per_batch: it
+// runs once per batch, after the batch's last frame.
+template <class W>
+struct StepFn {
+  void (W::*run)(const Frame&, const Input&);
+  bool per_batch;
+};
 
 // What a worker's set-up needs besides its own plan.
 struct Setup {
@@ -218,16 +232,27 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
   t.completions.done(b);
 }
 
-// Records frame f's bookkeeping, then submits it.
+inline Frame frame_at(int64_t f) {
+  const int batch = run_state().info->batch;
+  return Frame{f, f / batch, f % batch};
+}
+
+// Frame f's bookkeeping in its batch record: when it was submitted, which input it carries.
+template <class W>
+BatchRecord& record_frame(W& t, int64_t f, const Input& in) {
+  const Frame at = frame_at(f);
+  BatchRecord& r = t.batches[static_cast<size_t>(at.b % t.batch_slots())];
+  r.batch = at.b;
+  r.submitted[static_cast<size_t>(at.i)] = now_s();
+  r.inputs[static_cast<size_t>(at.i)] = in.index;
+  return r;
+}
+
+// Records frame f, then submits it through every step.
 template <class W>
 BatchRecord& submit_frame(W& t, int64_t f, const Input& in) {
-  const int batch = run_state().info->batch;
-  const int64_t b = f / batch;
-  BatchRecord& r = t.batches[static_cast<size_t>(b % t.batch_slots())];
-  r.batch = b;
-  r.submitted[static_cast<size_t>(f % batch)] = now_s();
-  r.inputs[static_cast<size_t>(f % batch)] = in.index;
-  t.submit(f, in);
+  BatchRecord& r = record_frame(t, f, in);
+  t.submit(frame_at(f), in);
   return r;
 }
 
@@ -312,6 +337,46 @@ struct PerThreadLayout {
     for (int k = 0; k < batch; ++k, ++t.next_frame) submit_frame(t, t.next_frame, in);
     check(aclrtSynchronizeStream(t.completion_stream()), "completion", "aclrtSynchronizeStream");
     complete_batch(t, t.next_frame / batch - 1, now_s(), inputs);
+  }
+};
+
+// per_thread, step by step (the study's hand-written program): over each sync window the
+// worker submits the first step of every frame, then the second step of every frame, and so
+// on (all copies, then all decodes, ...); batch steps once per batch.
+struct PerThreadByStepLayout {
+  static constexpr bool kCallbacks = false;
+  static int window(const Options&, const ProgramInfo& info) { return info.sync_every; }
+
+  template <class W>
+  static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs) {
+    const int64_t n = static_cast<int64_t>(inputs.size());
+    auto input_of = [&](int64_t f) -> const Input& { return inputs[static_cast<size_t>((f + t.id) % n)]; };
+    for (int64_t f = first; f < first + frames; ++f) record_frame(t, f, input_of(f));
+    for (const StepFn<W>& step : W::kSteps) {
+      for (int64_t f = first; f < first + frames; ++f) {
+        const Frame at = frame_at(f);
+        if (step.per_batch && at.i != run_state().info->batch - 1) continue;
+        (t.*step.run)(at, input_of(f));
+      }
+    }
+  }
+  template <class W>
+  static void drive(W& t, const std::vector<Input>& inputs) {
+    Run& run = run_state();
+    const int batch = run.info->batch;
+    int64_t f = t.next_frame;
+    while (!run.stop) {
+      submit_window(t, f, run.info->sync_every, inputs);
+      check(aclrtSynchronizeStream(t.completion_stream()), "completion", "aclrtSynchronizeStream");
+      const double synced = now_s();  // the whole window completes at once
+      for (int64_t b = f / batch; b < (f + run.info->sync_every) / batch; ++b) complete_batch(t, b, synced, inputs);
+      f += run.info->sync_every;
+    }
+    t.next_frame = f;
+  }
+  template <class W>
+  static void reference(W& t, const Input& in, const std::vector<Input>& inputs) {
+    PerThreadLayout::reference(t, in, inputs);  // one batch of one input: the order does not matter
   }
 };
 

@@ -97,7 +97,10 @@ struct Worker : ascgen::WorkerBase {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(int64_t f, const ascgen::Input& in);
+  void submit(const ascgen::Frame& at, const ascgen::Input& in);
+  static const ascgen::StepFn<Worker> kSteps[];
+  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return decode_stream; }
   const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
   size_t output_item_bytes() const { return 0; }
@@ -122,14 +125,11 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
 }
 
-// ------------------------------------------------------------------------------ one frame
+// ------------------------------------------------------------------------------ the steps
 
-// Submits frame f (item i of batch b) to the device, one block per stage.
-void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const int64_t b = f / program::kBatch;
-  [[maybe_unused]] const int64_t i = f % program::kBatch;
-
-  // Stage 'upload', pipelines/decode_only.yaml:8
+// Stage 'upload', pipelines/decode_only.yaml:8
+void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // upload_host slot is free once the copy that last read it has finished
   if (f >= upload_host.slots()) upload_to_host.host_wait(f - upload_host.slots(), upload_stream);
   // upload_dev slot is free once 'decode' has read its previous contents
@@ -140,8 +140,11 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
                                 in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, upload_stream));
   upload_to_host.record(f, upload_stream);
   upload_to_decode.record(f, upload_stream);
+}
 
-  // Stage 'decode', pipelines/decode_only.yaml:9
+// Stage 'decode', pipelines/decode_only.yaml:9
+void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // upload_dev holds what 'decode' reads
   upload_to_decode.wait(f, decode_stream);
   acldvppPicDesc* decode_pic = decode_desc(f);
@@ -153,6 +156,18 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
                                                      static_cast<uint32_t>(in.bytes.size()),
                                                      decode_pic, decode_stream));
   decode_to_upload.record(f, decode_stream);
+}
+
+// The steps in submission order; per batch: once per batch, after its last frame.
+const ascgen::StepFn<Worker> Worker::kSteps[] = {
+    {&Worker::upload_step, false},
+    {&Worker::decode_step, false},
+};
+
+// Frame f (item i of batch b) through every step, in order.
+void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
+  upload_step(at, in);
+  decode_step(at, in);
 }
 
 }  // namespace

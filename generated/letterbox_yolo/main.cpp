@@ -170,7 +170,14 @@ struct Worker : ascgen::WorkerBase {
   std::vector<aclmdlDataset*> detect_inputs, detect_outputs;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(int64_t f, const ascgen::Input& in);
+  void submit(const ascgen::Frame& at, const ascgen::Input& in);
+  static const ascgen::StepFn<Worker> kSteps[];
+  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void letterbox_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void letterbox_assemble(const ascgen::Frame& at, const ascgen::Input& in);
+  void detect_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes() const { return fetch::kItemBytes; }
@@ -237,14 +244,11 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
         ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
 }
 
-// ------------------------------------------------------------------------------ one frame
+// ------------------------------------------------------------------------------ the steps
 
-// Submits frame f (item i of batch b) to the device, one block per stage.
-void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const int64_t b = f / program::kBatch;
-  [[maybe_unused]] const int64_t i = f % program::kBatch;
-
-  // Stage 'upload', pipelines/letterbox_yolo.yaml:10
+// Stage 'upload', pipelines/letterbox_yolo.yaml:10
+void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // upload_host slot is free once the copy that last read it has finished
   if (f >= upload_host.slots()) upload_to_host.host_wait(f - upload_host.slots(), upload_stream);
   // upload_dev slot is free once 'decode' has read its previous contents
@@ -255,8 +259,11 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
                                 in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, upload_stream));
   upload_to_host.record(f, upload_stream);
   upload_to_decode.record(f, upload_stream);
+}
 
-  // Stage 'decode', pipelines/letterbox_yolo.yaml:11
+// Stage 'decode', pipelines/letterbox_yolo.yaml:11
+void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // upload_dev holds what 'decode' reads
   upload_to_decode.wait(f, decode_stream);
   // decode_out slot is free once 'letterbox' has read its previous contents
@@ -271,8 +278,11 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
                                                      decode_pic, decode_stream));
   decode_to_upload.record(f, decode_stream);
   decode_to_letterbox.record(f, decode_stream);
+}
 
-  // Stage 'letterbox', pipelines/letterbox_yolo.yaml:12
+// Stage 'letterbox', pipelines/letterbox_yolo.yaml:12
+void Worker::letterbox_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // decode_out holds what 'letterbox' reads
   decode_to_letterbox.wait(f, letterbox_stream);
   acldvppPicDesc* letterbox_pic = letterbox_desc(f, 0);
@@ -284,17 +294,22 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
                                               letterbox_pastes[static_cast<size_t>(in.index)],
                                               letterbox_config, letterbox_stream));
   letterbox_to_decode.record(f, letterbox_stream);
+}
 
-  // Stage 'letterbox': its frame into the model's batch, pipelines/letterbox_yolo.yaml:12
+// Stage 'letterbox': its frame into the model's batch, pipelines/letterbox_yolo.yaml:12
+void Worker::letterbox_assemble(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // letterbox_batch slot is free once 'detect' has read its previous contents
   if (i == 0 && b >= letterbox_batch.slots())
     detect_to_letterbox.wait(b - letterbox_batch.slots(), letterbox_stream);
   ascgen::copy_into_batch(letterbox::kName, letterbox_batch, b, i, letterbox_out.slot(f),
                           letterbox::kFrame.bytes, letterbox_stream);
   if (i == program::kBatch - 1) letterbox_to_detect.record(b, letterbox_stream);
-  if (i != program::kBatch - 1) return;  // the rest runs once per batch
+}
 
-  // Stage 'detect', pipelines/letterbox_yolo.yaml:13
+// Stage 'detect', pipelines/letterbox_yolo.yaml:13
+void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // letterbox_batch holds what 'detect' reads
   letterbox_to_detect.wait(b, detect_stream);
   // detect_out slot is free once 'fetch' has read its previous contents
@@ -305,14 +320,35 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
                    detect_outputs[static_cast<size_t>(b % detect_out.slots())], detect_stream));
   detect_to_letterbox.record(b, detect_stream);
   detect_to_fetch.record(b, detect_stream);
+}
 
-  // Stage 'fetch', pipelines/letterbox_yolo.yaml:15
+// Stage 'fetch', pipelines/letterbox_yolo.yaml:15
+void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // detect_out holds what 'fetch' reads
   detect_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName,
                aclrtMemcpyAsync(fetch_host.slot(b), fetch_host.slot_bytes(), detect_out.slot(b),
                                 detect_out.slot_bytes(), ACL_MEMCPY_DEVICE_TO_HOST, fetch_stream));
   fetch_to_detect.record(b, fetch_stream);
+}
+
+// The steps in submission order; per batch: once per batch, after its last frame.
+const ascgen::StepFn<Worker> Worker::kSteps[] = {
+    {&Worker::upload_step, false},    {&Worker::decode_step, false},
+    {&Worker::letterbox_step, false}, {&Worker::letterbox_assemble, false},
+    {&Worker::detect_step, true},     {&Worker::fetch_step, true},
+};
+
+// Frame f (item i of batch b) through every step, in order.
+void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
+  upload_step(at, in);
+  decode_step(at, in);
+  letterbox_step(at, in);
+  letterbox_assemble(at, in);
+  if (at.i != program::kBatch - 1) return;  // the rest runs once per batch
+  detect_step(at, in);
+  fetch_step(at, in);
 }
 
 }  // namespace

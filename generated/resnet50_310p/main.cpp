@@ -179,7 +179,14 @@ struct Worker : ascgen::WorkerBase {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(int64_t f, const ascgen::Input& in);
+  void submit(const ascgen::Frame& at, const ascgen::Input& in);
+  static const ascgen::StepFn<Worker> kSteps[];
+  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void resize_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void resize_assemble(const ascgen::Frame& at, const ascgen::Input& in);
+  void infer_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes() const { return fetch::kItemBytes; }
@@ -234,14 +241,11 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
         ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
 }
 
-// ------------------------------------------------------------------------------ one frame
+// ------------------------------------------------------------------------------ the steps
 
-// Submits frame f (item i of batch b) to the device, one block per stage.
-void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const int64_t b = f / program::kBatch;
-  [[maybe_unused]] const int64_t i = f % program::kBatch;
-
-  // Stage 'upload', pipelines/resnet50_310p.yaml:9
+// Stage 'upload', pipelines/resnet50_310p.yaml:9
+void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // upload_host slot is free once the copy that last read it has finished
   if (f >= upload_host.slots()) upload_to_host.host_wait(f - upload_host.slots(), upload_stream);
   // upload_dev slot is free once 'decode' has read its previous contents
@@ -252,8 +256,11 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
                                 in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, upload_stream));
   upload_to_host.record(f, upload_stream);
   upload_to_decode.record(f, upload_stream);
+}
 
-  // Stage 'decode', pipelines/resnet50_310p.yaml:10
+// Stage 'decode', pipelines/resnet50_310p.yaml:10
+void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // upload_dev holds what 'decode' reads
   upload_to_decode.wait(f, decode_stream);
   // decode_out slot is free once 'resize' has read its previous contents
@@ -268,25 +275,33 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
                                                      decode_pic, decode_stream));
   decode_to_upload.record(f, decode_stream);
   decode_to_resize.record(f, decode_stream);
+}
 
-  // Stage 'resize', pipelines/resnet50_310p.yaml:11
+// Stage 'resize', pipelines/resnet50_310p.yaml:11
+void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // decode_out holds what 'resize' reads
   decode_to_resize.wait(f, resize_stream);
   ASCGEN_CHECK(resize::kName,
                acldvppVpcResizeAsync(resize_channel, decode_desc(f), resize_desc(f, 0),
                                      resize_config, resize_stream));
   resize_to_decode.record(f, resize_stream);
+}
 
-  // Stage 'resize': its frame into the model's batch, pipelines/resnet50_310p.yaml:11
+// Stage 'resize': its frame into the model's batch, pipelines/resnet50_310p.yaml:11
+void Worker::resize_assemble(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // resize_batch slot is free once 'infer' has read its previous contents
   if (i == 0 && b >= resize_batch.slots())
     infer_to_resize.wait(b - resize_batch.slots(), resize_stream);
   ascgen::copy_into_batch(resize::kName, resize_batch, b, i, resize_out.slot(f),
                           resize::kFrame.bytes, resize_stream);
   if (i == program::kBatch - 1) resize_to_infer.record(b, resize_stream);
-  if (i != program::kBatch - 1) return;  // the rest runs once per batch
+}
 
-  // Stage 'infer', pipelines/resnet50_310p.yaml:12
+// Stage 'infer', pipelines/resnet50_310p.yaml:12
+void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // resize_batch holds what 'infer' reads
   resize_to_infer.wait(b, infer_stream);
   // infer_out slot is free once 'fetch' has read its previous contents
@@ -297,14 +312,34 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
                          infer_outputs[static_cast<size_t>(b % infer_out.slots())], infer_stream));
   infer_to_resize.record(b, infer_stream);
   infer_to_fetch.record(b, infer_stream);
+}
 
-  // Stage 'fetch', pipelines/resnet50_310p.yaml:13
+// Stage 'fetch', pipelines/resnet50_310p.yaml:13
+void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   // infer_out holds what 'fetch' reads
   infer_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName,
                aclrtMemcpyAsync(fetch_host.slot(b), fetch_host.slot_bytes(), infer_out.slot(b),
                                 infer_out.slot_bytes(), ACL_MEMCPY_DEVICE_TO_HOST, fetch_stream));
   fetch_to_infer.record(b, fetch_stream);
+}
+
+// The steps in submission order; per batch: once per batch, after its last frame.
+const ascgen::StepFn<Worker> Worker::kSteps[] = {
+    {&Worker::upload_step, false},     {&Worker::decode_step, false}, {&Worker::resize_step, false},
+    {&Worker::resize_assemble, false}, {&Worker::infer_step, true},   {&Worker::fetch_step, true},
+};
+
+// Frame f (item i of batch b) through every step, in order.
+void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
+  upload_step(at, in);
+  decode_step(at, in);
+  resize_step(at, in);
+  resize_assemble(at, in);
+  if (at.i != program::kBatch - 1) return;  // the rest runs once per batch
+  infer_step(at, in);
+  fetch_step(at, in);
 }
 
 }  // namespace

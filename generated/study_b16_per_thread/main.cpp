@@ -20,7 +20,7 @@ constexpr char kName[] = "study_b16_per_thread";
 constexpr int kBatch = 16;
 }  // namespace program
 
-// Stage 'upload' (h2d), pipelines/ascend310/study_b16_per_thread.yaml:16
+// Stage 'upload' (h2d), pipelines/ascend310/study_b16_per_thread.yaml:18
 namespace upload {
 constexpr char kName[] = "upload";
 // upload_host: 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
@@ -29,7 +29,7 @@ constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 1048576, 10
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048576, 1048608, {1, 1, 0}};
 }  // namespace upload
 
-// Stage 'decode' (jpeg_decode), pipelines/ascend310/study_b16_per_thread.yaml:17
+// Stage 'decode' (jpeg_decode), pipelines/ascend310/study_b16_per_thread.yaml:19
 namespace decode {
 constexpr char kName[] = "decode";
 constexpr uint32_t kMaxWidth = 1024;
@@ -43,7 +43,7 @@ constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, {1, 1, 0}};
 }  // namespace decode
 
-// Stage 'resize' (vpc_resize), pipelines/ascend310/study_b16_per_thread.yaml:18
+// Stage 'resize' (vpc_resize), pipelines/ascend310/study_b16_per_thread.yaml:20
 namespace resize {
 constexpr char kName[] = "resize";
 constexpr uint32_t kOutWidth = 224;
@@ -62,7 +62,7 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 1204224, 1204256, {16, 1, 0}};
 }  // namespace resize
 
-// Stage 'infer' (model), pipelines/ascend310/study_b16_per_thread.yaml:19
+// Stage 'infer' (model), pipelines/ascend310/study_b16_per_thread.yaml:21
 namespace infer {
 constexpr char kName[] = "infer";
 constexpr size_t kInputBytes = 1204224;
@@ -71,7 +71,7 @@ constexpr size_t kOutputBytes = 64000;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 64000, 64032, {16, 1, 0}};
 }  // namespace infer
 
-// Stage 'fetch' (d2h), pipelines/ascend310/study_b16_per_thread.yaml:20
+// Stage 'fetch' (d2h), pipelines/ascend310/study_b16_per_thread.yaml:22
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 4000;
@@ -79,7 +79,7 @@ constexpr size_t kItemBytes = 4000;
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 64000, 64032, {16, 1, 0}};
 }  // namespace fetch
 
-// Stage 'top5' (topk), pipelines/ascend310/study_b16_per_thread.yaml:21
+// Stage 'top5' (topk), pipelines/ascend310/study_b16_per_thread.yaml:23
 namespace top5 {
 constexpr char kName[] = "top5";
 constexpr int kK = 5;
@@ -156,7 +156,14 @@ struct Worker : ascgen::WorkerBase {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(int64_t f, const ascgen::Input& in);
+  void submit(const ascgen::Frame& at, const ascgen::Input& in);
+  static const ascgen::StepFn<Worker> kSteps[];
+  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void resize_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void resize_assemble(const ascgen::Frame& at, const ascgen::Input& in);
+  void infer_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes() const { return fetch::kItemBytes; }
@@ -197,20 +204,20 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
         ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
 }
 
-// ------------------------------------------------------------------------------ one frame
+// ------------------------------------------------------------------------------ the steps
 
-// Submits frame f (item i of batch b) to the device, one block per stage.
-void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const int64_t b = f / program::kBatch;
-  [[maybe_unused]] const int64_t i = f % program::kBatch;
-
-  // Stage 'upload', pipelines/ascend310/study_b16_per_thread.yaml:16
+// Stage 'upload', pipelines/ascend310/study_b16_per_thread.yaml:18
+void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   std::memcpy(upload_host.slot(f), in.bytes.data(), in.bytes.size());
   ASCGEN_CHECK(upload::kName,
                aclrtMemcpyAsync(upload_dev.slot(f), upload_dev.slot_bytes(), upload_host.slot(f),
                                 in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, stream));
+}
 
-  // Stage 'decode', pipelines/ascend310/study_b16_per_thread.yaml:17
+// Stage 'decode', pipelines/ascend310/study_b16_per_thread.yaml:19
+void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   acldvppPicDesc* decode_pic = decode_desc(f);
   ascgen::set_pic_desc(decode::kName, decode_pic, decode_out.slot(f),
                        static_cast<uint32_t>(decode_out.slot_bytes()), decode::kPixelFormat,
@@ -219,27 +226,55 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
   ASCGEN_CHECK(decode::kName,
                acldvppJpegDecodeAsync(channel, upload_dev.slot(f),
                                       static_cast<uint32_t>(in.bytes.size()), decode_pic, stream));
+}
 
-  // Stage 'resize', pipelines/ascend310/study_b16_per_thread.yaml:18
+// Stage 'resize', pipelines/ascend310/study_b16_per_thread.yaml:20
+void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   ASCGEN_CHECK(resize::kName, acldvppVpcResizeAsync(channel, decode_desc(f), resize_desc(f, 0),
                                                     resize_config, stream));
+}
 
-  // Stage 'resize': its frame into the model's batch,
-  // pipelines/ascend310/study_b16_per_thread.yaml:18
+// Stage 'resize': its frame into the model's batch,
+// pipelines/ascend310/study_b16_per_thread.yaml:20
+void Worker::resize_assemble(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   ascgen::copy_into_batch(resize::kName, resize_batch, b, i, resize_out.slot(f),
                           resize::kFrame.bytes, stream);
-  if (i != program::kBatch - 1) return;  // the rest runs once per batch
+}
 
-  // Stage 'infer', pipelines/ascend310/study_b16_per_thread.yaml:19
+// Stage 'infer', pipelines/ascend310/study_b16_per_thread.yaml:21
+void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   ASCGEN_CHECK(
       infer::kName,
       aclmdlExecuteAsync(infer_model, infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
                          infer_outputs[static_cast<size_t>(b % infer_out.slots())], stream));
+}
 
-  // Stage 'fetch', pipelines/ascend310/study_b16_per_thread.yaml:20
+// Stage 'fetch', pipelines/ascend310/study_b16_per_thread.yaml:22
+void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   ASCGEN_CHECK(fetch::kName,
                aclrtMemcpyAsync(fetch_host.slot(b), fetch_host.slot_bytes(), infer_out.slot(b),
                                 infer_out.slot_bytes(), ACL_MEMCPY_DEVICE_TO_HOST, stream));
+}
+
+// The steps in submission order; per batch: once per batch, after its last frame.
+const ascgen::StepFn<Worker> Worker::kSteps[] = {
+    {&Worker::upload_step, false},     {&Worker::decode_step, false}, {&Worker::resize_step, false},
+    {&Worker::resize_assemble, false}, {&Worker::infer_step, true},   {&Worker::fetch_step, true},
+};
+
+// Frame f (item i of batch b) through every step, in order.
+void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
+  upload_step(at, in);
+  decode_step(at, in);
+  resize_step(at, in);
+  resize_assemble(at, in);
+  if (at.i != program::kBatch - 1) return;  // the rest runs once per batch
+  infer_step(at, in);
+  fetch_step(at, in);
 }
 
 }  // namespace
@@ -255,5 +290,6 @@ int main(int argc, char** argv) {
       {upload::kName, false}, {decode::kName, false}, {resize::kName, false},
       {infer::kName, true},   {fetch::kName, true},   {top5::kName, true},
   };
-  return ascgen::run_main<Worker, ascgen::PerThreadLayout>(argc, argv, kProgram, defaults, stages);
+  return ascgen::run_main<Worker, ascgen::PerThreadByStepLayout>(argc, argv, kProgram, defaults,
+                                                                 stages);
 }

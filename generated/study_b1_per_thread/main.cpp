@@ -157,7 +157,13 @@ struct Worker : ascgen::WorkerBase {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(int64_t f, const ascgen::Input& in);
+  void submit(const ascgen::Frame& at, const ascgen::Input& in);
+  static const ascgen::StepFn<Worker> kSteps[];
+  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void resize_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void infer_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes() const { return fetch::kItemBytes; }
@@ -197,20 +203,20 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
         ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
 }
 
-// ------------------------------------------------------------------------------ one frame
+// ------------------------------------------------------------------------------ the steps
 
-// Submits frame f (item i of batch b) to the device, one block per stage.
-void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const int64_t b = f / program::kBatch;
-  [[maybe_unused]] const int64_t i = f % program::kBatch;
-
-  // Stage 'upload', pipelines/ascend310/study_b1_per_thread.yaml:15
+// Stage 'upload', pipelines/ascend310/study_b1_per_thread.yaml:15
+void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   std::memcpy(upload_host.slot(f), in.bytes.data(), in.bytes.size());
   ASCGEN_CHECK(upload::kName,
                aclrtMemcpyAsync(upload_dev.slot(f), upload_dev.slot_bytes(), upload_host.slot(f),
                                 in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, stream));
+}
 
-  // Stage 'decode', pipelines/ascend310/study_b1_per_thread.yaml:16
+// Stage 'decode', pipelines/ascend310/study_b1_per_thread.yaml:16
+void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   acldvppPicDesc* decode_pic = decode_desc(f);
   ascgen::set_pic_desc(decode::kName, decode_pic, decode_out.slot(f),
                        static_cast<uint32_t>(decode_out.slot_bytes()), decode::kPixelFormat,
@@ -219,22 +225,46 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
   ASCGEN_CHECK(decode::kName,
                acldvppJpegDecodeAsync(channel, upload_dev.slot(f),
                                       static_cast<uint32_t>(in.bytes.size()), decode_pic, stream));
+}
 
-  // Stage 'resize', pipelines/ascend310/study_b1_per_thread.yaml:17
+// Stage 'resize', pipelines/ascend310/study_b1_per_thread.yaml:17
+void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   ASCGEN_CHECK(resize::kName, acldvppVpcResizeAsync(channel, decode_desc(f), resize_desc(b, i),
                                                     resize_config, stream));
-  if (i != program::kBatch - 1) return;  // the rest runs once per batch
+}
 
-  // Stage 'infer', pipelines/ascend310/study_b1_per_thread.yaml:18
+// Stage 'infer', pipelines/ascend310/study_b1_per_thread.yaml:18
+void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   ASCGEN_CHECK(
       infer::kName,
       aclmdlExecuteAsync(infer_model, infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
                          infer_outputs[static_cast<size_t>(b % infer_out.slots())], stream));
+}
 
-  // Stage 'fetch', pipelines/ascend310/study_b1_per_thread.yaml:19
+// Stage 'fetch', pipelines/ascend310/study_b1_per_thread.yaml:19
+void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   ASCGEN_CHECK(fetch::kName,
                aclrtMemcpyAsync(fetch_host.slot(b), fetch_host.slot_bytes(), infer_out.slot(b),
                                 infer_out.slot_bytes(), ACL_MEMCPY_DEVICE_TO_HOST, stream));
+}
+
+// The steps in submission order; per batch: once per batch, after its last frame.
+const ascgen::StepFn<Worker> Worker::kSteps[] = {
+    {&Worker::upload_step, false}, {&Worker::decode_step, false}, {&Worker::resize_step, false},
+    {&Worker::infer_step, true},   {&Worker::fetch_step, true},
+};
+
+// Frame f (item i of batch b) through every step, in order.
+void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
+  upload_step(at, in);
+  decode_step(at, in);
+  resize_step(at, in);
+  if (at.i != program::kBatch - 1) return;  // the rest runs once per batch
+  infer_step(at, in);
+  fetch_step(at, in);
 }
 
 }  // namespace

@@ -90,7 +90,10 @@ struct Worker : ascgen::WorkerBase {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(int64_t f, const ascgen::Input& in);
+  void submit(const ascgen::Frame& at, const ascgen::Input& in);
+  static const ascgen::StepFn<Worker> kSteps[];
+  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return stream; }
   const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
   size_t output_item_bytes() const { return 0; }
@@ -111,20 +114,20 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
 }
 
-// ------------------------------------------------------------------------------ one frame
+// ------------------------------------------------------------------------------ the steps
 
-// Submits frame f (item i of batch b) to the device, one block per stage.
-void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const int64_t b = f / program::kBatch;
-  [[maybe_unused]] const int64_t i = f % program::kBatch;
-
-  // Stage 'upload', pipelines/ascend310/study_decode_per_thread.yaml:13
+// Stage 'upload', pipelines/ascend310/study_decode_per_thread.yaml:13
+void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   std::memcpy(upload_host.slot(f), in.bytes.data(), in.bytes.size());
   ASCGEN_CHECK(upload::kName,
                aclrtMemcpyAsync(upload_dev.slot(f), upload_dev.slot_bytes(), upload_host.slot(f),
                                 in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, stream));
+}
 
-  // Stage 'decode', pipelines/ascend310/study_decode_per_thread.yaml:14
+// Stage 'decode', pipelines/ascend310/study_decode_per_thread.yaml:14
+void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   acldvppPicDesc* decode_pic = decode_desc(f);
   ascgen::set_pic_desc(decode::kName, decode_pic, decode_out.slot(f),
                        static_cast<uint32_t>(decode_out.slot_bytes()), decode::kPixelFormat,
@@ -133,6 +136,18 @@ void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
   ASCGEN_CHECK(decode::kName,
                acldvppJpegDecodeAsync(channel, upload_dev.slot(f),
                                       static_cast<uint32_t>(in.bytes.size()), decode_pic, stream));
+}
+
+// The steps in submission order; per batch: once per batch, after its last frame.
+const ascgen::StepFn<Worker> Worker::kSteps[] = {
+    {&Worker::upload_step, false},
+    {&Worker::decode_step, false},
+};
+
+// Frame f (item i of batch b) through every step, in order.
+void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
+  upload_step(at, in);
+  decode_step(at, in);
 }
 
 }  // namespace

@@ -61,7 +61,9 @@ struct Worker : ascgen::WorkerBase {
   ascgen::Pool upload_dev;   // 75,825 bytes per frame in device memory (aclrtMalloc)
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(int64_t f, const ascgen::Input& in);
+  void submit(const ascgen::Frame& at, const ascgen::Input& in);
+  static const ascgen::StepFn<Worker> kSteps[];
+  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return stream; }
   const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
   size_t output_item_bytes() const { return 0; }
@@ -78,18 +80,25 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
 }
 
-// ------------------------------------------------------------------------------ one frame
+// ------------------------------------------------------------------------------ the steps
 
-// Submits frame f (item i of batch b) to the device, one block per stage.
-void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const int64_t b = f / program::kBatch;
-  [[maybe_unused]] const int64_t i = f % program::kBatch;
-
-  // Stage 'upload', pipelines/ascend310/study_h2d_unmerged.yaml:12
+// Stage 'upload', pipelines/ascend310/study_h2d_unmerged.yaml:12
+void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   std::memcpy(upload_host.slot(f), in.bytes.data(), in.bytes.size());
   ASCGEN_CHECK(upload::kName,
                aclrtMemcpyAsync(upload_dev.slot(f), upload_dev.slot_bytes(), upload_host.slot(f),
                                 in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, stream));
+}
+
+// The steps in submission order; per batch: once per batch, after its last frame.
+const ascgen::StepFn<Worker> Worker::kSteps[] = {
+    {&Worker::upload_step, false},
+};
+
+// Frame f (item i of batch b) through every step, in order.
+void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
+  upload_step(at, in);
 }
 
 }  // namespace

@@ -68,7 +68,9 @@ struct Worker : ascgen::WorkerBase {
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(int64_t f, const ascgen::Input& in);
+  void submit(const ascgen::Frame& at, const ascgen::Input& in);
+  static const ascgen::StepFn<Worker> kSteps[];
+  void infer_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return stream; }
   const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
   size_t output_item_bytes() const { return 0; }
@@ -99,19 +101,26 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   ascgen::fill_pattern(infer::kName, infer_in, ctx.inputs.size());
 }
 
-// ------------------------------------------------------------------------------ one frame
+// ------------------------------------------------------------------------------ the steps
 
-// Submits frame f (item i of batch b) to the device, one block per stage.
-void Worker::submit(int64_t f, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const int64_t b = f / program::kBatch;
-  [[maybe_unused]] const int64_t i = f % program::kBatch;
-  if (i != program::kBatch - 1) return;  // the rest runs once per batch
-
-  // Stage 'infer', pipelines/ascend310/study_model_alone.yaml:18
+// Stage 'infer', pipelines/ascend310/study_model_alone.yaml:18
+void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
+  [[maybe_unused]] const auto [f, b, i] = at;
   ASCGEN_CHECK(
       infer::kName,
       aclmdlExecuteAsync(infer_model, infer_inputs[static_cast<size_t>(b % infer_in.slots())],
                          infer_outputs[static_cast<size_t>(b % infer_out.slots())], stream));
+}
+
+// The steps in submission order; per batch: once per batch, after its last frame.
+const ascgen::StepFn<Worker> Worker::kSteps[] = {
+    {&Worker::infer_step, true},
+};
+
+// Frame f (item i of batch b) through every step, in order.
+void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
+  if (at.i != program::kBatch - 1) return;  // the rest runs once per batch
+  infer_step(at, in);
 }
 
 }  // namespace

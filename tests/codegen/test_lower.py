@@ -11,6 +11,7 @@ import pytest
 from ascgen.analysis import analyze_file, analyze_text
 from ascgen.codegen.ir import OpIR, Program
 from ascgen.codegen.lower import lower
+from ascgen.diagnostics import SpecError
 from ascgen.stages.registry import KINDS
 
 PIPELINES = sorted(Path("pipelines").rglob("*.yaml"))
@@ -188,3 +189,17 @@ stages:
     assert model.flags == {"fills_input": True} and model.src == "infer_in"
     assert program.ops[0].src == "infer_in"
     assert program.output_pool == ""
+
+
+def test_the_studys_program_submits_step_by_step() -> None:
+    program = program_of(Path("pipelines/ascend310/study_b16_per_thread.yaml"))
+    assert program.layout_driver == "ascgen::PerThreadByStepLayout"
+    assert [op.function for op in program.ops] == [
+        "upload_step", "decode_step", "resize_step", "resize_assemble", "infer_step", "fetch_step",
+    ]  # fmt: skip
+
+
+def test_step_by_step_submission_needs_per_thread_streams() -> None:
+    with pytest.raises(SpecError) as info:
+        analyze_text(Path("pipelines/resnet50_b16.yaml").read_text().replace("streams: per_stage", "submit: by_step"))
+    assert "submit: by_step applies to streams: per_thread" in str(info.value)
