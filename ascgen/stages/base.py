@@ -155,8 +155,9 @@ class StageKind:
     def geometry(
         self, ctx: StageContext, before: Geometry | None, sizes: Sizes
     ) -> tuple[Geometry | None, Geometry | None]:
-        """(what the stage reads, what it writes), one frame, or one batch for batch stages."""
-        return before, None
+        """(what the stage reads, what it writes), one frame, or one batch for batch stages; by
+        default what it is handed, and the picture it makes of each frame (if any)."""
+        return before, self.frame_picture(ctx)
 
     def frame_picture(self, ctx: StageContext) -> Geometry | None:
         """The picture one frame becomes (stages that make frames for a batch)."""

@@ -47,11 +47,6 @@ class JpegDecode(StageKind):
         aw, ah = dvpp_rules.alignment(stage, ctx.prof.align.jpegd_out)
         return yuv420sp(stage.format, stage.max.width, stage.max.height, aw, ah)
 
-    def geometry(
-        self, ctx: StageContext, before: Geometry | None, sizes: Sizes
-    ) -> tuple[Geometry | None, Geometry | None]:
-        return before, self.frame_picture(ctx)
-
     def pools(
         self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
     ) -> list[PoolRequest]:

@@ -36,11 +36,6 @@ class VpcOutputKind(StageKind):
         stage = ctx.stage
         return dvpp_rules.vpc_picture(stage, self.out_size(stage), getattr(stage, "format"), ctx.prof)  # noqa: B009
 
-    def geometry(
-        self, ctx: StageContext, before: Geometry | None, sizes: Sizes
-    ) -> tuple[Geometry | None, Geometry | None]:
-        return before, self.frame_picture(ctx)
-
     def pools(
         self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
     ) -> list[PoolRequest]:

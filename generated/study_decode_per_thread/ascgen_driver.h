@@ -232,6 +232,13 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
   t.completions.done(b);
 }
 
+// The input frame f of worker t carries: frames cycle through the inputs, each worker
+// starting at its own.
+template <class W>
+const Input& input_of(const W& t, int64_t f, const std::vector<Input>& inputs) {
+  return inputs[static_cast<size_t>((f + t.id) % static_cast<int64_t>(inputs.size()))];
+}
+
 inline Frame frame_at(int64_t f) {
   const int batch = run_state().info->batch;
   return Frame{f, f / batch, f % batch};
@@ -290,14 +297,13 @@ struct PerStageLayout {
   static void drive(W& t, const std::vector<Input>& inputs) {
     Run& run = run_state();
     const int batch = run.info->batch;
-    const int64_t n = static_cast<int64_t>(inputs.size());
     int64_t f = t.next_frame;
     for (;; ++f) {
       if (f % batch == 0) {
         if (run.stop) break;
         t.completions.wait_until_done(f / batch - t.batch_slots() + 1);  // a batch slot is free
       }
-      submit(t, f, inputs[static_cast<size_t>((f + t.id) % n)]);
+      submit(t, f, input_of(t, f, inputs));
     }
     t.completions.wait_until_done(f / batch);  // drain
     t.next_frame = f;
@@ -310,75 +316,73 @@ struct PerStageLayout {
   }
 };
 
-// per_thread: one stream per worker carries every step; the worker submits a whole window,
-// synchronises the stream, and completes the window's batches itself (the hand-written style).
-struct PerThreadLayout {
-  static constexpr bool kCallbacks = false;
-  static int window(const Options&, const ProgramInfo& info) { return info.sync_every; }
-
+// How a per_thread worker submits a window of frames: each frame through every step ...
+struct ByFrame {
   template <class W>
-  static void drive(W& t, const std::vector<Input>& inputs) {
-    Run& run = run_state();
-    const int batch = run.info->batch;
-    const int64_t n = static_cast<int64_t>(inputs.size());
-    int64_t f = t.next_frame;
-    while (!run.stop) {
-      const int64_t first_batch = f / batch;
-      for (int k = 0; k < run.info->sync_every; ++k, ++f) submit_frame(t, f, inputs[static_cast<size_t>((f + t.id) % n)]);
-      check(aclrtSynchronizeStream(t.completion_stream()), "completion", "aclrtSynchronizeStream");
-      const double synced = now_s();  // the whole window completes at once
-      for (int64_t b = first_batch; b < f / batch; ++b) complete_batch(t, b, synced, inputs);
-    }
-    t.next_frame = f;
-  }
-  template <class W>
-  static void reference(W& t, const Input& in, const std::vector<Input>& inputs) {
-    const int batch = run_state().info->batch;
-    for (int k = 0; k < batch; ++k, ++t.next_frame) submit_frame(t, t.next_frame, in);
-    check(aclrtSynchronizeStream(t.completion_stream()), "completion", "aclrtSynchronizeStream");
-    complete_batch(t, t.next_frame / batch - 1, now_s(), inputs);
+  static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs) {
+    for (int64_t f = first; f < first + frames; ++f) submit_frame(t, f, input_of(t, f, inputs));
   }
 };
 
-// per_thread, step by step (the study's hand-written program): over each sync window the
-// worker submits the first step of every frame, then the second step of every frame, and so
-// on (all copies, then all decodes, ...); batch steps once per batch.
-struct PerThreadByStepLayout {
-  static constexpr bool kCallbacks = false;
-  static int window(const Options&, const ProgramInfo& info) { return info.sync_every; }
-
+// ... or each step for every frame of the window (the study's hand-written program: all
+// copies, then all decodes, ...); batch steps once per batch.
+struct ByStep {
   template <class W>
   static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs) {
-    const int64_t n = static_cast<int64_t>(inputs.size());
-    auto input_of = [&](int64_t f) -> const Input& { return inputs[static_cast<size_t>((f + t.id) % n)]; };
-    for (int64_t f = first; f < first + frames; ++f) record_frame(t, f, input_of(f));
+    for (int64_t f = first; f < first + frames; ++f) record_frame(t, f, input_of(t, f, inputs));
     for (const StepFn<W>& step : W::kSteps) {
       for (int64_t f = first; f < first + frames; ++f) {
         const Frame at = frame_at(f);
         if (step.per_batch && at.i != run_state().info->batch - 1) continue;
-        (t.*step.run)(at, input_of(f));
+        (t.*step.run)(at, input_of(t, f, inputs));
       }
     }
   }
+};
+
+// per_thread: one stream per worker carries every step; the worker submits a whole window,
+// synchronises the stream, and completes the window's batches itself (the hand-written style).
+template <class Submit>
+struct PerThread {
+  static constexpr bool kCallbacks = false;
+  static int window(const Options&, const ProgramInfo& info) { return info.sync_every; }
+
   template <class W>
   static void drive(W& t, const std::vector<Input>& inputs) {
     Run& run = run_state();
-    const int batch = run.info->batch;
     int64_t f = t.next_frame;
     while (!run.stop) {
-      submit_window(t, f, run.info->sync_every, inputs);
-      check(aclrtSynchronizeStream(t.completion_stream()), "completion", "aclrtSynchronizeStream");
-      const double synced = now_s();  // the whole window completes at once
-      for (int64_t b = f / batch; b < (f + run.info->sync_every) / batch; ++b) complete_batch(t, b, synced, inputs);
+      submit_and_complete(t, f, run.info->sync_every, inputs);
       f += run.info->sync_every;
     }
     t.next_frame = f;
   }
+  // One batch of one input, frame by frame (in a single batch the order makes no difference).
   template <class W>
   static void reference(W& t, const Input& in, const std::vector<Input>& inputs) {
-    PerThreadLayout::reference(t, in, inputs);  // one batch of one input: the order does not matter
+    const int batch = run_state().info->batch;
+    for (int k = 0; k < batch; ++k, ++t.next_frame) submit_frame(t, t.next_frame, in);
+    sync_and_complete(t, t.next_frame - batch, batch, inputs);
+  }
+
+ private:
+  template <class W>
+  static void submit_and_complete(W& t, int64_t first, int frames, const std::vector<Input>& inputs) {
+    Submit::submit_window(t, first, frames, inputs);
+    sync_and_complete(t, first, frames, inputs);
+  }
+  // Synchronises the stream; the window's batches complete at once.
+  template <class W>
+  static void sync_and_complete(W& t, int64_t first, int frames, const std::vector<Input>& inputs) {
+    const int batch = run_state().info->batch;
+    check(aclrtSynchronizeStream(t.completion_stream()), "completion", "aclrtSynchronizeStream");
+    const double synced = now_s();
+    for (int64_t b = first / batch; b < (first + frames) / batch; ++b) complete_batch(t, b, synced, inputs);
   }
 };
+
+using PerThreadLayout = PerThread<ByFrame>;
+using PerThreadByStepLayout = PerThread<ByStep>;
 
 // ---------------------------------------------------------------- start-up
 
