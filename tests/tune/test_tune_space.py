@@ -1,0 +1,55 @@
+"""--space: ranges, lists, streams=*, and one-line errors; the grid and its neighbours."""
+
+from __future__ import annotations
+
+import pytest
+from fakes import grid
+
+from ascgen.bench.schema import Config
+from ascgen.tune.space import BadSpace, parse_space
+
+
+def test_ranges_lists_and_star() -> None:
+    space = parse_space("threads=1..16,depth=2..32,batch=1,2,4,streams=*,sync_every=16..64:16")
+    assert space.values == {
+        "threads": (1, 2, 4, 8, 16),
+        "depth": (2, 4, 8, 16, 32),
+        "batch": (1, 2, 4),
+        "streams": ("per_stage", "per_thread"),
+        "sync_every": (16, 32, 48, 64),
+    }
+
+
+def test_a_range_ends_at_its_top() -> None:
+    assert parse_space("threads=1..12").values["threads"] == (1, 2, 4, 8, 12)
+    assert parse_space("threads=3, 1 ,2").values["threads"] == (1, 2, 3)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1,2", "expected KEY=VALUES first"),
+        ("thread=1..4", "'thread' cannot be tuned; use threads, depth, batch, streams, sync_every"),
+        ("threads=", "threads=: give at least one value"),
+        ("threads=8..2", "threads=8..2: a range needs 1 <= LO <= HI"),
+        ("threads=1..x", "threads=1..x: expected a whole number, LO..HI (doubling) or LO..HI:STEP"),
+        ("threads=0", "threads=0: must be 1..64"),
+        ("threads=1..128", "threads=128: must be 1..64"),
+        ("streams=sideways", "streams=sideways: use per_stage or per_thread"),
+        ("threads=1,threads=2", "threads is given twice in --space"),
+        ("depth=1..256:1", "depth: 256 values; at most 64"),
+    ],
+)
+def test_errors_are_one_line(text: str, message: str) -> None:
+    with pytest.raises(BadSpace) as err:
+        parse_space(text)
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_neighbours_move_one_key_one_step() -> None:
+    g = grid(threads=(1, 2, 4), depth=(2, 4, 8))
+    centre = Config(threads=2, depth=8, batch=16, streams="per_stage", sync_every=None)
+    moves = {(c.threads, c.depth): why for c, why in g.neighbours(centre)}
+    assert moves == {(1, 8): "threads 2->1", (4, 8): "threads 2->4", (2, 4): "depth 8->4"}
+    assert len(g.points()) == 9
