@@ -13,8 +13,9 @@ from pydantic import BaseModel, ValidationError
 from ascgen.errors import UserError
 from ascgen.spec import Buffers, Spec, Streams
 
-KEYS = ("threads", "depth", "batch", "streams", "sync_every")
+KEYS = ("threads", "depth", "batch", "streams", "sync_every", "submit")
 STREAMS: tuple[str, ...] = get_args(Streams)
+SUBMIT: tuple[str, ...] = get_args(Spec.model_fields["submit"].annotation)
 
 
 def _maximum(model: type[BaseModel], field: str) -> int:
@@ -42,6 +43,10 @@ def check_value(key: str, value: object) -> None:
         if value not in STREAMS:
             raise UserError(f"streams={value}: use {' or '.join(STREAMS)}")
         return
+    if key == "submit":
+        if value not in SUBMIT:
+            raise UserError(f"submit={value}: use {' or '.join(SUBMIT)}")
+        return
     if key == "sync_every" and value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int):
@@ -63,6 +68,7 @@ def configure(spec: Spec, overrides: Mapping[str, object]) -> Spec:
             data[key] = value
     if data["streams"] == "per_stage":
         data["sync_every"] = None
+        data["submit"] = "by_frame"
     try:
         return Spec.model_validate(data)
     except ValidationError as exc:

@@ -102,6 +102,12 @@ def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) 
     help="The program's --input (a JPEG file or a folder of them).",
 )
 @click.option("--pin", help="The program's --pin (CPU list for its threads).")
+@click.option(
+    "--stages",
+    is_flag=True,
+    help="Measure each device stage alone, then the assembled pipeline, as the study did (one build of the "
+    "spec as the study's program: per_thread, step by step); print and write a per-stage table.",
+)
 @click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True)
 @click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("build"), show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), help="Results folder.")
@@ -119,6 +125,7 @@ def bench(
     sweep_texts: tuple[str, ...],
     input_path: Path | None,
     pin: str | None,
+    stages: bool,
     backend: str,
     build_dir: Path,
     out_dir: Path | None,
@@ -140,6 +147,11 @@ def bench(
     from ascgen.console import out
     from ascgen.fileio import check_can_create
 
+    if stages:
+        if sweep_texts or depth is not None:
+            raise click.UsageError("--stages measures one configuration: drop --sweep and --depth")
+        _stage_study(spec_path, threads, duration, warmup, input_path, pin, build_dir, out_dir)
+        return
     sweeps = [parse_sweep(t) for t in sweep_texts]
     fixed = {k: v for k, v in (("threads", threads), ("depth", depth)) if v is not None}
     planner = Planner(spec_path)
@@ -181,6 +193,43 @@ def bench(
         for miss in results.slo_misses:
             click.echo(f"SLO missed: {miss.config}: {miss.what}", err=True)
         sys.exit(EXIT_CHECK_FAILED)
+
+
+def _stage_study(
+    spec_path: Path,
+    threads: int | None,
+    duration: float,
+    warmup: float,
+    input_path: Path | None,
+    pin: str | None,
+    build_dir: Path,
+    out_dir: Path | None,
+) -> None:
+    import dataclasses
+    import json
+
+    from ascgen.bench import stages
+    from ascgen.bench.runner import RunOptions
+    from ascgen.console import out
+    from ascgen.fileio import check_can_create, write_atomic
+
+    folder = out_dir or default_out_dir(spec_path.stem + "-stages", datetime.now(UTC))
+    for where in (folder, build_dir):
+        check_can_create(where)
+    options = RunOptions(duration_s=duration, warmup_s=warmup, input=input_path, pin=pin)
+    study = stages.measure(
+        spec_path,
+        threads,
+        options,
+        folder / "raw",
+        build_dir.resolve(),
+        on_step=lambda what: click.echo(what, err=True),
+    )
+    out.print(stages.table(study))
+    write_atomic(folder / "stages.md", stages.markdown(study))
+    doc = {**dataclasses.asdict(study), "limit": study.limit.name, "efficiency": study.efficiency}
+    write_atomic(folder / "stages.json", json.dumps(doc, indent=2) + "\n")
+    click.echo(f"wrote stages.md, stages.json to {folder}", err=True)
 
 
 def _file_or_folder(param: click.Parameter, value: Path | None) -> Path | None:

@@ -40,6 +40,7 @@ class RunOptions:
     warmup_s: float
     input: Path | None = None
     pin: str | None = None
+    extra: tuple[str, ...] = ()  # more flags for the program (e.g. --only-stage NAME)
 
 
 class RunFailed(StepFailed):
@@ -61,7 +62,7 @@ def command(binary: Path, config: Config, options: RunOptions, json_path: Path) 
         cmd += ["--input", str(options.input)]
     if options.pin is not None:
         cmd += ["--pin", options.pin]
-    return cmd
+    return cmd + list(options.extra)
 
 
 def _status(code: int) -> str:

@@ -160,8 +160,8 @@ void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 
 // The steps in submission order; per batch: once per batch, after its last frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
-    {&Worker::upload_step, false},
-    {&Worker::decode_step, false},
+    {&Worker::upload_step, false, upload::kName},
+    {&Worker::decode_step, false, decode::kName},
 };
 
 // Frame f (item i of batch b) through every step, in order.

@@ -335,9 +335,12 @@ void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
 
 // The steps in submission order; per batch: once per batch, after its last frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
-    {&Worker::upload_step, false},    {&Worker::decode_step, false},
-    {&Worker::letterbox_step, false}, {&Worker::letterbox_assemble, false},
-    {&Worker::detect_step, true},     {&Worker::fetch_step, true},
+    {&Worker::upload_step, false, upload::kName},
+    {&Worker::decode_step, false, decode::kName},
+    {&Worker::letterbox_step, false, letterbox::kName},
+    {&Worker::letterbox_assemble, false, letterbox::kName},
+    {&Worker::detect_step, true, detect::kName},
+    {&Worker::fetch_step, true, fetch::kName},
 };
 
 // Frame f (item i of batch b) through every step, in order.

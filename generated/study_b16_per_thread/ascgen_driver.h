@@ -122,6 +122,7 @@ template <class W>
 struct StepFn {
   void (W::*run)(const Frame&, const Input&);
   bool per_batch;
+  const char* stage;  // the stage it belongs to
 };
 
 // What a worker's set-up needs besides its own plan.
@@ -165,6 +166,7 @@ struct Run {
   std::atomic<int64_t> completed{0};  // measured frames, all workers
   bool verify = false;
   bool skip_decode_errors = false;
+  std::string only_stage;  // --only-stage: the stage measured alone ("" = every stage)
   bool recording = false;  // filling `expected` from a serial reference run
   std::vector<std::vector<uint8_t>> expected;  // per input: the output of one frame
   std::atomic<int64_t> mismatches{0};
@@ -283,6 +285,7 @@ struct BatchCallback {
 // last stream, run by the report thread, so no worker blocks on a stream.
 struct PerStageLayout {
   static constexpr bool kCallbacks = true;
+  static constexpr bool kStageAlone = false;
   static int window(const Options& opt, const ProgramInfo&) { return opt.depth; }
 
   template <class W>
@@ -318,19 +321,25 @@ struct PerStageLayout {
 
 // How a per_thread worker submits a window of frames: each frame through every step ...
 struct ByFrame {
+  static constexpr bool kStageAlone = false;
   template <class W>
-  static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs) {
+  static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs, bool) {
     for (int64_t f = first; f < first + frames; ++f) submit_frame(t, f, input_of(t, f, inputs));
   }
 };
 
 // ... or each step for every frame of the window (the study's hand-written program: all
-// copies, then all decodes, ...); batch steps once per batch.
+// copies, then all decodes, ...); batch steps once per batch. With --only-stage, every window
+// after a worker's first (which fills every slot of every pool) submits that stage's steps
+// only: the stage alone, fed with prepared inputs.
 struct ByStep {
+  static constexpr bool kStageAlone = true;
   template <class W>
-  static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs) {
+  static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs, bool first_window) {
+    const std::string& only = run_state().only_stage;
     for (int64_t f = first; f < first + frames; ++f) record_frame(t, f, input_of(t, f, inputs));
     for (const StepFn<W>& step : W::kSteps) {
+      if (!first_window && !only.empty() && only != step.stage) continue;
       for (int64_t f = first; f < first + frames; ++f) {
         const Frame at = frame_at(f);
         if (step.per_batch && at.i != run_state().info->batch - 1) continue;
@@ -345,14 +354,17 @@ struct ByStep {
 template <class Submit>
 struct PerThread {
   static constexpr bool kCallbacks = false;
+  static constexpr bool kStageAlone = Submit::kStageAlone;
   static int window(const Options&, const ProgramInfo& info) { return info.sync_every; }
 
   template <class W>
   static void drive(W& t, const std::vector<Input>& inputs) {
     Run& run = run_state();
-    int64_t f = t.next_frame;
+    const int64_t start = t.next_frame;
+    int64_t f = start;
     while (!run.stop) {
-      submit_and_complete(t, f, run.info->sync_every, inputs);
+      Submit::submit_window(t, f, run.info->sync_every, inputs, f == start);
+      sync_and_complete(t, f, run.info->sync_every, inputs);
       f += run.info->sync_every;
     }
     t.next_frame = f;
@@ -366,11 +378,6 @@ struct PerThread {
   }
 
  private:
-  template <class W>
-  static void submit_and_complete(W& t, int64_t first, int frames, const std::vector<Input>& inputs) {
-    Submit::submit_window(t, first, frames, inputs);
-    sync_and_complete(t, first, frames, inputs);
-  }
   // Synchronises the stream; the window's batches complete at once.
   template <class W>
   static void sync_and_complete(W& t, int64_t first, int frames, const std::vector<Input>& inputs) {
@@ -402,8 +409,9 @@ inline std::vector<Input> prepare_inputs(const ProgramInfo& info, const std::str
   return inputs;
 }
 
-// Run-time flags the device cannot hold (exit 2, as a bad flag).
-struct FlagsExceedDevice : std::runtime_error {
+// Run-time flags that cannot work: the device cannot hold them, or they contradict the program
+// (exit 2, as a bad flag).
+struct BadFlags : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
@@ -419,7 +427,7 @@ inline void check_budget(const ProgramInfo& info, int threads, int window) {
     if (p.memory != Memory::kHostPinned) device += bytes;
   }
   auto fail = [&](const std::string& what, int64_t need, int64_t limit) {
-    throw FlagsExceedDevice("--threads " + std::to_string(threads) + " with a window of " + std::to_string(window) +
+    throw BadFlags("--threads " + std::to_string(threads) + " with a window of " + std::to_string(window) +
                              " frames needs " + std::to_string(need) + " " + what + ", the device has " +
                              std::to_string(limit) + "; lower --threads or --depth");
   };
@@ -503,6 +511,14 @@ template <class W, class Layout>
 int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup, const std::vector<StageInfo>& stages) {
   Run& run = run_state();
   run.info = &info;
+  if (!opt.only_stage.empty()) {
+    if (!Layout::kStageAlone)
+      throw BadFlags("--only-stage needs a per_thread program with submit: by_step (ascgen bench --stages builds one)");
+    if (opt.verify) throw BadFlags("--only-stage and --verify exclude each other: a stage alone verifies nothing");
+    if (std::none_of(std::begin(W::kSteps), std::end(W::kSteps), [&](const StepFn<W>& s) { return opt.only_stage == s.stage; }))
+      throw BadFlags("--only-stage " + opt.only_stage + ": no device stage of that name");
+    run.only_stage = opt.only_stage;
+  }
   const int window = Layout::window(opt, info);
   check_budget(info, opt.threads, window);
   const std::vector<int> cpus = cpus_for(opt.pin);
@@ -613,7 +629,7 @@ int run_main(int argc, char** argv, const ProgramInfo& info, const Options& defa
   int status = 0;
   try {
     status = run<W, Layout>(info, opt, cleanup, stages);
-  } catch (const FlagsExceedDevice& e) {
+  } catch (const BadFlags& e) {
     std::fprintf(stderr, "%s: %s\n", info.name, e.what());
     status = 2;
   } catch (const std::exception& e) {

@@ -262,8 +262,9 @@ void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
 
 // The steps in submission order; per batch: once per batch, after its last frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
-    {&Worker::upload_step, false},     {&Worker::decode_step, false}, {&Worker::resize_step, false},
-    {&Worker::resize_assemble, false}, {&Worker::infer_step, true},   {&Worker::fetch_step, true},
+    {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
+    {&Worker::resize_step, false, resize::kName}, {&Worker::resize_assemble, false, resize::kName},
+    {&Worker::infer_step, true, infer::kName},    {&Worker::fetch_step, true, fetch::kName},
 };
 
 // Frame f (item i of batch b) through every step, in order.

@@ -93,7 +93,7 @@ void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 
 // The steps in submission order; per batch: once per batch, after its last frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
-    {&Worker::upload_step, false},
+    {&Worker::upload_step, false, upload::kName},
 };
 
 // Frame f (item i of batch b) through every step, in order.

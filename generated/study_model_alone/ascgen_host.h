@@ -129,6 +129,7 @@ struct Options {
   bool verify = false;
   bool quiet = false;               // no progress lines (the final JSON is still printed)
   bool skip_decode_errors = false;  // --on-decode-error skip: count failed frames, do not fail
+  std::string only_stage;  // --only-stage: after one full window, submit only this stage's steps
 };
 
 // Set by parse_options from --quiet; Progress reads it.
@@ -167,6 +168,8 @@ inline const FlagSpec* flag_specs(size_t* count) {
        "check every output against a serial reference run"},
       {"--quiet", FlagKind::kSwitch, "", 0, 0,
        "no progress lines on stderr (the final JSON is still printed)"},
+      {"--only-stage", FlagKind::kText, "STAGE", 0, 0,
+       "measure one stage alone: after one full window, submit only its steps (per_thread by_step programs)"},
       {"--on-decode-error", FlagKind::kText, "fail|skip", 0, 0,
        "a frame whose decode failed: fail the run (exit 1, default) or skip it and count it"},
       {"--help", FlagKind::kHelp, "", 0, 0, "print this help and exit"},
@@ -307,6 +310,7 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (name == "--model") o.model = text;
       if (name == "--json") o.json_path = text;
       if (name == "--pin") o.pin = text;
+      if (name == "--only-stage") o.only_stage = text;
       if (name == "--on-decode-error") {
         if (text != "fail" && text != "skip")
           usage_error(program, "--on-decode-error takes fail or skip, not '" + text + "'");

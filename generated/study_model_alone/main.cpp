@@ -114,7 +114,7 @@ void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
 
 // The steps in submission order; per batch: once per batch, after its last frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
-    {&Worker::infer_step, true},
+    {&Worker::infer_step, true, infer::kName},
 };
 
 // Frame f (item i of batch b) through every step, in order.
