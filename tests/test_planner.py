@@ -231,15 +231,18 @@ def test_model_latency_from_the_stage() -> None:
 
 def test_one_thread_pays_no_stream_switch() -> None:
     assert stage(plan_of(SEED.replace("threads: 4", "threads: 1")), "infer").service_us == pytest.approx(21780.0)
-    assert stage(plan_of(SEED), "infer").service_us == pytest.approx(21780.0 + 350.0)
+    # several threads' model instances take turns: each execution re-fills what the other evicted
+    assert stage(plan_of(SEED), "infer").service_us == pytest.approx(
+        21780.0 * (1 + ASCEND310.engines.aicore.switch_fraction)
+    )
 
 
 def test_seed_roofline_is_the_ai_core_at_batch_16() -> None:
     plan = plan_of(SEED)
     assert plan.bottleneck == "aicore (infer)"
-    # 4 threads feed the AI Core from 4 streams: each execution pays engines.aicore.switch_us
-    assert plan.roofline_qps == pytest.approx(16 * 1000 / (21.78 + 0.35))  # ~723.0 frames/s
-    assert plan.roofline_qps == pytest.approx(723.0, abs=0.1)
+    # 4 threads feed the AI Core from 4 model instances: each execution pays the switch (14 %)
+    assert plan.roofline_qps == pytest.approx(16 * 1000 / (21.78 * 1.14))  # ~644.4 frames/s
+    assert plan.roofline_qps == pytest.approx(644.4, abs=0.1)
     assert stage(plan, "infer").capacity_qps == pytest.approx(plan.roofline_qps)
     assert plan.roofline_qps == min(b.qps for b in plan.bounds)
 
@@ -263,7 +266,7 @@ def test_plan_json_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     result = CliRunner().invoke(cli, ["plan", "--json", "seed.yaml"], prog_name="ascgen")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["roofline_qps"] == pytest.approx(723.000, abs=1e-3)
+    assert doc["roofline_qps"] == pytest.approx(644.403, abs=1e-3)
     assert doc["bottleneck"] == "aicore (infer)"
     assert [s["name"] for s in doc["stages"]] == ["upload", "decode", "resize", "infer", "fetch", "top5"]
     assert [s["kind"] for s in doc["stages"]] == ["h2d", "jpeg_decode", "vpc_resize", "model", "d2h", "topk"]

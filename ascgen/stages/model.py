@@ -152,10 +152,14 @@ class Model(StageKind):
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
         stage = ctx.stage
         assert isinstance(stage, ModelStage)
-        # Every thread feeds the AI Core from its own stream: with more than one, each
-        # execution follows another stream's and pays the switch (as the simulator does).
-        switch = ctx.prof.engines.aicore.switch_us if ctx.spec.threads > 1 else 0.0
-        return latency_ms(stage, ctx.prof, ctx.spec.batch) * 1000.0 + switch
+        # Every thread feeds the AI Core from its own stream and model instance: with more than
+        # one, each execution follows another instance's and pays the switch, a fraction of its
+        # own work plus a fixed part (as the simulator does; the profile's engines.aicore).
+        work = latency_ms(stage, ctx.prof, ctx.spec.batch) * 1000.0
+        if ctx.spec.threads == 1:
+            return work
+        aicore = ctx.prof.engines.aicore
+        return work * (1.0 + aicore.switch_fraction) + aicore.switch_us
 
     def model_memory_bytes(self, ctx: StageContext) -> int:
         stage = ctx.stage

@@ -3,7 +3,7 @@
 //
 // Pipeline 'letterbox_yolo' on ascend310: upload -> decode -> letterbox -> detect -> fetch
 // Streams: per_stage. Batch: 4 (copy).
-// Predicted ceiling: 129.0 frames/s, bottleneck aicore (detect).
+// Predicted ceiling: 113.2 frames/s, bottleneck aicore (detect).
 #include "acl/acl.h"
 #include "ascgen_driver.h"
 #if ASCGEN_BACKEND_SIM

@@ -3,7 +3,7 @@
 //
 // Pipeline 'resnet50_b16' on ascend310: upload -> decode -> resize -> infer -> fetch -> top5
 // Streams: per_stage. Batch: 16 (copy).
-// Predicted ceiling: 734.6 frames/s, bottleneck aicore (infer).
+// Predicted ceiling: 644.4 frames/s, bottleneck aicore (infer).
 #include "acl/acl.h"
 #include "ascgen_driver.h"
 #if ASCGEN_BACKEND_SIM

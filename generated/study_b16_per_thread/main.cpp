@@ -3,7 +3,7 @@
 //
 // Pipeline 'study_b16_per_thread' on ascend310: upload -> decode -> resize -> infer -> fetch ->
 // top5 Streams: per_thread, synchronised every 64 frames. Batch: 16 (copy). Predicted ceiling:
-// 734.6 frames/s, bottleneck aicore (infer).
+// 644.4 frames/s, bottleneck aicore (infer).
 #include "acl/acl.h"
 #include "ascgen_driver.h"
 #if ASCGEN_BACKEND_SIM
