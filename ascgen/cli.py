@@ -20,6 +20,7 @@ from ascgen.fileio import write_atomic
 from ascgen.friendly import friendly
 from ascgen.names import profile_name_problem
 from ascgen.spec_files import expand_specs
+from ascgen.tune import command as tune_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -199,6 +200,7 @@ def profile_cmd(name: str | None, flat: bool) -> None:
 
 cli.add_command(bench_command.bench)
 cli.add_command(bench_command.compare)
+cli.add_command(tune_command.tune)
 
 
 def main() -> None:

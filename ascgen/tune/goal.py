@@ -15,6 +15,7 @@ from ascgen.spec import Slo
 Objective = Literal["max_qps", "min_p99"]
 OBJECTIVES: tuple[Objective, ...] = ("max_qps", "min_p99")
 SLO_KEYS = ("p99_ms", "min_qps")
+TIE = 0.001  # objectives within 0.1 % are equal
 
 
 @dataclass(frozen=True)
@@ -48,12 +49,15 @@ class Goal:
 
     def better(self, a: Measurement, b: Measurement, gain: float = 0.0) -> bool:
         """Whether ``a`` beats ``b`` by more than ``gain`` (relative): meeting the SLO first,
-        then the objective (or, both missing it, missing it by less)."""
+        then the objective (or, both missing it, missing it by less); with no gain, a tie on
+        the objective goes to the better other measure (lower p99, or higher QPS)."""
         if self.meets(a) != self.meets(b):
             return self.meets(a)
         if not self.meets(a):
             return self.shortfall(a) < self.shortfall(b) * (1.0 - gain)
         va, vb = self.value(a), self.value(b)
+        if gain == 0.0 and abs(va - vb) <= TIE * abs(vb):  # a tie: the other measure decides
+            return a.p99_ms < b.p99_ms if self.objective == "max_qps" else a.qps > b.qps
         return va > vb + gain * abs(vb)
 
     def slo_text(self) -> str:

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 
 from ascgen.bench.points import whole_batches
 from ascgen.bench.schema import Config
-from ascgen.configure import KEYS
 from ascgen.errors import UserError
 from ascgen.spec import Spec
-from ascgen.tune.space import Space
+from ascgen.tune.space import KEYS, Space
 
 MAX_POINTS = 5000  # each is planned (about 10 ms) before anything is measured
 

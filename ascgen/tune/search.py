@@ -6,8 +6,8 @@
    threads reaching the highest roofline, nearest the spec's own values); when it fails,
    the next guess.
 3. Neighbourhood search: measure every neighbour (one key one step) of the best point,
-   skipping those whose roofline cannot beat the best measured QPS or reach the SLO's
-   min_qps; move to the new best while it beats the old by more than ``min_gain``. Stop
+   skipping those whose roofline cannot beat the best measured QPS by ``min_gain`` or
+   reach the SLO's min_qps; move to the new best while it beats the old by more than ``min_gain``. Stop
    when no neighbour improves, the budget is spent, or Ctrl-C.
 
 Every decision is a Step of the trace, in order, saying why.
@@ -235,8 +235,11 @@ class Search:
         if floor is not None and roofline < floor:
             return f"cannot reach min_qps {floor:g}: roofline {roofline:,.1f}"
         best = self.outcome.winner  # the best point that meets the SLO
-        if self.goal.objective == "max_qps" and best and best.measurement and roofline <= best.measurement.qps:
-            return f"cannot beat the best: roofline {roofline:,.1f} <= measured {best.measurement.qps:,.1f} QPS"
+        if self.goal.objective != "max_qps" or best is None or best.measurement is None:
+            return ""
+        qps = best.measurement.qps
+        if roofline <= qps * (1 + self.goal.min_gain):
+            return f"cannot beat the best by {self.goal.min_gain:.0%}: roofline {roofline:,.1f}, best {qps:,.1f} QPS"
         return ""
 
     def _check_limits(self) -> None:

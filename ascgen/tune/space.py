@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ascgen.configure import KEYS, STREAMS, check_value
+from ascgen.bench.schema import Config
+from ascgen.configure import STREAMS, check_value
 from ascgen.errors import UserError
 
+KEYS: tuple[str, ...] = tuple(Config.model_fields)  # what a bench point configures: threads .. sync_every
 DEFAULT_SPACE = "threads=1..16,depth=2..32"
 MAX_VALUES = 64  # per key: a range that expands further is almost surely a typo
 RANGE = re.compile(r"^(?P<lo>\d+)\.\.(?P<hi>\d+)(?::(?P<step>\d+))?$")

@@ -1,0 +1,193 @@
+"""The Click command ``ascgen tune SPEC``.
+
+Only Click and ascgen's error model are imported at module level (ascgen.cli imports this
+module). Exit codes: 0 a winner was found, 1 no measured point meets the SLO, 2 bad spec or
+usage (or no point of the space fits), 3 no point could be measured, 130 interrupted (the
+report of what was measured is written first).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from ascgen.bench.command import _file_or_folder, _finite, default_builder
+from ascgen.friendly import friendly
+
+if TYPE_CHECKING:
+    from ascgen.bench.roofline import Planner
+    from ascgen.tune.measure import BenchMeasurer
+    from ascgen.tune.report import Settings
+    from ascgen.tune.search import Outcome
+
+
+def default_out_dir(spec_name: str, now: datetime) -> Path:
+    return Path("tune-results") / spec_name / now.strftime("%Y%m%d-%H%M%S")
+
+
+def default_tuned_path(spec_path: Path) -> Path:
+    return spec_path.with_name(f"{spec_path.stem}.tuned.yaml")
+
+
+@click.command(short_help="Search for SPEC's best configuration under an objective and an SLO.")
+@click.argument("spec_path", metavar="SPEC", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--objective", type=click.Choice(["max_qps", "min_p99"]), default="max_qps", show_default=True)
+@click.option(
+    "--slo",
+    "slo_text",
+    metavar="p99_ms=MS,min_qps=QPS",
+    help="Limits every answer must meet (default: the spec's slo).",
+)
+@click.option("--budget", "budget_text", default="20m", show_default=True, help="How long to measure: 20m, 90s, 1h30m.")
+@click.option(
+    "--space",
+    "space_text",
+    metavar="KEY=VALUES,...",
+    help="Values to search (default threads=1..16,depth=2..32); LO..HI doubles, LO..HI:STEP counts, streams=*.",
+)
+@click.option("--max-runs", type=click.IntRange(min=1), help="Measure at most this many points.")
+@click.option(
+    "--min-gain",
+    "gain_pct",
+    type=click.FloatRange(0, 100),
+    default=2.0,
+    show_default=True,
+    metavar="PCT",
+    help="A neighbour must be this much better to move the search.",
+)
+@click.option(
+    "--duration",
+    type=click.FloatRange(0.1, 86400),
+    callback=lambda _c, p, v: _finite(p, v),
+    default=5.0,
+    show_default=True,
+    help="Seconds measured per run.",
+)
+@click.option(
+    "--warmup",
+    type=click.FloatRange(0.0, 3600),
+    callback=lambda _c, p, v: _finite(p, v),
+    default=1.0,
+    show_default=True,
+    help="Seconds before measuring.",
+)
+@click.option("--repeat", type=click.IntRange(1, 100), default=1, show_default=True, help="Runs per point.")
+@click.option(
+    "--input",
+    "input_path",
+    type=click.Path(exists=True, path_type=Path),
+    callback=lambda _c, p, v: _file_or_folder(p, v),
+    help="The program's --input.",
+)
+@click.option("--pin", help="The program's --pin (CPU list for its threads).")
+@click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True)
+@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("build"), show_default=True)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Report folder (default tune-results/<name>/<time>/).",
+)
+@click.option(
+    "--write-spec",
+    "tuned_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the winning spec (default SPEC.tuned.yaml beside SPEC).",
+)
+@friendly
+def tune(
+    spec_path: Path,
+    objective: str,
+    slo_text: str | None,
+    budget_text: str,
+    space_text: str | None,
+    max_runs: int | None,
+    gain_pct: float,
+    duration: float,
+    warmup: float,
+    repeat: int,
+    input_path: Path | None,
+    pin: str | None,
+    backend: str,
+    build_dir: Path,
+    out_dir: Path | None,
+    tuned_path: Path | None,
+) -> None:
+    """Find the configuration of SPEC (threads, depth, batch, streams, sync_every) with the
+    most QPS (or the least p99) that meets the SLO: plan every point, skip those that do not
+    fit or cannot win, measure from the planner's best guess, then its neighbours.
+
+    Writes summary.md, tune.json, pareto.png, results.json and runs.csv to --out, and the
+    winning spec beside SPEC (--write-spec). Exit 1 when no measured point meets the SLO.
+    """  # fmt: skip
+    from rich.console import Console
+
+    from ascgen.bench import environment, session
+    from ascgen.bench.live import monitor_for
+    from ascgen.bench.roofline import Planner
+    from ascgen.bench.runner import RunOptions
+    from ascgen.fileio import check_can_create
+    from ascgen.tune.budget import parse_budget
+    from ascgen.tune.goal import Goal, parse_slo
+    from ascgen.tune.grid import make_grid
+    from ascgen.tune.live import TuneListener
+    from ascgen.tune.measure import BenchMeasurer
+    from ascgen.tune.report import Settings
+    from ascgen.tune.search import Limits, Search
+    from ascgen.tune.space import DEFAULT_SPACE, parse_space
+
+    space = parse_space(space_text or DEFAULT_SPACE)
+    budget_s = parse_budget(budget_text)
+    planner = Planner(spec_path)
+    p99, qps = parse_slo(slo_text, planner.spec.slo)
+    goal = Goal("min_p99" if objective == "min_p99" else "max_qps", p99, qps, gain_pct / 100)
+    grid = make_grid(planner.spec, space)
+    started = datetime.now(UTC)
+    folder = out_dir or default_out_dir(planner.spec.name, started)
+    tuned_path = tuned_path or default_tuned_path(spec_path)
+    for where in (folder, build_dir, tuned_path.parent):
+        check_can_create(where)
+    options = RunOptions(duration_s=duration, warmup_s=warmup, input=input_path, pin=pin)
+    request = session.Request(spec_path=spec_path, out_dir=folder, options=options, repeat=repeat)
+    git = environment.git_state(spec_path.resolve().parent)
+    settings = Settings(str(spec_path), space.text(), budget_s, duration, warmup, repeat)
+    err = Console(stderr=True, highlight=False)
+    with monitor_for(err, options) as monitor:
+        builder = functools.partial(
+            default_builder, progress=monitor.build_progress, backend=backend, build_root=build_dir.resolve()
+        )
+        measurer = BenchMeasurer(request, planner, builder, monitor)
+        listener = TuneListener(monitor, repeat)
+        search = Search(grid, measurer, measurer, goal, Limits(budget_s, max_runs), listener)
+        listener.search = search
+        outcome = search.run()
+    swept = [k for k, values in grid.axes.items() if len(values) > 1]
+    finish(outcome, settings, planner, measurer, folder, tuned_path, (started, git, swept))
+
+
+def finish(
+    outcome: Outcome,
+    settings: Settings,
+    planner: Planner,
+    measurer: BenchMeasurer,
+    folder: Path,
+    tuned_path: Path,
+    bench_context: tuple[datetime, tuple[str | None, bool | None], list[str]],
+) -> None:
+    """Write the report (and the winning spec), print the verdict, exit as it says."""
+    from ascgen.console import out
+    from ascgen.tune.outputs import verdict, write_report, write_tuned_spec
+
+    if outcome.winner is not None and not outcome.interrupted:
+        write_tuned_spec(outcome, settings, planner, tuned_path, folder)
+        settings = dataclasses.replace(settings, tuned_spec=str(tuned_path))
+    names = write_report(outcome, settings, planner, measurer, folder, bench_context)
+    out.print(f"wrote {', '.join(names)} to {folder}")
+    if settings.tuned_spec:
+        out.print(f"wrote the winning spec to {settings.tuned_spec}")
+    verdict(outcome, folder)
