@@ -71,6 +71,7 @@ class StagePlan(_Frozen):
     service_us: float  # one task on one engine unit
     frames_per_task: int  # 1, or the batch for batch-level stages
     capacity_qps: float  # frames/s this stage sustains on its engine at this concurrency
+    ddr_bytes_per_task: float  # bytes one task reads and writes in device memory
     batch_level: bool  # works on whole batches (the model, what follows it, what uploads for it)
 
 
@@ -124,6 +125,7 @@ class ModelPlan(_Frozen):
     batch: int
     latency_ms: float
     latency_table: dict[int, float]  # by batch, for the simulator's model descriptor
+    traffic_bytes: int  # DDR bytes of one execution besides input and output (0: unknown)
     input_bytes: int
     output_bytes: int
     memory_bytes: int
@@ -173,7 +175,9 @@ class Plan(_Frozen):
     device_tasks_per_frame: float
     api_calls_per_frame: float
     bounds: list[Bound]
-    roofline_qps: float
+    roofline_qps: float  # the smallest bound: what the device can really do (memory shared)
+    uncontended_qps: float  # the smallest bound of the engines alone, as if memory were free
+    ddr_bytes_per_frame: float
     bottleneck: str
 
     def pool(self, ref: PoolRef) -> PoolPlan:

@@ -93,7 +93,11 @@ def print_plan(plan: Plan, console: Console) -> None:
         f"streams per thread: {plan.streams_per_thread}, events per thread: "
         f"{plan.events_per_thread}, device tasks per frame: {plan.device_tasks_per_frame:.2f}"
     )
-    console.print(f"[bold]roofline: {plan.roofline_qps:,.0f} frames/s, bottleneck: {plan.bottleneck}[/]")
+    console.print(
+        f"[bold]roofline: {plan.roofline_qps:,.0f} frames/s, bottleneck: {plan.bottleneck}[/] "
+        f"({plan.uncontended_qps:,.0f} frames/s if the engines did not share the device's memory bandwidth; "
+        f"{plan.ddr_bytes_per_frame / 1e6:.2f} MB of memory traffic per frame)"
+    )
 
 
 def plan_json(plan: Plan) -> dict[str, Any]:

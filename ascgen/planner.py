@@ -22,7 +22,7 @@ from ascgen.plan_model import (
 )
 from ascgen.profile import Profile
 from ascgen.stages.base import PoolRef, Sizes, StageContext, StageKind
-from ascgen.stages.model import ModelStage, latency_ms, latency_table
+from ascgen.stages.model import ModelStage, latency_ms, latency_table, traffic_bytes
 from ascgen.stages.registry import kind_of
 
 DEFAULT_MAX_BYTES = 1 << 20
@@ -186,13 +186,15 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
     calls = throughput.api_calls_per_frame(spec, stages, steps, events)
     bounds = throughput.bounds(spec, prof, stages, batching, tasks, calls)
     worst = min(bounds, key=lambda b: b.qps)
+    uncontended = min(b.qps for b in bounds if b.name != throughput.DDR_BOUND)
     model = p.model_stage
     model_plan = None
     if model is not None and p.model_index is not None:
         gin, gout = geos[p.model_index]
         model_plan = ModelPlan(
             stage=model.name, path=model.path, batch=spec.batch, latency_ms=latency_ms(model, prof, spec.batch),
-            latency_table=latency_table(model, prof), input_bytes=gin.bytes if gin else 0,
+            latency_table=latency_table(model, prof), traffic_bytes=traffic_bytes(model, prof, spec.batch),
+            input_bytes=gin.bytes if gin else 0,
             output_bytes=gout.bytes if gout else 0, memory_bytes=memory.model_bytes // spec.threads,
             instances=spec.threads,
         )  # fmt: skip
@@ -213,7 +215,8 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
         steps=steps, events=events, memory=memory, model=model_plan, batching=batching,
         streams_per_thread=device_streams, dvpp_channels_per_thread=channels,
         events_per_thread=sum(by_ref[e.pool].slots for e in events), device_tasks_per_frame=tasks,
-        api_calls_per_frame=calls, bounds=bounds, roofline_qps=worst.qps, bottleneck=worst.name,
+        api_calls_per_frame=calls, bounds=bounds, roofline_qps=worst.qps, uncontended_qps=uncontended,
+        ddr_bytes_per_frame=throughput.ddr_bytes_per_frame(stages, batching), bottleneck=worst.name,
     )  # fmt: skip
 
 

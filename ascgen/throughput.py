@@ -34,7 +34,7 @@ def stage_plan(
     return StagePlan(
         index=ctx.index, name=ctx.stage.name, kind=kind.kind, stage=ctx.stage, line=line, engine=kind.engine,
         input=gin, output=gout, service_us=svc, frames_per_task=frames, capacity_qps=conc * frames * 1e6 / svc,
-        batch_level=level,
+        ddr_bytes_per_task=kind.ddr_bytes(ctx, gin, gout), batch_level=level,
     )  # fmt: skip
 
 
@@ -64,6 +64,15 @@ def api_calls_per_frame(spec: dsl.Spec, stages: list[StagePlan], steps: list[Ste
     return calls + (1.0 / spec.batch if spec.streams == "per_stage" else 1.0 / spec.frames_per_sync)
 
 
+DDR_BOUND = "ddr bandwidth"
+
+
+def ddr_bytes_per_frame(stages: list[StagePlan], batching: BatchingPlan) -> float:
+    """Device memory bytes read and written per frame by every task (and the batch copies)."""
+    per_frame = sum(s.ddr_bytes_per_task / s.frames_per_task for s in stages)
+    return per_frame + (2.0 * batching.frame_bytes if batching.mode == "copy" else 0.0)
+
+
 def bounds(
     spec: dsl.Spec,
     prof: Profile,
@@ -89,6 +98,16 @@ def bounds(
                 name="d2d (batch assembly)",
                 qps=d2d.units * 1e6 / svc,
                 why=f"one {batching.frame_bytes}-byte copy per frame, {svc:.1f} us",
+            )
+        )
+    ddr = ddr_bytes_per_frame(stages, batching)
+    if ddr > 0:
+        out.append(
+            Bound(
+                name=DDR_BOUND,
+                qps=prof.memory.bandwidth_GBps * 1e9 / ddr,
+                why=f"{ddr / 1e6:.2f} MB of device memory traffic per frame at {prof.memory.bandwidth_GBps:g} GB/s, "
+                "shared by the engines that run at the same moment",
             )
         )
     sched = prof.engines.scheduler.per_task_us

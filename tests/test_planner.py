@@ -300,3 +300,19 @@ def test_letterbox_checks_its_scale_against_the_resize_ratio() -> None:
     with pytest.raises(SpecError) as info:
         analyze_text(text)
     assert any("outside VPC's 0.03125..16" in d.message for d in info.value.diagnostics)
+
+
+# --- shared memory bandwidth ------------------------------------------------------------------
+
+
+def test_memory_bandwidth_shared_by_the_engines_bounds_the_roofline(monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = plan_of(SEED)
+    assert plan.uncontended_qps == plan.roofline_qps  # the seed's 25.6 MB/frame fit in 48 GB/s
+    decode = stage(plan, "decode")
+    assert decode.ddr_bytes_per_task == 75_825 + decode.output.bytes  # type: ignore[union-attr]
+    slow = ASCEND310.model_copy(update={"memory": ASCEND310.memory.model_copy(update={"bandwidth_GBps": 8.0})})
+    monkeypatch.setattr(profiles, "load", lambda name: slow)
+    narrow = plan_of(SEED)
+    assert narrow.bottleneck == "ddr bandwidth"
+    assert narrow.roofline_qps == pytest.approx(8e9 / narrow.ddr_bytes_per_frame)
+    assert narrow.uncontended_qps == pytest.approx(plan.uncontended_qps)

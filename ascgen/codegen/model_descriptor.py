@@ -24,5 +24,7 @@ def descriptor_text(model: ModelPlan, header: list[str]) -> str:
         f"output.0.bytes={model.output_bytes}",
         f"memory_bytes={model.memory_bytes}",
     ]
+    if model.traffic_bytes:  # DDR bytes per execution besides input and output (else: the weights)
+        lines.append(f"traffic_bytes={model.traffic_bytes}")
     lines += [f"latency_ms.{b}={table[b]!r}" for b in sorted(table)]
     return "\n".join(lines) + "\n"

@@ -177,6 +177,11 @@ class StageKind:
         """A batch stage's whole output at ``batch`` (the model's)."""
         return 0
 
+    def ddr_bytes(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None) -> float:
+        """Bytes one task reads and writes in device memory (its share of the DDR bandwidth that
+        the engines running at the same moment share: simulator/docs/shared_bandwidth.md)."""
+        return 0.0
+
     def model_memory_bytes(self, ctx: StageContext) -> int:
         """Device memory one loaded instance takes (model stages)."""
         return 0

@@ -35,6 +35,9 @@ class D2h(StageKind):
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
         return ctx.prof.engines.d2h.service_us(gout.bytes if gout else 0)
 
+    def ddr_bytes(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None) -> float:
+        return float(gout.bytes if gout else 0)  # read from device memory
+
     def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
         return PoolRef(sp.name, "host")
 

@@ -17,6 +17,17 @@ class H2dStage(StageBase):
     bytes: Bytes | None = Field(default=None, description="bytes per copy; default from source")
 
 
+def copied_bytes(ctx: StageContext, gout: Geometry | None) -> int:
+    """What one copy moves: the buffer, or a JPEG source's typical file."""
+    stage = ctx.stage
+    assert isinstance(stage, H2dStage)
+    nbytes = gout.bytes if gout else 0
+    source = ctx.spec.source
+    if source.kind == "jpeg_files" and source.typical_bytes and not stage.bytes:
+        nbytes = min(nbytes, source.typical_bytes)
+    return nbytes
+
+
 class H2d(StageKind):
     kind = "h2d"
     schema = H2dStage
@@ -45,13 +56,10 @@ class H2d(StageKind):
         return [PoolRequest("host", "host_pinned", per, out.bytes), PoolRequest("dev", memory, per, out.bytes)]
 
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
-        stage = ctx.stage
-        assert isinstance(stage, H2dStage)
-        nbytes = gout.bytes if gout else 0
-        source = ctx.spec.source
-        if source.kind == "jpeg_files" and source.typical_bytes and not stage.bytes:
-            nbytes = min(nbytes, source.typical_bytes)
-        return ctx.prof.engines.h2d.service_us(nbytes)
+        return ctx.prof.engines.h2d.service_us(copied_bytes(ctx, gout))
+
+    def ddr_bytes(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None) -> float:
+        return float(copied_bytes(ctx, gout))  # written into device memory
 
     def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
         return PoolRef(sp.name, "dev")

@@ -58,6 +58,11 @@ class JpegDecode(StageKind):
         assert isinstance(stage, JpegDecodeStage)
         return ctx.prof.engines.jpegd.service_us(stage.max.width * stage.max.height)
 
+    def ddr_bytes(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None) -> float:
+        source = ctx.spec.source
+        bitstream = min(gin.bytes if gin else 0, source.typical_bytes or source.max_bytes or (gin.bytes if gin else 0))
+        return float(bitstream + (gout.bytes if gout else 0))  # the JPEG read, the picture written
+
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         stage, out = sp.stage, sp.output
         assert isinstance(stage, JpegDecodeStage) and out is not None

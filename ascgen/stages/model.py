@@ -67,6 +67,13 @@ def latency_ms(stage: ModelStage, prof: Profile, batch: int) -> float:
     return table[lo] + (table[hi] - table[lo]) * (batch - lo) / (hi - lo)
 
 
+def traffic_bytes(stage: ModelStage, prof: Profile, batch: int) -> int:
+    """DDR bytes one execution moves besides its input and output (weights, activations), from
+    the reference model's figures; 0 where unknown (the simulator then assumes the weights)."""
+    ref = prof.models.get(str(stage.reference))
+    return ref.traffic_bytes_fixed + batch * ref.traffic_bytes_per_item if ref else 0
+
+
 class Model(StageKind):
     kind = "model"
     schema = ModelStage
@@ -160,6 +167,13 @@ class Model(StageKind):
             return work
         aicore = ctx.prof.engines.aicore
         return work * (1.0 + aicore.switch_fraction) + aicore.switch_us
+
+    def ddr_bytes(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None) -> float:
+        stage = ctx.stage
+        assert isinstance(stage, ModelStage)
+        return float(
+            (gin.bytes if gin else 0) + (gout.bytes if gout else 0) + traffic_bytes(stage, ctx.prof, ctx.spec.batch)
+        )
 
     def model_memory_bytes(self, ctx: StageContext) -> int:
         stage = ctx.stage

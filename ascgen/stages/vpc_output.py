@@ -54,6 +54,9 @@ class VpcOutputKind(StageKind):
         out = self.out_size(ctx.stage)
         return ctx.prof.engines.vpc.service_us(out.width * out.height)
 
+    def ddr_bytes(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None) -> float:
+        return float((gin.bytes if gin else 0) + (gout.bytes if gout else 0))  # picture in, frame out
+
     def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
         roles = {p.ref.role for p in pools if p.ref.stage == sp.name}
         return PoolRef(sp.name, "out" if "out" in roles else "batch")
