@@ -1,0 +1,84 @@
+"""`ascgen tune` end to end with the bench tests' fake program: files, exit codes, messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from bench_helpers import SPEC, FakeBuilder
+from click.testing import CliRunner, Result
+
+from ascgen.cli import cli
+from ascgen.tune import command
+from ascgen.validate import parse_file
+
+FAST = ["--duration", "1", "--warmup", "0", "--budget", "5m"]
+SPACE = ["--space", "threads=1,2,4,8,depth=2,4,8"]
+
+
+def tune(builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *args: str) -> Result:
+    monkeypatch.setattr(command, "default_builder", builder)
+    monkeypatch.setenv("COLUMNS", "200")
+    out = ["--out", str(tmp_path / "out"), "--write-spec", str(tmp_path / "tuned.yaml")]
+    return CliRunner().invoke(cli, ["tune", str(SPEC), *FAST, *out, *args])
+
+
+def test_tune_writes_the_report_and_the_winning_spec(
+    fake_builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    result = tune(fake_builder, monkeypatch, tmp_path, *SPACE)
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "out"
+    assert {"summary.md", "tune.json", "pareto.png", "results.json", "runs.csv"} <= {p.name for p in out.iterdir()}
+    doc = json.loads((out / "tune.json").read_text())
+    assert doc["steps"][0]["why"] == "planner's best guess"
+    assert doc["measured"] <= 12 // 2 and doc["winner"] is not None
+    assert "winner: threads=" in result.stdout
+    summary = (out / "summary.md").read_text()
+    assert "**Winner:**" in summary and "![Pareto front](pareto.png)" in summary and "#### Trace" in summary
+    tuned = (tmp_path / "tuned.yaml").read_text()
+    assert "# ascgen tune: " in tuned and "# The bench tests' spec" in tuned
+    spec, _ = parse_file(tmp_path / "tuned.yaml")
+    assert spec.threads == doc["winner"]["config"]["threads"]
+    assert spec.buffers.depth == doc["winner"]["config"]["depth"]
+
+
+def test_no_point_meeting_the_slo_exits_1_with_the_closest(
+    fake_builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    result = tune(fake_builder, monkeypatch, tmp_path, *SPACE, "--slo", "p99_ms=0.001", "--max-runs", "2")
+    assert result.exit_code == 1, result.output
+    assert "no measured point meets the SLO (p99 <= 0.001 ms); the closest: threads=" in result.stderr
+    assert not (tmp_path / "tuned.yaml").exists()
+    assert "No measured point meets the SLO" in (tmp_path / "out" / "summary.md").read_text()
+
+
+def test_ctrl_c_writes_what_was_measured_and_exits_130(
+    fake_builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake_builder.knobs = ["--interrupt-parent-threads", "4"]  # at t=2 s of a run of 4 threads
+    result = tune(fake_builder, monkeypatch, tmp_path, *SPACE, "--duration", "3")
+    assert result.exit_code == 130, result.output
+    assert "ascgen: interrupted: after" in result.stderr
+    doc = json.loads((tmp_path / "out" / "tune.json").read_text())
+    assert doc["interrupted"] is True and doc["measured"] >= 1
+    assert not (tmp_path / "tuned.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--space", "thread=1..4"], "ascgen: error: 'thread' cannot be tuned; use threads, depth, batch"),
+        (["--budget", "ten minutes"], "ascgen: error: --budget ten minutes: expected a duration such as 20m"),
+        (["--slo", "p99=5"], "ascgen: error: --slo 'p99=5': expected p99_ms=MS or min_qps=QPS"),
+        (["--space", "threads=64,depth=256"], "ascgen: error: no point of the space fits (e.g. "),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(
+    fake_builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, args: list[str], message: str
+) -> None:
+    result = tune(fake_builder, monkeypatch, tmp_path, *args)
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("ascgen:")]
+    assert len(errors) == 1 and errors[0].startswith(message), result.stderr
