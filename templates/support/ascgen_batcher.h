@@ -141,8 +141,8 @@ class PaddedShape {
 enum class TimeoutAction { kReject, kDelay };
 
 struct QueuePolicy {
-  uint32_t max_queue_size = 0;       // 0: unbounded; else a request beyond it is rejected
-  int64_t default_timeout_us = 0;    // 0: no timeout
+  uint32_t max_queue_size = 0;          // 0: unbounded; else a request beyond it is rejected
+  int64_t default_timeout_us = 0;       // 0: no timeout
   bool allow_timeout_override = false;  // a request may set a timeout below the default
   TimeoutAction timeout_action = TimeoutAction::kReject;
 };
@@ -154,19 +154,19 @@ struct BatcherConfig {
   std::vector<int> preferred;      // preferred batch sizes, each in 1..max_batch
   int64_t max_queue_delay_us = 0;  // 0: never wait for more requests
   int priority_levels = 1;
-  int default_priority = 0;            // the level of a request that gives none (-1)
-  std::vector<QueuePolicy> policies;   // empty: defaults; one: every level; else one per level
-  int slots = 1;                       // executor slots: batches formed and not yet released
-  size_t initial_capacity = 1024;      // queued requests before the pool grows (unbounded)
+  int default_priority = 0;           // the level of a request that gives none (-1)
+  std::vector<QueuePolicy> policies;  // empty: defaults; one: every level; else one per level
+  int slots = 1;                      // executor slots: batches formed and not yet released
+  size_t initial_capacity = 1024;     // queued requests before the pool grows (unbounded)
 };
 
 // ---------------------------------------------------------------- requests and batches
 
 struct Request {
-  uint64_t id = 0;        // the caller's token, returned in the batch or the drop report
-  int priority = -1;      // level, or -1 for the default
-  int64_t timeout_us = 0; // 0: the level's default; a smaller one if the policy allows
-  Shape shape;            // rank 0: the model's fixed shape
+  uint64_t id = 0;         // the caller's token, returned in the batch or the drop report
+  int priority = -1;       // level, or -1 for the default
+  int64_t timeout_us = 0;  // 0: the level's default; a smaller one if the policy allows
+  Shape shape;             // rank 0: the model's fixed shape
 };
 
 enum class SubmitResult { kQueued, kRejectedQueueFull, kRejectedClosed };
@@ -193,11 +193,16 @@ constexpr int kBatchReasons = 5;
 
 inline const char* batch_reason_name(BatchReason r) {
   switch (r) {
-    case BatchReason::kMaxBatch: return "max_batch";
-    case BatchReason::kPreferred: return "preferred";
-    case BatchReason::kDelayExpired: return "delay_expired";
-    case BatchReason::kShapeBreak: return "shape_break";
-    case BatchReason::kFlush: return "flush";
+    case BatchReason::kMaxBatch:
+      return "max_batch";
+    case BatchReason::kPreferred:
+      return "preferred";
+    case BatchReason::kDelayExpired:
+      return "delay_expired";
+    case BatchReason::kShapeBreak:
+      return "shape_break";
+    case BatchReason::kFlush:
+      return "flush";
   }
   return "?";
 }
@@ -205,9 +210,9 @@ inline const char* batch_reason_name(BatchReason r) {
 struct BatchItem {
   uint64_t id;
   int level;
-  bool delayed;        // it had timed out under TimeoutAction::kDelay
+  bool delayed;  // it had timed out under TimeoutAction::kDelay
   int64_t enqueue_us;
-  int64_t queue_us;    // formed_us - enqueue_us
+  int64_t queue_us;  // formed_us - enqueue_us
   Shape shape;
 };
 
@@ -215,9 +220,9 @@ struct Batch {
   std::vector<BatchItem> items;  // in the order they were taken
   int64_t formed_us = 0;
   BatchReason reason = BatchReason::kMaxBatch;
-  Shape padded;                  // element-wise maximum shape (rank 0: fixed shapes)
-  int64_t real_elements = 0;     // sum of the requests' elements
-  int64_t padded_elements = 0;   // padded shape's elements times the batch size
+  Shape padded;                 // element-wise maximum shape (rank 0: fixed shapes)
+  int64_t real_elements = 0;    // sum of the requests' elements
+  int64_t padded_elements = 0;  // padded shape's elements times the batch size
   size_t size() const { return items.size(); }
 };
 
@@ -234,6 +239,19 @@ struct BatcherCounters {
 
 // ---------------------------------------------------------------- the batcher
 
+// The rule, applied whenever something changes (a submit, a release, a deadline):
+//  0. Timeouts first: a request past its deadline is rejected (reported through on_drop)
+//     or, under TimeoutAction::kDelay, served after every live request of its level.
+//  1. No batch while no executor slot is free.
+//  2. Candidates are the queued requests in serving order (level 0 first; within a level
+//     arrival order, then the delayed ones), up to max_batch, ending before the first one
+//     that fails the padding rule.
+//  3. max_batch candidates: send them. Else the largest preferred size <= candidates: send
+//     that many. Else, if the padding rule ended the candidates or the batcher is closed:
+//     send them. Else, if the oldest candidate has waited max_queue_delay_us: send them.
+//     Else wait until it has (or until something changes).
+// Sources: Triton's user guide, "Batchers: Dynamic Batcher" (preferred batch sizes, delayed
+// batching, priority levels, queue policy) and model_config.proto (ModelQueuePolicy).
 class Batcher {
  public:
   using DropFn = std::function<void(const Dropped&)>;
@@ -247,7 +265,8 @@ class Batcher {
     cfg_.preferred.erase(std::unique(cfg_.preferred.begin(), cfg_.preferred.end()),
                          cfg_.preferred.end());
     levels_.resize(static_cast<size_t>(cfg_.priority_levels));
-    for (int l = 0; l < cfg_.priority_levels; ++l) levels_[static_cast<size_t>(l)].policy = policy_for(l);
+    for (int l = 0; l < cfg_.priority_levels; ++l)
+      levels_[static_cast<size_t>(l)].policy = policy_for(l);
     size_t bounded = 0;
     bool unbounded = false;
     for (const Level& lv : levels_) {
@@ -273,10 +292,11 @@ class Batcher {
       return SubmitResult::kRejectedClosed;
     }
     // A level beyond the last is served as the last (the lowest priority).
-    int level = r.priority < 0 ? cfg_.default_priority
-                               : std::min(r.priority, cfg_.priority_levels - 1);
+    int level =
+        r.priority < 0 ? cfg_.default_priority : std::min(r.priority, cfg_.priority_levels - 1);
     Level& lv = levels_[static_cast<size_t>(level)];
-    if (lv.policy.max_queue_size != 0 && lv.live.size + lv.delayed.size >= lv.policy.max_queue_size) {
+    if (lv.policy.max_queue_size != 0 &&
+        lv.live.size + lv.delayed.size >= lv.policy.max_queue_size) {
       ++counters_.rejected_queue_full;
       return SubmitResult::kRejectedQueueFull;
     }
@@ -291,7 +311,8 @@ class Batcher {
     // Triton's allow_timeout_override: a request may shorten the level's timeout, never
     // lengthen it (no default timeout: any timeout of its own is shorter).
     int64_t timeout = lv.policy.default_timeout_us;
-    if (r.timeout_us > 0 && lv.policy.allow_timeout_override && (timeout == 0 || r.timeout_us < timeout))
+    if (r.timeout_us > 0 && lv.policy.allow_timeout_override &&
+        (timeout == 0 || r.timeout_us < timeout))
       timeout = r.timeout_us;
     node.deadline_us = timeout > 0 ? node.enqueue_us + timeout : kNever;
     push_back(lv.live, n);
@@ -390,7 +411,8 @@ class Batcher {
     if (cfg_.priority_levels < 1) bad("priority_levels must be at least 1");
     if (cfg_.default_priority < 0 || cfg_.default_priority >= cfg_.priority_levels)
       bad("default_priority must be a level in 0..priority_levels-1");
-    if (cfg_.policies.size() > 1 && cfg_.policies.size() != static_cast<size_t>(cfg_.priority_levels))
+    if (cfg_.policies.size() > 1 &&
+        cfg_.policies.size() != static_cast<size_t>(cfg_.priority_levels))
       bad("policies: give none, one for every level, or one per level");
     for (const QueuePolicy& p : cfg_.policies)
       if (p.default_timeout_us < 0) bad("default_timeout_us must not be negative");
@@ -462,7 +484,8 @@ class Batcher {
           } else {
             ++counters_.timed_out_rejected;
             if (on_drop_)
-              on_drop_(Dropped{node.req.id, node.level, DropReason::kTimeout, now - node.enqueue_us});
+              on_drop_(
+                  Dropped{node.req.id, node.level, DropReason::kTimeout, now - node.enqueue_us});
             release_node(n);
           }
         } else {
@@ -492,7 +515,10 @@ class Batcher {
     if (queued_ == 0 || free_slots_ == 0) return false;
 
     // What could go now: the first requests in serving order, up to max_batch, stopping at
-    // the first that fails the padding rule.
+    // the first that fails the padding rule. Requests join in order, so a batch that meets
+    // such a request cannot grow and goes at once, as Triton sends its pending batch when
+    // the next request's shape differs (triton-inference-server/core,
+    // src/dynamic_batch_scheduler.cc); the request heads the next batch.
     PaddedShape shape;
     int reachable = 0;
     bool shape_break = false;
@@ -534,6 +560,7 @@ class Batcher {
     }
 
     out->items.clear();
+    out->items.reserve(static_cast<size_t>(max_batch));  // once per Batch object
     out->formed_us = now;
     out->reason = reason;
     PaddedShape taken;

@@ -430,11 +430,16 @@ class ServingStats {
     j.key("batch_stats").open('[');
     for (size_t s = 1; s < batch_sizes_.size(); ++s)
       if (batch_sizes_[s] != 0)
-        j.open('[').integer(static_cast<int64_t>(s)).integer(static_cast<int64_t>(batch_sizes_[s])).close(']');
+        j.open('[')
+            .integer(static_cast<int64_t>(s))
+            .integer(static_cast<int64_t>(batch_sizes_[s]))
+            .close(']');
     j.close(']');
     j.key("batches").integer(static_cast<int64_t>(batches_));
-    j.key("average_fill").num(executed_slots_ ? static_cast<double>(requests_in_batches_) / executed_slots_ : 0.0);
-    j.key("padding_waste").num(padded_elements_ ? 1.0 - static_cast<double>(real_elements_) / padded_elements_ : 0.0);
+    j.key("average_fill")
+        .num(executed_slots_ ? static_cast<double>(requests_in_batches_) / executed_slots_ : 0.0);
+    j.key("padding_waste")
+        .num(padded_elements_ ? 1.0 - static_cast<double>(real_elements_) / padded_elements_ : 0.0);
     j.key("submitted").integer(static_cast<int64_t>(counters_.submitted));
     j.key("rejected").open('{');
     j.key("queue_full").integer(static_cast<int64_t>(counters_.rejected_queue_full));
@@ -445,7 +450,8 @@ class ServingStats {
     j.key("delayed").integer(static_cast<int64_t>(counters_.timed_out_delayed)).close('}');
     j.key("batch_reasons").open('{');
     for (int r = 0; r < kBatchReasons; ++r)
-      j.key(batch_reason_name(static_cast<BatchReason>(r))).integer(static_cast<int64_t>(counters_.by_reason[r]));
+      j.key(batch_reason_name(static_cast<BatchReason>(r)))
+          .integer(static_cast<int64_t>(counters_.by_reason[r]));
     j.close('}');
     if (has_lateness_) {
       j.key("generator").open('{');
@@ -458,7 +464,10 @@ class ServingStats {
     if (depth) {
       j.key("queue_depth").open('[');
       for (const DepthSeries::Sample& s : depth->samples())
-        j.open('[').num(static_cast<double>(s.t_us) / 1e6).integer(static_cast<int64_t>(s.depth)).close(']');
+        j.open('[')
+            .num(static_cast<double>(s.t_us) / 1e6)
+            .integer(static_cast<int64_t>(s.depth))
+            .close(']');
       j.close(']');
     }
     j.close('}');

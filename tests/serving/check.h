@@ -95,16 +95,16 @@ inline int run(int argc, char** argv) {
     }                                                                               \
   } while (0)
 
-#define CHECK_THROWS(expr)                                            \
-  do {                                                                \
-    bool check_threw_ = false;                                        \
-    try {                                                             \
-      (void)(expr);                                                   \
-    } catch (const std::exception&) {                                 \
-      check_threw_ = true;                                            \
-    }                                                                 \
+#define CHECK_THROWS(expr)                                                  \
+  do {                                                                      \
+    bool check_threw_ = false;                                              \
+    try {                                                                   \
+      (void)(expr);                                                         \
+    } catch (const std::exception&) {                                       \
+      check_threw_ = true;                                                  \
+    }                                                                       \
     if (!check_threw_) check::fail(__FILE__, __LINE__, "no throw: " #expr); \
-    if (!check_threw_) return;                                        \
+    if (!check_threw_) return;                                              \
   } while (0)
 
 #endif  // ASCGEN_SERVING_TESTS_CHECK_H_

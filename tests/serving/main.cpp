@@ -2,4 +2,6 @@
 // Usage: serving_tests [GROUP...]; built and run by tests/serving/test_batcher.py.
 #include "check.h"
 
-int main(int argc, char** argv) { return check::run(argc, argv); }
+int main(int argc, char** argv) {
+  return check::run(argc, argv);
+}

@@ -33,7 +33,9 @@ double ks_exponential(std::vector<double> x, double rate) {
 
 // The asymptotic critical value of the one-sample KS test at significance 0.01:
 // sqrt(-ln(0.01 / 2) / 2) / sqrt(n) = 1.6276 / sqrt(n).
-double ks_critical_001(size_t n) { return std::sqrt(-std::log(0.005) / 2.0) / std::sqrt(static_cast<double>(n)); }
+double ks_critical_001(size_t n) {
+  return std::sqrt(-std::log(0.005) / 2.0) / std::sqrt(static_cast<double>(n));
+}
 
 template <class Pred>
 bool wait_for(std::mutex& m, std::condition_variable& cv, Pred pred) {
@@ -181,7 +183,8 @@ TEST(loadgen_threads, open_loop_reports_when_it_cannot_keep_up) {
   ConstantArrivals a(1000);
   OpenLoop loop(a, clock, 1000);
   // each send takes 3 ms against a 1 ms period: the generator falls behind
-  Lateness l = loop.run([](uint64_t, int64_t) { std::this_thread::sleep_for(std::chrono::milliseconds(3)); }, 30);
+  Lateness l = loop.run(
+      [](uint64_t, int64_t) { std::this_thread::sleep_for(std::chrono::milliseconds(3)); }, 30);
   CHECK_EQ(l.sent, uint64_t{30});
   CHECK(l.late >= 25);
   CHECK(l.could_not_keep_up());

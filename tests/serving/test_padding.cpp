@@ -12,8 +12,8 @@ TEST(padding, absolute_condition_boundary) {
   CHECK(padding_acceptable(1025, 1));
   CHECK(!padding_acceptable(1026, 1));  // 1025 more: neither condition
   CHECK(padding_acceptable(1024, 0));
-  CHECK(padding_acceptable(2000, 976));    // 1024 more (and 2 * 976 < 2000)
-  CHECK(!padding_acceptable(2000, 975));   // 1025 more, and 2 * 975 < 2000
+  CHECK(padding_acceptable(2000, 976));   // 1024 more (and 2 * 976 < 2000)
+  CHECK(!padding_acceptable(2000, 975));  // 1025 more, and 2 * 975 < 2000
 }
 
 TEST(padding, relative_condition_boundary) {
@@ -47,7 +47,7 @@ TEST(padding, paddle_code_divides_the_wrong_way) {
   // bsf.h computes padded / original >= 0.5 in size_t: at least 1 for any pair, so it would
   // merge scenario 3. The intent is original / padded >= 0.5.
   const size_t padded = 3 * 960 * 960, original = 3 * 320 * 320;
-  CHECK(padded / original >= 0.5);                         // Paddle's condition, always true
+  CHECK(padded / original >= 0.5);                          // Paddle's condition, always true
   CHECK(!(static_cast<double>(original) / padded >= 0.5));  // the intent
   CHECK(!padding_acceptable(static_cast<int64_t>(padded), static_cast<int64_t>(original)));
 }
@@ -84,4 +84,6 @@ TEST(padding, rank_must_match) {
   CHECK_EQ(fixed.padded_elements(), int64_t{1});
 }
 
-TEST(padding, too_many_dimensions) { CHECK_THROWS(make_shape({1, 2, 3, 4, 5})); }
+TEST(padding, too_many_dimensions) {
+  CHECK_THROWS(make_shape({1, 2, 3, 4, 5}));
+}
