@@ -16,6 +16,7 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -24,6 +25,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,6 +38,9 @@
 #include "acl/ops/acl_dvpp.h"
 #include "acl_sim/acl_sim.h"
 #include "profile.h"
+
+// calib_dvpp.cpp: CANN's DVPP figures by channel count ("vpc" or "jpegd").
+double dvpp_channels(const std::string& engine, int channels, const std::vector<uint8_t>& jpeg);
 
 namespace {
 
@@ -106,6 +111,14 @@ std::string model_file(uint32_t batch) {
     << "\noutputs=1\noutput.0.bytes=" << batch * kOutPerItem
     << "\nmemory_bytes=" << static_cast<size_t>(p.num("models.resnet50.memory_bytes", 115343360))
     << "\n";
+  // DDR traffic of one execution besides input and output (weights, activations):
+  // ACL_SIM_CALIB_TRAFFIC=FIXED,PER_ITEM, calibrate.py's copy of the profile's
+  // models.resnet50.traffic_bytes_fixed / _per_item (descriptor figures, not in the flat profile).
+  if (const char* t = std::getenv("ACL_SIM_CALIB_TRAFFIC")) {
+    double fixed = 0, per_item = 0;
+    if (std::sscanf(t, "%lf,%lf", &fixed, &per_item) == 2)
+      f << "traffic_bytes=" << static_cast<size_t>(fixed + batch * per_item) << "\n";
+  }
   for (int b = 1; b <= 128; ++b) {
     std::string key = "models.resnet50.latency_ms." + std::to_string(b);
     if (p.has(key)) f << "latency_ms." << b << "=" << p.str(key) << "\n";
@@ -151,6 +164,7 @@ void unload(Model& m, bool owns_input) {
 struct Result {
   double model_s = 0;
   long frames = 0;
+  double steady_qps = 0;  // lane probes: frames per model second once every lane runs
 };
 
 Result model_loop(bool async, long n, uint32_t batch) {
@@ -181,11 +195,21 @@ Result h2d(long copies, size_t bytes) {
   OK(aclrtMallocHost(&host, bytes));
   OK(aclrtMalloc(&dev, bytes, ACL_MEM_MALLOC_HUGE_FIRST));
   std::memset(host, 7, bytes);
-  double t0 = aclsimNowUs();
+  // Timed by events (exact model time): with 73 MB copies the host's memcpy
+  // may lag the model, which delays when the host sees the end, not the end.
+  aclrtEvent start = nullptr, end = nullptr;
+  OK(aclrtCreateEvent(&start));
+  OK(aclrtCreateEvent(&end));
+  OK(aclrtRecordEvent(start, s));
   for (long i = 0; i < copies; ++i)
     OK(aclrtMemcpyAsync(dev, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE, s));
+  OK(aclrtRecordEvent(end, s));
   OK(aclrtSynchronizeStream(s));
-  Result r{(aclsimNowUs() - t0) / 1e6, copies};
+  float ms = 0;
+  OK(aclrtEventElapsedTime(&ms, start, end));
+  OK(aclrtDestroyEvent(start));
+  OK(aclrtDestroyEvent(end));
+  Result r{ms / 1e3, copies};
   OK(aclrtFree(dev));
   OK(aclrtFreeHost(host));
   OK(aclrtDestroyStream(s));
@@ -283,14 +307,138 @@ void pipeline_lane(const std::vector<uint8_t>& jpeg, long frames) {
   OK(aclrtResetDevice(0));
 }
 
-Result pipeline(int threads, long frames_per_thread) {
+// Steady-state rate of the lane probes below: each lane logs the model time at
+// which each of its sync windows ended. Between the moment every lane has
+// finished its first window (the pipeline is full) and the first lane's last
+// (all lanes still submit), each lane's rate is its windows between its first
+// and last end in that span over that time (exact for a lane that runs
+// periodically, unlike a count of windows in a fixed span); the rates add up.
+struct WindowLog {
+  std::mutex mu;
+  std::vector<std::vector<double>> ends;  // per lane
+  void add(size_t lane, double t) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (ends.size() <= lane) ends.resize(lane + 1);
+    ends[lane].push_back(t);
+  }
+  // Frames per model second; 0 without enough windows.
+  double rate(long frames_per_window) {
+    double from = 0, to = 1e300, total = 0;
+    for (const auto& e : ends) {
+      from = std::max(from, e.front());
+      to = std::min(to, e.back());
+    }
+    for (const auto& e : ends) {
+      std::vector<double> in;
+      for (double t : e)
+        if (t >= from && t <= to) in.push_back(t);
+      if (in.size() < 3) return 0;
+      total += (in.size() - 1) * frames_per_window / ((in.back() - in.front()) / 1e6);
+    }
+    return total;
+  }
+};
+WindowLog g_windows;
+std::atomic<size_t> g_lane_ids{0};
+
+// The decode front end alone (pipeline_single_batch.notes): per thread one
+// stream carrying copy -> jpegd, 64 frames per aclrtSynchronizeStream.
+void decode_lane(const std::vector<uint8_t>& jpeg, long frames) {
+  OK(aclrtSetDevice(0));
+  Lane l = make_lane(jpeg);
+  aclrtStream s = nullptr;
+  OK(aclrtCreateStream(&s));
+  size_t id = g_lane_ids++;
+  for (long i = 0; i < frames; ++i) {
+    OK(aclrtMemcpyAsync(l.jpeg, l.jpeg_bytes, l.host, l.jpeg_bytes, ACL_MEMCPY_HOST_TO_DEVICE, s));
+    OK(acldvppJpegDecodeAsync(l.ch, l.jpeg, l.jpeg_bytes, l.dec, s));
+    if (i % 64 == 63) {
+      OK(aclrtSynchronizeStream(s));
+      g_windows.add(id, aclsimNowUs());
+    }
+  }
+  OK(aclrtSynchronizeStream(s));
+  OK(aclrtDestroyStream(s));
+  free_lane(l);
+  OK(aclrtResetDevice(0));
+}
+
+// pipeline_batch16, the study's hand-written program: per thread one stream
+// and a window of 64 frames (own buffers per frame), submitted step by step:
+// 64 copies, 64 decodes, 64 resizes, 64 D2D copies packing 16 frames into each
+// of 4 model inputs, 4 executions at batch 16, 4 result copies; then one
+// aclrtSynchronizeStream per window.
+constexpr int kWindow = 64, kBatch = 16;
+void study_b16_lane(const std::vector<uint8_t>& jpeg, long windows) {
+  OK(aclrtSetDevice(0));
+  std::vector<Lane> lanes;
+  for (int i = 0; i < kWindow; ++i) lanes.push_back(make_lane(jpeg));
+  std::vector<Model> models;
+  models.push_back(load_model(kBatch));
+  for (int b = 1; b < kWindow / kBatch; ++b) {  // one instance, four input/output sets
+    Model m = models[0];
+    OK(aclrtMalloc(&m.in, kBatch * kNetBytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    OK(aclrtMalloc(&m.out, kBatch * kOutPerItem, ACL_MEM_MALLOC_HUGE_FIRST));
+    m.ins = aclmdlCreateDataset();
+    m.outs = aclmdlCreateDataset();
+    m.bin = aclCreateDataBuffer(m.in, kBatch * kNetBytes);
+    m.bout = aclCreateDataBuffer(m.out, kBatch * kOutPerItem);
+    OK(aclmdlAddDatasetBuffer(m.ins, m.bin));
+    OK(aclmdlAddDatasetBuffer(m.outs, m.bout));
+    models.push_back(m);
+  }
+  void* result = nullptr;
+  OK(aclrtMallocHost(&result, kBatch * kOutPerItem));
+  aclrtStream s = nullptr;
+  OK(aclrtCreateStream(&s));
+  size_t id = g_lane_ids++;
+  for (long w = 0; w < windows; ++w) {
+    for (Lane& l : lanes)
+      OK(aclrtMemcpyAsync(l.jpeg, l.jpeg_bytes, l.host, l.jpeg_bytes, ACL_MEMCPY_HOST_TO_DEVICE,
+                          s));
+    for (Lane& l : lanes) OK(acldvppJpegDecodeAsync(l.ch, l.jpeg, l.jpeg_bytes, l.dec, s));
+    for (Lane& l : lanes) OK(acldvppVpcResizeAsync(l.ch, l.in, l.out, l.rc, s));
+    for (int i = 0; i < kWindow; ++i) {
+      char* dst = static_cast<char*>(models[i / kBatch].in) + (i % kBatch) * kNetBytes;
+      OK(aclrtMemcpyAsync(dst, kNetBytes, lanes[i].resized, kNetBytes, ACL_MEMCPY_DEVICE_TO_DEVICE,
+                          s));
+    }
+    for (Model& m : models) OK(aclmdlExecuteAsync(m.id, m.ins, m.outs, s));
+    for (Model& m : models)
+      OK(aclrtMemcpyAsync(result, kBatch * kOutPerItem, m.out, kBatch * kOutPerItem,
+                          ACL_MEMCPY_DEVICE_TO_HOST, s));
+    OK(aclrtSynchronizeStream(s));
+    g_windows.add(id, aclsimNowUs());
+  }
+  OK(aclrtDestroyStream(s));
+  for (size_t b = 1; b < models.size(); ++b) {
+    aclmdlDestroyDataset(models[b].ins);
+    aclmdlDestroyDataset(models[b].outs);
+    aclDestroyDataBuffer(models[b].bin);
+    aclDestroyDataBuffer(models[b].bout);
+    OK(aclrtFree(models[b].in));
+    OK(aclrtFree(models[b].out));
+  }
+  unload(models[0], true);
+  OK(aclrtFreeHost(result));
+  for (Lane& l : lanes) free_lane(l);
+  OK(aclrtResetDevice(0));
+}
+
+// `threads` host threads running `lane` over `per_thread` units (frames or windows).
+Result run_lanes(void (*lane)(const std::vector<uint8_t>&, long), int threads, long per_thread,
+                 long frames_per_unit) {
   const std::vector<uint8_t>& jpeg = study_jpeg();
   double t0 = aclsimNowUs();
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back(pipeline_lane, std::cref(jpeg), frames_per_thread);
+  for (int t = 0; t < threads; ++t) pool.emplace_back(lane, std::cref(jpeg), per_thread);
   for (auto& th : pool) th.join();
-  return Result{(aclsimNowUs() - t0) / 1e6, threads * frames_per_thread};
+  return Result{(aclsimNowUs() - t0) / 1e6, threads * per_thread * frames_per_unit,
+                g_windows.rate(64)};
+}
+
+Result pipeline(int threads, long frames_per_thread) {
+  return run_lanes(pipeline_lane, threads, frames_per_thread, 1);
 }
 
 }  // namespace
@@ -316,7 +464,8 @@ int main(int argc, char** argv) {
   }
   OK(aclInit(nullptr));
   OK(aclrtSetDevice(0));
-  if (exp == "jpegd_async_one_stream" || exp == "pipeline") study_jpeg();  // not timed
+  if (exp != "model_sync" && exp != "model_async" && exp != "model_batch")
+    study_jpeg();  // not timed
   auto wall0 = std::chrono::steady_clock::now();
   double cpu0 = process_cpu_s(), dev0 = aclsimCpuSeconds();
   Result r;
@@ -334,6 +483,12 @@ int main(int argc, char** argv) {
     r = jpegd_one_stream(frames ? frames : 801);
   else if (exp == "pipeline")
     r = pipeline(static_cast<int>(arg), frames ? frames : 640);
+  else if (exp == "vpc_channels" || exp == "jpegd_channels")
+    r.steady_qps = dvpp_channels(exp.substr(0, exp.find('_')), static_cast<int>(arg), study_jpeg());
+  else if (exp == "decode")
+    r = run_lanes(decode_lane, static_cast<int>(arg), frames ? frames : 384, 1);
+  else if (exp == "study_b16")  // --frames: windows of 64 frames per thread
+    r = run_lanes(study_b16_lane, static_cast<int>(arg), frames ? frames : 6, kWindow);
   else {
     std::fprintf(stderr, "acl_sim_calib: unknown experiment '%s'\n", exp.c_str());
     return 2;
@@ -343,9 +498,9 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"experiment\": \"%s\", \"arg\": %ld, \"model_s\": %.6f, \"frames\": %ld, "
       "\"wall_s\": %.3f, \"process_cpu_s\": %.4f, \"device_thread_cpu_s\": %.4f, "
-      "\"jpeg_bytes\": %zu}\n",
+      "\"jpeg_bytes\": %zu, \"steady_qps\": %.3f}\n",
       exp.c_str(), arg, r.model_s, r.frames, wall, cpu, dev,
-      exp == "jpegd_async_one_stream" || exp == "pipeline" ? study_jpeg().size() : size_t{0});
+      exp.rfind("model", 0) != 0 ? study_jpeg().size() : size_t{0}, r.steady_qps);
   OK(aclrtResetDevice(0));
   OK(aclFinalize());
   return 0;

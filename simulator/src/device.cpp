@@ -66,12 +66,16 @@ double charge_host() {
 void Device::start() {
   std::lock_guard<std::mutex> lock(mu_);
   per_task_us_ = profile().num("engines.scheduler.per_task_us");
+  bw_bytes_per_us_ = profile().num("memory.bandwidth_GBps", 0.0) * 1e3;
+  bw_pace_ = 1;
+  bw_running_.clear();
   submit_us_ = profile().num("engines.host.submit_us");
   for (int e = 1; e < static_cast<int>(Engine::kCount); ++e) {
     int units = static_cast<int>(engine_param(static_cast<Engine>(e), "units", 1));
     engines_[e].busy.assign(std::max(units, 1), 0);
     engines_[e].last_stream.assign(std::max(units, 1), 0);
     engines_[e].switch_us = engine_param(static_cast<Engine>(e), "switch_us", 0.0);
+    engines_[e].switch_fraction = engine_param(static_cast<Engine>(e), "switch_fraction", 0.0);
     engines_[e].waiting.clear();
   }
   stop_ = false;
@@ -126,8 +130,8 @@ double Device::cpu_seconds() const {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void Device::push(double time, int what, std::shared_ptr<Task> task) {
-  heap_.push(Item{time, seq_++, what, std::move(task)});
+void Device::push(double time, int what, std::shared_ptr<Task> task, uint64_t version) {
+  heap_.push(Item{time, seq_++, what, std::move(task), version});
   if (time < sleeping_until_) wake_.notify_one();
 }
 
@@ -204,6 +208,7 @@ void Device::handle(std::unique_lock<std::mutex>& lk, Item& item) {
       on_dispatched(lk, t, item.time);
       break;
     default:
+      if (item.version != t->bw_version) break;  // re-timed by a later re-share
       complete(lk, t, item.time);
       break;
   }
@@ -243,14 +248,18 @@ void Device::on_dispatched(std::unique_lock<std::mutex>& lk, const std::shared_p
 }
 
 // A unit that takes a task of another stream than its last one first spends the
-// engine's switch_us (the AI Core loading another stream's model context).
+// engine's switch_us plus switch_fraction of its own service time (the AI Core
+// loading another stream's model context, and re-filling its on-chip buffers
+// the other model instance evicted: a cost that grows with the execution's work;
+// docs/shared_bandwidth.md).
 void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now) {
   EngineState& e = engines_[static_cast<int>(t->spec.engine)];
   e.busy[unit] = 1;
   double service = std::max(0.0, t->spec.service_us);
   uint64_t sid = t->stream != nullptr ? t->stream->id : 0;
   if (sid != 0) {
-    if (e.last_stream[unit] != 0 && e.last_stream[unit] != sid) service += e.switch_us;
+    if (e.last_stream[unit] != 0 && e.last_stream[unit] != sid)
+      service += e.switch_us + e.switch_fraction * service;
     e.last_stream[unit] = sid;
   }
   t->unit = unit;
@@ -259,11 +268,47 @@ void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now)
     t->move = mover::start(std::move(t->spec.work));
     t->spec.work = nullptr;
   }
+  if (bw_bytes_per_us_ > 0 && t->spec.traffic_bytes > 0 && service > 0) {
+    t->bw_left_us = service;
+    t->bw_at = now;
+    t->bw_demand = t->spec.traffic_bytes / service;
+    bw_running_.push_back(t);
+    reshare(now, t);
+    return;
+  }
   push(now + service, kComplete, t);
+}
+
+// Processor sharing of the device's DDR (docs/shared_bandwidth.md): every
+// running task asks for its traffic at its engine's pace (bw_demand bytes per
+// us); when the demands add up to more than the bandwidth, the memory
+// controller serves every requester in proportion to what it asks, so all of
+// them progress at pace bandwidth / demand < 1. Each change of the running set
+// advances every task's remaining engine time at the old pace, then re-times
+// its completion (an absolute model time) at the new one.
+void Device::reshare(double now, const std::shared_ptr<Task>& added) {
+  double demand = 0;
+  for (const std::shared_ptr<Task>& r : bw_running_) {
+    r->bw_left_us = std::max(0.0, r->bw_left_us - (now - r->bw_at) * bw_pace_);
+    r->bw_at = now;
+    demand += r->bw_demand;
+  }
+  double pace = demand > bw_bytes_per_us_ ? bw_bytes_per_us_ / demand : 1.0;
+  bool changed = pace != bw_pace_;
+  bw_pace_ = pace;
+  for (const std::shared_ptr<Task>& r : bw_running_) {
+    if (!changed && r != added) continue;  // its pending completion still holds
+    push(now + r->bw_left_us / pace, kComplete, r, ++r->bw_version);
+  }
 }
 
 void Device::complete(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t,
                       double now) {
+  if (t->bw_demand > 0) {
+    bw_running_.erase(std::find(bw_running_.begin(), bw_running_.end(), t));
+    t->bw_demand = 0;
+    reshare(now, nullptr);
+  }
   if (t->move) {
     // A copy whose bytes a mover has been moving since its start: wait for
     // the rest (only when the host CPU is slower than the modelled copy).

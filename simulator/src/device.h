@@ -60,6 +60,12 @@ struct Task {
   int unit = -1;
   bool done = false;
   std::shared_ptr<mover::Job> move;  // a large copy's bytes, moving since its start (mover.h)
+  // Shared memory bandwidth (docs/shared_bandwidth.md): while it runs, the
+  // engine time still to go at full pace, when that was last updated, its
+  // demand (traffic bytes per engine us), and the version of its pending
+  // completion item (a re-share pushes a new one and makes older ones stale).
+  double bw_left_us = 0, bw_at = 0, bw_demand = 0;
+  uint64_t bw_version = 0;
   // Hazard detector (ACL_SIM_HAZARD): the public API and the task's clock.
   const char* api = nullptr;
   int hz_agent = -1;
@@ -154,17 +160,22 @@ class Device {
     uint64_t seq;
     int what;  // 0 arrive, 1 dispatch, 2 complete
     std::shared_ptr<Task> task;
+    uint64_t version = 0;  // complete: the task's bw_version when pushed
     bool operator>(const Item& o) const { return time != o.time ? time > o.time : seq > o.seq; }
   };
   struct EngineState {
     std::vector<char> busy;
     std::vector<uint64_t> last_stream;  // per unit: stream id of its last task (0: none)
     double switch_us = 0;               // engines.<e>.switch_us: added when that stream changes
+    double switch_fraction = 0;         // engines.<e>.switch_fraction: x service, likewise
     std::deque<std::shared_ptr<Task>> waiting;
   };
 
   void run();
-  void push(double time, int what, std::shared_ptr<Task> task);
+  void push(double time, int what, std::shared_ptr<Task> task, uint64_t version = 0);
+  // Re-divides the memory bandwidth among the running tasks at `now` and
+  // re-times their completions (docs/shared_bandwidth.md).
+  void reshare(double now, const std::shared_ptr<Task>& added);
   void handle(std::unique_lock<std::mutex>& lk, Item& item);
   void try_ready(const std::shared_ptr<Task>& t, double now);
   void on_dispatched(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t, double now);
@@ -181,6 +192,9 @@ class Device {
   double sleeping_until_ = 0;  // < 0 while the device thread is awake
   double processed_until_ = 0;
   double sched_free_ = 0;
+  double bw_bytes_per_us_ = 0;  // memory.bandwidth_GBps x 1000; 0: not shared
+  double bw_pace_ = 1;          // progress of every running task per us (<= 1)
+  std::vector<std::shared_ptr<Task>> bw_running_;
   double per_task_us_ = 0;
   double submit_us_ = 0;
   bool notify_hosts_ = false;

@@ -179,6 +179,10 @@ aclError execute(const char* api, uint32_t modelId, const aclmdlDataset* input,
   }
   spec.engine = Engine::kAicore;
   spec.service_us = m->file.latency_at(m->file.batch) * 1000.0;
+  // DDR traffic: inputs and outputs plus the weights and activations it streams.
+  spec.traffic_bytes = static_cast<double>(m->file.traffic_bytes);
+  for (const auto* side : {&spec.reads, &spec.writes})
+    for (const ByteRange& r : *side) spec.traffic_bytes += static_cast<double>(r.size);
   spec.name = "model_" + m->file.name;
   std::vector<ByteRange> in = spec.reads, out = spec.writes;
   uint32_t batch = m->file.batch;

@@ -120,6 +120,11 @@ aclError read_model_file(const char* api, const char* path, ModelFile* out) {
     if (v > m.memory_bytes) return r.bad("weight_bytes", "exceeds memory_bytes");
     m.weight_bytes = static_cast<size_t>(v);
   }
+  m.traffic_bytes = m.weight_bytes;
+  if (r.values.count("traffic_bytes")) {
+    if (aclError rc = r.u64("traffic_bytes", &v, true)) return rc;
+    m.traffic_bytes = static_cast<size_t>(v);
+  }
   const std::string prefix = "latency_ms.";
   for (const auto& kv : r.values) {
     if (kv.first.compare(0, prefix.size(), prefix) != 0) continue;

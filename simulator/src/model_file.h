@@ -6,6 +6,10 @@
 //   memory_bytes=115343360      latency_ms.1=2.504   latency_ms.16=21.78
 //   weight_bytes=...            (optional: the weight part of memory_bytes for
 //                                aclmdlQuerySize; default half of it)
+//   traffic_bytes=...           (optional: bytes one execution moves through
+//                                DDR besides its inputs and outputs: weights,
+//                                activations; default weight_bytes, the
+//                                weights read once; docs/shared_bandwidth.md)
 #ifndef ACL_SIM_SRC_MODEL_FILE_H_
 #define ACL_SIM_SRC_MODEL_FILE_H_
 
@@ -27,6 +31,7 @@ struct ModelFile {
   std::vector<size_t> output_bytes;
   size_t memory_bytes = 0;
   size_t weight_bytes = 0;                // part of memory_bytes
+  size_t traffic_bytes = 0;               // per execution, besides inputs and outputs
   std::map<uint32_t, double> latency_ms;  // by batch size, at least one entry
 
   size_t work_bytes() const { return memory_bytes - weight_bytes; }

@@ -28,7 +28,25 @@ double copy_service_us(Engine engine, size_t bytes) {
   return engine_param(engine, "latency_us") + static_cast<double>(bytes) / (gbps * 1e3);
 }
 
+namespace {
+
+// The device-side bytes of a task's reads and writes (host memory is reached
+// over PCIe, not through the device's DDR).
+void derive_traffic(TaskSpec& spec) {
+  if (spec.traffic_bytes >= 0 || spec.engine == Engine::kControl) return;
+  double bytes = 0;
+  for (const auto* side : {&spec.reads, &spec.writes})
+    for (const ByteRange& r : *side) {
+      MemKind k = classify(r.addr, r.size);
+      if (k == MemKind::kDevice || k == MemKind::kDvpp) bytes += static_cast<double>(r.size);
+    }
+  spec.traffic_bytes = bytes;
+}
+
+}  // namespace
+
 aclError submit(const char* api, void* stream, TaskSpec spec) {
+  derive_traffic(spec);
   double stamp = charge_host();
   Device& d = device();
   std::unique_lock<std::mutex> lk(d.mu());
@@ -41,6 +59,7 @@ aclError submit(const char* api, void* stream, TaskSpec spec) {
 
 aclError submit_sync(const char* api, TaskSpec spec) {
   if (aclError rc = require_context(api)) return rc;
+  derive_traffic(spec);
   double stamp = std::max(model_clock().now_us(), 0.0);
   Device& d = device();
   std::unique_lock<std::mutex> lk(d.mu());

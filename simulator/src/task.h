@@ -24,6 +24,10 @@
 //   not call the public API. Keep it short: the device thread runs every
 //   completion; long pixel work delays when the host observes completions (not
 //   model time).
+// - While it runs, a task with traffic_bytes > 0 shares the device's memory
+//   bandwidth with the other running tasks: when together they ask for more
+//   than memory.bandwidth_GBps, all of them slow down by the same factor
+//   (docs/shared_bandwidth.md).
 // - submit_sync() submits without a stream (a synchronous API such as
 //   aclrtMemcpy) and blocks the caller until the task completed.
 #ifndef ACL_SIM_SRC_TASK_H_
@@ -70,6 +74,10 @@ struct TaskSpec {
   std::vector<ByteRange> writes;
   std::function<void()> work;
   std::string name;
+  // Bytes the task reads and writes in device DDR, which engines running at
+  // the same moment share (memory.bandwidth_GBps; docs/shared_bandwidth.md).
+  // -1: the parts of `reads` and `writes` in device or DVPP memory.
+  double traffic_bytes = -1.0;
 };
 
 // Enqueues `spec` on `stream` for public API `api` (used in log lines).
