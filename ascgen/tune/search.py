@@ -92,8 +92,9 @@ class Outcome:
         """The best measured point (it may miss the SLO: see ``winner``)."""
         top: Step | None = None
         for s in self.measured:
-            assert s.measurement is not None
-            if top is None or self.goal.better(s.measurement, top.measurement):  # type: ignore[arg-type]
+            if s.measurement is None:
+                continue
+            if top is None or top.measurement is None or self.goal.better(s.measurement, top.measurement):
                 top = s
         return top
 
