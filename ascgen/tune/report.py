@@ -131,7 +131,7 @@ def render(outcome: Outcome, settings: Settings, plots: list[str], stages: list[
         lines += _table(["stage", "engine", "service us", "capacity QPS", "frames measured"], stages)
     lines += ["", "#### Trace", ""]
     body = [[str(s.n), f"{s.at_s:,.0f}", short(s.config), s.action, s.why, _detail(s)] for s in outcome.steps]
-    lines += _table(["step", "t (s)", "point", "action", "why", "result"], body)
+    lines += _table(["step", "done at (s)", "point", "action", "why", "result"], body)
     return "\n".join(lines) + "\n"
 
 
