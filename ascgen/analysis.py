@@ -34,7 +34,7 @@ def _resources(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap) -> li
                 f"choose an output whose width x height x 3/2 is a multiple of {copy_align}",
             )
         )
-    streams = plan.streams_per_thread * spec.threads
+    streams = plan.streams_per_thread * spec.threads + plan.shared_streams
     if streams > prof.limits.max_streams:
         out.append(smap.error(("threads",), f"{streams} streams exceed the device's {prof.limits.max_streams}"))
     events = plan.events_per_thread * spec.threads
@@ -76,9 +76,10 @@ def _memory(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap) -> list[
         if kind is None and model is not None and mem.model_bytes > big.total_bytes:
             # The loaded models, one instance per thread, are the largest consumer.
             culprit = model.stage
+            how = "instance (shared)" if model.stage in plan.shared_stages else "instances (one per thread)"
             largest = (
-                f"the largest use is model '{model.stage}': {model.memory_bytes:,} B x {model.instances} "
-                f"instances (one per thread) = {mem.model_bytes:,} B"
+                f"the largest use is model '{model.stage}': {model.memory_bytes:,} B x {model.instances} {how} "
+                f"= {mem.model_bytes:,} B"
             )
         else:
             culprit = big.stage

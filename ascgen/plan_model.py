@@ -170,6 +170,8 @@ class Plan(_Frozen):
     model: ModelPlan | None
     batching: BatchingPlan
     streams_per_thread: int
+    shared_stages: list[str]  # stages one copy of which (stream, resources) serves every thread
+    shared_streams: int
     dvpp_channels_per_thread: int
     events_per_thread: int
     device_tasks_per_frame: float

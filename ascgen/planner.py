@@ -147,8 +147,10 @@ class _Planner:
         return out
 
     def memory(self, pools: list[PoolPlan], threads: int) -> MemoryPlan:
-        per_instance = sum(k.model_memory_bytes(c) for c, k in zip(self.ctxs, self.kinds, strict=True))
-        model_bytes = per_instance * threads
+        model_bytes = sum(
+            k.model_memory_bytes(c) * (1 if k.shared_by_threads(c.stage) else threads)
+            for c, k in zip(self.ctxs, self.kinds, strict=True)
+        )
         mem = self.prof.memory
         dvpp = sum(p.total_bytes for p in pools if p.memory == "dvpp")
         device = sum(p.total_bytes for p in pools if p.memory == "device") + dvpp + model_bytes
@@ -179,7 +181,8 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
     by_ref = {pool.ref: pool for pool in pools}
     events = event_edges(steps, by_ref) if per_stage else []
     memory = p.memory(pools, spec.threads)
-    device_streams = len({s.stage for s in steps}) if per_stage else 1
+    shared = [s.name for s in stages if kind_of(s.stage).shared_by_threads(s.stage)] if per_stage else []
+    device_streams = len({s.stage for s in steps} - set(shared)) if per_stage else 1
     dvpp_streams = len({s.stage for s in steps if kind_of(stages[_index(stages, s.stage)].stage).dvpp})
     channels = dvpp_streams if per_stage else min(dvpp_streams, 1)
     tasks = throughput.device_tasks_per_frame(spec, stages, steps, events)
@@ -195,8 +198,9 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
             stage=model.name, path=model.path, batch=spec.batch, latency_ms=latency_ms(model, prof, spec.batch),
             latency_table=latency_table(model, prof), traffic_bytes=traffic_bytes(model, prof, spec.batch),
             input_bytes=gin.bytes if gin else 0,
-            output_bytes=gout.bytes if gout else 0, memory_bytes=memory.model_bytes // spec.threads,
-            instances=spec.threads,
+            output_bytes=gout.bytes if gout else 0,
+            memory_bytes=p.kinds[p.model_index].model_memory_bytes(p.ctxs[p.model_index]),
+            instances=1 if model.name in shared else spec.threads,
         )  # fmt: skip
     first = by_ref.get(steps[0].dst) if steps else None
     source = spec.source
@@ -213,7 +217,8 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
         depth=spec.buffers.depth,
         window=window, batch=spec.batch, batch_slots=p.slot_rule("", "batch"), stages=stages, pools=pools,
         steps=steps, events=events, memory=memory, model=model_plan, batching=batching,
-        streams_per_thread=device_streams, dvpp_channels_per_thread=channels,
+        streams_per_thread=device_streams, shared_stages=shared, shared_streams=len(shared),
+        dvpp_channels_per_thread=channels,
         events_per_thread=sum(by_ref[e.pool].slots for e in events), device_tasks_per_frame=tasks,
         api_calls_per_frame=calls, bounds=bounds, roofline_qps=worst.qps, uncontended_qps=uncontended,
         ddr_bytes_per_frame=throughput.ddr_bytes_per_frame(stages, batching), bottleneck=worst.name,

@@ -309,9 +309,22 @@ def test_model_needs_a_reference_or_latency() -> None:
 
 
 def test_shared_model_instance_with_several_threads() -> None:
-    text = edit("reference: resnet50", "reference: resnet50, instances: shared")
+    text = edit(
+        "reference: resnet50", "reference: resnet50, instances: shared", "streams: per_stage", "streams: per_thread"
+    )
+    text = text.replace("buffers: {depth: 8}", "sync_every: 64")
     only_problem(text, "one model instance cannot execute on 4 threads' streams", "instances: per_thread", line=12)
     analyze_text(text.replace("threads: 4", "threads: 1"))
+    # per_stage: every thread's batches take turns on the one instance's stream
+    _, plan = analyze_text(edit("reference: resnet50", "reference: resnet50, instances: shared"))
+    assert plan.shared_stages == ["infer"] and plan.model is not None and plan.model.instances == 1
+    assert plan.streams_per_thread == 4 and plan.shared_streams == 1
+
+
+def test_a_shared_instance_needs_a_stage_after_it() -> None:
+    text = edit("reference: resnet50", "reference: resnet50, instances: shared")
+    text = text.replace("  - {name: fetch, kind: d2h}\n  - {name: top5, kind: topk, k: 5}\n", "")
+    only_problem(text, "a shared instance needs a device stage after the model", line=12)
 
 
 def test_latency_table_without_the_batch() -> None:
@@ -395,7 +408,7 @@ def test_all_problems_of_a_phase_are_reported_together() -> None:
     text = edit(
         "height: 1536", "height: 1535",
         "{width: 224, height: 224}", "{width: 225, height: 224}",
-        "reference: resnet50", "reference: resnet_50, instances: shared",
+        "reference: resnet50", "reference: resnet_50, latency_ms: {8: 12.5}",
     )  # fmt: skip
     assert [d.position.line for d in problems(text)] == [10, 11, 12, 12]
 

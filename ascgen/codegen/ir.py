@@ -38,6 +38,7 @@ class EventIR:
 class StreamIR:
     member: str
     owner: str  # the stage named in its errors
+    shared: bool  # one stream for every thread (a member of Shared), else one per Worker
     channel: str  # the DVPP channel of its work ("" if it runs none)
     channel_modes: str  # acldvppSetChannelDescMode bitmask ("0" where the profile has no modes)
 
@@ -80,6 +81,8 @@ class OpIR:
     prev_stage: str  # the stage whose descriptors it reads (VPC reads the decoder's)
     item: str  # which frame of a destination slot it writes ("i" in a batch slot, else "0")
     flags: dict[str, bool]  # its stage kind's template switches
+    owner: str  # where its stage's resources live: "" (the Worker) or "shared->" (one copy for every thread)
+    lock: str  # the mutex held while it submits, where threads share its stream ("" = none)
     waits: list[WaitIR] = field(default_factory=list)
     records: list[RecordIR] = field(default_factory=list)
 
@@ -97,6 +100,7 @@ class StageIR:
     src: str  # the pool its task reads ("" for host data or host stages)
     dst: str  # the pool its task writes ("" for host stages)
     flags: dict[str, bool]  # its kind's template switches (e.g. has_crop)
+    owner: str  # "" (the Worker's) or "shared->" (one copy for every thread)
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,7 @@ class Program:
     events: list[EventIR]
     streams: list[StreamIR]
     ops: list[OpIR]
+    shared_note: str  # what the Shared struct holds, for its comment
     completion_stream: str
     output_pool: str  # host pool read at completion ("" if nothing returns to the host)
     output_item_bytes: str  # C++ constant of one frame's share of it

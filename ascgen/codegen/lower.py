@@ -45,8 +45,11 @@ class _Lowering:
         self.stages = {s.name: s for s in plan.stages}
         self.flags = {s.name: kind_of(s.stage).template_flags(s, plan) for s in plan.stages}
 
+    def owner(self, stage: str) -> str:
+        return "shared->" if stage in self.plan.shared_stages else ""
+
     def stream(self, step: Step) -> str:
-        return self.layout.stream_of(step.stage)
+        return self.owner(step.stage) + self.layout.stream_of(step.stage)
 
     def waits(self, k: int, step: Step) -> list[WaitIR]:
         out = []
@@ -92,7 +95,9 @@ class _Lowering:
                     src=src.ref.member if src else "", src_index="b" if src and src.per == "batch" else "f",
                     dst=dst.ref.member, dst_index="b" if dst.per == "batch" else "f",
                     prev_stage=previous_stage, item="i" if dst.per == "batch" and not step.batch_level else "0",
-                    flags=self.flags[step.stage], waits=self.waits(k, step), records=self.records(k),
+                    flags=self.flags[step.stage], owner=self.owner(step.stage),
+                    lock=f"shared->{step.stage}_mu" if self.owner(step.stage) else "",
+                    waits=self.waits(k, step), records=self.records(k),
                 )
             )  # fmt: skip
             seen_batch = seen_batch or step.batch_level
@@ -107,7 +112,9 @@ class _Lowering:
             name = self.stream(step)
             kind = kind_of(self.stages[step.stage].stage)
             if name not in out:
-                out[name] = StreamIR(name, step.stage, "", "")
+                out[name] = StreamIR(
+                    self.layout.stream_of(step.stage), step.stage, bool(self.owner(step.stage)), "", ""
+                )
                 modes[name] = []
             if kind.dvpp and kind.dvpp_mode not in modes[name]:
                 modes[name].append(kind.dvpp_mode)
@@ -116,15 +123,16 @@ class _Lowering:
             StreamIR(
                 s.member,
                 s.owner,
-                self.layout.channel_of(s.owner) if modes[s.member] else "",
-                " | ".join(modes[s.member]) if with_modes and modes[s.member] else "0",
+                s.shared,
+                self.layout.channel_of(s.owner) if modes[name] else "",
+                " | ".join(modes[name]) if with_modes and modes[name] else "0",
             )
-            for s in out.values()
+            for name, s in out.items()
         ]
 
     def channel_of_stage(self, stage: str) -> str:
         step = next(s for s in self.plan.steps if s.stage == stage)
-        stream = self.stream(step)
+        stream = self.layout.stream_of(step.stage)
         return next(s.channel for s in self.streams() if s.member == stream)
 
     def stage_ir(self, pools: dict[str, PoolIR]) -> list[StageIR]:
@@ -138,10 +146,10 @@ class _Lowering:
             out.append(
                 StageIR(
                     name=sp.name, kind=sp.kind, line=sp.line, constants=consts, pools=own, per_batch=sp.batch_level,
-                    stream=self.layout.stream_of(sp.name) if kind.device else "",
+                    stream=self.owner(sp.name) + self.layout.stream_of(sp.name) if kind.device else "",
                     channel=self.channel_of_stage(sp.name) if kind.dvpp else "",
                     src=step.src.member if step and step.src else "", dst=step.dst.member if step else "",
-                    flags=self.flags[sp.name],
+                    flags=self.flags[sp.name], owner=self.owner(sp.name),
                 )
             )  # fmt: skip
         return out
@@ -220,6 +228,9 @@ def lower(plan: Plan, out_dir: Path) -> Program:
         layout_driver=layout.driver, info=_info(plan),
         defaults=[("threads", str(plan.threads)), ("depth", str(plan.depth)), ("pin", f'"{plan.affinity}"')],
         stages=stages, pools=list(pools.values()), events=events, streams=low.streams(), ops=ops,
+        shared_note=(
+            f"{', '.join(plan.shared_stages)} (one instance on one stream)" if plan.shared_stages else "nothing"
+        ),
         completion_stream=last.stream, output_pool=output.member if output else "",
         output_item_bytes=f"{output.stage}::kItemBytes" if output else "",
         status_stage=next((n for n, k in kinds.items() if k.reports_status), ""),

@@ -182,6 +182,10 @@ class StageKind:
         the engines running at the same moment share: simulator/docs/shared_bandwidth.md)."""
         return 0.0
 
+    def shared_by_threads(self, stage: StageBase) -> bool:
+        """Whether one copy of the stage (its stream and resources) serves every thread."""
+        return False
+
     def model_memory_bytes(self, ctx: StageContext) -> int:
         """Device memory one loaded instance takes (model stages)."""
         return 0

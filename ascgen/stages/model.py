@@ -31,7 +31,11 @@ class ModelStage(StageBase):
     input_bytes: Bytes | None = Field(default=None, description="whole input at the spec's batch")
     output_bytes: Bytes | None = Field(default=None, description="whole output at the spec's batch")
     memory_bytes: Bytes | None = Field(default=None, description="weights + workspace per instance")
-    instances: Literal["per_thread", "shared"] = "per_thread"
+    instances: Literal["per_thread", "shared"] = Field(
+        default="per_thread",
+        description="per_thread: each thread loads its own instance; shared: one instance on one stream, which "
+        "every thread's batches take turns on (per_stage streams; no switching between instances on the AI Core)",
+    )
 
     @model_validator(mode="after")
     def _timed(self) -> ModelStage:
@@ -92,12 +96,22 @@ class Model(StageKind):
             )
             out.append(ctx.error("reference", f"profile {prof.name} has no model '{stage.reference}'{hint}"))
         out += self._check_reference_input(ctx, stage)
-        if stage.instances == "shared" and spec.threads > 1:
+        if stage.instances == "shared" and spec.threads > 1 and spec.streams != "per_stage":
             out.append(
                 ctx.error(
                     "instances",
                     f"one model instance cannot execute on {spec.threads} threads' streams at once "
-                    "(CANN reports an error); use instances: per_thread",
+                    "(CANN reports an error); use instances: per_thread, or streams: per_stage (where the "
+                    "threads' batches take turns on the instance's one stream)",
+                )
+            )
+        nxt = ctx.next_kind
+        if stage.instances == "shared" and (nxt is None or not nxt.device):
+            out.append(
+                ctx.error(
+                    "instances",
+                    "a shared instance needs a device stage after the model (a d2h): each thread's batches "
+                    "complete on a stream of its own",
                 )
             )
         if isinstance(stage.latency_ms, dict) and spec.batch not in stage.latency_ms and len(stage.latency_ms) < 2:
@@ -163,8 +177,8 @@ class Model(StageKind):
         # one, each execution follows another instance's and pays the switch, a fraction of its
         # own work plus a fixed part (as the simulator does; the profile's engines.aicore).
         work = latency_ms(stage, ctx.prof, ctx.spec.batch) * 1000.0
-        if ctx.spec.threads == 1:
-            return work
+        if ctx.spec.threads == 1 or self.shared_by_threads(stage):
+            return work  # one instance: no switching
         aicore = ctx.prof.engines.aicore
         return work * (1.0 + aicore.switch_fraction) + aicore.switch_us
 
@@ -174,6 +188,10 @@ class Model(StageKind):
         return float(
             (gin.bytes if gin else 0) + (gout.bytes if gout else 0) + traffic_bytes(stage, ctx.prof, ctx.spec.batch)
         )
+
+    def shared_by_threads(self, stage: StageBase) -> bool:
+        assert isinstance(stage, ModelStage)
+        return stage.instances == "shared"
 
     def model_memory_bytes(self, ctx: StageContext) -> int:
         stage = ctx.stage
@@ -197,7 +215,10 @@ class Model(StageKind):
         return PoolRef(sp.name, "out")
 
     def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
-        return {"fills_input": any(p.filled_at_setup for p in plan.pools_of(sp.name))}
+        return {
+            "fills_input": any(p.filled_at_setup for p in plan.pools_of(sp.name)),
+            "shared": sp.name in plan.shared_stages,
+        }
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         return [

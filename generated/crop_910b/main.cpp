@@ -118,9 +118,16 @@ constexpr ascgen::ProgramInfo kProgram = {
     kEventRings,                              // event_rings
 };
 
+// What one copy serves every thread: nothing
+struct SharedResources {
+  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+};
+
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
 struct Worker : ascgen::WorkerBase {
+  using Shared = SharedResources;
+  Shared* shared = nullptr;
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
   acldvppChannelDesc* decode_channel = nullptr;  // DVPP work of decode_stream only
@@ -166,7 +173,7 @@ struct Worker : ascgen::WorkerBase {
   // detect: its own model instance, so no model id runs on two streams at once.
   uint32_t detect_model = 0;
   aclmdlDesc* detect_desc = nullptr;
-  // One dataset per slot of crop_batch and of detect_out.
+  // detect: one dataset per slot of crop_batch and of detect_out.
   std::vector<aclmdlDataset*> detect_inputs, detect_outputs;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
@@ -187,6 +194,9 @@ struct Worker : ascgen::WorkerBase {
 };
 
 // ------------------------------------------------------------------------------ set-up
+
+void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
+                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   upload_stream = ascgen::new_stream(upload::kName, "upload_stream", ctx.id, cleanup);

@@ -71,9 +71,16 @@ constexpr ascgen::ProgramInfo kProgram = {
     kEventRings,                           // event_rings
 };
 
+// What one copy serves every thread: nothing
+struct SharedResources {
+  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+};
+
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
 struct Worker : ascgen::WorkerBase {
+  using Shared = SharedResources;
+  Shared* shared = nullptr;
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
   acldvppChannelDesc* decode_channel = nullptr;  // DVPP work of decode_stream only
@@ -110,6 +117,9 @@ struct Worker : ascgen::WorkerBase {
 };
 
 // ------------------------------------------------------------------------------ set-up
+
+void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
+                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   upload_stream = ascgen::new_stream(upload::kName, "upload_stream", ctx.id, cleanup);

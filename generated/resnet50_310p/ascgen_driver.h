@@ -533,11 +533,14 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup, const std
   cleanup.add("aclrtDestroyContext", [context] { return aclrtDestroyContext(context); });
 
   const int batch_slots = info.batch_slots.slots(window);
+  typename W::Shared shared;  // what one copy serves every worker (outlives them: joined below)
+  shared.setup(Setup{-1, window, batch_slots, inputs, opt.model}, cleanup);
   std::vector<std::unique_ptr<W>> workers;
   for (int w = 0; w < opt.threads; ++w) {
     workers.push_back(std::make_unique<W>());
     W& t = *workers.back();
     t.id = w;
+    t.shared = &shared;
     t.batches.resize(static_cast<size_t>(batch_slots));
     for (BatchRecord& r : t.batches) {
       r.worker = &t;

@@ -112,9 +112,16 @@ constexpr ascgen::ProgramInfo kProgram = {
     kEventRings,                           // event_rings
 };
 
+// What one copy serves every thread: nothing
+struct SharedResources {
+  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+};
+
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
 struct Worker : ascgen::WorkerBase {
+  using Shared = SharedResources;
+  Shared* shared = nullptr;
   aclrtStream stream = nullptr;
   acldvppChannelDesc* channel = nullptr;  // DVPP work of stream only
   ascgen::Pool upload_host;   // 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
@@ -147,7 +154,7 @@ struct Worker : ascgen::WorkerBase {
   // infer: its own model instance, so no model id runs on two streams at once.
   uint32_t infer_model = 0;
   aclmdlDesc* infer_desc = nullptr;
-  // One dataset per slot of resize_batch and of infer_out.
+  // infer: one dataset per slot of resize_batch and of infer_out.
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
   // top5: the k best scores of one frame, folded into the worker's checksum.
   uint64_t top5_frame(const uint8_t* item) const {
@@ -173,6 +180,9 @@ struct Worker : ascgen::WorkerBase {
 };
 
 // ------------------------------------------------------------------------------ set-up
+
+void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
+                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   stream = ascgen::new_stream(upload::kName, "stream", ctx.id, cleanup);

@@ -68,9 +68,16 @@ constexpr ascgen::ProgramInfo kProgram = {
     kEventRings,                           // event_rings
 };
 
+// What one copy serves every thread: nothing
+struct SharedResources {
+  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+};
+
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
 struct Worker : ascgen::WorkerBase {
+  using Shared = SharedResources;
+  Shared* shared = nullptr;
   aclrtStream stream = nullptr;
   acldvppChannelDesc* channel = nullptr;  // DVPP work of stream only
   ascgen::Pool upload_host;  // 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
@@ -103,6 +110,9 @@ struct Worker : ascgen::WorkerBase {
 };
 
 // ------------------------------------------------------------------------------ set-up
+
+void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
+                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   stream = ascgen::new_stream(upload::kName, "stream", ctx.id, cleanup);

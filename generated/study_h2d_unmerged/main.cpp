@@ -53,9 +53,16 @@ constexpr ascgen::ProgramInfo kProgram = {
     kEventRings,                           // event_rings
 };
 
+// What one copy serves every thread: nothing
+struct SharedResources {
+  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+};
+
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
 struct Worker : ascgen::WorkerBase {
+  using Shared = SharedResources;
+  Shared* shared = nullptr;
   aclrtStream stream = nullptr;
   ascgen::Pool upload_host;  // 75,825 bytes per frame in pinned host memory (aclrtMallocHost)
   ascgen::Pool upload_dev;   // 75,825 bytes per frame in device memory (aclrtMalloc)
@@ -73,6 +80,9 @@ struct Worker : ascgen::WorkerBase {
 };
 
 // ------------------------------------------------------------------------------ set-up
+
+void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
+                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   stream = ascgen::new_stream(upload::kName, "stream", ctx.id, cleanup);

@@ -55,16 +55,23 @@ constexpr ascgen::ProgramInfo kProgram = {
     kEventRings,                           // event_rings
 };
 
+// What one copy serves every thread: nothing
+struct SharedResources {
+  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+};
+
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
 struct Worker : ascgen::WorkerBase {
+  using Shared = SharedResources;
+  Shared* shared = nullptr;
   aclrtStream stream = nullptr;
   ascgen::Pool infer_in;   // 1,204,224 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool infer_out;  // 64,000 bytes per batch in device memory (aclrtMalloc)
   // infer: its own model instance, so no model id runs on two streams at once.
   uint32_t infer_model = 0;
   aclmdlDesc* infer_desc = nullptr;
-  // One dataset per slot of infer_in and of infer_out.
+  // infer: one dataset per slot of infer_in and of infer_out.
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
@@ -80,6 +87,9 @@ struct Worker : ascgen::WorkerBase {
 };
 
 // ------------------------------------------------------------------------------ set-up
+
+void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
+                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   stream = ascgen::new_stream(infer::kName, "stream", ctx.id, cleanup);

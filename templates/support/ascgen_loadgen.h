@@ -165,8 +165,9 @@ class OpenLoop {
     lateness_.tolerance_us = tolerance_us;
   }
 
-  // Runs until the schedule ends, `max_requests` are sent (0: no limit), `duration_us` has
-  // passed since the start (0: no limit) or stop() is called. Returns the lateness counts.
+  // Runs until the schedule ends, `max_requests` are sent (0: no limit), the schedule
+  // reaches `duration_us` (0: no limit; a late generator still sends every request due
+  // before it) or stop() is called. Returns the lateness counts.
   template <class F>
   Lateness run(F send, uint64_t max_requests = 0, int64_t duration_us = 0) {
     const int64_t start = clock_.now_us();

@@ -226,13 +226,13 @@ class EventRing {
   std::vector<aclrtEvent> events_;
 };
 
-// A stream, named after its owner for the simulator's hazard reports.
+// A stream, named after its owner (worker -1: shared by the workers) for the simulator's hazard reports.
 inline aclrtStream new_stream(const char* stage, const char* name, int worker, Cleanup& cleanup) {
   aclrtStream s = nullptr;
   check(aclrtCreateStream(&s), stage, "aclrtCreateStream");
   cleanup.add(std::string("aclrtDestroyStream ") + name, [s] { return aclrtDestroyStream(s); });
 #if ASCGEN_BACKEND_SIM
-  std::string label = std::string(name) + " of worker " + std::to_string(worker);
+  std::string label = std::string(name) + (worker < 0 ? " (shared)" : " of worker " + std::to_string(worker));
   check(aclsimSetStreamName(s, label.c_str()), stage, "aclsimSetStreamName");
 #else
   (void)worker;

@@ -186,7 +186,7 @@ stages:
 """
     )
     (model,) = program.stages
-    assert model.flags == {"fills_input": True} and model.src == "infer_in"
+    assert model.flags["fills_input"] and model.src == "infer_in"
     assert program.ops[0].src == "infer_in"
     assert program.output_pool == ""
 
@@ -203,3 +203,14 @@ def test_step_by_step_submission_needs_per_thread_streams() -> None:
     with pytest.raises(SpecError) as info:
         analyze_text(Path("pipelines/resnet50_b16.yaml").read_text().replace("streams: per_stage", "submit: by_step"))
     assert "submit: by_step applies to streams: per_thread" in str(info.value)
+
+
+def test_a_shared_model_instance_is_one_stream_every_thread_takes_turns_on() -> None:
+    program = program_of(Path("pipelines/resnet50_b16_shared.yaml"))
+    shared = [s for s in program.streams if s.shared]
+    assert [s.member for s in shared] == ["infer_stream"]
+    infer = next(op for op in program.ops if op.stage == "infer")
+    assert infer.stream == "shared->infer_stream" and infer.owner == "shared->"
+    assert infer.lock == "shared->infer_mu"  # waits to records, one thread at a time
+    assert all(w.stream == "shared->infer_stream" for w in infer.waits)
+    assert all(not op.lock for op in program.ops if op.stage != "infer")

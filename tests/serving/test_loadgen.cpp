@@ -300,7 +300,7 @@ TEST(loadgen_threads, depth_sampler_samples_until_stopped) {
   DepthSampler sampler([&] { return depth.load(); }, clock, 1000, 64);
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   depth = 7;
-  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
   sampler.stop();
   const auto& s = sampler.series().samples();
   CHECK(s.size() >= 5);
