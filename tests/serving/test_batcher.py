@@ -50,7 +50,7 @@ def serving_tests(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     return binary
 
 
-@pytest.mark.parametrize("group", ["batcher", "batcher_threads", "padding", "loadgen", "loadgen_threads"])
+@pytest.mark.parametrize("group", ["alloc", "batcher", "batcher_threads", "padding", "loadgen", "loadgen_threads"])
 def test_group(serving_tests: Path, group: str) -> None:
     run = subprocess.run(
         [str(serving_tests), group],
