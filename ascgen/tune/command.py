@@ -20,6 +20,7 @@ from ascgen.bench.command import _file_or_folder, _finite, default_builder
 from ascgen.friendly import friendly
 
 if TYPE_CHECKING:
+    from ascgen.bench import session
     from ascgen.bench.roofline import Planner
     from ascgen.tune.measure import BenchMeasurer
     from ascgen.tune.report import Settings
@@ -99,6 +100,12 @@ def default_tuned_path(spec_path: Path) -> Path:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Where to write the winning spec (default SPEC.tuned.yaml beside SPEC).",
 )
+@click.option(
+    "--ray",
+    "ray_address",
+    metavar="ADDRESS|auto",
+    help="Measure on a Ray cluster, a task per point asking for one device (pip install 'ascgen[ray]').",
+)
 @friendly
 def tune(
     spec_path: Path,
@@ -117,6 +124,7 @@ def tune(
     build_dir: Path,
     out_dir: Path | None,
     tuned_path: Path | None,
+    ray_address: str | None,
 ) -> None:
     """Find the configuration of SPEC (threads, depth, batch, streams, sync_every) with the
     most QPS (or the least p99) that meets the SLO: plan every point, skip those that do not
@@ -136,11 +144,14 @@ def tune(
     from ascgen.tune.goal import Goal, parse_slo
     from ascgen.tune.grid import make_grid
     from ascgen.tune.live import TuneListener
-    from ascgen.tune.measure import BenchMeasurer
     from ascgen.tune.report import Settings
     from ascgen.tune.search import Limits, Search
     from ascgen.tune.space import DEFAULT_SPACE, parse_space
 
+    if ray_address:
+        from ascgen.tune.remote import import_ray
+
+        import_ray()  # before anything else: a missing extra is a usage error
     space = parse_space(space_text or DEFAULT_SPACE)
     budget_s = parse_budget(budget_text)
     planner = Planner(spec_path)
@@ -161,13 +172,32 @@ def tune(
         builder = functools.partial(
             default_builder, progress=monitor.build_progress, backend=backend, build_root=build_dir.resolve()
         )
-        measurer = BenchMeasurer(request, planner, builder, monitor)
+        measurer = measurer_for(ray_address, request, planner, builder, monitor, backend, build_dir.resolve())
         listener = TuneListener(monitor, repeat)
         search = Search(grid, measurer, measurer, goal, Limits(budget_s, max_runs), listener)
         listener.search = search
         outcome = search.run()
     swept = [k for k, values in grid.axes.items() if len(values) > 1]
     finish(outcome, settings, planner, measurer, folder, tuned_path, (started, git, swept))
+
+
+def measurer_for(
+    ray_address: str | None,
+    request: session.Request,
+    planner: Planner,
+    builder: session.Builder,
+    monitor: session.Monitor,
+    backend: str,
+    build_root: Path,
+) -> BenchMeasurer:
+    """Here, or on a Ray cluster (--ray)."""
+    from ascgen.tune.measure import BenchMeasurer
+
+    if not ray_address:
+        return BenchMeasurer(request, planner, builder, monitor)
+    from ascgen.tune.remote import RayMeasurer
+
+    return RayMeasurer(request, planner, monitor, ray_address, backend, build_root)
 
 
 def finish(

@@ -22,6 +22,7 @@ TIE = 0.001  # objectives within 0.1 % are equal
 class Measurement:
     qps: float  # median over the point's runs, frames/s
     p99_ms: float  # per frame, submit to completion
+    host: str | None = None  # where it was measured, when not here (--ray)
 
 
 @dataclass(frozen=True)

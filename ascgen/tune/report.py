@@ -50,6 +50,7 @@ def _step_doc(step: Step) -> dict[str, Any]:
         "roofline_qps": step.roofline_qps,
         "qps": m.qps if m else None,
         "p99_ms": m.p99_ms if m else None,
+        "host": m.host if m else None,
     }
 
 
@@ -136,6 +137,7 @@ def render(outcome: Outcome, settings: Settings, plots: list[str], stages: list[
 
 
 def _detail(step: Step) -> str:
-    if step.measurement is not None:
-        return f"{step.measurement.qps:,.1f} QPS, p99 {step.measurement.p99_ms:,.1f} ms"
+    m = step.measurement
+    if m is not None:
+        return f"{m.qps:,.1f} QPS, p99 {m.p99_ms:,.1f} ms" + (f" on {m.host}" if m.host else "")
     return step.detail.replace("|", "\\|")

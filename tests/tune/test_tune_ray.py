@@ -1,0 +1,58 @@
+"""``ascgen tune --ray``: without Ray, one line naming the extra to install (exit 2, before
+anything runs); with Ray, on a local cluster of two worker processes standing for two
+simulated devices, the same winner as a local tune and one report (slow; skipped without Ray)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from bench_helpers import SPEC, FakeBuilder
+from build_dirs import TEST_BUILD
+from click.testing import CliRunner
+
+from ascgen.cli import cli
+from ascgen.tune import command
+
+HAVE_RAY = importlib.util.find_spec("ray") is not None
+SEED = Path(__file__).resolve().parents[2] / "pipelines" / "resnet50_b16.yaml"
+ARGS = ["--space", "threads=1,2,4,depth=2,4,8", "--duration", "2", "--warmup", "0.5", "--budget", "5m"]
+
+
+@pytest.mark.skipif(HAVE_RAY, reason="Ray is installed")
+def test_without_ray_the_flag_names_the_extra(
+    fake_builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(command, "default_builder", fake_builder)
+    result = CliRunner().invoke(cli, ["tune", str(SPEC), "--ray", "auto", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert (
+        result.stderr
+        == "ascgen: error: --ray needs Ray, which is not installed; install it: pip install 'ascgen[ray]'\n"
+    )
+    assert not fake_builder.calls and not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not HAVE_RAY, reason="needs Ray: pip install 'ascgen[ray]'")
+def test_on_a_local_ray_cluster_the_winner_is_the_local_one(tmp_path: Path) -> None:
+    import ray
+
+    def tune(where: str, *extra: str) -> dict[str, object]:
+        out = tmp_path / where
+        args = ["tune", str(SEED), *ARGS, "--build-dir", str(TEST_BUILD), "--out", str(out)]
+        result = CliRunner().invoke(cli, [*args, "--write-spec", str(tmp_path / f"{where}.yaml"), *extra])
+        assert result.exit_code == 0, result.output
+        return dict(json.loads((out / "tune.json").read_text()))
+
+    local = tune("local")
+    ray.init(num_cpus=2, resources={"ascgen_sim_device": 2}, include_dashboard=False, log_to_driver=False)
+    try:
+        remote = tune("ray", "--ray", "auto")
+    finally:
+        ray.shutdown()
+    assert remote["winner"]["config"] == local["winner"]["config"]  # type: ignore[index]
+    assert all(s["host"] for s in remote["steps"] if s["action"] == "measured")  # type: ignore[union-attr]
+    assert (tmp_path / "ray" / "results.json").is_file() and (tmp_path / "ray" / "raw").is_dir()
