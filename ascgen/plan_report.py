@@ -89,6 +89,13 @@ def print_plan(plan: Plan, console: Console) -> None:
         perf.add_row(b.name, f"{b.qps:,.0f}", b.why, style=style)
     console.print(perf)
     console.print(f"batching: {plan.batching.mode} ({plan.batching.why})")
+    if plan.model is not None:
+        how = (
+            "one, on one stream every thread's batches take turns on: the AI Core never switches between instances"
+            if plan.model.stage in plan.shared_stages
+            else f"{plan.model.instances}, one per thread"
+        )
+        console.print(f"model instances: {how}")
     console.print(
         f"streams per thread: {plan.streams_per_thread}, events per thread: "
         f"{plan.events_per_thread}, device tasks per frame: {plan.device_tasks_per_frame:.2f}"

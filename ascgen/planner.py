@@ -148,7 +148,7 @@ class _Planner:
 
     def memory(self, pools: list[PoolPlan], threads: int) -> MemoryPlan:
         model_bytes = sum(
-            k.model_memory_bytes(c) * (1 if k.shared_by_threads(c.stage) else threads)
+            k.model_memory_bytes(c) * (1 if k.shared_by_threads(c) else threads)
             for c, k in zip(self.ctxs, self.kinds, strict=True)
         )
         mem = self.prof.memory
@@ -181,7 +181,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
     by_ref = {pool.ref: pool for pool in pools}
     events = event_edges(steps, by_ref) if per_stage else []
     memory = p.memory(pools, spec.threads)
-    shared = [s.name for s in stages if kind_of(s.stage).shared_by_threads(s.stage)] if per_stage else []
+    shared = [s.name for s, c in zip(stages, p.ctxs, strict=True) if kind_of(s.stage).shared_by_threads(c)]
     device_streams = len({s.stage for s in steps} - set(shared)) if per_stage else 1
     dvpp_streams = len({s.stage for s in steps if kind_of(stages[_index(stages, s.stage)].stage).dvpp})
     channels = dvpp_streams if per_stage else min(dvpp_streams, 1)

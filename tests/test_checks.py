@@ -369,7 +369,8 @@ def test_streams_over_the_device_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     real = profiles.load("ascend310")
     small = real.model_copy(update={"limits": real.limits.model_copy(update={"max_streams": 16})})
     monkeypatch.setattr(profiles, "load", lambda name: small)
-    only_problem(BASE, "20 streams exceed the device's 16", line=4)  # 5 device stages x 4 threads
+    # 4 device stages x 4 threads, and the model's one stream shared by the threads
+    only_problem(BASE, "17 streams exceed the device's 16", line=4)
 
 
 def test_events_over_the_device_limit() -> None:
@@ -392,7 +393,7 @@ def test_out_of_dvpp_memory_names_pool_and_fix() -> None:
 
 
 def test_out_of_device_memory() -> None:
-    text = edit("reference: resnet50", "reference: resnet50, memory_bytes: 2GiB")
+    text = edit("reference: resnet50", "reference: resnet50, memory_bytes: 2GiB, instances: per_thread")
     # The models (2 GiB x 4 threads) are the largest use: the error points at the model stage.
     diag = only_problem(text, "out of device memory on ascend310", "the budget is 8,321,499,136", line=12)
     assert "model 'infer': 2,147,483,648 B x 4 instances (one per thread)" in diag.message

@@ -182,7 +182,7 @@ class StageKind:
         the engines running at the same moment share: simulator/docs/shared_bandwidth.md)."""
         return 0.0
 
-    def shared_by_threads(self, stage: StageBase) -> bool:
+    def shared_by_threads(self, ctx: StageContext) -> bool:
         """Whether one copy of the stage (its stream and resources) serves every thread."""
         return False
 

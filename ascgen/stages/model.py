@@ -31,10 +31,11 @@ class ModelStage(StageBase):
     input_bytes: Bytes | None = Field(default=None, description="whole input at the spec's batch")
     output_bytes: Bytes | None = Field(default=None, description="whole output at the spec's batch")
     memory_bytes: Bytes | None = Field(default=None, description="weights + workspace per instance")
-    instances: Literal["per_thread", "shared"] = Field(
-        default="per_thread",
+    instances: Literal["auto", "per_thread", "shared"] = Field(
+        default="auto",
         description="per_thread: each thread loads its own instance; shared: one instance on one stream, which "
-        "every thread's batches take turns on (per_stage streams; no switching between instances on the AI Core)",
+        "every thread's batches take turns on (per_stage streams; no switching between instances on the AI "
+        "Core); auto: shared where that is possible and the AI Core runs one execution at a time",
     )
 
     @model_validator(mode="after")
@@ -177,7 +178,7 @@ class Model(StageKind):
         # one, each execution follows another instance's and pays the switch, a fraction of its
         # own work plus a fixed part (as the simulator does; the profile's engines.aicore).
         work = latency_ms(stage, ctx.prof, ctx.spec.batch) * 1000.0
-        if ctx.spec.threads == 1 or self.shared_by_threads(stage):
+        if ctx.spec.threads == 1 or self.shared_by_threads(ctx):
             return work  # one instance: no switching
         aicore = ctx.prof.engines.aicore
         return work * (1.0 + aicore.switch_fraction) + aicore.switch_us
@@ -189,9 +190,22 @@ class Model(StageKind):
             (gin.bytes if gin else 0) + (gout.bytes if gout else 0) + traffic_bytes(stage, ctx.prof, ctx.spec.batch)
         )
 
-    def shared_by_threads(self, stage: StageBase) -> bool:
+    def shared_by_threads(self, ctx: StageContext) -> bool:
+        """One instance for every thread: asked for, or (auto) where the threads' streams are
+        per_stage, a stage after the model completes batches, and the AI Core runs one execution
+        at a time, so sharing loses nothing and saves the switch between instances."""
+        stage = ctx.stage
         assert isinstance(stage, ModelStage)
-        return stage.instances == "shared"
+        if stage.instances != "auto":
+            return stage.instances == "shared"
+        nxt = ctx.next_kind
+        return (
+            ctx.spec.streams == "per_stage"
+            and ctx.spec.threads > 1
+            and nxt is not None
+            and nxt.device
+            and ctx.prof.engines.aicore.units == 1
+        )
 
     def model_memory_bytes(self, ctx: StageContext) -> int:
         stage = ctx.stage

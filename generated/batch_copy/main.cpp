@@ -107,15 +107,23 @@ constexpr ascgen::ProgramInfo kProgram = {
     1048576,                               // max_input_bytes
     1048576,                               // tensor_bytes
     {8, 2, 0},                             // batch_slots
-    5,                                     // streams_per_worker
+    4,                                     // streams_per_worker
     134217728,                             // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
     kPools,                                // pools
     kEventRings,                           // event_rings
 };
 
-// What one copy serves every thread: nothing
+// What one copy serves every thread: detect (one instance on one stream)
 struct SharedResources {
+  aclrtStream detect_stream = nullptr;
+  // The threads take turns submitting to detect_stream (CANN: threads sharing a stream order
+  // themselves).
+  std::mutex detect_mu;
+  // detect: the one model instance every thread's batches take turns on.
+  uint32_t detect_model = 0;
+  aclmdlDesc* detect_desc = nullptr;
+
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
@@ -129,7 +137,6 @@ struct Worker : ascgen::WorkerBase {
   acldvppChannelDesc* decode_channel = nullptr;  // DVPP work of decode_stream only
   aclrtStream resize_stream = nullptr;
   acldvppChannelDesc* resize_channel = nullptr;  // DVPP work of resize_stream only
-  aclrtStream detect_stream = nullptr;
   aclrtStream fetch_stream = nullptr;
   ascgen::Pool upload_host;   // 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
   ascgen::Pool upload_dev;    // 1,048,576 bytes per frame in DVPP memory (acldvppMalloc)
@@ -167,9 +174,6 @@ struct Worker : ascgen::WorkerBase {
   }
   acldvppResizeConfig* resize_config = nullptr;
 
-  // detect: its own model instance, so no model id runs on two streams at once.
-  uint32_t detect_model = 0;
-  aclmdlDesc* detect_desc = nullptr;
   // detect: one dataset per slot of resize_batch and of detect_out.
   std::vector<aclmdlDataset*> detect_inputs, detect_outputs;
 
@@ -193,7 +197,15 @@ struct Worker : ascgen::WorkerBase {
 // ------------------------------------------------------------------------------ set-up
 
 void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
+                            [[maybe_unused]] ascgen::Cleanup& cleanup) {
+  detect_stream = ascgen::new_stream(detect::kName, "detect_stream", -1, cleanup);
+  ASCGEN_CHECK(detect::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &detect_model));
+  cleanup.add("aclmdlUnload", [id = detect_model] { return aclmdlUnload(id); });
+  detect_desc = ascgen::require(aclmdlCreateDesc(), detect::kName, "aclmdlCreateDesc");
+  cleanup.add("aclmdlDestroyDesc", [d = detect_desc] { return aclmdlDestroyDesc(d); });
+  ASCGEN_CHECK(detect::kName, aclmdlGetDesc(detect_desc, detect_model));
+  ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputBytes, detect::kOutputBytes);
+}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   upload_stream = ascgen::new_stream(upload::kName, "upload_stream", ctx.id, cleanup);
@@ -201,7 +213,6 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   decode_channel = ascgen::new_dvpp_channel(decode::kName, 0, cleanup);
   resize_stream = ascgen::new_stream(resize::kName, "resize_stream", ctx.id, cleanup);
   resize_channel = ascgen::new_dvpp_channel(resize::kName, 0, cleanup);
-  detect_stream = ascgen::new_stream(detect::kName, "detect_stream", ctx.id, cleanup);
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
   upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
   upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
@@ -225,12 +236,6 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
                                        resize::kFrame, cleanup);
   resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);
 
-  ASCGEN_CHECK(detect::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &detect_model));
-  cleanup.add("aclmdlUnload", [id = detect_model] { return aclmdlUnload(id); });
-  detect_desc = ascgen::require(aclmdlCreateDesc(), detect::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = detect_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(detect::kName, aclmdlGetDesc(detect_desc, detect_model));
-  ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputBytes, detect::kOutputBytes);
   for (int slot = 0; slot < resize_batch.slots(); ++slot)
     detect_inputs.push_back(
         ascgen::new_dataset(detect::kName, resize_batch.slot(slot), detect::kInputBytes, cleanup));
@@ -300,16 +305,19 @@ void Worker::resize_assemble(const ascgen::Frame& at, [[maybe_unused]] const asc
 // Stage 'detect', pipelines/batch_copy.yaml:14
 void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
+  // One stream, several threads: one at a time, waits to records.
+  const std::lock_guard<std::mutex> lock(shared->detect_mu);
   // resize_batch holds what 'detect' reads
-  resize_to_detect.wait(b, detect_stream);
+  resize_to_detect.wait(b, shared->detect_stream);
   // detect_out slot is free once 'fetch' has read its previous contents
-  if (b >= detect_out.slots()) fetch_to_detect.wait(b - detect_out.slots(), detect_stream);
+  if (b >= detect_out.slots()) fetch_to_detect.wait(b - detect_out.slots(), shared->detect_stream);
   ASCGEN_CHECK(detect::kName,
-               aclmdlExecuteAsync(
-                   detect_model, detect_inputs[static_cast<size_t>(b % resize_batch.slots())],
-                   detect_outputs[static_cast<size_t>(b % detect_out.slots())], detect_stream));
-  detect_to_resize.record(b, detect_stream);
-  detect_to_fetch.record(b, detect_stream);
+               aclmdlExecuteAsync(shared->detect_model,
+                                  detect_inputs[static_cast<size_t>(b % resize_batch.slots())],
+                                  detect_outputs[static_cast<size_t>(b % detect_out.slots())],
+                                  shared->detect_stream));
+  detect_to_resize.record(b, shared->detect_stream);
+  detect_to_fetch.record(b, shared->detect_stream);
 }
 
 // Stage 'fetch', pipelines/batch_copy.yaml:16

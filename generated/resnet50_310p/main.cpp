@@ -114,15 +114,23 @@ constexpr ascgen::ProgramInfo kProgram = {
     2097152,                                 // max_input_bytes
     2097152,                                 // tensor_bytes
     {16, 2, 0},                              // batch_slots
-    5,                                       // streams_per_worker
+    4,                                       // streams_per_worker
     115343360,                               // model_bytes_per_worker
     {1023, 1024, 25232932864, 17179869184},  // budget
     kPools,                                  // pools
     kEventRings,                             // event_rings
 };
 
-// What one copy serves every thread: nothing
+// What one copy serves every thread: infer (one instance on one stream)
 struct SharedResources {
+  aclrtStream infer_stream = nullptr;
+  // The threads take turns submitting to infer_stream (CANN: threads sharing a stream order
+  // themselves).
+  std::mutex infer_mu;
+  // infer: the one model instance every thread's batches take turns on.
+  uint32_t infer_model = 0;
+  aclmdlDesc* infer_desc = nullptr;
+
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
@@ -136,7 +144,6 @@ struct Worker : ascgen::WorkerBase {
   acldvppChannelDesc* decode_channel = nullptr;  // DVPP work of decode_stream only
   aclrtStream resize_stream = nullptr;
   acldvppChannelDesc* resize_channel = nullptr;  // DVPP work of resize_stream only
-  aclrtStream infer_stream = nullptr;
   aclrtStream fetch_stream = nullptr;
   ascgen::Pool upload_host;   // 2,097,152 bytes per frame in pinned host memory (aclrtMallocHost)
   ascgen::Pool upload_dev;    // 2,097,152 bytes per frame in DVPP memory (acldvppMalloc)
@@ -174,9 +181,6 @@ struct Worker : ascgen::WorkerBase {
   }
   acldvppResizeConfig* resize_config = nullptr;
 
-  // infer: its own model instance, so no model id runs on two streams at once.
-  uint32_t infer_model = 0;
-  aclmdlDesc* infer_desc = nullptr;
   // infer: one dataset per slot of resize_batch and of infer_out.
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
   // top5: the k best scores of one frame, folded into the worker's checksum.
@@ -205,7 +209,15 @@ struct Worker : ascgen::WorkerBase {
 // ------------------------------------------------------------------------------ set-up
 
 void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
+                            [[maybe_unused]] ascgen::Cleanup& cleanup) {
+  infer_stream = ascgen::new_stream(infer::kName, "infer_stream", -1, cleanup);
+  ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &infer_model));
+  cleanup.add("aclmdlUnload", [id = infer_model] { return aclmdlUnload(id); });
+  infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
+  cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
+  ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
+  ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputBytes, infer::kOutputBytes);
+}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   upload_stream = ascgen::new_stream(upload::kName, "upload_stream", ctx.id, cleanup);
@@ -213,7 +225,6 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   decode_channel = ascgen::new_dvpp_channel(decode::kName, DVPP_CHNMODE_JPEGD, cleanup);
   resize_stream = ascgen::new_stream(resize::kName, "resize_stream", ctx.id, cleanup);
   resize_channel = ascgen::new_dvpp_channel(resize::kName, DVPP_CHNMODE_VPC, cleanup);
-  infer_stream = ascgen::new_stream(infer::kName, "infer_stream", ctx.id, cleanup);
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
   upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
   upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
@@ -237,12 +248,6 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
                                        resize::kFrame, cleanup);
   resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);
 
-  ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &infer_model));
-  cleanup.add("aclmdlUnload", [id = infer_model] { return aclmdlUnload(id); });
-  infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
-  ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputBytes, infer::kOutputBytes);
   for (int slot = 0; slot < resize_batch.slots(); ++slot)
     infer_inputs.push_back(
         ascgen::new_dataset(infer::kName, resize_batch.slot(slot), infer::kInputBytes, cleanup));
@@ -312,16 +317,19 @@ void Worker::resize_assemble(const ascgen::Frame& at, [[maybe_unused]] const asc
 // Stage 'infer', pipelines/resnet50_310p.yaml:12
 void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
+  // One stream, several threads: one at a time, waits to records.
+  const std::lock_guard<std::mutex> lock(shared->infer_mu);
   // resize_batch holds what 'infer' reads
-  resize_to_infer.wait(b, infer_stream);
+  resize_to_infer.wait(b, shared->infer_stream);
   // infer_out slot is free once 'fetch' has read its previous contents
-  if (b >= infer_out.slots()) fetch_to_infer.wait(b - infer_out.slots(), infer_stream);
-  ASCGEN_CHECK(
-      infer::kName,
-      aclmdlExecuteAsync(infer_model, infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
-                         infer_outputs[static_cast<size_t>(b % infer_out.slots())], infer_stream));
-  infer_to_resize.record(b, infer_stream);
-  infer_to_fetch.record(b, infer_stream);
+  if (b >= infer_out.slots()) fetch_to_infer.wait(b - infer_out.slots(), shared->infer_stream);
+  ASCGEN_CHECK(infer::kName,
+               aclmdlExecuteAsync(shared->infer_model,
+                                  infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
+                                  infer_outputs[static_cast<size_t>(b % infer_out.slots())],
+                                  shared->infer_stream));
+  infer_to_resize.record(b, shared->infer_stream);
+  infer_to_fetch.record(b, shared->infer_stream);
 }
 
 // Stage 'fetch', pipelines/resnet50_310p.yaml:13

@@ -206,7 +206,7 @@ def test_step_by_step_submission_needs_per_thread_streams() -> None:
 
 
 def test_a_shared_model_instance_is_one_stream_every_thread_takes_turns_on() -> None:
-    program = program_of(Path("pipelines/resnet50_b16_shared.yaml"))
+    program = program_of(Path("pipelines/resnet50_b16.yaml"))  # instances: auto -> shared
     shared = [s for s in program.streams if s.shared]
     assert [s.member for s in shared] == ["infer_stream"]
     infer = next(op for op in program.ops if op.stage == "infer")

@@ -127,8 +127,19 @@ def test_bad_flags_are_a_usage_error(tmp_path: Path) -> None:
 def test_run_time_flags_beyond_the_device_fail_before_anything_is_created(tmp_path: Path) -> None:
     """8 threads x depth 64 of the seed example need 2,688 events (336 per worker); the 310 has 1,023."""
     result = built(Path("pipelines/resnet50_b16.yaml"))
-    run = run_program(result.binary, "--threads", "8", "--depth", "64", "--frames", "64", "--warmup", "0",
-                      cwd=tmp_path, env={"ACL_SIM_LEAK_CHECK": "1"})
+    run = run_program(
+        result.binary,
+        "--threads",
+        "8",
+        "--depth",
+        "64",
+        "--frames",
+        "64",
+        "--warmup",
+        "0",
+        cwd=tmp_path,
+        env={"ACL_SIM_LEAK_CHECK": "1"},
+    )
     assert run.returncode == 2, run.stderr[-2000:]
     assert "--threads 8 with a window of 64 frames needs 2688 events, the device has 1023" in run.stderr
     assert "aclrtCreateEventWithFlag" not in run.stderr and "[acl_sim]" not in run.stderr
