@@ -42,6 +42,8 @@ class SteadyClock final : public Clock {
 };
 
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+// The longest delay or timeout (about 11.6 days): times plus durations never overflow.
+constexpr int64_t kMaxDurationUs = int64_t{1000000} * 1000000;
 
 // ---------------------------------------------------------------- shapes and padding
 
@@ -313,7 +315,7 @@ class Batcher {
     int64_t timeout = lv.policy.default_timeout_us;
     if (r.timeout_us > 0 && lv.policy.allow_timeout_override &&
         (timeout == 0 || r.timeout_us < timeout))
-      timeout = r.timeout_us;
+      timeout = std::min(r.timeout_us, kMaxDurationUs);
     node.deadline_us = timeout > 0 ? node.enqueue_us + timeout : kNever;
     push_back(lv.live, n);
     ++queued_;
@@ -407,7 +409,8 @@ class Batcher {
       if (p < 1 || p > cfg_.max_batch)
         bad("preferred batch size " + std::to_string(p) + " is not in 1..max_batch (" +
             std::to_string(cfg_.max_batch) + ")");
-    if (cfg_.max_queue_delay_us < 0) bad("max_queue_delay_us must not be negative");
+    if (cfg_.max_queue_delay_us < 0 || cfg_.max_queue_delay_us > kMaxDurationUs)
+      bad("max_queue_delay_us must be in 0..10^12");
     if (cfg_.priority_levels < 1) bad("priority_levels must be at least 1");
     if (cfg_.default_priority < 0 || cfg_.default_priority >= cfg_.priority_levels)
       bad("default_priority must be a level in 0..priority_levels-1");
@@ -415,7 +418,8 @@ class Batcher {
         cfg_.policies.size() != static_cast<size_t>(cfg_.priority_levels))
       bad("policies: give none, one for every level, or one per level");
     for (const QueuePolicy& p : cfg_.policies)
-      if (p.default_timeout_us < 0) bad("default_timeout_us must not be negative");
+      if (p.default_timeout_us < 0 || p.default_timeout_us > kMaxDurationUs)
+        bad("default_timeout_us must be in 0..10^12");
     if (cfg_.slots < 1) bad("slots must be at least 1");
   }
 

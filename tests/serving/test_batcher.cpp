@@ -416,12 +416,16 @@ TEST(batcher, config_errors) {
   CHECK_THROWS(Batcher(config(8, {16}, 0), clock));
   CHECK_THROWS(Batcher(config(8, {0}, 0), clock));
   CHECK_THROWS(Batcher(config(8, {}, -1), clock));
+  CHECK_THROWS(Batcher(config(8, {}, kMaxDurationUs + 1), clock));
   BatcherConfig c = config(8, {}, 0);
   c.priority_levels = 2;
   c.default_priority = 2;
   CHECK_THROWS(Batcher(c, clock));
   c.default_priority = 0;
   c.policies.resize(3);
+  CHECK_THROWS(Batcher(c, clock));
+  c.policies.assign(1, QueuePolicy{});
+  c.policies[0].default_timeout_us = -1;
   CHECK_THROWS(Batcher(c, clock));
   c.policies.clear();
   c.slots = 0;
@@ -552,4 +556,28 @@ TEST(batcher_threads, wait_batch_wakes_on_release) {
   CHECK(b.wait_batch(&second));
   releaser.join();
   CHECK_EQ(second.items[0].id, uint64_t{2});
+}
+
+TEST(batcher, own_timeout_without_a_default) {
+  FakeClock clock;
+  BatcherConfig c = config(8, {}, 100000);
+  QueuePolicy p;  // no default timeout
+  p.allow_timeout_override = true;
+  c.policies = {p};
+  std::vector<uint64_t> dropped;
+  Batcher b(c, clock, [&](const Dropped& d) { dropped.push_back(d.id); });
+  Batch batch;
+  b.submit(req(1, -1, 300));
+  b.submit(req(2, -1, std::numeric_limits<int64_t>::max()));  // clamped, no overflow
+  b.submit(req(3));                                           // none at all
+  int64_t wake = 0;
+  CHECK(!b.try_form(&batch, &wake));
+  CHECK_EQ(wake, int64_t{300});
+  clock.set(300);
+  CHECK(!b.try_form(&batch, &wake));
+  CHECK(dropped == (std::vector<uint64_t>{1}));
+  CHECK_EQ(wake, int64_t{100000});  // the delay of request 2, before its far deadline
+  clock.set(100000);
+  CHECK(b.try_form(&batch));
+  CHECK(ids(batch) == (std::vector<uint64_t>{2, 3}));
 }
