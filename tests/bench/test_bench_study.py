@@ -63,7 +63,7 @@ def test_page_has_the_reproduction_table_and_the_verdict(tmp_path: Path) -> None
     assert "![component experiments](c.png)" in page
     assert "| 1 | 166 | 160.0 |" in page and "| 0.96 | ok |" in page
     assert "| 4 | 332 | 400.0 |" in page and "**out of range**" in page  # 400 / 332 = 1.20
-    assert "per_stage / per_thread at their best: **1.25x**" in page  # two_layouts: per_thread 20 % slower
+    assert "per_stage / the study's program at their best: **1.25x**" in page  # two_layouts: 20 % slower
     assert "by threads: 1: 1.25x" in page
     assert "![batch-1 reproduction](a.png)" in page and "python -m tools.study" in page
 

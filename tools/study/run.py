@@ -8,8 +8,10 @@ Benches through ascgen's own bench session (the same builds, runs and statistics
 `ascgen bench`): the published Ascend 310 study's batch-1 pipeline in its per_thread style
 (pipelines/ascend310/study_b1_per_thread.yaml, 1-8 threads) against the study's published
 QPS; its component experiments (pipelines/ascend310/study_{model_alone,decode_per_thread,
-h2d_unmerged}.yaml) against theirs; and the study's workload at batch 16
-(pipelines/resnet50_b16.yaml) in both stream layouts, against the planner's roofline.
+h2d_unmerged}.yaml) against theirs; and the study's workload at batch 16 in ascgen's layout
+(pipelines/resnet50_b16.yaml, per_stage) against the study's own program
+(pipelines/ascend310/study_b16_per_thread.yaml: per_thread, step by step, D2D batch assembly),
+each against the planner's roofline.
 Raw results (results.json, runs.csv, summary.md, qps.png, latency.png) go to
 docs/performance/<spec>/.
 """
@@ -32,6 +34,7 @@ from tools.study import report as study_report
 
 B1_SPEC = Path("pipelines/ascend310/study_b1_per_thread.yaml")
 B16_SPEC = Path("pipelines/resnet50_b16.yaml")
+STUDY_B16_SPEC = Path("pipelines/ascend310/study_b16_per_thread.yaml")
 THREADS = "1,2,4,6,8"  # the study's sweep
 
 
@@ -65,6 +68,11 @@ def measure(
     return results
 
 
+def merged(ours: BenchResults, theirs: BenchResults) -> BenchResults:
+    """ascgen's per_stage points and the study's program's per_thread points, as one bench."""
+    return ours.model_copy(update={"runs": [*ours.runs, *theirs.runs], "summary": [*ours.summary, *theirs.summary]})
+
+
 @friendly  # one-line errors and ascgen's exit codes, as for `ascgen bench`
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -78,13 +86,16 @@ def main(argv: list[str] | None = None) -> int:
     folder = args.docs / "performance"
     if args.render_only:
         b1 = load_results(folder / "study_b1_per_thread" / "results.json")
-        b16 = load_results(folder / "resnet50_b16" / "results.json")
+        b16 = merged(load_results(folder / "resnet50_b16" / "results.json"),
+                     load_results(folder / "study_b16_per_thread" / "results.json"))  # fmt: skip
         components = study_components.load_all(folder)
     else:
         git = environment.git_state(Path.cwd())
         bench = functools.partial(measure, options=options, repeat=args.repeat, git=git)
         b1 = bench(B1_SPEC, [f"threads={THREADS}"], out_dir=folder / "study_b1_per_thread")
-        b16 = bench(B16_SPEC, ["streams=per_thread,per_stage", f"threads={THREADS}"], out_dir=folder / "resnet50_b16")
+        ours = bench(B16_SPEC, [f"threads={THREADS}"], out_dir=folder / "resnet50_b16")
+        theirs = bench(STUDY_B16_SPEC, [f"threads={THREADS}"], out_dir=folder / "study_b16_per_thread")
+        b16 = merged(ours, theirs)
         components = study_components.measure_all(lambda spec, sweeps, out: bench(spec, sweeps, out_dir=out), folder)
     pts = study_components.points(components)
     plots = study_plots.write(b1, b16, pts, folder)
