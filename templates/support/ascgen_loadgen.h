@@ -398,13 +398,13 @@ class ServingStats {
   // Requests in batches over the batch slots executed (1: every batch full).
   double average_fill() const {
     std::lock_guard<std::mutex> lock(mu_);
-    return executed_slots_ ? static_cast<double>(requests_in_batches_) / executed_slots_ : 0.0;
+    return fill_locked();
   }
   // The share of executed input elements that were padding (to the batch's shape and to
   // the executed batch size).
   double padding_waste() const {
     std::lock_guard<std::mutex> lock(mu_);
-    return padded_elements_ ? 1.0 - static_cast<double>(real_elements_) / padded_elements_ : 0.0;
+    return waste_locked();
   }
   std::vector<uint64_t> batch_histogram() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -437,10 +437,8 @@ class ServingStats {
             .close(']');
     j.close(']');
     j.key("batches").integer(static_cast<int64_t>(batches_));
-    j.key("average_fill")
-        .num(executed_slots_ ? static_cast<double>(requests_in_batches_) / executed_slots_ : 0.0);
-    j.key("padding_waste")
-        .num(padded_elements_ ? 1.0 - static_cast<double>(real_elements_) / padded_elements_ : 0.0);
+    j.key("average_fill").num(fill_locked());
+    j.key("padding_waste").num(waste_locked());
     j.key("submitted").integer(static_cast<int64_t>(counters_.submitted));
     j.key("rejected").open('{');
     j.key("queue_full").integer(static_cast<int64_t>(counters_.rejected_queue_full));
@@ -475,6 +473,15 @@ class ServingStats {
   }
 
  private:
+  double fill_locked() const {
+    if (executed_slots_ == 0) return 0.0;
+    return static_cast<double>(requests_in_batches_) / static_cast<double>(executed_slots_);
+  }
+  double waste_locked() const {
+    if (padded_elements_ == 0) return 0.0;
+    return 1.0 - static_cast<double>(real_elements_) / static_cast<double>(padded_elements_);
+  }
+
   mutable std::mutex mu_;
   LatencyHistogram e2e_, queue_, compute_;
   std::vector<uint64_t> batch_sizes_;
