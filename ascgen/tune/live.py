@@ -23,7 +23,7 @@ class TuneListener:
 
     def _replan(self) -> None:
         if self.search is not None:
-            runs = (len(self.search.run_s) + self.search.runs_left()) * self.repeat
+            runs = (self.search.runs + self.search.runs_left()) * self.repeat
             if isinstance(self.monitor, LiveMonitor):
                 self.monitor.planned(runs)
             else:

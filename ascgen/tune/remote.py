@@ -84,14 +84,37 @@ class RayMeasurer(BenchMeasurer):
             resources={device_resource(backend): 1}, num_cpus=1, max_retries=RETRIES
         )
         self.backend_flag, self.build_root = backend, build_root
+        self.slots = max(1, int(self.ray.cluster_resources().get(device_resource(backend), 1)))
 
     def measure(self, config: Config) -> Measurement:
+        return self._collect(config, self._submit(config))
+
+    def measure_many(self, configs: list[Config]) -> list[Measurement | PointFailed]:
+        """One task per point, all at once (``slots`` devices in the cluster)."""
+        refs = [self._submit(config) for config in configs]
+        out: list[Measurement | PointFailed] = []
+        for config, ref in zip(configs, refs, strict=True):
+            try:
+                out.append(self._collect(config, ref))
+            except PointFailed as exc:
+                out.append(exc)
+            except KeyboardInterrupt:
+                for other in refs:
+                    self.ray.cancel(other, force=True)
+                raise
+        return out
+
+    def _submit(self, config: Config) -> Any:
         self.monitor.run_started(config, 1, self.request.repeat)
         options = self.request.options
         opts = {"duration_s": options.duration_s, "warmup_s": options.warmup_s, "pin": options.pin}
         opts["input"] = str(options.input.resolve()) if options.input else None
-        ref = self.task.remote(str(self.request.spec_path.resolve()), config.model_dump(), opts,
-                               self.request.repeat, self.backend_flag, str(self.build_root))  # fmt: skip
+        spec = str(self.request.spec_path.resolve())
+        return self.task.remote(
+            spec, config.model_dump(), opts, self.request.repeat, self.backend_flag, str(self.build_root)
+        )
+
+    def _collect(self, config: Config, ref: Any) -> Measurement:
         try:
             done = self.ray.get(ref)
         except KeyboardInterrupt:

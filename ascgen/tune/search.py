@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from ascgen.bench.schema import Config
 from ascgen.errors import UserError
@@ -36,6 +36,17 @@ class PointFailed(Exception):
 
 class Measurer(Protocol):
     def measure(self, config: Config) -> Measurement: ...
+
+
+@runtime_checkable
+class ParallelMeasurer(Protocol):
+    """A measurer of several devices: ``slots`` points at once, each a Measurement or the
+    PointFailed of its failure, in order."""
+
+    slots: int
+
+    def measure(self, config: Config) -> Measurement: ...
+    def measure_many(self, configs: list[Config]) -> list[Measurement | PointFailed]: ...
 
 
 class Oracle(Protocol):
@@ -132,7 +143,8 @@ class Search:
         self.rooflines: dict[Config, float] = {}
         self.unfit: dict[Config, str] = {}
         self.seen: dict[Config, Step] = {}
-        self.run_s: list[float] = []
+        self.batch_s: list[float] = []  # wall time of each measurement (of several points at once)
+        self.runs = 0  # points measured (or failed)
         self.outcome = Outcome(goal, points=0, fitting=0)
 
     def run(self) -> Outcome:
@@ -192,13 +204,24 @@ class Search:
 
     def _neighbourhood(self) -> None:
         """Hill-climb: measure the neighbours of the best point; move to the best of all while
-        it beats the previous centre by more than min_gain."""
+        it beats the previous centre by more than min_gain. A measurer with several ``slots``
+        (devices) measures that many neighbours at once."""
+        slots = max(1, self.measurer.slots) if isinstance(self.measurer, ParallelMeasurer) else 1
         centre = self.outcome.best
         while centre is not None and centre.measurement is not None:
             moves = self.grid.neighbours(centre.config)
             moves.sort(key=lambda move: -self.rooflines.get(move[0], 0.0))
+            pending: list[tuple[Config, str, float]] = []
             for config, change in moves:
-                self._consider(config, f"neighbour of {short(centre.config)} ({change})")
+                why = f"neighbour of {short(centre.config)} ({change})"
+                roofline = self._screen(config, why)
+                if roofline is not None:
+                    pending.append((config, why, roofline))
+                if len(pending) == slots:
+                    self._measure(pending)
+                    pending = []
+            if pending:
+                self._measure(pending)
             best = self.outcome.best
             if best is None or best.measurement is None:
                 break
@@ -211,24 +234,57 @@ class Search:
         """Skip, measure or record the failure of ``config``; None when it was decided before."""
         if config in self.seen:
             return None
+        roofline = self._screen(config, why)
+        if roofline is None:
+            return self.seen.get(config)
+        return self._measure([(config, why, roofline)])[0]
+
+    def _screen(self, config: Config, why: str) -> float | None:
+        """The roofline of a point worth measuring; None when it was decided before, is
+        outside the grid, or is skipped now (recorded)."""
+        if config in self.seen:
+            return None
         if config in self.unfit:
-            return self._record(config, "skipped", why, f"does not fit: {self.unfit[config]}")
+            self._record(config, "skipped", why, f"does not fit: {self.unfit[config]}")
+            return None
         if config not in self.rooflines:
             return None  # outside the grid
         roofline = self.rooflines[config]
         reason = self._hopeless(roofline)
         if reason:
-            return self._record(config, "skipped", why, reason, roofline)
-        self._check_limits()
-        self.listener.deciding(config, why)
+            self._record(config, "skipped", why, reason, roofline)
+            return None
+        return roofline
+
+    def _measure(self, batch: list[tuple[Config, str, float]]) -> list[Step]:
+        """Measure the points of ``batch`` (at once when there are several) and record them."""
+        batch = batch[: self._check_limits(len(batch))]
+        for config, why, _ in batch:
+            self.listener.deciding(config, why)
         t0 = self.clock()
         try:
-            measurement = self.measurer.measure(config)
-        except PointFailed as exc:
-            return self._record(config, "failed", why, str(exc), roofline)
+            results = self._results([config for config, _, _ in batch])
         finally:
-            self.run_s.append(self.clock() - t0)
-        return self._record(config, "measured", why, "", roofline, measurement)
+            self.batch_s.append(self.clock() - t0)
+            self.runs += len(batch)
+        steps = []
+        for (config, why, roofline), result in zip(batch, results, strict=True):
+            if isinstance(result, PointFailed):
+                steps.append(self._record(config, "failed", why, str(result), roofline))
+            else:
+                steps.append(self._record(config, "measured", why, "", roofline, result))
+        return steps
+
+    def _results(self, configs: list[Config]) -> list[Measurement | PointFailed]:
+        if len(configs) > 1 and isinstance(self.measurer, ParallelMeasurer):
+            return self.measurer.measure_many(configs)
+        out: list[Measurement | PointFailed] = []
+        for config in configs:
+            try:
+                out.append(self.measurer.measure(config))
+            except PointFailed as exc:
+                out.append(exc)
+        return out
 
     def _hopeless(self, roofline: float) -> str:
         """Why a point with this roofline cannot win; empty when it might."""
@@ -243,14 +299,15 @@ class Search:
             return f"cannot beat the best by {self.goal.min_gain:.0%}: roofline {roofline:,.1f}, best {qps:,.1f} QPS"
         return ""
 
-    def _check_limits(self) -> None:
-        runs = len(self.run_s)
-        if self.limits.max_runs is not None and runs >= self.limits.max_runs:
-            raise _Stop(f"measured {runs} points (--max-runs)")
+    def _check_limits(self, wanted: int) -> int:
+        """How many of ``wanted`` points may still be measured (at least one), or stop."""
+        if self.limits.max_runs is not None and self.runs >= self.limits.max_runs:
+            raise _Stop(f"measured {self.runs} points (--max-runs)")
         elapsed = self.clock() - self.started
-        mean = sum(self.run_s) / runs if runs else 0.0
-        if runs and elapsed + mean > self.limits.budget_s:
+        mean = sum(self.batch_s) / len(self.batch_s) if self.batch_s else 0.0
+        if self.batch_s and elapsed + mean > self.limits.budget_s:
             raise _Stop(f"budget spent: {elapsed:,.0f} s of {self.limits.budget_s:,.0f} s, a point takes {mean:,.0f} s")
+        return wanted if self.limits.max_runs is None else min(wanted, self.limits.max_runs - self.runs)
 
     def _record(
         self,
@@ -271,10 +328,10 @@ class Search:
     def runs_left(self) -> int:
         """A guess at the measurements still to come (for an ETA): what the budget allows,
         at most the fitting points not yet decided."""
-        runs = len(self.run_s)
         undecided = max(0, len(self.rooflines) - sum(1 for c in self.seen if c in self.rooflines))
         left = self.limits.budget_s - (self.clock() - self.started)
-        by_budget = int(left / (sum(self.run_s) / runs)) if runs and left > 0 else undecided
+        per_point = sum(self.batch_s) / self.runs if self.runs else 0.0
+        by_budget = int(left / per_point) if per_point > 0 and left > 0 else undecided
         if self.limits.max_runs is not None:
-            by_budget = min(by_budget, self.limits.max_runs - runs)
+            by_budget = min(by_budget, self.limits.max_runs - self.runs)
         return max(0, min(undecided, by_budget))

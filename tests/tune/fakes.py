@@ -80,3 +80,21 @@ class FakeMeasurer:
             raise PointFailed("exit 3, ACL error: fake failure")
         jitter = 1 + self.rng.uniform(-self.noise, self.noise)
         return Measurement(qps=true_qps(config) * jitter, p99_ms=true_p99(config) / jitter)
+
+
+@dataclass
+class FakeDevices(FakeMeasurer):
+    """``slots`` devices: a batch of points takes the time of one."""
+
+    slots: int = 4
+
+    def measure_many(self, configs: list[Config]) -> list[Measurement | PointFailed]:
+        out: list[Measurement | PointFailed] = []
+        for config in configs:
+            try:
+                out.append(self.measure(config))
+            except PointFailed as exc:
+                out.append(exc)
+            self.clock.now -= self.seconds  # they ran side by side
+        self.clock.now += self.seconds
+        return out

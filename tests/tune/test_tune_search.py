@@ -129,3 +129,15 @@ def test_every_step_says_why() -> None:
     for step in outcome.steps[1:]:
         assert step.why.startswith("neighbour of threads=")
     assert all(s.at_s >= 0 for s in outcome.steps)
+
+
+def test_several_devices_measure_neighbours_at_once_and_find_the_same_optimum() -> None:
+    from fakes import FakeDevices
+
+    clock = FakeClock()
+    devices = FakeDevices(clock, slots=4)
+    outcome = Search(grid(), FakeOracle(), devices, Goal("max_qps"), HOUR, clock=clock).run()
+    sequential, measurer = tune(Goal("max_qps"))
+    assert outcome.winner is not None and sequential.winner is not None
+    assert outcome.winner.config == sequential.winner.config == brute_force(Goal("max_qps"))
+    assert clock.now < 10.0 * len(measurer.calls)  # less wall time than one device
