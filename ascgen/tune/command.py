@@ -132,7 +132,7 @@ def tune(
 
     Writes summary.md, tune.json, pareto.png, results.json and runs.csv to --out, and the
     winning spec beside SPEC (--write-spec). Exit 1 when no measured point meets the SLO.
-    """  # fmt: skip
+    """
     from rich.console import Console
 
     from ascgen.bench import environment, session

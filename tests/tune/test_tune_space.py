@@ -6,6 +6,9 @@ import pytest
 from fakes import grid
 
 from ascgen.bench.schema import Config
+from ascgen.errors import UserError
+from ascgen.tune.budget import parse_budget
+from ascgen.tune.grid import Grid
 from ascgen.tune.space import BadSpace, parse_space
 
 
@@ -53,3 +56,46 @@ def test_neighbours_move_one_key_one_step() -> None:
     moves = {(c.threads, c.depth): why for c, why in g.neighbours(centre)}
     assert moves == {(1, 8): "threads 2->1", (4, 8): "threads 2->4", (2, 4): "depth 8->4"}
     assert len(g.points()) == 9
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("20m", 1200), ("90s", 90), ("1h30m", 5400), ("300", 300), ("1.5m", 90)])
+def test_budget(text: str, seconds: float) -> None:
+    assert parse_budget(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "ten minutes", "0s", "20x", "8d", "-5m"])
+def test_bad_budget_is_one_line(text: str) -> None:
+    with pytest.raises(UserError) as err:
+        parse_budget(text)
+    assert str(err.value).startswith(f"--budget {text}: ") and "\n" not in str(err.value)
+
+
+def test_streams_and_sync_every_neighbours() -> None:
+    g = Grid(
+        {
+            "threads": (2,),
+            "depth": (8,),
+            "batch": (16,),
+            "streams": ("per_stage", "per_thread"),
+            "sync_every": (32, 64, 128),
+        },
+        64,
+        True,
+        {"threads": 2, "depth": 8, "batch": 16, "streams": "per_stage", "sync_every": None},
+    )
+    assert len(g.points()) == 4  # per_stage once (sync_every means nothing there), per_thread x 3
+    stage = Config(threads=2, depth=8, batch=16, streams="per_stage", sync_every=None)
+    ((thread, why),) = g.neighbours(stage)
+    assert (thread.streams, thread.sync_every, why) == ("per_thread", 64, "streams per_stage->per_thread")
+    moves = {why for _, why in g.neighbours(thread)}
+    assert moves == {"streams per_thread->per_stage", "sync_every 64->32", "sync_every 64->128"}
+
+
+def test_untuned_sync_every_follows_the_batch() -> None:
+    g = Grid(
+        {"threads": (2,), "depth": (8,), "batch": (12, 16), "streams": ("per_thread",), "sync_every": (64,)},
+        64,
+        False,
+        {"threads": 2, "depth": 8, "batch": 16, "streams": "per_thread", "sync_every": None},
+    )
+    assert sorted((c.batch, c.sync_every) for c in g.points()) == [(12, 60), (16, 64)]
