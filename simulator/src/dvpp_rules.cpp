@@ -147,6 +147,12 @@ void decode_done(const std::shared_ptr<PicSlot>& slot, uint32_t code, const std:
     report_slot(slot->api, *slot, "destroyed the output descriptor before the decode completed");
 }
 
+acldvppPicDesc snapshot(const acldvppPicDesc& desc) {
+  PicRegistry& r = pics();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return desc;
+}
+
 uint32_t read_ret_code(const acldvppPicDesc* desc) {
   PicRegistry& r = pics();
   std::lock_guard<std::mutex> lock(r.mu);

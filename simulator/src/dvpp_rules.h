@@ -30,6 +30,11 @@ void decode_done(const std::shared_ptr<PicSlot>& slot, uint32_t code, const std:
 // acldvppGetPicDescRetCode: reads the code (under the registry's lock) and
 // marks a failure as seen.
 uint32_t read_ret_code(const acldvppPicDesc* desc);
+
+// A copy of a picture descriptor taken at submission, under the lock that the decoder's
+// completion holds while it writes the descriptor's result code (a VPC task may be submitted
+// while the decode that fills its input descriptor still runs).
+acldvppPicDesc snapshot(const acldvppPicDesc& desc);
 // acldvppDestroyPicDesc: reports an unread failure, detaches the slot.
 void pic_destroyed(const char* api, const acldvppPicDesc* desc);
 // aclFinalize / device teardown, after the device drained: every failure still

@@ -131,7 +131,7 @@ aclError single(const char* api, acldvppChannelDesc* channel, acldvppPicDesc* in
                                              needs_paste, lim);
   if (!c.ok()) return violate(c.code, api, "vpc.args", "%s", c.message.c_str());
   VpcJob job;
-  VpcItem it{*in, *out, {}, {}};
+  VpcItem it{dvpp::snapshot(*in), dvpp::snapshot(*out), {}, {}};
   it.src_roi = crop != nullptr ? to_roi(*crop) : img::full_roi(in->width, in->height);
   it.dst_roi = paste != nullptr ? to_roi(*paste) : img::full_roi(out->width, out->height);
   job.items.push_back(it);
