@@ -169,7 +169,8 @@ inline const FlagSpec* flag_specs(size_t* count) {
       {"--quiet", FlagKind::kSwitch, "", 0, 0,
        "no progress lines on stderr (the final JSON is still printed)"},
       {"--only-stage", FlagKind::kText, "STAGE", 0, 0,
-       "measure one stage alone: after one full window, submit only its steps (per_thread by_step programs)"},
+       "measure one stage alone: after one full window, submit only its steps (per_thread by_step "
+       "programs)"},
       {"--on-decode-error", FlagKind::kText, "fail|skip", 0, 0,
        "a frame whose decode failed: fail the run (exit 1, default) or skip it and count it"},
       {"--help", FlagKind::kHelp, "", 0, 0, "print this help and exit"},

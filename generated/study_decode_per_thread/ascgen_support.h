@@ -99,7 +99,8 @@ struct SlotRule {
   int min_slots;        // per_stage batch rings keep two batches
   int fixed;            // a per-stage depth from the spec, 0 = none
   constexpr int slots(int window) const {
-    return fixed > 0 ? fixed : std::max(min_slots, (window + frames_per_slot - 1) / frames_per_slot);
+    return fixed > 0 ? fixed
+                     : std::max(min_slots, (window + frames_per_slot - 1) / frames_per_slot);
   }
 };
 
@@ -115,7 +116,8 @@ struct PoolSpec {
 // A ring of equal slots of one memory kind, allocated once, pre-touched, freed by Cleanup.
 class Pool {
  public:
-  void allocate(const char* stage, const char* name, const PoolSpec& spec, int window, Cleanup& cleanup) {
+  void allocate(const char* stage, const char* name, const PoolSpec& spec, int window,
+                Cleanup& cleanup) {
     name_ = name;
     bytes_ = spec.slot_bytes;
     slots_.assign(static_cast<size_t>(spec.rule.slots(window)), nullptr);
@@ -194,7 +196,8 @@ class EventRing {
     for (aclrtEvent& e : events_) {
       check(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC), stage, "aclrtCreateEventWithFlag");
       aclrtEvent ev = e;
-      cleanup.add(std::string("aclrtDestroyEvent of ring ") + name, [ev] { return aclrtDestroyEvent(ev); });
+      cleanup.add(std::string("aclrtDestroyEvent of ring ") + name,
+                  [ev] { return aclrtDestroyEvent(ev); });
     }
   }
   int size() const { return static_cast<int>(events_.size()); }
@@ -226,13 +229,15 @@ class EventRing {
   std::vector<aclrtEvent> events_;
 };
 
-// A stream, named after its owner (worker -1: shared by the workers) for the simulator's hazard reports.
+// A stream, named after its owner (worker -1: shared by the workers) for the simulator's hazard
+// reports.
 inline aclrtStream new_stream(const char* stage, const char* name, int worker, Cleanup& cleanup) {
   aclrtStream s = nullptr;
   check(aclrtCreateStream(&s), stage, "aclrtCreateStream");
   cleanup.add(std::string("aclrtDestroyStream ") + name, [s] { return aclrtDestroyStream(s); });
 #if ASCGEN_BACKEND_SIM
-  std::string label = std::string(name) + (worker < 0 ? " (shared)" : " of worker " + std::to_string(worker));
+  std::string label =
+      std::string(name) + (worker < 0 ? " (shared)" : " of worker " + std::to_string(worker));
   check(aclsimSetStreamName(s, label.c_str()), stage, "aclsimSetStreamName");
 #else
   (void)worker;
@@ -252,8 +257,9 @@ inline acldvppChannelDesc* new_dvpp_channel(const char* stage, uint32_t modes, C
   return c;
 }
 
-
-inline uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
+inline uint32_t align_up(uint32_t v, uint32_t a) {
+  return (v + a - 1) / a * a;
+}
 
 // ---------------------------------------------------------------- DVPP and model helpers
 
@@ -290,26 +296,30 @@ inline std::vector<acldvppPicDesc*> picture_descs(const char* stage, const Pool&
   for (int slot = 0; slot < pool.slots(); ++slot) {
     for (int item = 0; item < items; ++item) {
       acldvppPicDesc* desc = new_pic_desc(stage, cleanup);
-      uint8_t* data = static_cast<uint8_t*>(pool.slot(slot)) + static_cast<size_t>(item) * picture.bytes;
-      set_pic_desc(stage, desc, data, static_cast<uint32_t>(picture.bytes), picture.format, picture.width,
-                   picture.height, picture.width_stride, picture.height_stride);
+      uint8_t* data =
+          static_cast<uint8_t*>(pool.slot(slot)) + static_cast<size_t>(item) * picture.bytes;
+      set_pic_desc(stage, desc, data, static_cast<uint32_t>(picture.bytes), picture.format,
+                   picture.width, picture.height, picture.width_stride, picture.height_stride);
       descs.push_back(desc);
     }
   }
   return descs;
 }
 
-inline acldvppRoiConfig* new_roi(const char* stage, uint32_t left, uint32_t right, uint32_t top, uint32_t bottom,
-                                 Cleanup& cleanup) {
-  acldvppRoiConfig* roi = require(acldvppCreateRoiConfig(left, right, top, bottom), stage, "acldvppCreateRoiConfig");
+inline acldvppRoiConfig* new_roi(const char* stage, uint32_t left, uint32_t right, uint32_t top,
+                                 uint32_t bottom, Cleanup& cleanup) {
+  acldvppRoiConfig* roi =
+      require(acldvppCreateRoiConfig(left, right, top, bottom), stage, "acldvppCreateRoiConfig");
   cleanup.add("acldvppDestroyRoiConfig", [roi] { return acldvppDestroyRoiConfig(roi); });
   return roi;
 }
 
-inline acldvppResizeConfig* new_resize_config(const char* stage, uint32_t interpolation, Cleanup& cleanup) {
+inline acldvppResizeConfig* new_resize_config(const char* stage, uint32_t interpolation,
+                                              Cleanup& cleanup) {
   acldvppResizeConfig* c = require(acldvppCreateResizeConfig(), stage, "acldvppCreateResizeConfig");
   cleanup.add("acldvppDestroyResizeConfig", [c] { return acldvppDestroyResizeConfig(c); });
-  check(acldvppSetResizeConfigInterpolation(c, interpolation), stage, "acldvppSetResizeConfigInterpolation");
+  check(acldvppSetResizeConfigInterpolation(c, interpolation), stage,
+        "acldvppSetResizeConfigInterpolation");
   return c;
 }
 
@@ -332,21 +342,23 @@ inline LetterboxArea letterbox_area(uint32_t w, uint32_t h, uint32_t out_w, uint
 }
 
 // Paints a picture's canvas one colour: luma plane, then the interleaved chroma plane.
-inline void fill_canvas(const char* stage, acldvppPicDesc* desc, const Picture& picture, int32_t luma,
-                        int32_t chroma, aclrtStream stream) {
+inline void fill_canvas(const char* stage, acldvppPicDesc* desc, const Picture& picture,
+                        int32_t luma, int32_t chroma, aclrtStream stream) {
   uint8_t* data = static_cast<uint8_t*>(acldvppGetPicDescData(desc));
   const size_t luma_bytes = static_cast<size_t>(picture.width_stride) * picture.height_stride;
   check(aclrtMemsetAsync(data, luma_bytes, luma, luma_bytes, stream), stage, "aclrtMemsetAsync");
-  check(aclrtMemsetAsync(data + luma_bytes, picture.bytes - luma_bytes, chroma, picture.bytes - luma_bytes, stream),
+  check(aclrtMemsetAsync(data + luma_bytes, picture.bytes - luma_bytes, chroma,
+                         picture.bytes - luma_bytes, stream),
         stage, "aclrtMemsetAsync");
 }
 
 // Copies frame i of batch b into its place in the batch slot (batch assembly by copy).
-inline void copy_into_batch(const char* stage, const Pool& batch, int64_t b, int64_t i, const void* frame,
-                            size_t frame_bytes, aclrtStream stream) {
+inline void copy_into_batch(const char* stage, const Pool& batch, int64_t b, int64_t i,
+                            const void* frame, size_t frame_bytes, aclrtStream stream) {
   const size_t offset = static_cast<size_t>(i) * frame_bytes;
   uint8_t* dst = static_cast<uint8_t*>(batch.slot(b)) + offset;
-  check(aclrtMemcpyAsync(dst, batch.slot_bytes() - offset, frame, frame_bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream),
+  check(aclrtMemcpyAsync(dst, batch.slot_bytes() - offset, frame, frame_bytes,
+                         ACL_MEMCPY_DEVICE_TO_DEVICE, stream),
         stage, "aclrtMemcpyAsync");
 }
 
@@ -363,8 +375,10 @@ inline aclmdlDataset* new_dataset(const char* stage, void* data, size_t bytes, C
 // Fills every slot of a model's input once at start-up with one of `n` pattern tensors.
 inline void fill_pattern(const char* stage, const Pool& pool, size_t n) {
   for (int slot = 0; slot < pool.slots(); ++slot) {
-    std::vector<uint8_t> tensor = pattern_tensor(pool.slot_bytes(), static_cast<uint64_t>(slot) % n);
-    check(aclrtMemcpy(pool.slot(slot), pool.slot_bytes(), tensor.data(), tensor.size(), ACL_MEMCPY_HOST_TO_DEVICE),
+    std::vector<uint8_t> tensor =
+        pattern_tensor(pool.slot_bytes(), static_cast<uint64_t>(slot) % n);
+    check(aclrtMemcpy(pool.slot(slot), pool.slot_bytes(), tensor.data(), tensor.size(),
+                      ACL_MEMCPY_HOST_TO_DEVICE),
           stage, "aclrtMemcpy");
   }
 }
@@ -377,9 +391,10 @@ inline void expect_model_sizes(const char* stage, aclmdlDesc* desc, size_t in, s
   if (got_out == 0) throw AclFailure(stage, "aclmdlGetOutputSizeByIndex", ACL_ERROR_INVALID_PARAM);
   if (got_in != in || got_out != out)
     throw std::runtime_error(std::string("stage '") + stage + "': the model takes " +
-                             std::to_string(got_in) + " bytes and gives " + std::to_string(got_out) +
-                             ", but the spec plans " + std::to_string(in) + " and " +
-                             std::to_string(out) + "; regenerate from a spec that matches the model");
+                             std::to_string(got_in) + " bytes and gives " +
+                             std::to_string(got_out) + ", but the spec plans " +
+                             std::to_string(in) + " and " + std::to_string(out) +
+                             "; regenerate from a spec that matches the model");
 }
 
 // ---------------------------------------------------------------- completion
@@ -416,7 +431,8 @@ class Completions {
     std::unique_lock<std::mutex> lock(mu_);
     while (done_ < batches && !aborted_) {
       int64_t before = done_;
-      if (!cv_.wait_for(lock, std::chrono::seconds(60), [&] { return done_ != before || aborted_; }))
+      if (!cv_.wait_for(lock, std::chrono::seconds(60),
+                        [&] { return done_ != before || aborted_; }))
         throw std::runtime_error("no batch completed for 60 s: the device or a callback is stuck");
     }
   }

@@ -50,8 +50,9 @@ struct ProgramInfo {
   int streams_per_worker;
   int64_t model_bytes_per_worker;
   DeviceBudget budget;
-  const PoolSpec* const* pools;        // every pool of a worker, up to a nullptr
-  const PoolSpec* const* event_rings;  // per event ring, the pool whose slots it counts; nullptr ends
+  const PoolSpec* const* pools;  // every pool of a worker, up to a nullptr
+  const PoolSpec* const*
+      event_rings;  // per event ring, the pool whose slots it counts; nullptr ends
 };
 
 // ---------------------------------------------------------------- inputs and records
@@ -85,26 +86,29 @@ inline int jpeg_frame_marker(const std::vector<uint8_t>& b) {
 // Refuses at start-up, naming the input, what JPEGD cannot decode (ACL_FACTS 4: Huffman
 // sequential JPEGs only, no progressive or arithmetic coding, no CMYK; the device's size
 // range); fills in the picture's size, rounded down to even as JPEGD writes it.
-inline void inspect_jpeg(const char* stage, Input& in, uint32_t min_w, uint32_t min_h, uint32_t max_w,
-                         uint32_t max_h) {
+inline void inspect_jpeg(const char* stage, Input& in, uint32_t min_w, uint32_t min_h,
+                         uint32_t max_w, uint32_t max_h) {
   auto refuse = [&](const std::string& why) {
     throw std::runtime_error("stage '" + std::string(stage) + "': input '" + in.name + "' " + why);
   };
   int32_t components = 0;
-  const aclError ret = acldvppJpegGetImageInfo(in.bytes.data(), static_cast<uint32_t>(in.bytes.size()), &in.width,
-                                               &in.height, &components);
+  const aclError ret = acldvppJpegGetImageInfo(
+      in.bytes.data(), static_cast<uint32_t>(in.bytes.size()), &in.width, &in.height, &components);
   if (ret != ACL_SUCCESS)
     refuse("cannot be read: acldvppJpegGetImageInfo failed with error " + std::to_string(ret));
   const int marker = jpeg_frame_marker(in.bytes);
   if (marker == 0xC2 || marker == 0xC6 || marker == 0xCA || marker == 0xCE)
     refuse("is a progressive JPEG; JPEGD decodes sequential (baseline) JPEGs only");
-  if (marker != 0xC0 && marker != 0xC1) refuse("is not a Huffman sequential JPEG; JPEGD decodes no other kind");
+  if (marker != 0xC0 && marker != 0xC1)
+    refuse("is not a Huffman sequential JPEG; JPEGD decodes no other kind");
   if (components == 4) refuse("is a CMYK JPEG; JPEGD decodes YUV and grey JPEGs only");
   const std::string size = std::to_string(in.width) + "x" + std::to_string(in.height);
   if (in.width < min_w || in.height < min_h)
-    refuse("is " + size + ", below JPEGD's minimum " + std::to_string(min_w) + "x" + std::to_string(min_h));
+    refuse("is " + size + ", below JPEGD's minimum " + std::to_string(min_w) + "x" +
+           std::to_string(min_h));
   if (in.width > max_w || in.height > max_h)
-    refuse("is " + size + ", larger than the spec's decode max " + std::to_string(max_w) + "x" + std::to_string(max_h));
+    refuse("is " + size + ", larger than the spec's decode max " + std::to_string(max_w) + "x" +
+           std::to_string(max_h));
   // JPEGD writes NV12, whose width and height are even: an odd picture loses its last column
   // or row (ACL_FACTS 4, JPEGD output w/h), and every later stage sees the even size.
   in.width &= ~1u;
@@ -128,8 +132,8 @@ struct StepFn {
 // What a worker's set-up needs besides its own plan.
 struct Setup {
   int id;
-  int window;             // frames in flight that size the pools: --depth, or the sync window
-  int batch_slots;        // batches in flight
+  int window;       // frames in flight that size the pools: --depth, or the sync window
+  int batch_slots;  // batches in flight
   const std::vector<Input>& inputs;
   const std::string& model_path;
 };
@@ -162,7 +166,7 @@ struct Run {
   std::atomic<bool> stop{false};
   double measure_start = 0;  // frames completing before this are warm-up
   double measure_end = 1e300;
-  int64_t frame_limit = 0;  // --frames
+  int64_t frame_limit = 0;            // --frames
   std::atomic<int64_t> completed{0};  // measured frames, all workers
   bool verify = false;
   bool skip_decode_errors = false;
@@ -221,15 +225,19 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
       expected.assign(item, item + item_bytes);
     } else if (run.verify && !same_bytes(expected, item, item_bytes)) {
       if (run.mismatches.fetch_add(1) < 5)
-        std::fprintf(stderr, "verify: worker %d frame %" PRId64 " (input '%s'): output differs from the reference\n",
+        std::fprintf(stderr,
+                     "verify: worker %d frame %" PRId64
+                     " (input '%s'): output differs from the reference\n",
                      t.id, b * batch + i, inputs[static_cast<size_t>(input)].name.c_str());
     }
   }
   if (!run.recording && now >= run.measure_start && now < run.measure_end) {
-    for (int i = 0; i < batch; ++i) t.latency.record((now - r.submitted[static_cast<size_t>(i)]) * 1e6);
+    for (int i = 0; i < batch; ++i)
+      t.latency.record((now - r.submitted[static_cast<size_t>(i)]) * 1e6);
     t.measured_frames += batch;
     t.rate.add(now, batch);
-    if (run.completed.fetch_add(batch) + batch >= run.frame_limit && run.frame_limit > 0) run.stop = true;
+    if (run.completed.fetch_add(batch) + batch >= run.frame_limit && run.frame_limit > 0)
+      run.stop = true;
   }
   t.completions.done(b);
 }
@@ -292,7 +300,8 @@ struct PerStageLayout {
   static void submit(W& t, int64_t f, const Input& in) {
     BatchRecord& r = submit_frame(t, f, in);
     if ((f + 1) % run_state().info->batch != 0) return;
-    check(aclrtLaunchCallback(BatchCallback<W>::on_done, &r, ACL_CALLBACK_NO_BLOCK, t.completion_stream()),
+    check(aclrtLaunchCallback(BatchCallback<W>::on_done, &r, ACL_CALLBACK_NO_BLOCK,
+                              t.completion_stream()),
           "completion", "aclrtLaunchCallback");
     ++run_state().callbacks_launched;
   }
@@ -323,7 +332,8 @@ struct PerStageLayout {
 struct ByFrame {
   static constexpr bool kStageAlone = false;
   template <class W>
-  static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs, bool) {
+  static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs,
+                            bool) {
     for (int64_t f = first; f < first + frames; ++f) submit_frame(t, f, input_of(t, f, inputs));
   }
 };
@@ -335,7 +345,8 @@ struct ByFrame {
 struct ByStep {
   static constexpr bool kStageAlone = true;
   template <class W>
-  static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs, bool first_window) {
+  static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs,
+                            bool first_window) {
     const std::string& only = run_state().only_stage;
     for (int64_t f = first; f < first + frames; ++f) record_frame(t, f, input_of(t, f, inputs));
     for (const StepFn<W>& step : W::kSteps) {
@@ -384,7 +395,8 @@ struct PerThread {
     const int batch = run_state().info->batch;
     check(aclrtSynchronizeStream(t.completion_stream()), "completion", "aclrtSynchronizeStream");
     const double synced = now_s();
-    for (int64_t b = first / batch; b < (first + frames) / batch; ++b) complete_batch(t, b, synced, inputs);
+    for (int64_t b = first / batch; b < (first + frames) / batch; ++b)
+      complete_batch(t, b, synced, inputs);
   }
 };
 
@@ -398,7 +410,8 @@ inline std::vector<Input> prepare_inputs(const ProgramInfo& info, const std::str
   std::vector<Input> inputs;
   if (info.source == SourceKind::kTensor) {
     for (int k = 0; k < 4; ++k)
-      inputs.push_back({k, "tensor" + std::to_string(k), pattern_tensor(info.tensor_bytes, static_cast<uint64_t>(k)), 0, 0});
+      inputs.push_back({k, "tensor" + std::to_string(k),
+                        pattern_tensor(info.tensor_bytes, static_cast<uint64_t>(k)), 0, 0});
     return inputs;
   }
   for (InputFile& file : load_inputs(path, info.max_input_bytes)) {
@@ -419,7 +432,8 @@ struct BadFlags : std::runtime_error {
 inline void check_budget(const ProgramInfo& info, int threads, int window) {
   const DeviceBudget& d = info.budget;
   int64_t events = 0, device = info.model_bytes_per_worker, dvpp = 0;
-  for (const PoolSpec* const* ring = info.event_rings; *ring != nullptr; ++ring) events += (*ring)->rule.slots(window);
+  for (const PoolSpec* const* ring = info.event_rings; *ring != nullptr; ++ring)
+    events += (*ring)->rule.slots(window);
   for (const PoolSpec* const* pool = info.pools; *pool != nullptr; ++pool) {
     const PoolSpec& p = **pool;
     const int64_t bytes = static_cast<int64_t>(p.alloc_bytes) * p.rule.slots(window);
@@ -427,21 +441,23 @@ inline void check_budget(const ProgramInfo& info, int threads, int window) {
     if (p.memory != Memory::kHostPinned) device += bytes;
   }
   auto fail = [&](const std::string& what, int64_t need, int64_t limit) {
-    throw BadFlags("--threads " + std::to_string(threads) + " with a window of " + std::to_string(window) +
-                             " frames needs " + std::to_string(need) + " " + what + ", the device has " +
-                             std::to_string(limit) + "; lower --threads or --depth");
+    throw BadFlags("--threads " + std::to_string(threads) + " with a window of " +
+                   std::to_string(window) + " frames needs " + std::to_string(need) + " " + what +
+                   ", the device has " + std::to_string(limit) + "; lower --threads or --depth");
   };
   if (events * threads > d.max_events) fail("events", events * threads, d.max_events);
   if (int64_t{info.streams_per_worker} * threads > d.max_streams)
     fail("streams", int64_t{info.streams_per_worker} * threads, d.max_streams);
   if (dvpp * threads > d.dvpp_bytes) fail("bytes of DVPP memory", dvpp * threads, d.dvpp_bytes);
-  if (device * threads > d.device_bytes) fail("bytes of device memory", device * threads, d.device_bytes);
+  if (device * threads > d.device_bytes)
+    fail("bytes of device memory", device * threads, d.device_bytes);
 }
 
 // ---------------------------------------------------------------- the run
 
 template <class W, class Layout>
-void run_worker(W& t, aclrtContext context, const std::vector<Input>& inputs, const std::vector<int>& cpus) {
+void run_worker(W& t, aclrtContext context, const std::vector<Input>& inputs,
+                const std::vector<int>& cpus) {
   Run& run = run_state();
   const double cpu0 = thread_cpu_s();
   try {
@@ -474,7 +490,8 @@ struct StageInfo {
 
 // The workers' measurements merged into the report; returns their latency histogram.
 template <class W>
-LatencyHistogram fill_report(Report& report, const std::vector<std::unique_ptr<W>>& workers, double report_cpu) {
+LatencyHistogram fill_report(Report& report, const std::vector<std::unique_ptr<W>>& workers,
+                             double report_cpu) {
   Run& run = run_state();
   LatencyHistogram latency;
   double rate_qps = 0;
@@ -500,7 +517,8 @@ LatencyHistogram fill_report(Report& report, const std::vector<std::unique_ptr<W
 inline void finish_callbacks(ReportThread& reporter) {
   Run& run = run_state();
   aclError ret = aclrtSynchronizeDevice();
-  if (ret != ACL_SUCCESS) run.error.set("completion: aclrtSynchronizeDevice failed with error " + std::to_string(ret));
+  if (ret != ACL_SUCCESS)
+    run.error.set("completion: aclrtSynchronizeDevice failed with error " + std::to_string(ret));
   const double deadline = now_s() + 60.0;
   while (run.callbacks_run < run.callbacks_launched && !reporter.failed() && now_s() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -508,14 +526,20 @@ inline void finish_callbacks(ReportThread& reporter) {
 }
 
 template <class W, class Layout>
-int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup, const std::vector<StageInfo>& stages) {
+int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
+        const std::vector<StageInfo>& stages) {
   Run& run = run_state();
   run.info = &info;
   if (!opt.only_stage.empty()) {
     if (!Layout::kStageAlone)
-      throw BadFlags("--only-stage needs a per_thread program with submit: by_step (ascgen bench --stages builds one)");
-    if (opt.verify) throw BadFlags("--only-stage and --verify exclude each other: a stage alone verifies nothing");
-    if (std::none_of(std::begin(W::kSteps), std::end(W::kSteps), [&](const StepFn<W>& s) { return opt.only_stage == s.stage; }))
+      throw BadFlags(
+          "--only-stage needs a per_thread program with submit: by_step (ascgen bench --stages "
+          "builds one)");
+    if (opt.verify)
+      throw BadFlags(
+          "--only-stage and --verify exclude each other: a stage alone verifies nothing");
+    if (std::none_of(std::begin(W::kSteps), std::end(W::kSteps),
+                     [&](const StepFn<W>& s) { return opt.only_stage == s.stage; }))
       throw BadFlags("--only-stage " + opt.only_stage + ": no device stage of that name");
     run.only_stage = opt.only_stage;
   }
@@ -562,12 +586,14 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup, const std
     for (auto& t : workers) {
       aclrtStream s = t->completion_stream();
       check(aclrtSubscribeReport(reporter->id(), s), "completion", "aclrtSubscribeReport");
-      cleanup.add("aclrtUnSubscribeReport", [id = reporter->id(), s] { return aclrtUnSubscribeReport(id, s); });
+      cleanup.add("aclrtUnSubscribeReport",
+                  [id = reporter->id(), s] { return aclrtUnSubscribeReport(id, s); });
     }
     reporter->start();
   }
   // Runs first at teardown, on every path: nothing is released while the device still uses it.
-  cleanup.add("aclrtSynchronizeDevice (drain before release)", [] { return aclrtSynchronizeDevice(); });
+  cleanup.add("aclrtSynchronizeDevice (drain before release)",
+              [] { return aclrtSynchronizeDevice(); });
   size_t mem_free = 0, mem_total = 0;
   check(aclrtGetMemInfo(info.memory_attr, &mem_free, &mem_total), "setup", "aclrtGetMemInfo");
 
@@ -583,7 +609,8 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup, const std
   const double cpu0 = process_cpu_s();
   std::vector<std::thread> threads;
   for (auto& t : workers)
-    threads.emplace_back(run_worker<W, Layout>, std::ref(*t), context, std::cref(inputs), std::cref(cpus));
+    threads.emplace_back(run_worker<W, Layout>, std::ref(*t), context, std::cref(inputs),
+                         std::cref(cpus));
   progress.run_until(run.stop, run.completed, run.measure_start, run.measure_end);
   run.stop = true;
   for (std::thread& th : threads) th.join();
@@ -607,7 +634,8 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup, const std
   report.windows_qps = progress.windows();
   const bool verifiable = workers[0]->output(0) != nullptr;
   report.verified = opt.verify && verifiable ? (run.mismatches == 0 ? 1 : 0) : -1;
-  for (const StageInfo& s : stages) report.stages.push_back({s.name, s.per_batch ? report.frames / info.batch : report.frames});
+  for (const StageInfo& s : stages)
+    report.stages.push_back({s.name, s.per_batch ? report.frames / info.batch : report.frames});
   report.write(latency, opt.json_path, opt.quiet);
   if (run.mismatches > 0) return 1;
   if (run.frames_failed > 0 && !opt.skip_decode_errors) {
