@@ -74,7 +74,9 @@ def _ratios(layouts: dict[str, list[Summary]], value: Callable[[Summary], float]
     return [(s.threads, value(s) / theirs[s.threads]) for s in layouts["per_stage"] if theirs.get(s.threads)]
 
 
-def render(b1: BenchResults, b16: BenchResults, components: list[Point], plots: list[str]) -> str:
+def render(
+    b1: BenchResults, b16: BenchResults, components: list[Point], plots: list[str], stage_table: str = ""
+) -> str:
     lines = [
         "# Performance: the published Ascend 310 study, reproduced; ascgen's layout against it",
         "",
@@ -140,6 +142,19 @@ def render(b1: BenchResults, b16: BenchResults, components: list[Point], plots: 
         "",
         f"![batch-16 layouts]({plots[1]})",
         "",
+        *(
+            [
+                "## The seed example, stage by stage (`ascgen bench pipelines/resnet50_b16.yaml --stages --threads 1`)",
+                "",
+                "The study's method, automated: each device stage alone (the spec built as the study's program,",
+                "run with `--only-stage`), then the assembled pipeline, one thread.",
+                "",
+                *stage_table.rstrip("\n").splitlines(),
+                "",
+            ]
+            if stage_table
+            else []
+        ),
         "Regenerate: `python -m tools.study` (about 12 minutes with builds cached; `--duration`,",
         "`--repeat`; `--render-only` redraws the page and plots from the last results).",
         "",

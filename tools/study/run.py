@@ -23,7 +23,7 @@ import functools
 import sys
 from pathlib import Path
 
-from ascgen.bench import command, environment, session
+from ascgen.bench import command, environment, session, stages
 from ascgen.bench.points import parse_sweep
 from ascgen.bench.runner import RunOptions
 from ascgen.bench.schema import BenchResults, RunRecord, load_results
@@ -68,6 +68,16 @@ def measure(
     return results
 
 
+def measure_stages(options: RunOptions, out_dir: Path) -> str:
+    """`ascgen bench --stages` of the seed example: each stage alone, then assembled (one thread)."""
+    print(f"{B16_SPEC}: --stages", file=sys.stderr, flush=True)
+    study = stages.measure(B16_SPEC, 1, options, out_dir / "raw", Path("build").resolve())
+    table = stages.markdown(study)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "stages.md").write_text(table, encoding="utf-8")
+    return table
+
+
 def merged(ours: BenchResults, theirs: BenchResults) -> BenchResults:
     """ascgen's per_stage points and the study's program's per_thread points, as one bench."""
     return ours.model_copy(update={"runs": [*ours.runs, *theirs.runs], "summary": [*ours.summary, *theirs.summary]})
@@ -89,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         b16 = merged(load_results(folder / "resnet50_b16" / "results.json"),
                      load_results(folder / "study_b16_per_thread" / "results.json"))  # fmt: skip
         components = study_components.load_all(folder)
+        stage_table = (folder / "resnet50_b16_stages" / "stages.md").read_text(encoding="utf-8")
     else:
         git = environment.git_state(Path.cwd())
         bench = functools.partial(measure, options=options, repeat=args.repeat, git=git)
@@ -97,10 +108,12 @@ def main(argv: list[str] | None = None) -> int:
         theirs = bench(STUDY_B16_SPEC, [f"threads={THREADS}"], out_dir=folder / "study_b16_per_thread")
         b16 = merged(ours, theirs)
         components = study_components.measure_all(lambda spec, sweeps, out: bench(spec, sweeps, out_dir=out), folder)
+        stage_table = measure_stages(options, folder / "resnet50_b16_stages")
     pts = study_components.points(components)
     plots = study_plots.write(b1, b16, pts, folder)
     out = args.docs / "performance.md"
-    out.write_text(study_report.render(b1, b16, pts, [p.relative_to(args.docs).as_posix() for p in plots]))
+    rendered = study_report.render(b1, b16, pts, [p.relative_to(args.docs).as_posix() for p in plots], stage_table)
+    out.write_text(rendered)
     print(f"wrote {out} and {folder}/", file=sys.stderr)
     return 0
 
