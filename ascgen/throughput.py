@@ -64,6 +64,11 @@ def api_calls_per_frame(spec: dsl.Spec, stages: list[StagePlan], steps: list[Ste
     return calls + (1.0 / spec.batch if spec.streams == "per_stage" else 1.0 / spec.frames_per_sync)
 
 
+# The device's memory bandwidth, shared by the engines that run at the same moment (the
+# simulator's processor sharing: simulator/docs/shared_bandwidth.md). In steady state the
+# engines together move X x (bytes per frame) at X frames/s, which cannot exceed the
+# bandwidth: a bound beside the engines' own (when it binds, every engine stretches by the
+# ratio of the two).
 DDR_BOUND = "ddr bandwidth"
 
 

@@ -90,9 +90,8 @@ struct Worker : ascgen::WorkerBase {
   ascgen::EventRing upload_to_host;
   ascgen::EventRing upload_to_decode;
   ascgen::EventRing decode_to_upload;
-  // decode: one output descriptor per frame in flight (frame f uses f % size), set
-  // for the frame's input as it is submitted, so its result code stays readable until its
-  // batch completes.
+  // decode: an output descriptor per frame in flight (f % size), set as the frame is
+  // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const {
     return decode_descs[static_cast<size_t>(f % static_cast<int64_t>(decode_descs.size()))];

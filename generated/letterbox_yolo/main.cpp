@@ -119,8 +119,7 @@ constexpr ascgen::ProgramInfo kProgram = {
 // What one copy serves every thread: detect (one instance on one stream)
 struct SharedResources {
   aclrtStream detect_stream = nullptr;
-  // The threads take turns submitting to detect_stream (CANN: threads sharing a stream order
-  // themselves).
+  // Taken while a thread submits to it (CANN: threads sharing a stream order themselves).
   std::mutex detect_mu;
   // detect: the one model instance every thread's batches take turns on.
   uint32_t detect_model = 0;
@@ -156,9 +155,8 @@ struct Worker : ascgen::WorkerBase {
   ascgen::EventRing detect_to_letterbox;
   ascgen::EventRing detect_to_fetch;
   ascgen::EventRing fetch_to_detect;
-  // decode: one output descriptor per frame in flight (frame f uses f % size), set
-  // for the frame's input as it is submitted, so its result code stays readable until its
-  // batch completes.
+  // decode: an output descriptor per frame in flight (f % size), set as the frame is
+  // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const {
     return decode_descs[static_cast<size_t>(f % static_cast<int64_t>(decode_descs.size()))];

@@ -124,8 +124,7 @@ constexpr ascgen::ProgramInfo kProgram = {
 // What one copy serves every thread: infer (one instance on one stream)
 struct SharedResources {
   aclrtStream infer_stream = nullptr;
-  // The threads take turns submitting to infer_stream (CANN: threads sharing a stream order
-  // themselves).
+  // Taken while a thread submits to it (CANN: threads sharing a stream order themselves).
   std::mutex infer_mu;
   // infer: the one model instance every thread's batches take turns on.
   uint32_t infer_model = 0;
@@ -161,9 +160,8 @@ struct Worker : ascgen::WorkerBase {
   ascgen::EventRing infer_to_resize;
   ascgen::EventRing infer_to_fetch;
   ascgen::EventRing fetch_to_infer;
-  // decode: one output descriptor per frame in flight (frame f uses f % size), set
-  // for the frame's input as it is submitted, so its result code stays readable until its
-  // batch completes.
+  // decode: an output descriptor per frame in flight (f % size), set as the frame is
+  // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const {
     return decode_descs[static_cast<size_t>(f % static_cast<int64_t>(decode_descs.size()))];
@@ -180,7 +178,6 @@ struct Worker : ascgen::WorkerBase {
                                             item)];
   }
   acldvppResizeConfig* resize_config = nullptr;
-
   // infer: one dataset per slot of resize_batch and of infer_out.
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
   // top5: the k best scores of one frame, folded into the worker's checksum.

@@ -132,9 +132,8 @@ struct Worker : ascgen::WorkerBase {
   ascgen::Pool resize_batch;  // 75,264 bytes per batch in DVPP memory (acldvppMalloc)
   ascgen::Pool infer_out;     // 4,000 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;    // 4,000 bytes per batch in pinned host memory (aclrtMallocHost)
-  // decode: one output descriptor per frame in flight (frame f uses f % size), set
-  // for the frame's input as it is submitted, so its result code stays readable until its
-  // batch completes.
+  // decode: an output descriptor per frame in flight (f % size), set as the frame is
+  // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const {
     return decode_descs[static_cast<size_t>(f % static_cast<int64_t>(decode_descs.size()))];
@@ -151,7 +150,6 @@ struct Worker : ascgen::WorkerBase {
                                             item)];
   }
   acldvppResizeConfig* resize_config = nullptr;
-
   // infer: its own model instance, so no model id runs on two streams at once.
   uint32_t infer_model = 0;
   aclmdlDesc* infer_desc = nullptr;

@@ -83,9 +83,8 @@ struct Worker : ascgen::WorkerBase {
   ascgen::Pool upload_host;  // 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
   ascgen::Pool upload_dev;   // 1,048,576 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool decode_out;   // 2,359,296 bytes per frame in DVPP memory (acldvppMalloc)
-  // decode: one output descriptor per frame in flight (frame f uses f % size), set
-  // for the frame's input as it is submitted, so its result code stays readable until its
-  // batch completes.
+  // decode: an output descriptor per frame in flight (f % size), set as the frame is
+  // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const {
     return decode_descs[static_cast<size_t>(f % static_cast<int64_t>(decode_descs.size()))];
