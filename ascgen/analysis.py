@@ -8,6 +8,7 @@ from ascgen import checks
 from ascgen import profile as profiles
 from ascgen import spec as dsl
 from ascgen.diagnostics import Diagnostic, SpecError
+from ascgen.partial import unique
 from ascgen.plan_model import Plan
 from ascgen.planner import largest_fitting, make_plan
 from ascgen.profile import Profile
@@ -99,13 +100,13 @@ def _memory(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap) -> list[
 
 
 def analyze_data(spec: dsl.Spec, smap: SourceMap) -> Plan:
-    diags = checks.check_profile(spec, smap) + checks.check_structure(spec, smap)
+    profile_errors = checks.check_profile(spec, smap)
+    diags = profile_errors + checks.check_structure(spec, smap)
+    if not profile_errors:  # each stage's own checks do not wait for the structure's to pass
+        diags += checks.check_stages(spec, profiles.load(spec.device.profile), smap)
     if diags:
-        raise SpecError(diags)
+        raise SpecError(unique(diags))
     prof = profiles.load(spec.device.profile)
-    diags = checks.check_stages(spec, prof, smap)
-    if diags:
-        raise SpecError(diags)
     lines = [smap.find(("stages", i)).line for i in range(len(spec.stages))]
     plan = make_plan(spec, prof, lines, smap.path)
     diags = _resources(spec, prof, plan, smap)

@@ -208,7 +208,10 @@ def spec_from_data(data: Any, smap: SourceMap) -> dsl.Spec:
                 loc = (*loc, "kind")
             message, at_key = _describe(err, loc, data)
             diags.append(smap.error(loc[:-1] if loc[-1:] == ("[key]",) else loc, message, key=at_key))
-        raise SpecError(diags) from None
+        # What the schema's failure does not hide: the checks of the well-formed parts.
+        from ascgen.partial import semantic_diagnostics, unique
+
+        raise SpecError(unique(diags + semantic_diagnostics(data, smap))) from None
 
 
 def parse_text(text: str, path: str) -> tuple[dsl.Spec, SourceMap]:
