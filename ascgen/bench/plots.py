@@ -1,19 +1,23 @@
 """PNG plots (matplotlib, Agg: no display needed): QPS against the swept parameter with the
-planner's roofline, and latency percentiles against the same; one series per stream layout
-(and per value of any other swept key)."""
+planner's roofline, latency percentiles against the same, and p99 latency against achieved
+QPS; one series per stream layout (and per value of any other swept key). Each marks the
+best point (the knee, ascgen.bench.report.best) and the spec's SLO where it has one
+(slo.min_qps on the QPS axis, slo.max_p99_ms on the latency axis)."""
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from ascgen.bench.report import best
 from ascgen.bench.schema import BenchResults, Summary
 from ascgen.configure import LIMITS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.lines import Line2D
 
 AXIS_LABELS = {
     "threads": "host threads",
@@ -74,12 +78,28 @@ def _style_x(ax: Axes, x: str, values: Sequence[float]) -> None:
     ax.grid(True, alpha=0.3)
 
 
+BEST_STYLE = {"marker": "*", "ms": 16, "color": "gold", "markeredgecolor": "black", "zorder": 5}
+SLO_STYLE = {"color": "red", "linewidth": 1.2, "linestyle": "-.", "alpha": 0.8}
+
+
+def _slo(results: BenchResults, slo: Mapping[str, float] | None) -> Mapping[str, float]:
+    """The gates to draw: those given, else the ones the results recorded from the spec."""
+    return results.slo if slo is None else slo
+
+
+def _best_handle(top: Summary, what: str) -> Line2D:
+    from matplotlib.lines import Line2D
+
+    style = {k: v for k, v in BEST_STYLE.items() if k != "zorder"}
+    return Line2D([], [], linestyle="none", label=f"best (knee), {what}:\n{top.label()}", **style)  # type: ignore[arg-type]
+
+
 def _roofline_dashes(i: int, n: int) -> tuple[float, tuple[float, float]]:
     """Dashes that interleave: where several series share a roofline, every colour shows."""
     return (4.0 * i, (4.0, 4.0 * max(n - 1, 1)))
 
 
-def plot_qps(results: BenchResults, path: Path) -> None:
+def plot_qps(results: BenchResults, path: Path, slo: Mapping[str, float] | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -105,6 +125,14 @@ def plot_qps(results: BenchResults, path: Path) -> None:
         ax.plot(xs, roofline, color=color, linestyle=_roofline_dashes(i, len(series)), alpha=0.8)
         handles.append(Line2D([], [], color=color, marker="o", label=f"{label}: measured (median, min-max)"))
         handles.append(Line2D([], [], color=color, linestyle="--", alpha=0.8, label=f"{label}: roofline (plan)"))
+    top = best(results.summary)
+    if top is not None:
+        ax.plot([float(getattr(top, x))], [top.qps_median], **BEST_STYLE)  # type: ignore[arg-type]
+        handles.append(_best_handle(top, f"{top.qps_median:,.0f} QPS"))
+    gates = _slo(results, slo)
+    if "min_qps" in gates:
+        ax.axhline(gates["min_qps"], **SLO_STYLE)  # type: ignore[arg-type]
+        handles.append(Line2D([], [], label=f"SLO: min_qps {gates['min_qps']:g}", **SLO_STYLE))  # type: ignore[arg-type]
     _style_x(ax, x, xs_all)
     ax.set_ylabel("throughput (frames/s)")
     ax.set_ylim(bottom=0)
@@ -115,7 +143,7 @@ def plot_qps(results: BenchResults, path: Path) -> None:
     plt.close(fig)
 
 
-def plot_latency(results: BenchResults, path: Path) -> None:
+def plot_latency(results: BenchResults, path: Path, slo: Mapping[str, float] | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -134,6 +162,14 @@ def plot_latency(results: BenchResults, path: Path) -> None:
             ax.plot(xs, [getattr(s.latency_ms, name) for s in points], color=color, linestyle=style, marker="o", ms=3)
         handles.append(Line2D([], [], color=color, label=label))
     handles += [Line2D([], [], color="0.3", linestyle=style, label=name) for name, style in PERCENTILES]
+    top = best(results.summary)
+    if top is not None:
+        ax.plot([float(getattr(top, x))], [top.latency_ms.p99], **BEST_STYLE)  # type: ignore[arg-type]
+        handles.append(_best_handle(top, f"p99 {top.latency_ms.p99:,.1f} ms"))
+    gates = _slo(results, slo)
+    if "max_p99_ms" in gates:
+        ax.axhline(gates["max_p99_ms"], **SLO_STYLE)  # type: ignore[arg-type]
+        handles.append(Line2D([], [], label=f"SLO: max_p99_ms {gates['max_p99_ms']:g}", **SLO_STYLE))  # type: ignore[arg-type]
     _style_x(ax, x, xs_all)
     ax.set_ylabel("latency per frame, submit to completion (ms)")
     ax.set_ylim(bottom=0)
@@ -144,10 +180,58 @@ def plot_latency(results: BenchResults, path: Path) -> None:
     plt.close(fig)
 
 
-def write_plots(results: BenchResults, out_dir: Path) -> list[str]:
-    """Both plots into ``out_dir``; returns their file names."""
+def plot_p99_vs_qps(results: BenchResults, path: Path, slo: Mapping[str, float] | None = None) -> None:
+    """p99 latency against achieved QPS (median), one line per series in the order of the swept
+    parameter, each point labelled with its value: what each layout's throughput costs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    x = x_key(results)
+    fig, ax = plt.subplots(figsize=(10, 5), dpi=120)
+    handles: list[Line2D] = []
+    for i, (label, points) in enumerate(_series(results, x).items()):
+        color = f"C{i}"
+        qps = [s.qps_median for s in points]
+        p99 = [s.latency_ms.p99 for s in points]
+        ax.plot(qps, p99, color=color, marker="o")
+        for s, q, p in zip(points, qps, p99, strict=True):
+            ax.annotate(f"{getattr(s, x)}", (q, p), textcoords="offset points", xytext=(4, 4), fontsize=7, color=color)
+        handles.append(Line2D([], [], color=color, marker="o", label=f"{label} (points: {x})"))
+    top = best(results.summary)
+    if top is not None:
+        ax.plot([top.qps_median], [top.latency_ms.p99], **BEST_STYLE)  # type: ignore[arg-type]
+        handles.append(_best_handle(top, f"{top.qps_median:,.0f} QPS, p99 {top.latency_ms.p99:,.1f} ms"))
+    gates = _slo(results, slo)
+    if "min_qps" in gates:
+        ax.axvline(gates["min_qps"], **SLO_STYLE)  # type: ignore[arg-type]
+        handles.append(Line2D([], [], label=f"SLO: min_qps {gates['min_qps']:g}", **SLO_STYLE))  # type: ignore[arg-type]
+    if "max_p99_ms" in gates:
+        ax.axhline(gates["max_p99_ms"], **SLO_STYLE)  # type: ignore[arg-type]
+        handles.append(Line2D([], [], label=f"SLO: max_p99_ms {gates['max_p99_ms']:g}", **SLO_STYLE))  # type: ignore[arg-type]
+    ax.set_xlabel("achieved throughput, median of repeats (frames/s)")
+    ax.set_ylabel("p99 latency per frame (ms)")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.set_title(_title(results, "p99 latency", x).replace(f" vs {x}", " vs achieved QPS"), fontsize=10)
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+PLOTS = ("qps.png", "latency.png", "p99_vs_qps.png")
+
+
+def write_plots(results: BenchResults, out_dir: Path, slo: Mapping[str, float] | None = None) -> list[str]:
+    """The three plots into ``out_dir`` (the SLO: ``slo``, else the one the results recorded);
+    returns their file names."""
     if not results.summary:
         return []
-    plot_qps(results, out_dir / "qps.png")
-    plot_latency(results, out_dir / "latency.png")
-    return ["qps.png", "latency.png"]
+    plot_qps(results, out_dir / PLOTS[0], slo)
+    plot_latency(results, out_dir / PLOTS[1], slo)
+    plot_p99_vs_qps(results, out_dir / PLOTS[2], slo)
+    return list(PLOTS)

@@ -34,6 +34,7 @@ def test_bench_writes_results_to_the_default_folder(
         "summary.md",
         "qps.png",
         "latency.png",
+        "p99_vs_qps.png",
         "raw",
     }
     doc = json.loads((folder / "results.json").read_text())

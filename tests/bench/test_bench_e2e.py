@@ -51,7 +51,7 @@ def test_bench_builds_and_runs_the_generated_program(tmp_path: Path, monkeypatch
         assert run.stages["infer"] * 16 == pytest.approx(run.stages["upload"], abs=16 * run.threads * 8)
         assert run.device_memory_bytes > 0
     assert any("too short" in w for w in results.warnings)  # 2 s runs are flagged
-    for name in ("results.json", "runs.csv", "summary.md", "qps.png", "latency.png"):
+    for name in ("results.json", "runs.csv", "summary.md", "qps.png", "latency.png", "p99_vs_qps.png"):
         assert (tmp_path / "base" / name).stat().st_size > 0, name
     assert load_results(tmp_path / "base" / "results.json") == results
 

@@ -96,7 +96,7 @@ def test_outputs_are_written_and_readable(
     (warning,) = results.warnings
     assert warning.startswith("runs are too short to trust: threads=2 depth=2")
     names = write_outputs(results, tmp_path, tmp_path / "copy.json")
-    assert names == ["results.json", "runs.csv", "summary.md", "qps.png", "latency.png"]
+    assert names == ["results.json", "runs.csv", "summary.md", "qps.png", "latency.png", "p99_vs_qps.png"]
     assert load_results(tmp_path / "results.json") == results
     assert json.loads((tmp_path / "copy.json").read_text()) == json.loads((tmp_path / "results.json").read_text())
     rows = list(csv.DictReader((tmp_path / "runs.csv").open()))
