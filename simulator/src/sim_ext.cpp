@@ -9,6 +9,7 @@
 #include "memory.h"
 #include "rules.h"
 #include "runtime.h"
+#include "trace.h"
 
 using namespace sim;
 
@@ -65,6 +66,7 @@ aclError aclsimSetStreamName(aclrtStream stream, const char* name) {
   Stream* s = nullptr;
   if (aclError rc = resolve_stream("aclsimSetStreamName", stream, &s)) return rc;
   hazard::name_stream(s, name);
+  if (trace_enabled()) trace_set_stream_name(s->id, name);
   return ACL_SUCCESS;
 }
 

@@ -27,7 +27,12 @@ struct TraceState {
   std::string path;
   std::vector<Slice> slices;
   std::set<std::pair<int, uint64_t>> tracks;
-  std::vector<std::pair<uint64_t, bool>> streams;
+  struct StreamTrack {
+    uint64_t id;
+    bool is_default;
+    std::string name;  // aclsimSetStreamName; empty: none
+  };
+  std::vector<StreamTrack> streams;
 };
 
 TraceState& state() {
@@ -79,7 +84,18 @@ bool trace_enabled() {
 void trace_name_stream(uint64_t stream_id, bool is_default) {
   TraceState& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  s.streams.emplace_back(stream_id, is_default);
+  s.streams.push_back({stream_id, is_default, {}});
+}
+
+void trace_set_stream_name(uint64_t stream_id, const char* name) {
+  TraceState& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  for (auto it = s.streams.rbegin(); it != s.streams.rend(); ++it) {
+    if (it->id == stream_id) {
+      it->name = name != nullptr ? name : "";
+      return;
+    }
+  }
 }
 
 void trace_task(const Task& t) {
@@ -118,12 +134,14 @@ void trace_write() {
       f,
       "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"streams\"}},\n"
       "{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"engines\"}}");
-  for (const auto& st : s.streams)
+  for (const auto& st : s.streams) {
+    std::string track = "stream " + std::to_string(st.id) + (st.is_default ? " (default)" : "");
+    if (!st.name.empty()) track = st.name + " (" + track + ")";
     std::fprintf(f,
                  ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%llu,\"name\":\"thread_name\","
-                 "\"args\":{\"name\":\"stream %llu%s\"}}",
-                 static_cast<unsigned long long>(st.first),
-                 static_cast<unsigned long long>(st.first), st.second ? " (default)" : "");
+                 "\"args\":{\"name\":\"%s\"}}",
+                 static_cast<unsigned long long>(st.id), escape(track).c_str());
+  }
   for (const auto& tr : s.tracks)
     std::fprintf(f,
                  ",\n{\"ph\":\"M\",\"pid\":2,\"tid\":%llu,\"name\":\"thread_name\","

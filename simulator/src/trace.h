@@ -3,6 +3,8 @@
 // per stream (each task from reaching the stream head to completion, so waits
 // show as long slices, plus an instant per event record), process 2 one track
 // per engine unit (each task from start to end). Times are model microseconds.
+// A stream's track is named after aclsimSetStreamName ("decode_stream of worker
+// 0 (stream 3)"), or "stream 3" when it has no name.
 #ifndef ACL_SIM_SRC_TRACE_H_
 #define ACL_SIM_SRC_TRACE_H_
 
@@ -16,6 +18,8 @@ void trace_open();  // reads ACL_SIM_TRACE; called by aclInit
 bool trace_enabled();
 void trace_task(const Task& task);  // under Device::mu()
 void trace_name_stream(uint64_t stream_id, bool is_default);
+// Names a stream's track (aclsimSetStreamName).
+void trace_set_stream_name(uint64_t stream_id, const char* name);
 void trace_write();  // called by aclFinalize
 
 }  // namespace sim

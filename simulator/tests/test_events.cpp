@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -272,6 +273,8 @@ TEST(trace, writes_trace_file) {
   aclrtStream a = nullptr, b = nullptr;
   CHECK_OK(aclrtCreateStream(&a));
   CHECK_OK(aclrtCreateStream(&b));
+  CHECK_OK(aclsimSetStreamName(a, "decode_stream of worker 0"));
+  CHECK_OK(aclsimSetStreamName(b, "a \"quoted\" name"));
   aclrtEvent e = nullptr;
   CHECK_OK(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC));
   void *h = nullptr, *d = nullptr;
@@ -293,10 +296,15 @@ TEST(trace, writes_trace_file) {
   unsetenv("ACL_SIM_TRACE");
   FILE* f = std::fopen(ACL_SIM_TEST_TRACE, "r");
   CHECK(f != nullptr);
-  char buf[64] = {};
-  size_t got = std::fread(buf, 1, sizeof buf - 1, f);
+  std::string text;
+  char buf[4096];
+  for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, got);
   std::fclose(f);
-  CHECK(got > 0 && std::strstr(buf, "traceEvents") != nullptr);
+  CHECK(text.find("traceEvents") != std::string::npos);
+  // Stream tracks carry the names given with aclsimSetStreamName (escaped), with the id.
+  CHECK(text.find("\"args\":{\"name\":\"decode_stream of worker 0 (stream ") != std::string::npos);
+  CHECK(text.find("\"args\":{\"name\":\"a \\\"quoted\\\" name (stream ") != std::string::npos);
+  CHECK(text.find("\"args\":{\"name\":\"stream ") != std::string::npos);  // the default stream
 }
 
 // The generated per_stage pattern from several host threads at once: upload on
