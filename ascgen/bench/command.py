@@ -8,7 +8,6 @@ failed (SLO missed, NEW slower), 2 bad spec or usage, 3 a build or run failed, 1
 from __future__ import annotations
 
 import functools
-import math
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ascgen.bench import options
 from ascgen.errors import EXIT_CHECK_FAILED
 from ascgen.friendly import friendly
 
@@ -70,22 +70,7 @@ def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) 
 @click.argument("spec_path", metavar="SPEC", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--threads", type=click.IntRange(min=1), help="Host threads (default: the spec's).")
 @click.option("--depth", type=click.IntRange(min=1), help="Frames in flight per thread (default: the spec's).")
-@click.option(
-    "--duration",
-    type=click.FloatRange(0.1, 86400),
-    callback=lambda _ctx, param, v: _finite(param, v),
-    default=10.0,
-    show_default=True,
-    help="Seconds measured per run.",
-)
-@click.option(
-    "--warmup",
-    type=click.FloatRange(0.0, 3600),
-    callback=lambda _ctx, param, v: _finite(param, v),
-    default=2.0,
-    show_default=True,
-    help="Seconds before measuring.",
-)
+@options.measuring(duration=10.0, warmup=2.0)
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs per configuration.")
 @click.option(
     "--sweep",
@@ -95,21 +80,12 @@ def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) 
     help="Values to sweep: threads, depth, batch, streams, sync_every; several make a cartesian product.",
 )
 @click.option(
-    "--input",
-    "input_path",
-    type=click.Path(exists=True, path_type=Path),
-    callback=lambda _ctx, param, v: _file_or_folder(param, v),
-    help="The program's --input (a JPEG file or a folder of them).",
-)
-@click.option("--pin", help="The program's --pin (CPU list for its threads).")
-@click.option(
     "--stages",
     is_flag=True,
     help="Measure each device stage alone, then the assembled pipeline, as the study did (one build of the "
     "spec as the study's program: per_thread, step by step); print and write a per-stage table.",
 )
-@click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True)
-@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("build"), show_default=True)
+@options.program_and_build
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), help="Results folder.")
 @click.option(
     "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write results JSON here."
@@ -232,19 +208,6 @@ def _stage_study(
     click.echo(f"wrote stages.md, stages.json to {folder}", err=True)
 
 
-def _file_or_folder(param: click.Parameter, value: Path | None) -> Path | None:
-    """A regular file or a folder: the program would refuse a FIFO or a device after the build."""
-    if value is not None and not (value.is_file() or value.is_dir()):
-        raise click.BadParameter(f"{value} is neither a file nor a folder", param=param)
-    return value
-
-
-def _finite(param: click.Parameter, value: float) -> float:
-    if not math.isfinite(value):
-        raise click.BadParameter(f"{value} is not a number", param=param)
-    return value
-
-
 @click.command()
 @click.argument("old_path", metavar="OLD", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("new_path", metavar="NEW", type=click.Path(dir_okay=False, path_type=Path))
@@ -252,7 +215,7 @@ def _finite(param: click.Parameter, value: float) -> float:
     "--threshold",
     "qps_pct",
     type=click.FloatRange(0, 1000),
-    callback=lambda _ctx, param, v: _finite(param, v),
+    callback=lambda _ctx, param, v: options.finite(param, v),
     default=5.0,
     show_default=True,
     metavar="PCT",
@@ -262,7 +225,7 @@ def _finite(param: click.Parameter, value: float) -> float:
     "--p99-threshold",
     "p99_pct",
     type=click.FloatRange(0, 1000),
-    callback=lambda _ctx, param, v: _finite(param, v),
+    callback=lambda _ctx, param, v: options.finite(param, v),
     default=10.0,
     show_default=True,
     metavar="PCT",

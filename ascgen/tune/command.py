@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ascgen.bench.command import _file_or_folder, _finite, default_builder
+from ascgen.bench import options
+from ascgen.bench.command import default_builder
 from ascgen.friendly import friendly
 
 if TYPE_CHECKING:
@@ -61,33 +62,9 @@ def default_tuned_path(spec_path: Path) -> Path:
     metavar="PCT",
     help="A neighbour must be this much better to move the search.",
 )
-@click.option(
-    "--duration",
-    type=click.FloatRange(0.1, 86400),
-    callback=lambda _c, p, v: _finite(p, v),
-    default=5.0,
-    show_default=True,
-    help="Seconds measured per run.",
-)
-@click.option(
-    "--warmup",
-    type=click.FloatRange(0.0, 3600),
-    callback=lambda _c, p, v: _finite(p, v),
-    default=1.0,
-    show_default=True,
-    help="Seconds before measuring.",
-)
+@options.measuring(duration=5.0, warmup=1.0)
 @click.option("--repeat", type=click.IntRange(1, 100), default=1, show_default=True, help="Runs per point.")
-@click.option(
-    "--input",
-    "input_path",
-    type=click.Path(exists=True, path_type=Path),
-    callback=lambda _c, p, v: _file_or_folder(p, v),
-    help="The program's --input.",
-)
-@click.option("--pin", help="The program's --pin (CPU list for its threads).")
-@click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True)
-@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("build"), show_default=True)
+@options.program_and_build
 @click.option(
     "--out",
     "out_dir",

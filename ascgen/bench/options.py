@@ -1,0 +1,72 @@
+"""The options `ascgen bench` and `ascgen tune` share: how long each run measures, what the
+program reads, where it builds. One definition each, with their checks."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def finite(param: click.Parameter, value: float) -> float:
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number", param=param)
+    return value
+
+
+def file_or_folder(param: click.Parameter, value: Path | None) -> Path | None:
+    """A regular file or a folder: the program would refuse a FIFO or a device after the build."""
+    if value is not None and not (value.is_file() or value.is_dir()):
+        raise click.BadParameter(f"{value} is neither a file nor a folder", param=param)
+    return value
+
+
+def seconds(name: str, default: float, high: float, what: str) -> Callable[[F], F]:
+    return click.option(
+        name,
+        type=click.FloatRange(0.1 if name == "--duration" else 0.0, high),
+        callback=lambda _ctx, param, v: finite(param, v),
+        default=default,
+        show_default=True,
+        help=what,
+    )
+
+
+def measuring(duration: float, warmup: float) -> Callable[[F], F]:
+    """--duration and --warmup, with a command's own defaults."""
+
+    def decorate(fn: F) -> F:
+        fn = seconds("--warmup", warmup, 3600, "Seconds before measuring.")(fn)
+        return seconds("--duration", duration, 86400, "Seconds measured per run.")(fn)
+
+    return decorate
+
+
+def program_and_build(fn: F) -> F:
+    """--input, --pin (passed to the program), --backend and --build-dir (as for `ascgen build`)."""
+    for option in reversed(
+        [
+            click.option(
+                "--input",
+                "input_path",
+                type=click.Path(exists=True, path_type=Path),
+                callback=lambda _ctx, param, v: file_or_folder(param, v),
+                help="The program's --input.",
+            ),
+            click.option("--pin", help="The program's --pin (CPU list for its threads)."),
+            click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True),
+            click.option(
+                "--build-dir",
+                type=click.Path(file_okay=False, path_type=Path),
+                default=Path("build"),
+                show_default=True,
+            ),
+        ]
+    ):
+        fn = option(fn)
+    return fn
