@@ -23,7 +23,7 @@ from ascgen import profile as profiles
 from ascgen import spec as dsl
 from ascgen.diagnostics import Diagnostic
 from ascgen.dsl_base import StageBase
-from ascgen.stages.registry import SCHEMAS
+from ascgen.stages.registry import SCHEMAS, STAGE_KINDS
 from ascgen.yaml_loader import SourceMap
 
 # What each structure check reads of the spec, besides the stages' kinds.
@@ -82,7 +82,7 @@ def semantic_diagnostics(data: Any, smap: SourceMap) -> list[Diagnostic]:
     fields = dsl.Spec.model_fields
     clean = {k: v for k, v in data.items() if k in fields and k not in broken and k != "stages"}
     clean.update({k: v for k, v in _PLACEHOLDER.items() if k in broken})
-    clean["stages"] = [{"name": "placeholder", "kind": "h2d"}]
+    clean["stages"] = [{"name": "placeholder", "kind": STAGE_KINDS[0]}]  # any valid stage; replaced below
     try:
         spec = dsl.Spec.model_validate(clean).model_copy(update={"stages": [s for s, _, _ in parts]})
     except ValidationError:
