@@ -36,7 +36,10 @@ def test_sync_every_means_nothing_to_per_stage_streams() -> None:
         ({"depth": 257}, "depth=257: must be 1..256"),
         ({"batch": "8"}, "batch=8: not a whole number"),
         ({"streams": "per_frame"}, "streams=per_frame: use per_stage or per_thread"),
-        ({"thread": 2}, "'thread' is not a configuration key; use one of threads, depth, batch, streams, sync_every, submit"),
+        (
+            {"thread": 2},
+            "'thread' is not a configuration key; use one of threads, depth, batch, streams, sync_every, submit",
+        ),
     ],
 )
 def test_a_bad_value_is_one_clear_user_error(overrides: dict[str, object], message: str) -> None:
