@@ -185,8 +185,8 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
     device_streams = len({s.stage for s in steps} - set(shared)) if per_stage else 1
     dvpp_streams = len({s.stage for s in steps if kind_of(stages[_index(stages, s.stage)].stage).dvpp})
     channels = dvpp_streams if per_stage else min(dvpp_streams, 1)
-    tasks = throughput.device_tasks_per_frame(spec, stages, steps, events)
-    calls = throughput.api_calls_per_frame(spec, stages, steps, events)
+    tasks = throughput.device_tasks_per_frame(spec, steps, events)
+    calls = throughput.api_calls_per_frame(spec, steps, events)
     bounds = throughput.bounds(spec, prof, stages, batching, tasks, calls)
     worst = min(bounds, key=lambda b: b.qps)
     uncontended = min(b.qps for b in bounds if b.name != throughput.DDR_BOUND)

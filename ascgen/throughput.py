@@ -46,9 +46,7 @@ def _edge_rate(e: EventEdge, batch: int) -> float:
     return 1.0 / batch if e.index == "b" else 1.0
 
 
-def device_tasks_per_frame(
-    spec: dsl.Spec, stages: list[StagePlan], steps: list[Step], events: list[EventEdge]
-) -> float:
+def device_tasks_per_frame(spec: dsl.Spec, steps: list[Step], events: list[EventEdge]) -> float:
     """Tasks the device scheduler dispatches per frame: the steps; for each event, its record,
     the wait and the reset (a host sync is no device task); one completion callback per batch
     (per_stage), or one stream sync per window (per_thread)."""
@@ -57,7 +55,7 @@ def device_tasks_per_frame(
     return tasks + (1.0 / spec.batch if spec.streams == "per_stage" else 1.0 / spec.frames_per_sync)
 
 
-def api_calls_per_frame(spec: dsl.Spec, stages: list[StagePlan], steps: list[Step], events: list[EventEdge]) -> float:
+def api_calls_per_frame(spec: dsl.Spec, steps: list[Step], events: list[EventEdge]) -> float:
     """Host API calls one thread makes per frame (each costs the profile's submit time)."""
     calls = sum(_per_frame(s.batch_level, spec.batch) for s in steps)
     calls += sum(3.0 * _edge_rate(e, spec.batch) for e in events)  # record, wait or sync, reset

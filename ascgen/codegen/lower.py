@@ -5,6 +5,7 @@ the hooks the generic driver calls."""
 from __future__ import annotations
 
 import os
+from functools import cached_property
 from pathlib import Path
 
 from ascgen import __version__
@@ -105,6 +106,7 @@ class _Lowering:
                 previous_stage = step.stage
         return out
 
+    @cached_property
     def streams(self) -> list[StreamIR]:
         out: dict[str, StreamIR] = {}
         modes: dict[str, list[str]] = {}
@@ -133,7 +135,7 @@ class _Lowering:
     def channel_of_stage(self, stage: str) -> str:
         step = next(s for s in self.plan.steps if s.stage == stage)
         stream = self.layout.stream_of(step.stage)
-        return next(s.channel for s in self.streams() if s.member == stream)
+        return next(s.channel for s in self.streams if s.member == stream)
 
     def stage_ir(self, pools: dict[str, PoolIR]) -> list[StageIR]:
         plan = self.plan
@@ -227,7 +229,7 @@ def lower(plan: Plan, out_dir: Path) -> Program:
         regenerate=f"ascgen generate {spec_path}", profile=plan.profile, layout=plan.streams, batch=plan.batch,
         layout_driver=layout.driver, info=_info(plan),
         defaults=[("threads", str(plan.threads)), ("depth", str(plan.depth)), ("pin", f'"{plan.affinity}"')],
-        stages=stages, pools=list(pools.values()), events=events, streams=low.streams(), ops=ops,
+        stages=stages, pools=list(pools.values()), events=events, streams=low.streams, ops=ops,
         shared_note=(
             f"{', '.join(plan.shared_stages)} (one instance on one stream)" if plan.shared_stages else "nothing"
         ),
