@@ -112,7 +112,11 @@ def _batch_stages(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
 def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     """Stage names, stage order and format compatibility, top-level consistency."""
     return (
-        _names(spec, smap) + _order(spec, smap) + _source(spec, smap) + _layout(spec, smap) + _batch_stages(spec, smap)
+        _names(spec, smap)
+        + _order(spec, smap)
+        + _source(spec, smap)
+        + _layout(spec, smap)
+        + _batch_stages(spec, smap)
         + _serving(spec, smap)
     )
 

@@ -10,7 +10,6 @@ from ascgen import spec as dsl
 from ascgen import throughput
 from ascgen.geometry import Geometry, align_up, allocation_bytes, tensor
 from ascgen.plan_dataflow import event_edges, steps_of
-from ascgen.serving_plan import serving_plan
 from ascgen.plan_model import (
     BatchingPlan,
     MemoryPlan,
@@ -22,6 +21,7 @@ from ascgen.plan_model import (
     StagePlan,
 )
 from ascgen.profile import Profile
+from ascgen.serving_plan import serving_plan
 from ascgen.stages.base import PoolRef, Sizes, StageContext, StageKind
 from ascgen.stages.model import ModelStage, latency_ms, latency_table, traffic_bytes
 from ascgen.stages.registry import kind_of

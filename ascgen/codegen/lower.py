@@ -196,7 +196,11 @@ def _serving(plan: Plan) -> ServingIR | None:
     s = plan.serving
     if s is None:
         return None
-    action = "ascgen::serving::TimeoutAction::kDelay" if s.queue_action == "delay" else "ascgen::serving::TimeoutAction::kReject"
+    action = (
+        "ascgen::serving::TimeoutAction::kDelay"
+        if s.queue_action == "delay"
+        else "ascgen::serving::TimeoutAction::kReject"
+    )
     policy = f"{{ascgen::serving::QueuePolicy{{{s.queue_max_size}, {s.queue_timeout_us}, false, {action}}}}}"
     config = [
         ("max_batch", str(s.max_batch)),

@@ -27,8 +27,8 @@ namespace ascgen::serving {
 // that it is done. Records are reused: a closed-loop client owns one, an open loop cycles
 // through a ring of them.
 struct PendingRequest {
-  int input = 0;          // the input it carries
-  int64_t sent_us = 0;    // when it was sent (open loop: its scheduled time)
+  int input = 0;             // the input it carries
+  int64_t sent_us = 0;       // when it was sent (open loop: its scheduled time)
   std::atomic<int> busy{0};  // open loop: in flight
   std::mutex mu;
   std::condition_variable cv;
@@ -53,8 +53,8 @@ struct PendingRequest {
 // One batch taken from the batcher and submitted by a worker, per batch slot.
 struct ServedBatch {
   void* worker = nullptr;
-  int64_t batch = 0;        // the worker's batch number
-  int64_t first_frame = 0;  // its requests are frames first_frame.. of the worker
+  int64_t batch = 0;         // the worker's batch number
+  int64_t first_frame = 0;   // its requests are frames first_frame.. of the worker
   bool from_batcher = true;  // false: the reference run's batches
   Batch taken;
 };
@@ -96,8 +96,8 @@ void complete_served(W& t, ServedBatch& sb, double now) {
   const int64_t now_us = srv.clock.now_us();
   const uint8_t* out = t.output(sb.batch);
   const size_t item_bytes = t.output_item_bytes();
-  const bool measured = sb.from_batcher && !run.recording && now >= run.measure_start &&
-                        now < run.measure_end;
+  const bool measured =
+      sb.from_batcher && !run.recording && now >= run.measure_start && now < run.measure_end;
   const std::vector<Input>& inputs = *BatchCallback<W>::instance().inputs;
   int64_t counted = 0;
   for (size_t i = 0; i < sb.taken.items.size(); ++i) {
@@ -116,7 +116,8 @@ void complete_served(W& t, ServedBatch& sb, double now) {
       } else if (run.verify && !same_bytes(expected, result, item_bytes)) {
         if (run.mismatches.fetch_add(1) < 5)
           std::fprintf(stderr,
-                       "verify: request %" PRIu64 " (input '%s', item %zu of a batch of %zu): "
+                       "verify: request %" PRIu64
+                       " (input '%s', item %zu of a batch of %zu): "
                        "its response is not its input's output\n",
                        item.id, in.name.c_str(), i, sb.taken.items.size());
       }
@@ -137,9 +138,10 @@ void complete_served(W& t, ServedBatch& sb, double now) {
     ++srv.measured_batches;
     if (run.frame_limit > 0 && run.completed >= run.frame_limit) run.stop = true;
   }
+  // The requests first: once the slot is done, its worker may overwrite `sb` with a new batch.
+  for (const BatchItem& item : sb.taken.items) srv.request(item.id).complete();
   if (sb.from_batcher) srv.batcher->release();
   t.completions.done(sb.batch);
-  for (const BatchItem& item : sb.taken.items) srv.request(item.id).complete();
 }
 
 template <class W>
@@ -170,7 +172,8 @@ void submit_served(ServingWorker<W>& sw, ServedBatch& sb, const std::vector<Inpu
   const int64_t n = static_cast<int64_t>(sb.taken.items.size());
   t.batch_last = n - 1;
   for (int64_t i = 0; i < n; ++i) {
-    const Input& in = inputs[static_cast<size_t>(srv.request(sb.taken.items[static_cast<size_t>(i)].id).input)];
+    const Input& in =
+        inputs[static_cast<size_t>(srv.request(sb.taken.items[static_cast<size_t>(i)].id).input)];
     const Frame at{sb.first_frame + i, sb.batch, i};
     for (const StepFn<W>& step : W::kSteps)
       if (!step.per_batch) (t.*step.run)(at, in);
@@ -317,12 +320,13 @@ inline void run_load(const Options& opt, ArrivalSchedule* schedule,
 // ---------------------------------------------------------------- the run
 
 template <class W>
-int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& opt,
-              Cleanup& cleanup, const std::vector<StageInfo>& stages) {
+int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& opt, Cleanup& cleanup,
+              const std::vector<StageInfo>& stages) {
   Run& run = run_state();
   Server& srv = server();
   run.info = &info;
-  if (!opt.only_stage.empty()) throw BadFlags("--only-stage measures a frame pipeline, not a server");
+  if (!opt.only_stage.empty())
+    throw BadFlags("--only-stage measures a frame pipeline, not a server");
   if (opt.poisson && opt.rate <= 0) throw BadFlags("--arrival poisson needs --rate");
   const int window = opt.depth;
   check_budget(info, opt.threads, window);
@@ -336,9 +340,9 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   // closed loop: one record per client; open loop: a ring beyond what can be in flight
   size_t records = static_cast<size_t>(std::max(opt.clients, 1));
   if (open_loop)
-    records = std::max<size_t>(65536, 4 * (static_cast<size_t>(batching.slots) *
-                                               static_cast<size_t>(batching.max_batch) +
-                                           batching.policies.at(0).max_queue_size));
+    records = std::max<size_t>(
+        65536, 4 * (static_cast<size_t>(batching.slots) * static_cast<size_t>(batching.max_batch) +
+                    batching.policies.at(0).max_queue_size));
   for (size_t k = 0; k < records; ++k) srv.requests.push_back(std::make_unique<PendingRequest>());
   srv.stats = std::make_unique<ServingStats>(batching.max_batch);
   srv.batcher = std::make_unique<Batcher>(batching, srv.clock, [&srv](const Dropped& d) {
@@ -420,8 +424,8 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   progress.run_until(run.stop, run.completed, run.measure_start, run.measure_end);
   run.stop = true;
   const double elapsed = std::max(0.0, std::min(now_s(), run.measure_end) - run.measure_start);
-  load.join();             // the clients stop; their requests in flight complete
-  srv.batcher->close();    // the workers flush the queue and stop
+  load.join();           // the clients stop; their requests in flight complete
+  srv.batcher->close();  // the workers flush the queue and stop
   for (std::thread& th : threads) th.join();
   sampler.stop();
   finish_callbacks(*reporter);
@@ -450,9 +454,8 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   report.device_memory_bytes = static_cast<int64_t>(mem_total - mem_free);
   report.interrupted = stop_signal() != 0;
   report.windows_qps = progress.windows();
-  report.verified = opt.verify && workers[0]->output(0) != nullptr
-                        ? (run.mismatches == 0 ? 1 : 0)
-                        : -1;
+  report.verified =
+      opt.verify && workers[0]->output(0) != nullptr ? (run.mismatches == 0 ? 1 : 0) : -1;
   for (const StageInfo& s : stages)
     report.stages.push_back({s.name, s.per_batch ? srv.measured_batches.load() : report.frames});
   const DepthSeries& depth = sampler.series();
@@ -471,7 +474,8 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   if (open_loop && lateness.could_not_keep_up())
     std::fprintf(stderr,
                  "%s: the load generator could not keep up: %" PRIu64 " of %" PRIu64
-                 " requests were sent more than %" PRId64 " us late; the measured load is lower "
+                 " requests were sent more than %" PRId64
+                 " us late; the measured load is lower "
                  "than the one asked for\n",
                  info.name, lateness.late, lateness.sent, lateness.tolerance_us);
   if (run.mismatches > 0) return 1;
