@@ -30,6 +30,16 @@ def _source(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
         out.append(smap.error(("source", "path"), "a request source reads its files from 'inputs', not 'path'"))
     if source.bytes is not None:
         out.append(smap.error(("source", "bytes"), "a request carries a JPEG file: use max_bytes, not bytes"))
+    ids = spec.device.ids
+    if ids == "all" or (ids is not None and len(ids) > 1) or spec.device.processes_per_device > 1:
+        key = "ids" if ids is not None else "processes_per_device"
+        out.append(
+            smap.error(
+                ("device", key),
+                "a server runs in one process on one device (its clients and batcher share the process); "
+                "deploy it once per device",
+            )
+        )
     if spec.streams != "per_stage":
         out.append(
             smap.error(

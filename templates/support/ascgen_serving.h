@@ -328,6 +328,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   if (!opt.only_stage.empty())
     throw BadFlags("--only-stage measures a frame pipeline, not a server");
   if (opt.poisson && opt.rate <= 0) throw BadFlags("--arrival poisson needs --rate");
+  if (!opt.devices.empty()) throw BadFlags("--devices: a server runs on the spec's one device");
   const int window = opt.depth;
   check_budget(info, opt.threads, window);
   const std::vector<int> cpus = cpus_for(opt.pin);
