@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
 
+from ascgen.deployment_model import DeploymentPlan
 from ascgen.dsl_base import StageBase, Streams
 from ascgen.geometry import Geometry, ceil_div
 from ascgen.profile import Profile
@@ -181,6 +182,7 @@ class Plan(_Frozen):
     uncontended_qps: float  # the smallest bound of the engines alone, as if memory were free
     ddr_bytes_per_frame: float
     bottleneck: str
+    deployment: DeploymentPlan  # the devices it runs on and where scaling over them stops
 
     def pool(self, ref: PoolRef) -> PoolPlan:
         return next(p for p in self.pools if p.ref == ref)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ascgen import spec as dsl
 from ascgen import throughput
+from ascgen.deployment import device_ids, plan_deployment
 from ascgen.geometry import Geometry, align_up, allocation_bytes, tensor
 from ascgen.plan_dataflow import event_edges, steps_of
 from ascgen.plan_model import (
@@ -206,7 +207,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
     source = spec.source
     affinity = affinity_of(spec)
     return Plan(
-        name=spec.name, spec_path=spec_path, profile=prof.name, device=prof, device_id=spec.device.id,
+        name=spec.name, spec_path=spec_path, profile=prof.name, device=prof, device_id=device_ids(spec, prof)[0],
         affinity=affinity,
         source=SourcePlan(
             kind=source.kind, path=source.path or "", max_bytes=source.max_bytes or source.bytes or DEFAULT_MAX_BYTES,
@@ -222,6 +223,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
         events_per_thread=sum(by_ref[e.pool].slots for e in events), device_tasks_per_frame=tasks,
         api_calls_per_frame=calls, bounds=bounds, roofline_qps=worst.qps, uncontended_qps=uncontended,
         ddr_bytes_per_frame=throughput.ddr_bytes_per_frame(stages, batching), bottleneck=worst.name,
+        deployment=plan_deployment(spec, prof, stages, worst.qps),
     )  # fmt: skip
 
 

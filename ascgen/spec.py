@@ -17,9 +17,22 @@ from ascgen.stages.registry import STAGE_KINDS, Stage
 __all__ = ["STAGE_KINDS", "Buffers", "Device", "Host", "Slo", "Source", "Spec", "Stage", "Streams"]
 
 
+DeviceId = Annotated[int, Field(ge=0, le=63)]
+
+
 class Device(DslModel):
-    id: int = Field(default=0, ge=0, le=63)
+    id: DeviceId = 0
     profile: ProfileName = "ascend310"
+    ids: list[DeviceId] | Literal["all"] | None = Field(
+        default=None,
+        min_length=1,
+        description="deploy over several devices: a list of ids, or all of the profile's topology",
+    )
+    deploy: Literal["processes", "threads"] = Field(
+        default="processes",
+        description="processes: one process per device (a parent starts them and merges their reports)",
+    )
+    processes_per_device: int = Field(default=1, ge=1, le=16)
 
 
 class Source(DslModel):

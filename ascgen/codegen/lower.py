@@ -190,6 +190,12 @@ def _info(plan: Plan) -> list[tuple[str, str]]:
     ]
 
 
+def _devices_default(plan: Plan) -> list[tuple[str, str]]:
+    """Several devices: the program starts one process per device unless --devices says otherwise."""
+    ids = plan.deployment.device_ids
+    return [("devices", '"' + ",".join(str(d) for d in ids) + '"')] if len(ids) > 1 else []
+
+
 def lower(plan: Plan, out_dir: Path) -> Program:
     """The program of ``plan`` as it will lie in ``out_dir`` (paths in its CMakeLists are relative)."""
     layout = LAYOUTS[(plan.streams, plan.submit)]
@@ -228,7 +234,10 @@ def lower(plan: Plan, out_dir: Path) -> Program:
         name=plan.name, spec_path=spec_path, header=header, ascgen_version=__version__,
         regenerate=f"ascgen generate {spec_path}", profile=plan.profile, layout=plan.streams, batch=plan.batch,
         layout_driver=layout.driver, info=_info(plan),
-        defaults=[("threads", str(plan.threads)), ("depth", str(plan.depth)), ("pin", f'"{plan.affinity}"')],
+        defaults=[
+            ("threads", str(plan.threads)), ("depth", str(plan.depth)), ("pin", f'"{plan.affinity}"'),
+            *_devices_default(plan),
+        ],
         stages=stages, pools=list(pools.values()), events=events, streams=low.streams, ops=ops,
         shared_note=(
             f"{', '.join(plan.shared_stages)} (one instance on one stream)" if plan.shared_stages else "nothing"

@@ -34,6 +34,7 @@ class H2d(StageKind):
     consumes = ("source",)
     produces = "uploaded"
     engine = "h2d"
+    host_link = True
     moves_whole_batches = True
 
     def geometry(

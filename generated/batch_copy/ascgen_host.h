@@ -63,6 +63,12 @@ class LatencyHistogram {
     total_++;
     max_us_ = std::max(max_us_, us);
   }
+  // n latencies in the bucket whose upper bound is upper_us (for_each_bucket's form).
+  void add_bucket(uint64_t upper_us, uint64_t n, double max_us) {
+    counts_[bucket(upper_us > 1 ? upper_us - 1 : 1)] += n;
+    total_ += n;
+    max_us_ = std::max(max_us_, max_us);
+  }
   void merge(const LatencyHistogram& o) {
     for (size_t i = 0; i < kBuckets; ++i) counts_[i] += o.counts_[i];
     total_ += o.total_;
@@ -130,6 +136,8 @@ struct Options {
   bool quiet = false;               // no progress lines (the final JSON is still printed)
   bool skip_decode_errors = false;  // --on-decode-error skip: count failed frames, do not fail
   std::string only_stage;  // --only-stage: after one full window, submit only this stage's steps
+  std::string devices;     // --devices: the devices to run on ("": the program's one device)
+  std::string error_path;  // a device's process: where its error line goes too (for the parent)
 };
 
 // Set by parse_options from --quiet; Progress reads it.
@@ -173,6 +181,8 @@ inline const FlagSpec* flag_specs(size_t* count) {
        "programs)"},
       {"--on-decode-error", FlagKind::kText, "fail|skip", 0, 0,
        "a frame whose decode failed: fail the run (exit 1, default) or skip it and count it"},
+      {"--devices", FlagKind::kText, "LIST", 0, 0,
+       "run on these devices, one process each (0,2); default: the spec's"},
       {"--help", FlagKind::kHelp, "", 0, 0, "print this help and exit"},
   };
   *count = sizeof specs / sizeof specs[0];
@@ -312,6 +322,7 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (name == "--json") o.json_path = text;
       if (name == "--pin") o.pin = text;
       if (name == "--only-stage") o.only_stage = text;
+      if (name == "--devices") o.devices = text;
       if (name == "--on-decode-error") {
         if (text != "fail" && text != "skip")
           usage_error(program, "--on-decode-error takes fail or skip, not '" + text + "'");
@@ -516,6 +527,11 @@ class Json {
   Json& null() {
     value_sep();
     out_ += "null";
+    return *this;
+  }
+  Json& raw(const std::string& json) {  // a value that is already JSON text
+    value_sep();
+    out_ += json;
     return *this;
   }
   Json& open(char c) {
