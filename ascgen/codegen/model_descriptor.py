@@ -27,4 +27,6 @@ def descriptor_text(model: ModelPlan, header: list[str]) -> str:
     if model.traffic_bytes:  # DDR bytes per execution besides input and output (else: the weights)
         lines.append(f"traffic_bytes={model.traffic_bytes}")
     lines += [f"latency_ms.{b}={table[b]!r}" for b in sorted(table)]
+    if model.gears:  # a dynamic batch model: one more input, ascend_mbatch_shape_data
+        lines.append("gears=" + ",".join(str(g) for g in model.gears))
     return "\n".join(lines) + "\n"
