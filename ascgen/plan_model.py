@@ -132,6 +132,7 @@ class ModelPlan(_Frozen):
     memory_bytes: int
     instances: int
     gears: list[int] = []  # dynamic batch gears (ascending, the last is batch); [] static
+    traffic_bytes_per_item: int = 0  # of traffic_bytes: what one item adds (a gear moves fewer)
 
 
 class BatchingPlan(_Frozen):

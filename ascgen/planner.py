@@ -203,6 +203,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
             output_bytes=gout.bytes if gout else 0,
             memory_bytes=p.kinds[p.model_index].model_memory_bytes(p.ctxs[p.model_index]),
             instances=1 if model.name in shared else spec.threads, gears=model.gears or [],
+            traffic_bytes_per_item=traffic_bytes(model, prof, 1) - traffic_bytes(model, prof, 0),
         )  # fmt: skip
     first = by_ref.get(steps[0].dst) if steps else None
     source = spec.source

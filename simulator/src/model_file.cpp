@@ -127,6 +127,10 @@ aclError read_model_file(const char* api, const char* path, ModelFile* out) {
     if (aclError rc = r.u64("traffic_bytes", &v, true)) return rc;
     m.traffic_bytes = static_cast<size_t>(v);
   }
+  if (r.values.count("traffic_bytes_per_item")) {
+    if (aclError rc = r.u64("traffic_bytes_per_item", &v, true)) return rc;
+    m.traffic_bytes_per_item = static_cast<size_t>(v);
+  }
   const std::string prefix = "latency_ms.";
   for (const auto& kv : r.values) {
     if (kv.first.compare(0, prefix.size(), prefix) != 0) continue;
