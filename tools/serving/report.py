@@ -115,12 +115,21 @@ def render(points: list[dict[str, Any]], plot_path: str) -> str:
     g32 = at(points, GEARS, 32)
     pg, pu = g70["plan"], u70["plan"]
     busiest = max(p["cpu_share"] for p in points)
+    loads = [p.get("load_average", 0.0) for p in points]
     clock = (
         "wall time is model time (no `ACL_SIM_TIME_SCALE`)"
         if scale == 1
         else f"the simulated clock runs {scale:g}x slower (`ACL_SIM_TIME_SCALE={scale:g}`); the figures are model time"
     )
     gears = ", ".join(str(x) for x in pg["gears"])
+    # the batcher's queue delay is host (wall) time: with the clock slowed it is shorter in model time
+    delay_note = (
+        f" ({pg['delay_ms']:g} ms of host time, {pg['delay_ms'] / scale:.2f} ms of model time at this time "
+        "scale: the batcher and the clients run on the host's clock, so the services that wait beat their "
+        "prediction by the difference at light load)"
+        if scale != 1
+        else f" ({pg['delay_ms']:g} ms)"
+    )
     out = [
         INTRO.read_text().rstrip(),
         "",
@@ -135,9 +144,12 @@ def render(points: list[dict[str, Any]], plot_path: str) -> str:
         f"queue delay, a model compiled with dynamic batch gears {gears}: a batch runs at the smallest gear that "
         "holds it) and `resnet50_batched_padded` (the same without gears, written by the command to a temporary "
         f"folder: a batch runs padded to the model's batch of {pg['batch']}). Closed loops of 1 to 70 clients, "
-        f"{first['repeat']} x {first['duration_s']:g} s per point (median), {clock}. The program's busiest point "
+        f"{first['repeat']} x {first['duration_s']:g} wall seconds per point (median), {clock}. "
+        "The program's busiest point "
         f"kept {busiest:.2f} of the host's two cores busy, so its own CPU (70 client threads and the simulator) did "
-        'not limit the figures. "predicted" is `ascgen plan`\'s prediction (`ascgen/serving_predict.py`: the '
+        f"not limit the figures; the host's load average (other work included) was {min(loads):.1f} to "
+        f"{max(loads):.1f} during the runs, which the spread of the runs shows. "
+        '"predicted" is `ascgen plan`\'s prediction (`ascgen/serving_predict.py`: the '
         "batcher's rule over the plan's engines and streams, no fitted parameter).",
         "",
         *table(points),
@@ -169,7 +181,7 @@ def render(points: list[dict[str, Any]], plot_path: str) -> str:
         "unbatched service was not yet saturated there; the published figures do not say what limited it.",
         f"- **Light load: the gears decide**. At 1 client the service with gears runs {g1['qps'] / u1['qps']:.2f}x "
         f"the unbatched QPS ({g1['p50_ms']:.1f} ms against {u1['p50_ms']:.1f} ms: a lone request waits the "
-        f"{pg['delay_ms']:g} ms queue delay for company, then runs at gear 1, {pg['model_at_1_ms']:g} ms), at 8 "
+        f"queue delay for company{delay_note}, then runs at gear 1, {pg['model_at_1_ms']:g} ms), at 8 "
         f"clients {g8['qps'] / u8['qps']:.2f}x. Padded to {pg['batch']}, a lone request costs the "
         f"{pg['model_ms']:g} ms of a full batch ({1 - 1 / pg['batch']:.0%} of the model's work is padding): "
         f"{d1['qps'] / u1['qps']:.2f}x at 1 client, {d8['qps'] / u8['qps']:.2f}x at 8. Paddle saw neither gain nor "
