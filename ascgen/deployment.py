@@ -50,15 +50,6 @@ def check_deployment(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Dia
             elif dev in seen:
                 out.append(smap.error(("device", "ids", i), f"device {dev} is listed twice"))
             seen.add(dev)
-    if d.deploy == "threads" and len(device_ids(spec, prof)) > 1:
-        out.append(
-            smap.error(
-                ("device", "deploy"),
-                "deploy: threads (one process, a context per device) is not available yet: the simulator "
-                "models one device per process; use deploy: processes (one process per device, the "
-                "parent merges their reports)",
-            )
-        )
     if d.processes_per_device > 1:
         out.append(
             smap.error(

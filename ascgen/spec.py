@@ -30,7 +30,8 @@ class Device(DslModel):
     )
     deploy: Literal["processes", "threads"] = Field(
         default="processes",
-        description="processes: one process per device (a parent starts them and merges their reports)",
+        description="processes: one process per device (a parent starts them and merges their reports); "
+        "threads: one process, a thread with its own context per device",
     )
     processes_per_device: int = Field(default=1, ge=1, le=16)
 

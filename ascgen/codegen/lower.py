@@ -191,9 +191,11 @@ def _info(plan: Plan) -> list[tuple[str, str]]:
 
 
 def _devices_default(plan: Plan) -> list[tuple[str, str]]:
-    """Several devices: the program starts one process per device unless --devices says otherwise."""
+    """Several devices: the program runs them (as processes or threads) unless --devices says otherwise."""
     ids = plan.deployment.device_ids
-    return [("devices", '"' + ",".join(str(d) for d in ids) + '"')] if len(ids) > 1 else []
+    if len(ids) < 2:
+        return []
+    return [("devices", '"' + ",".join(str(d) for d in ids) + '"'), ("deploy", f'"{plan.deployment.deploy}"')]
 
 
 def lower(plan: Plan, out_dir: Path) -> Program:

@@ -137,6 +137,7 @@ struct Options {
   bool skip_decode_errors = false;  // --on-decode-error skip: count failed frames, do not fail
   std::string only_stage;  // --only-stage: after one full window, submit only this stage's steps
   std::string devices;     // --devices: the devices to run on ("": the program's one device)
+  std::string deploy = "processes";  // --deploy: several devices as processes or threads
   std::string error_path;  // a device's process: where its error line goes too (for the parent)
 };
 
@@ -182,7 +183,9 @@ inline const FlagSpec* flag_specs(size_t* count) {
       {"--on-decode-error", FlagKind::kText, "fail|skip", 0, 0,
        "a frame whose decode failed: fail the run (exit 1, default) or skip it and count it"},
       {"--devices", FlagKind::kText, "LIST", 0, 0,
-       "run on these devices, one process each (0,2); default: the spec's"},
+       "run on these devices (0,2); default: the spec's"},
+      {"--deploy", FlagKind::kText, "processes|threads", 0, 0,
+       "several devices: a process each, or a thread each in one process (default: the spec's)"},
       {"--help", FlagKind::kHelp, "", 0, 0, "print this help and exit"},
   };
   *count = sizeof specs / sizeof specs[0];
@@ -323,6 +326,11 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (name == "--pin") o.pin = text;
       if (name == "--only-stage") o.only_stage = text;
       if (name == "--devices") o.devices = text;
+      if (name == "--deploy") {
+        if (text != "processes" && text != "threads")
+          usage_error(program, "--deploy takes processes or threads, not '" + text + "'");
+        o.deploy = text;
+      }
       if (name == "--on-decode-error") {
         if (text != "fail" && text != "skip")
           usage_error(program, "--on-decode-error takes fail or skip, not '" + text + "'");
@@ -673,7 +681,9 @@ struct Report {
   std::vector<double> windows_qps;
   std::vector<StageCount> stages;
 
-  void write(const LatencyHistogram& latency, const std::string& path, bool quiet) const {
+  // print: also on stdout (not for one device of several: the merged report is printed).
+  void write(const LatencyHistogram& latency, const std::string& path, bool quiet,
+             bool print = true) const {
     Json j;
     j.open('{');
     j.key("schema_version").integer(1).key("program").str(program).key("backend").str(backend());
@@ -717,8 +727,10 @@ struct Report {
       j.boolean(verified == 1);
     j.close('}');
     (void)quiet;  // --quiet drops the progress lines only; the result is always printed
-    std::printf("%s\n", j.text().c_str());
-    std::fflush(stdout);
+    if (print) {
+      std::printf("%s\n", j.text().c_str());
+      std::fflush(stdout);
+    }
     if (!path.empty()) {
       std::ofstream f(path);
       f << j.text() << "\n";

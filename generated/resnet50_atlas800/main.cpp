@@ -366,6 +366,7 @@ int main(int argc, char** argv) {
   defaults.depth = 8;
   defaults.pin = "all";
   defaults.devices = "0,1,2,3,4,5,6,7";
+  defaults.deploy = "processes";
   defaults.input = ASCGEN_DEFAULT_INPUT;
   defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 #include "clock.h"
@@ -12,6 +13,7 @@
 #include "log.h"
 #include "mover.h"
 #include "profile.h"
+#include "runtime.h"
 #include "trace.h"
 
 namespace sim {
@@ -45,9 +47,30 @@ bool moves_off_thread(const Task& t) {
 
 }  // namespace
 
+thread_local Device* t_own_device = nullptr;  // set on each device's own thread
+
+// Stream and event ids, unique across the process's devices (logs, traces, rules name them).
+uint64_t next_object_id() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+
+struct DeviceTable {
+  Device devices[kMaxDevices];
+  DeviceTable() {
+    for (int32_t i = 0; i < kMaxDevices; ++i) devices[i].id_ = i;
+  }
+};
+
+Device& device_at(int32_t id) {
+  static DeviceTable table;
+  return table.devices[id];
+}
+
 Device& device() {
-  static Device d;
-  return d;
+  if (t_own_device != nullptr) return *t_own_device;
+  const Context* ctx = current_context();
+  return device_at(ctx == nullptr ? 0 : ctx->device_id);
 }
 
 double charge_host() {
@@ -164,6 +187,7 @@ std::shared_ptr<Task> Device::enqueue(std::unique_lock<std::mutex>&, Stream* str
 
 void Device::run() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  t_own_device = this;
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {
     if (abandon_) break;
@@ -404,7 +428,7 @@ bool Device::wait_idle_for(std::unique_lock<std::mutex>& lk, int32_t timeout_ms)
 
 Stream* Device::create_stream(Context* ctx, bool is_default) {
   auto s = std::make_unique<Stream>();
-  s->id = next_object_id_++;
+  s->id = next_object_id();
   s->ctx = ctx;
   s->is_default = is_default;
   Stream* raw = s.get();
@@ -424,7 +448,7 @@ Stream* Device::find_stream(void* handle) {
 
 std::shared_ptr<Event> Device::create_event(uint32_t flags, bool plain, bool ex) {
   auto e = std::make_shared<Event>();
-  e->id = next_object_id_++;
+  e->id = next_object_id();
   e->flags = flags;
   e->plain = plain;
   e->ex = ex;

@@ -111,6 +111,8 @@ struct ReportQueue {
 class Device {
  public:
   void start();
+  bool running() const { return running_; }  // started and not stopped (Runtime::mu)
+  int32_t id() const { return id_; }
   void stop();  // waits for queued work, then joins the device thread
   ~Device();    // a process that never finalized: abandon the work, join the thread
   std::mutex& mu() { return mu_; }
@@ -182,6 +184,8 @@ class Device {
   void start_on_unit(const std::shared_ptr<Task>& t, int unit, double now);
   void complete(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t, double now);
 
+  friend struct DeviceTable;
+  int32_t id_ = 0;  // set once, before any of its threads exists
   std::mutex mu_;
   std::condition_variable wake_;  // device thread
   std::condition_variable done_;  // host waiters
@@ -202,7 +206,7 @@ class Device {
   uint64_t seq_ = 0;
   uint64_t next_task_id_ = 1;
   uint64_t completed_ = 0;
-  uint64_t next_object_id_ = 1;
+
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap_;
   EngineState engines_[static_cast<int>(Engine::kCount)];
   std::unordered_map<void*, std::unique_ptr<Stream>> streams_;
@@ -210,7 +214,13 @@ class Device {
   std::unordered_map<uint64_t, ReportQueue> reports_;
 };
 
+// Several devices in one process: each its own engines, timeline, streams and events.
+constexpr int32_t kMaxDevices = 64;
+// Device `id` (0 <= id < kMaxDevices).
+Device& device_at(int32_t id);
+// The device of the calling thread: its current context's, the device thread's own, else 0.
 Device& device();
+uint64_t next_object_id();
 
 // Charges engines.host.submit_us to the calling thread and returns the model
 // time at which its call reaches the device. Call without holding Device::mu().

@@ -52,7 +52,7 @@ aclError submit(const char* api, void* stream, TaskSpec spec) {
   std::unique_lock<std::mutex> lk(d.mu());
   Stream* s = nullptr;
   if (aclError rc = resolve_stream(api, stream, &s)) return rc;
-  hold_task_memory(api, &spec);  // freeing its memory before it ran: rule free.in_use
+  hold_task_memory(api, &spec, d.id());  // freeing its memory before it ran: rule free.in_use
   d.enqueue(lk, s, TaskKind::kWork, std::move(spec), stamp, nullptr, api);
   return ACL_SUCCESS;
 }
