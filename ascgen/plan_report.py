@@ -11,6 +11,7 @@ from rich.table import Table
 
 from ascgen.deployment_model import DeploymentPlan
 from ascgen.plan_model import Plan
+from ascgen.serving_report import print_serving
 
 
 def _mib(n: int) -> str:
@@ -106,6 +107,7 @@ def print_plan(plan: Plan, console: Console) -> None:
         f"({plan.uncontended_qps:,.0f} frames/s if the engines did not share the device's memory bandwidth; "
         f"{plan.ddr_bytes_per_frame / 1e6:.2f} MB of memory traffic per frame)"
     )
+    print_serving(plan, console)
     if len(plan.deployment.device_ids) > 1:
         print_deployment(plan.deployment, console)
 

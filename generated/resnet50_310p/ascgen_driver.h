@@ -543,6 +543,9 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
         const std::vector<StageInfo>& stages, bool init_acl = true) {
   Run& run = run_state();
   run.info = &info;
+  if (opt.load_given)
+    throw BadFlags(
+        "--clients, --rate and --trace load a server: a spec with source: {kind: requests}");
   if (!opt.only_stage.empty()) {
     if (!Layout::kStageAlone)
       throw BadFlags(
