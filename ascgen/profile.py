@@ -153,6 +153,14 @@ class Topology(_Strict):
     # every copy of those chips to or from the host shares it.
     devices_per_link: int = Field(default=1, ge=1)
     host_link_GBps: float = Field(gt=0)
+    # The host's NUMA nodes (each its CPUs, in the kernel's cpulist form "0-23,48-71") and the
+    # node each device's link attaches to: what sysfs says on a real host, here the product's
+    # usual host; the simulator's programs bind to it (host.numa).
+    numa_cpus: list[str] = Field(default_factory=lambda: ["0"], min_length=1)
+    device_numa_node: list[int] = Field(default_factory=list)
+
+    def numa_node_of(self, device: int) -> int:
+        return self.device_numa_node[device] if device < len(self.device_numa_node) else 0
 
     def link_of(self, device: int) -> int:
         """The host link (card) device `device` sits behind."""
@@ -214,6 +222,9 @@ def flatten(profile: Profile) -> str:
     """The profile as sorted ``key=value`` lines: the form the simulator reads."""
     lines = [f"# ascgen device profile '{profile.name}', flat form for the simulator"]
     # A reference model's DDR traffic goes into model descriptors, not to the simulator's profile.
-    skip = {"models": {"__all__": {"traffic_bytes_fixed", "traffic_bytes_per_item"}}}
+    skip: dict[str, Any] = {
+        "models": {"__all__": {"traffic_bytes_fixed", "traffic_bytes_per_item"}},
+        "topology": {"numa_cpus", "device_numa_node"},  # the programs' (ascgen_numa.h), not the device's
+    }
     lines += [f"{k}={v}" for k, v in _flat_items("", profile.model_dump(mode="python", exclude=skip))]
     return "\n".join(lines) + "\n"

@@ -74,6 +74,10 @@ class Buffers(DslModel):
 
 class Host(DslModel):
     affinity: Literal["big", "little", "all"] | list[Annotated[int, Field(ge=0, le=4095)]] = "all"
+    numa: Literal["none", "device"] | Annotated[int, Field(ge=0, le=255)] = Field(
+        default="none",
+        description="bind each device's threads and pinned memory to its NUMA node (device), a node, or not",
+    )
 
 
 class Slo(DslModel):

@@ -139,6 +139,8 @@ struct Options {
   std::string only_stage;  // --only-stage: after one full window, submit only this stage's steps
   std::string devices;     // --devices: the devices to run on ("": the program's one device)
   std::string deploy = "processes";  // --deploy: several devices as processes or threads
+  std::string numa = "none";         // --numa: device, none or a node (ascgen_numa.h)
+  std::string numa_topology;         // the simulated host's: "device0=0;node0=0-23;..."
   std::string error_path;  // a device's process: where its error line goes too (for the parent)
   // The load of a server (source kind requests; ascgen_serving.h): a closed loop of --clients,
   // or an open loop at --rate requests/s (--arrival constant|poisson), or a --trace replay.
@@ -192,6 +194,8 @@ inline const FlagSpec* flag_specs(size_t* count) {
        "a frame whose decode failed: fail the run (exit 1, default) or skip it and count it"},
       {"--devices", FlagKind::kText, "LIST", 0, 0,
        "run on these devices (0,2); default: the spec's"},
+      {"--numa", FlagKind::kText, "device|none|NODE", 0, 0,
+       "bind each device's threads and pinned memory to its NUMA node, none, or node NODE"},
       {"--deploy", FlagKind::kText, "processes|threads", 0, 0,
        "several devices: a process each, or a thread each in one process (default: the spec's)"},
       {"--clients", FlagKind::kInt, "N", 1, 4096,
@@ -352,6 +356,12 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (name == "--pin") o.pin = text;
       if (name == "--only-stage") o.only_stage = text;
       if (name == "--devices") o.devices = text;
+      if (name == "--numa") {
+        int64_t node = 0;
+        if (text != "device" && text != "none" && !parse_int(text, 0, 255, &node))
+          usage_error(program, "--numa takes device, none or a node 0..255, not '" + text + "'");
+        o.numa = text;
+      }
       if (name == "--deploy") {
         if (text != "processes" && text != "threads")
           usage_error(program, "--deploy takes processes or threads, not '" + text + "'");

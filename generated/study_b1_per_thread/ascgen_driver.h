@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "ascgen_devices.h"
+#include "ascgen_numa.h"
 #include "ascgen_support.h"
 
 namespace ascgen {
@@ -561,14 +562,18 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   }
   const int window = Layout::window(opt, info);
   check_budget(info, opt.threads, window);
-  const std::vector<int> cpus = cpus_for(opt.pin);
+  const int32_t device = opt.devices.empty() ? info.device_id : std::atoi(opt.devices.c_str());
+  // host.numa: this device's threads on its NUMA node's CPUs; this thread first, so that the
+  // pinned host memory it allocates below is first touched there.
+  const NumaPlacement numa = numa_placement(opt, device, cpus_for(opt.pin));
+  const std::vector<int>& cpus = numa.pinned;
+  if (numa.node >= 0) pin_current_thread(cpus);
   const std::vector<Input> inputs = prepare_inputs(info, opt.input, W::inspect_input);
   run.inputs = &inputs;
   if (init_acl) {
     check(aclInit(nullptr), "setup", "aclInit");
     cleanup.add("aclFinalize", [] { return aclFinalize(); });
   }
-  const int32_t device = opt.devices.empty() ? info.device_id : std::atoi(opt.devices.c_str());
   check(aclrtSetDevice(device), "setup", "aclrtSetDevice");
   cleanup.add("aclrtResetDevice", [device] { return aclrtResetDevice(device); });
   aclrtContext context = nullptr;
@@ -655,6 +660,7 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   report.verified = opt.verify && verifiable ? (run.mismatches == 0 ? 1 : 0) : -1;
   for (const StageInfo& s : stages)
     report.stages.push_back({s.name, s.per_batch ? report.frames / info.batch : report.frames});
+  if (numa.node >= 0) report.more = [&numa](Json& j) { numa_json(j, numa); };
   report.write(latency, opt.json_path, opt.quiet, opt.error_path.empty());
   if (run.mismatches > 0) return 1;
   if (run.frames_failed > 0 && !opt.skip_decode_errors) {
@@ -701,6 +707,7 @@ int run_main(int argc, char** argv, const ProgramInfo& info, const Options& defa
   setenv("ACL_SIM_PROFILE", ASCGEN_SIM_PROFILE, 0);  // the device this program was planned for
 #endif
   install_signal_handlers();
+  warn_numa_balancing(info.name);
   if (opt.devices.empty()) return run_one<W, Layout>(info, opt, stages);
   const std::vector<int32_t> devices = parse_devices(info.name, opt.devices);
   if (devices.size() == 1) {

@@ -98,7 +98,7 @@ void complete_served(W& t, ServedBatch& sb, double now) {
   const size_t item_bytes = t.output_item_bytes();
   const bool measured =
       sb.from_batcher && !run.recording && now >= run.measure_start && now < run.measure_end;
-  const std::vector<Input>& inputs = *BatchCallback<W>::instance().inputs;
+  const std::vector<Input>& inputs = *run.inputs;
   int64_t counted = 0;
   for (size_t i = 0; i < sb.taken.items.size(); ++i) {
     const BatchItem& item = sb.taken.items[i];
@@ -378,7 +378,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
     }
     t.setup(Setup{w, window, batch_slots, inputs, opt.model}, cleanup);
   }
-  BatchCallback<W>::instance().inputs = &inputs;
+  run_state().inputs = &inputs;  // the completions read them (Run::inputs)
   auto reporter = std::make_unique<ReportThread>(context, [&workers](const std::string& error) {
     run_state().error.set(error);
     run_state().stop = true;

@@ -154,3 +154,34 @@ def test_processes_and_threads_give_the_same_figure(tmp_path: Path) -> None:
         assert run.returncode == 0 and run.report is not None, run.stderr[-3000:]
         qps[deploy] = run.report["qps"]
     assert qps["threads"] == pytest.approx(qps["processes"], rel=0.05)
+
+
+SERVER = Path("pipelines/resnet50_atlas800.yaml")  # eight 910B, two per NUMA node of the host
+
+
+@pytest.mark.slow
+@DEPLOY
+def test_numa_binds_each_device_to_its_node_of_the_simulated_host(deploy: str, tmp_path: Path) -> None:
+    """The profile's host (four nodes of 48 CPUs, devices 0-1 on node 0, 2-3 on node 1, ...): each
+    device's threads go to its node's CPUs that this machine has, and a node with none of them
+    is named and left unbound."""
+    result = built(SERVER)
+    here = sorted(os.sched_getaffinity(0))
+    run = run_program(
+        result.binary, *args(16, "--numa", "device", "--devices", "1,2", "--deploy", deploy), cwd=tmp_path, env=QUICK
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.report is not None
+    numa = {d["device"]: d["report"]["numa"] for d in run.report["devices"]}
+    assert numa[1]["node"] == 0 and numa[1]["cpus"] == "0-47"
+    assert numa[2]["node"] == 1 and numa[2]["cpus"] == "48-95"
+    on_node0 = [c for c in here if c < 48]
+    assert numa[1]["pinned"] == (f"{on_node0[0]}-{on_node0[-1]}" if len(on_node0) > 1 else str(on_node0[0]))
+    if not any(48 <= c < 96 for c in here):
+        assert "device 2: none of NUMA node 1's CPUs is among this machine's" in run.stderr
+    # a node given by number binds every device to it; none leaves the report as before
+    run = run_program(result.binary, *args(16, "--numa", "0", "--devices", "2,5"), cwd=tmp_path, env=QUICK)
+    assert run.returncode == 0 and run.report is not None, run.stderr[-3000:]
+    assert {d["report"]["numa"]["node"] for d in run.report["devices"]} == {0}
+    run = run_program(result.binary, *args(16, "--devices", "2,5"), cwd=tmp_path, env=QUICK)
+    assert run.report is not None and all("numa" not in d["report"] for d in run.report["devices"])
