@@ -128,6 +128,7 @@ inline void write_merged(const Report& head, const Options& opt,
   int64_t frames = 0, memory = 0, frames_failed = 0;
   bool interrupted = stop_signal() != 0, verified = true, any_verified = false;
   std::vector<double> windows;
+  std::vector<double> window_latency;  // per second: the worst device's p99 and max
   std::vector<std::pair<std::string, int64_t>> stages;
   std::vector<std::string> docs;
   for (const DeviceChild& c : children) {
@@ -154,6 +155,9 @@ inline void write_merged(const Report& head, const Options& opt,
     const std::vector<double> w = json_numbers(d, "windows_qps", true);
     if (windows.size() < w.size()) windows.resize(w.size(), 0.0);
     for (size_t i = 0; i < w.size(); ++i) windows[i] += w[i];
+    const std::vector<double> l = json_numbers(d, "windows_latency_ms", true);  // p99, max, ...
+    if (window_latency.size() < l.size()) window_latency.resize(l.size(), 0.0);
+    for (size_t i = 0; i < l.size(); ++i) window_latency[i] = std::max(window_latency[i], l[i]);
     for (const auto& [name, n] : json_stages(d)) {
       auto it = std::find_if(stages.begin(), stages.end(),
                              [&name = name](const auto& s) { return s.first == name; });
@@ -182,6 +186,9 @@ inline void write_merged(const Report& head, const Options& opt,
   j.close('}').key("host_cpu_s").num(host_cpu).key("process_cpu_s").num(process_cpu);
   j.key("device_memory_bytes").integer(memory).key("windows_qps").open('[');
   for (double w : windows) j.num(w);
+  j.close(']').key("windows_latency_ms").open('[');
+  for (size_t i = 0; i + 1 < window_latency.size(); i += 2)
+    j.open('[').num(window_latency[i]).num(window_latency[i + 1]).close(']');
   j.close(']').key("frames_failed").integer(frames_failed).key("first_failure").null();
   j.key("interrupted").boolean(interrupted).key("verified");
   if (any_verified)

@@ -22,6 +22,7 @@
 #include "ascgen_devices.h"
 #include "ascgen_numa.h"
 #include "ascgen_support.h"
+#include "ascgen_windows.h"
 
 namespace ascgen {
 
@@ -187,6 +188,7 @@ struct Run {
   int64_t first_failure_code = 0;
   FirstError error;
   const std::vector<Input>* inputs = nullptr;  // for the completion callbacks
+  WindowLatency windows;                       // p99 and max per second measured
 };
 
 // The calling thread's run: its device's (set on each thread of a device under deploy:
@@ -246,8 +248,13 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
     }
   }
   if (!run.recording && now >= run.measure_start && now < run.measure_end) {
-    for (int i = 0; i < batch; ++i)
-      t.latency.record((now - r.submitted[static_cast<size_t>(i)]) * 1e6);
+    double us[64];  // the batch's latencies, 64 at a time into the run's second windows
+    for (int i = 0; i < batch; ++i) {
+      us[i % 64] = (now - r.submitted[static_cast<size_t>(i)]) * 1e6;
+      t.latency.record(us[i % 64]);
+      if (i % 64 == 63 || i == batch - 1)
+        run.windows.record(now - run.measure_start, us, i % 64 + 1);
+    }
     t.measured_frames += batch;
     t.rate.add(now, batch);
     if (run.completed.fetch_add(batch) + batch >= run.frame_limit && run.frame_limit > 0)
@@ -630,6 +637,7 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   const double t0 = now_s();
   run.measure_start = t0 + opt.warmup_s;
   run.measure_end = opt.frames > 0 ? 1e300 : run.measure_start + opt.duration_s;
+  run.windows.reserve(opt.frames > 0 ? 0.0 : opt.duration_s);
   const double cpu0 = process_cpu_s();
   std::vector<std::thread> threads;
   for (auto& t : workers)
@@ -656,6 +664,7 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   report.device_memory_bytes = static_cast<int64_t>(mem_total - mem_free);
   report.interrupted = stop_signal() != 0;
   report.windows_qps = progress.windows();
+  report.windows_latency = run.windows.p99_max_ms();
   const bool verifiable = workers[0]->output(0) != nullptr;
   report.verified = opt.verify && verifiable ? (run.mismatches == 0 ? 1 : 0) : -1;
   for (const StageInfo& s : stages)

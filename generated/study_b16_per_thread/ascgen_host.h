@@ -726,6 +726,7 @@ struct Report {
   std::string first_failure_input;  // the input of the first of them, and its code
   int64_t first_failure_code = 0;
   std::vector<double> windows_qps;
+  std::vector<std::pair<double, double>> windows_latency;  // per second measured: p99, max (ms)
   std::vector<StageCount> stages;
   std::function<void(Json&)> more;  // adds keys to the object (a server's "serving")
 
@@ -756,6 +757,9 @@ struct Report {
     j.key("device_memory_bytes").integer(device_memory_bytes);
     j.key("windows_qps").open('[');
     for (double w : windows_qps) j.num(w);
+    j.close(']');
+    j.key("windows_latency_ms").open('[');  // [p99, max] per second: a spike shows here
+    for (const auto& [p99, max] : windows_latency) j.open('[').num(p99).num(max).close(']');
     j.close(']');
     j.key("frames_failed").integer(frames_failed).key("first_failure");
     if (frames_failed == 0) {

@@ -46,6 +46,9 @@ def test_every_device_runs_and_the_reports_merge(deploy: str, tmp_path: Path) ->
     for stage, count in report["stages"].items():
         assert count == sum(c["stages"][stage] for c in children)
     assert report["device_memory_bytes"] == sum(c["device_memory_bytes"] for c in children)
+    for i, (p99, top) in enumerate(report["windows_latency_ms"]):  # per second: the worst device's
+        assert top == max(c["windows_latency_ms"][i][1] for c in children if i < len(c["windows_latency_ms"]))
+        assert p99 == max(c["windows_latency_ms"][i][0] for c in children if i < len(c["windows_latency_ms"]))
     assert json.loads(run.stdout) == report  # one document: the children's reports go to the parent only
 
 
