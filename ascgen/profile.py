@@ -14,6 +14,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from ascgen.transfers.model import Links
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -154,6 +156,8 @@ class Profile(_Strict):
     engines: Engines
     features: Features = Features()
     models: dict[str, ReferenceModel] = {}
+    # Links to other devices and hosts (HCCS, RDMA; ascgen/transfers/model.py, docs/transfers.md).
+    links: Links | None = None
 
 
 PROFILE_DIR = Path(str(resources.files("ascgen") / "profiles"))
@@ -192,5 +196,6 @@ def flatten(profile: Profile) -> str:
     lines = [f"# ascgen device profile '{profile.name}', flat form for the simulator"]
     # A reference model's DDR traffic goes into model descriptors, not to the simulator's profile.
     skip = {"models": {"__all__": {"traffic_bytes_fixed", "traffic_bytes_per_item"}}}
-    lines += [f"{k}={v}" for k, v in _flat_items("", profile.model_dump(mode="python", exclude=skip))]
+    dumped = profile.model_dump(mode="python", exclude=skip, exclude_none=True)
+    lines += [f"{k}={v}" for k, v in _flat_items("", dumped)]
     return "\n".join(lines) + "\n"
