@@ -88,6 +88,8 @@ def route(links: Links, t: Transfer) -> tuple[list[Hop], float]:
     wire = link.write_GBps if t.op == "write" else link.read_GBps
     hops = [Hop(t.link, link.latency_us + (link.cross_host_latency_us if t.cross_host else 0.0), wire)]
     overlap = link.pool_overlap if t.pool else 0.0
+    if t.pool and "h" not in (src, dst):
+        raise Unsupported("the transit buffer pool serves host memory: a device-to-device transfer has no pool")
     if t.link == "hccs" and "h" in (src, dst):
         if t.pool:
             if links.host is None:

@@ -222,8 +222,14 @@ void Device::handle(std::unique_lock<std::mutex>& lk, Item& item) {
 void Device::try_ready(const std::shared_ptr<Task>& t, double now) {
   if (!t->arrived || t->pending > 0) return;
   t->ready_at = now;
-  t->dispatch_at = std::max(now, sched_free_) + per_task_us_;
-  sched_free_ = t->dispatch_at;
+  if (t->spec.engine == Engine::kLink) {
+    // A transfer engine posts link transfers to the link's own queues, not through the
+    // task scheduler; its per-transfer cost is in the link's fitted latency (link.h).
+    t->dispatch_at = now;
+  } else {
+    t->dispatch_at = std::max(now, sched_free_) + per_task_us_;
+    sched_free_ = t->dispatch_at;
+  }
   push(t->dispatch_at, kDispatch, t);
 }
 

@@ -61,6 +61,10 @@ bool route(const Profile& p, const Transfer& t, Route* out, std::string* error) 
   Place src = t.op == Op::kWrite ? t.local : t.remote;
   Place dst = t.op == Op::kWrite ? t.remote : t.local;
   bool host_side = src == Place::kHost || dst == Place::kHost;
+  if (t.pool && !host_side) {
+    *error = "the transit buffer pool serves host memory: a device-to-device transfer has no pool";
+    return false;
+  }
   if (t.pool && !figure(p, t.link, "pool_overlap", true, &r.overlap, error)) return false;
   if (t.link == "hccs" && host_side) {
     if (t.pool) {

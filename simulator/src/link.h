@@ -19,6 +19,8 @@
 //   sum(latencies) + bytes x (1/B_slowest + (1 - overlap) x sum(1/B_others)).
 // Transfers crossing the same link at the same moment share its bottleneck
 // bandwidth by processor sharing (Device, Share), as engines share the DDR.
+// A transfer engine posts them to the link's queues: the device's task
+// scheduler does not dispatch them (its per-transfer cost is in latency_us).
 #ifndef ACL_SIM_SRC_LINK_H_
 #define ACL_SIM_SRC_LINK_H_
 

@@ -128,6 +128,7 @@ TEST(link, route_sums_latencies_and_overlaps_pool_hops) {
   // RDMA through the pool: a serial staging copy (overlap 0).
   t = sim::link::Transfer{};
   t.link = "rdma";
+  t.local = sim::link::Place::kHost;
   t.pool = true;
   CHECK_NEAR(route_of(t, &error).block_us(1e6), 20 + 1000 + 250, 1e-6);
 }
@@ -139,6 +140,10 @@ TEST(link, unsupported_routes_and_missing_figures_are_errors) {
   t.remote = sim::link::Place::kHost;  // a remote host over HCCS needs the pool
   CHECK(route_of(t, &error).hops.empty());
   CHECK(error.find("transit buffer pool") != std::string::npos);
+  t.remote = sim::link::Place::kDevice;
+  t.pool = true;  // the pool serves host memory only
+  CHECK(route_of(t, &error).hops.empty());
+  CHECK(error.find("serves host memory") != std::string::npos);
   t.link = "nvlink";
   CHECK(route_of(t, &error).hops.empty());
   CHECK(error.find("unknown link") != std::string::npos);
