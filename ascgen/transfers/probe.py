@@ -13,7 +13,7 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
@@ -55,6 +55,7 @@ class Options:
     ops: tuple[str, ...] = ("write", "read")
     hosts: tuple[str, ...] = ("one_host", "two_hosts")
     total_bytes: int = 128 << 20
+    repeat: int = 3  # runs per case: the median is reported, min and max as its spread
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,10 @@ def render(options: Options, out_dir: Path) -> dict[str, str]:
         )
     env = _environment()
     main = env.get_template("transfer.cpp.j2").render(
-        version=__version__, name=NAME, cases=[asdict(c) for c in selected], total_bytes=options.total_bytes, device=0
+        version=__version__, name=NAME, cases=[asdict(c) for c in selected],
+        total_bytes=options.total_bytes,
+        repeat=options.repeat,
+        device=0,
     )
     sim = os.path.relpath(simulator_dir(), out_dir)
     cmake = env.get_template("CMakeLists.txt.j2").render(
@@ -202,7 +206,9 @@ class Row:
     seconds: float | None = None
     bytes: int | None = None
     reason: str | None = None
-    extra: dict[str, object] = field(default_factory=dict)
+    GBps_min: float | None = None
+    GBps_max: float | None = None
+    repeat: int | None = None
 
 
 def run(
@@ -220,7 +226,7 @@ def run(
         flat.write_text(profiles.flatten(profiles.load(options.profile)), encoding="utf-8")
         run_env = {**os.environ, "ACL_SIM_PROFILE": str(flat), "ACL_SIM_TIME_SCALE": repr(time_scale)}
         run_env.update(env or {})
-        cmd = [str(binary), "--total", str(options.total_bytes)]
+        cmd = [str(binary), "--total", str(options.total_bytes), "--repeat", str(options.repeat)]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=run_env)
         assert proc.stdout is not None
         try:
@@ -252,6 +258,9 @@ def _row(line: str) -> Row:
             seconds=float(data["seconds"]) if "seconds" in data else None,
             bytes=int(data["bytes"]) if "bytes" in data else None,
             reason=data.get("reason"),
+            GBps_min=float(data["GBps_min"]) if "GBps_min" in data else None,
+            GBps_max=float(data["GBps_max"]) if "GBps_max" in data else None,
+            repeat=int(data["repeat"]) if "repeat" in data else None,
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise ProbeFailed(f"the probe printed a line that is not a result: {line.strip()[:200]!r}") from exc

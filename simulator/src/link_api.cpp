@@ -72,3 +72,18 @@ extern "C" aclError aclsimLinkTransferAsync(const aclsimLinkTransfer* t, aclrtSt
   spec.traffic_bytes = 0;  // bounded by the link, not by the DDR
   return submit(api, stream, std::move(spec));
 }
+
+extern "C" aclError aclsimHoldStreamAsync(aclrtStream stream, double us) {
+  const char* api = __func__;
+  if (aclError rc = require_context(api)) return rc;
+  if (!(us >= 0)) {
+    log(LogLevel::kError, "%s: hold for %g us: must be >= 0", api, us);
+    return ACL_ERROR_INVALID_PARAM;
+  }
+  TaskSpec spec;
+  spec.engine = Engine::kLink;  // many units, no scheduler: only the stream waits
+  spec.service_us = us;
+  spec.traffic_bytes = 0;
+  spec.name = "hold";
+  return submit(api, stream, std::move(spec));
+}

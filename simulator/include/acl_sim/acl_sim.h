@@ -99,6 +99,10 @@ typedef struct aclsimLinkTransfer {
 // at its modelled end.
 aclError aclsimLinkTransferAsync(const aclsimLinkTransfer* transfer, aclrtStream stream);
 
+// A task that holds `stream` for `us` of model time and does nothing: a probe
+// queues its work behind it, so the host's submissions are not what it times.
+aclError aclsimHoldStreamAsync(aclrtStream stream, double us);
+
 #ifdef __cplusplus
 }
 #endif
