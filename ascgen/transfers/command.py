@@ -8,11 +8,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ascgen.errors import Interrupted, UserError
 from ascgen.friendly import friendly
+
+if TYPE_CHECKING:
+    from ascgen.transfers.probe import Options, Row
 
 
 def _choices(allowed: tuple[str, ...]) -> Callable[[click.Context, click.Parameter, str], tuple[str, ...]]:
@@ -59,9 +63,7 @@ def probe() -> None:
 @click.option("--merged/--unmerged", default=False, show_default=True, help="Copies: the run's blocks as one copy.")
 @click.option("--pool", "pool_text", default="off,on", show_default=True, callback=_choices(("on", "off")))
 @click.option("--op", "ops", default="write,read", show_default=True, callback=_choices(("write", "read")))
-@click.option(
-    "--hosts", default="one_host,two_hosts", show_default=True, callback=_choices(("one_host", "two_hosts"))
-)
+@click.option("--hosts", default="one_host,two_hosts", show_default=True, callback=_choices(("one_host", "two_hosts")))
 @click.option("--total", default="128M", show_default=True, help="Bytes moved per case (HIXL: 128 MiB).")
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs per case (median).")
 @click.option(
@@ -124,16 +126,14 @@ def transfer(
     run_and_write(options, folder, build_dir.resolve(), backend, time_scale)
 
 
-def run_and_write(options: object, folder: Path, build_root: Path, backend: str, time_scale: float) -> None:
+def run_and_write(options: Options, folder: Path, build_root: Path, backend: str, time_scale: float) -> None:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from ascgen.console import out
     from ascgen.fileio import check_can_create
     from ascgen.transfers import probe, report
-    from ascgen.transfers.probe import Options, Row
 
-    assert isinstance(options, Options)
     check_can_create(folder)
     err = Console(stderr=True, highlight=False)
     n = len(probe.cases(options))
@@ -170,7 +170,9 @@ def run_and_write(options: object, folder: Path, build_root: Path, backend: str,
     err.print(f"wrote {', '.join(names)} to {folder}")
 
 
-def _write(folder: Path, rows: list, options: object, backend: str, time_scale: float, complete: bool) -> list[str]:
+def _write(
+    folder: Path, rows: list[Row], options: Options, backend: str, time_scale: float, complete: bool
+) -> list[str]:
     import dataclasses
     import platform
 
@@ -179,7 +181,7 @@ def _write(folder: Path, rows: list, options: object, backend: str, time_scale: 
 
     meta: dict[str, object] = {
         "probe": "transfer",
-        "options": dataclasses.asdict(options),  # type: ignore[call-overload]
+        "options": dataclasses.asdict(options),
         "backend": backend,
         "time_scale": time_scale if backend == "sim" else None,
         "host": platform.node(),
@@ -191,6 +193,6 @@ def _write(folder: Path, rows: list, options: object, backend: str, time_scale: 
     write_atomic(folder / "table.md", report.markdown(rows))
     names = ["results.json", "transfers.csv", "table.md"]
     if rows:
-        report.plot(rows, folder / "transfers.png", f"transfer probe, profile {getattr(options, 'profile', '?')}")
+        report.plot(rows, folder / "transfers.png", f"transfer probe, profile {options.profile}")
         names.append("transfers.png")
     return names

@@ -70,7 +70,7 @@ def residuals(links: Links, figures: Sequence[Figure]) -> list[float]:
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
     """Gaussian elimination with partial pivoting (a small dense system)."""
     n = len(b)
-    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    m = [[*row, b[i]] for i, row in enumerate(a)]
     for c in range(n):
         p = max(range(c, n), key=lambda r: abs(m[r][c]))
         m[c], m[p] = m[p], m[c]
@@ -110,7 +110,7 @@ def fit(
         return sum(v * v for v in r)
 
     lam, r, done = 1e-2, res(x), 0
-    for done in range(1, iterations + 1):  # noqa: B007 (reported)
+    for done in range(1, iterations + 1):
         if progress:
             progress(done, iterations)
         jac = []
@@ -123,7 +123,10 @@ def fit(
         jtr = [sum(a * b for a, b in zip(jac[i], r, strict=True)) for i in range(len(x))]
         improved = False
         while lam < 1e12:
-            a = [[jtj[i][k] + (lam * (jtj[i][i] + 1e-9) if i == k else 0.0) for k in range(len(x))] for i in range(len(x))]
+            a = [
+                [jtj[i][k] + (lam * (jtj[i][i] + 1e-9) if i == k else 0.0) for k in range(len(x))]
+                for i in range(len(x))
+            ]
             step = _solve(a, [-v for v in jtr])
             trial = [xi + si for xi, si in zip(x, step, strict=True)]
             rt = res(trial)

@@ -95,7 +95,7 @@ def link_transfers(options: Options) -> list[Transfer]:
                     for pool in (False, True):
                         if pool not in options.pool:
                             continue
-                        t = Transfer(link, direction, op, pool, topology == "two_hosts")  # type: ignore[arg-type]
+                        t = Transfer(link, direction, op, pool, topology == "two_hosts")
                         try:
                             if prof.links is None:
                                 raise Unsupported(f"profile {options.profile} has no links")
@@ -118,7 +118,16 @@ def cases(options: Options) -> list[Case]:
                 suffix = "" if direction == "d2d" else f"_{memory}"
                 column = f"copy_{direction}{suffix}{'_merged' if options.merged else ''}"
                 out += [
-                    Case(column, "copy", "local", "kCopy", size, _COPY_KIND[direction], memory == "pinned", options.merged)
+                    Case(
+                        column,
+                        "copy",
+                        "local",
+                        "kCopy",
+                        size,
+                        _COPY_KIND[direction],
+                        memory == "pinned",
+                        options.merged,
+                    )
                     for size in options.sizes
                 ]
     for t in link_transfers(options):
@@ -166,7 +175,9 @@ def render(options: Options, out_dir: Path) -> dict[str, str]:
         )
     env = _environment()
     main = env.get_template("transfer.cpp.j2").render(
-        version=__version__, name=NAME, cases=[asdict(c) for c in selected],
+        version=__version__,
+        name=NAME,
+        cases=[asdict(c) for c in selected],
         total_bytes=options.total_bytes,
         repeat=options.repeat,
         device=0,
@@ -192,7 +203,9 @@ def build(
     src = base / "src"
     if not (src.is_dir() and all((src / k).is_file() and (src / k).read_text() == v for k, v in files.items())):
         write_tree_atomic(src, files)
-    return compile_program(NAME, src, base / f"{backend}-{variant_name(sanitize)}", backend, sanitize, build_root, progress)
+    return compile_program(
+        NAME, src, base / f"{backend}-{variant_name(sanitize)}", backend, sanitize, build_root, progress
+    )
 
 
 @dataclass

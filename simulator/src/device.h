@@ -202,7 +202,7 @@ class Device {
   double sleeping_until_ = 0;  // < 0 while the device thread is awake
   double processed_until_ = 0;
   double sched_free_ = 0;
-  Share ddr_;  // memory.bandwidth_GBps x 1000; 0: not shared
+  Share ddr_;                           // memory.bandwidth_GBps x 1000; 0: not shared
   std::map<std::string, Share> links_;  // by TaskSpec::link_key (link.h)
   double per_task_us_ = 0;
   double submit_us_ = 0;

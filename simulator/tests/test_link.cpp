@@ -78,8 +78,8 @@ double run_together(const std::vector<const char*>& links, size_t bytes) {
   bool ok = true;
   for (auto& s : streams) ok &= aclrtCreateStream(&s) == ACL_SUCCESS;
   for (size_t i = 0; i < n; ++i)
-    ok &= aclrtCreateEvent(&gate[i]) == ACL_SUCCESS && aclrtCreateEvent(&before[i]) == ACL_SUCCESS &&
-          aclrtCreateEvent(&after[i]) == ACL_SUCCESS;
+    ok &= aclrtCreateEvent(&gate[i]) == ACL_SUCCESS &&
+          aclrtCreateEvent(&before[i]) == ACL_SUCCESS && aclrtCreateEvent(&after[i]) == ACL_SUCCESS;
   aclrtStream gate_stream = streams[n];
   aclsimLinkTransfer g = transfer("rdma", bufs[2 * n], bufs[2 * n + 1], bytes);
   ok = ok && aclsimLinkTransferAsync(&g, gate_stream) == ACL_SUCCESS;

@@ -87,10 +87,10 @@ typedef struct aclsimLinkTransfer {
   const char* link;  // "hccs" or "rdma"
   int32_t remoteDevice;
   aclsimLinkPlace localPlace, remotePlace;
-  aclsimLinkOp op;          // write: local -> remote; read: remote -> local
-  int32_t pool;             // through the transit buffer pool
-  int32_t crossHost;        // the remote side is on another host
-  void* local;              // host memory (any) or device memory, as its place says
+  aclsimLinkOp op;    // write: local -> remote; read: remote -> local
+  int32_t pool;       // through the transit buffer pool
+  int32_t crossHost;  // the remote side is on another host
+  void* local;        // host memory (any) or device memory, as its place says
   void* remote;
   size_t bytes;
 } aclsimLinkTransfer;
