@@ -7,6 +7,7 @@ from pathlib import Path
 from ascgen import checks
 from ascgen import profile as profiles
 from ascgen import spec as dsl
+from ascgen.deployment import check_deployment
 from ascgen.diagnostics import Diagnostic, SpecError
 from ascgen.partial import unique
 from ascgen.plan_model import Plan
@@ -104,6 +105,7 @@ def analyze_data(spec: dsl.Spec, smap: SourceMap) -> Plan:
     diags = profile_errors + checks.check_structure(spec, smap)
     if not profile_errors:  # each stage's own checks do not wait for the structure's to pass
         diags += checks.check_stages(spec, profiles.load(spec.device.profile), smap)
+        diags += check_deployment(spec, profiles.load(spec.device.profile), smap)
     if diags:
         raise SpecError(unique(diags))
     prof = profiles.load(spec.device.profile)

@@ -10,6 +10,7 @@ from ascgen import profile as profiles
 from ascgen import spec as dsl
 from ascgen.diagnostics import Diagnostic, did_you_mean, one_of
 from ascgen.profile import Profile
+from ascgen.serving_checks import check_serving as _serving
 from ascgen.stages.base import StageContext
 from ascgen.stages.registry import decoders_of, kind_of, producers_of
 from ascgen.yaml_loader import SourceMap
@@ -58,17 +59,17 @@ def _source(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     out = []
     source = spec.source
     kinds = [kind_of(s) for s in spec.stages]
-    decoders = decoders_of(source.kind)
+    decoders = decoders_of(source.data_kind)
     only_uploads = all(k.moves_whole_batches for k in kinds)
     if decoders and not only_uploads and not any(k in decoders for k in kinds):
         after = one_of(producers_of(decoders[0]))
         out.append(smap.error(("source", "kind"), f"JPEG input needs a {decoders[0].kind} stage after {after}"))
     for k in kinds:
-        if k.decodes is not None and k.decodes != source.kind:
+        if k.decodes is not None and k.decodes != source.data_kind:
             out.append(smap.error(("source", "kind"), f"a {k.kind} stage needs source kind {k.decodes}"))
     if source.kind == "tensor" and source.bytes is None:
         out.append(smap.error(("source",), "a tensor source needs 'bytes' (the size of one input)"))
-    if source.kind == "jpeg_files" and source.bytes is not None:
+    if source.data_kind == "jpeg_files" and source.bytes is not None:
         out.append(smap.error(("source", "bytes"), "'bytes' is for tensor sources; use max_bytes"))
     return out
 
@@ -111,7 +112,12 @@ def _batch_stages(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
 def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     """Stage names, stage order and format compatibility, top-level consistency."""
     return (
-        _names(spec, smap) + _order(spec, smap) + _source(spec, smap) + _layout(spec, smap) + _batch_stages(spec, smap)
+        _names(spec, smap)
+        + _order(spec, smap)
+        + _source(spec, smap)
+        + _layout(spec, smap)
+        + _batch_stages(spec, smap)
+        + _serving(spec, smap)
     )
 
 

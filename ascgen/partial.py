@@ -31,6 +31,7 @@ _READS = {
     "_source": {"source"},
     "_layout": {"streams", "sync_every", "submit", "batch"},
     "_batch_stages": {"batch"},
+    "_serving": {"source", "batching", "streams", "batch", "device"},
 }
 # Top-level keys a stage's own checks may read (ctx.spec.*): not name, host or slo.
 _STAGE_READS = {"device", "source", "threads", "streams", "submit", "sync_every", "buffers", "batch"}

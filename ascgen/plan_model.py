@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
 
+from ascgen.deployment_model import DeploymentPlan
 from ascgen.dsl_base import StageBase, Streams
 from ascgen.geometry import Geometry, ceil_div
 from ascgen.profile import Profile
@@ -146,6 +147,23 @@ class SourcePlan(_Frozen):
     input_bytes: int  # one input as the first stage reads it (tensor sources: generated)
 
 
+class ServingPlan(_Frozen):
+    """A service (source kind requests): the batcher's configuration and how a batch runs."""
+
+    max_batch: int  # requests per batch at most (1: no batching)
+    preferred: list[int]
+    max_queue_delay_us: int
+    priorities: int
+    queue_max_size: int  # 0: unbounded
+    queue_timeout_us: int  # 0: none
+    queue_action: Literal["reject", "delay"]
+    partial: Literal["pad"]  # a batch of fewer requests runs padded to the model's batch
+    executed_batch: int  # the batch every execution runs at (the model's compiled batch)
+    slots_per_thread: int  # batches in flight per host thread (the batcher's executor slots)
+    slots: int  # all threads
+    default_clients: int  # the closed loop's clients when the program is given no load flag
+
+
 class Plan(_Frozen):
     name: str
     spec_path: str
@@ -181,6 +199,8 @@ class Plan(_Frozen):
     uncontended_qps: float  # the smallest bound of the engines alone, as if memory were free
     ddr_bytes_per_frame: float
     bottleneck: str
+    deployment: DeploymentPlan  # the devices it runs on and where scaling over them stops
+    serving: ServingPlan | None = None  # source kind requests only
 
     def pool(self, ref: PoolRef) -> PoolPlan:
         return next(p for p in self.pools if p.ref == ref)

@@ -9,7 +9,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from ascgen.deployment_model import DeploymentPlan
 from ascgen.plan_model import Plan
+from ascgen.serving_report import print_serving
 
 
 def _mib(n: int) -> str:
@@ -104,6 +106,37 @@ def print_plan(plan: Plan, console: Console) -> None:
         f"[bold]roofline: {plan.roofline_qps:,.0f} frames/s, bottleneck: {plan.bottleneck}[/] "
         f"({plan.uncontended_qps:,.0f} frames/s if the engines did not share the device's memory bandwidth; "
         f"{plan.ddr_bytes_per_frame / 1e6:.2f} MB of memory traffic per frame)"
+    )
+    print_serving(plan, console)
+    if len(plan.deployment.device_ids) > 1:
+        print_deployment(plan.deployment, console)
+
+
+def print_deployment(d: DeploymentPlan, console: Console) -> None:
+    """Where scaling over several devices stops: each host link against its devices' demand."""
+    n = len(d.device_ids)
+    table = Table(title=f"Deployment: {n} devices of an {d.product}, {d.deploy}", title_justify="left")
+    for col in ("host link", "devices", "demand GB/s", "link GB/s", "link frames/s", "devices frames/s"):
+        table.add_column(col, justify="left" if col in ("host link", "devices") else "right")
+    for lk in d.links:
+        table.add_row(
+            str(lk.link),
+            ",".join(str(x) for x in lk.devices),
+            f"{lk.demand_GBps:.2f}",
+            f"{lk.bandwidth_GBps:g}",
+            f"{lk.qps:,.0f}",
+            f"{len(lk.devices) * d.per_device_qps:,.0f}",
+        )
+    console.print(table)
+    console.print(
+        f"[bold]aggregate roofline: {d.aggregate_qps:,.0f} frames/s on {n} devices "
+        f"({100 * d.scaling:.1f} % of {n} x {d.per_device_qps:,.0f}), bottleneck: {d.bottleneck}[/] "
+        f"({d.host_link_bytes_per_frame / 1e3:.1f} kB per frame cross the host link; "
+        + (
+            "each process simulates its own device, so the simulator does not share the link: the plan does)"
+            if d.deploy == "processes"
+            else "the devices share it)"
+        )
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ascgen import spec as dsl
 from ascgen import throughput
+from ascgen.deployment import device_ids, plan_deployment
 from ascgen.geometry import Geometry, align_up, allocation_bytes, tensor
 from ascgen.plan_dataflow import event_edges, steps_of
 from ascgen.plan_model import (
@@ -21,6 +22,7 @@ from ascgen.plan_model import (
     StagePlan,
 )
 from ascgen.profile import Profile
+from ascgen.serving_plan import serving_plan
 from ascgen.stages.base import PoolRef, Sizes, StageContext, StageKind
 from ascgen.stages.model import ModelStage, latency_ms, latency_table, traffic_bytes
 from ascgen.stages.registry import kind_of
@@ -58,7 +60,7 @@ class _Planner:
         self.spec, self.prof, self.lines = spec, prof, lines
         self.ctxs = [StageContext(spec, prof, i) for i in range(len(spec.stages))]
         self.kinds = [kind_of(s) for s in spec.stages]
-        self.levels = batch_levels(self.kinds, spec.source.kind == "tensor")
+        self.levels = batch_levels(self.kinds, spec.source.data_kind == "tensor")
         self.model_index = next((i for i, k in enumerate(self.kinds) if k.takes_batches), None)
         feeder = self.model_index - 1 if self.model_index else None
         self.frame_index = feeder if feeder is not None and self.kinds[feeder].makes_frames else None
@@ -86,7 +88,7 @@ class _Planner:
         return stage if isinstance(stage, ModelStage) else None
 
     def geometries(self) -> list[tuple[Geometry | None, Geometry | None]]:
-        kind = "jpeg" if self.spec.source.kind == "jpeg_files" else "tensor"
+        kind = "jpeg" if self.spec.source.data_kind == "jpeg_files" else "tensor"
         current: Geometry | None = tensor(self.sizes.source_bytes, kind)
         out = []
         for ctx, k in zip(self.ctxs, self.kinds, strict=True):
@@ -206,10 +208,10 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
     source = spec.source
     affinity = affinity_of(spec)
     return Plan(
-        name=spec.name, spec_path=spec_path, profile=prof.name, device=prof, device_id=spec.device.id,
+        name=spec.name, spec_path=spec_path, profile=prof.name, device=prof, device_id=device_ids(spec, prof)[0],
         affinity=affinity,
         source=SourcePlan(
-            kind=source.kind, path=source.path or "", max_bytes=source.max_bytes or source.bytes or DEFAULT_MAX_BYTES,
+            kind=source.kind, path=source.files or "", max_bytes=source.max_bytes or source.bytes or DEFAULT_MAX_BYTES,
             input_bytes=first.slot_bytes if first is not None and steps[0].src is None else
             (model_plan.input_bytes if model_plan else 0),
         ),
@@ -222,6 +224,8 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
         events_per_thread=sum(by_ref[e.pool].slots for e in events), device_tasks_per_frame=tasks,
         api_calls_per_frame=calls, bounds=bounds, roofline_qps=worst.qps, uncontended_qps=uncontended,
         ddr_bytes_per_frame=throughput.ddr_bytes_per_frame(stages, batching), bottleneck=worst.name,
+        deployment=plan_deployment(spec, prof, stages, worst.qps),
+        serving=serving_plan(spec, p.slot_rule("", "batch"), window),
     )  # fmt: skip
 
 

@@ -146,10 +146,33 @@ class Features(_Strict):
     memory_kind: Literal["ddr", "hbm"] = "ddr"
 
 
+class Topology(_Strict):
+    """The host the devices ship in (the product), what deployment over several devices needs."""
+
+    product: str
+    devices: int = Field(default=1, ge=1, le=64)  # chips the host sees (aclrtGetDeviceCount)
+    # Chips behind one host link (a card's PCIe switch) and that link's bandwidth, each way:
+    # every copy of those chips to or from the host shares it.
+    devices_per_link: int = Field(default=1, ge=1)
+    host_link_GBps: float = Field(gt=0)
+
+    def link_of(self, device: int) -> int:
+        """The host link (card) device `device` sits behind."""
+        return device // self.devices_per_link
+
+    def links(self, devices: list[int]) -> dict[int, list[int]]:
+        """The devices of a deployment grouped by the host link they share."""
+        out: dict[int, list[int]] = {}
+        for d in sorted(devices):
+            out.setdefault(self.link_of(d), []).append(d)
+        return out
+
+
 class Profile(_Strict):
     name: str
     soc: str
     description: str
+    topology: Topology
     memory: Memory
     align: Align
     limits: Limits

@@ -28,12 +28,13 @@ def readiness_warnings(
     """Warnings, and for ``backend`` cann the errors of missing models."""
     base = spec_path.parent
     out: list[Diagnostic] = []
-    if spec.source.path is not None and not (base / spec.source.path).exists():
+    files = spec.source.files
+    if files is not None and not (base / files).exists():
         out.append(
             _warning(
                 smap,
-                ("source", "path"),
-                f"the input '{spec.source.path}' does not exist next to the spec ({base / spec.source.path}); "
+                ("source", spec.source.files_key),
+                f"the input '{files}' does not exist next to the spec ({base / files}); "
                 "the program's default run will fail: create it or run with --input",
             )
         )

@@ -10,28 +10,58 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from ascgen.batching_dsl import Batching
 from ascgen.dsl_base import Bytes, DslModel, Name, Streams
 from ascgen.names import ProfileName, SafePath
 from ascgen.stages.registry import STAGE_KINDS, Stage
 
-__all__ = ["STAGE_KINDS", "Buffers", "Device", "Host", "Slo", "Source", "Spec", "Stage", "Streams"]
+__all__ = ["STAGE_KINDS", "Batching", "Buffers", "Device", "Host", "Slo", "Source", "Spec", "Stage", "Streams"]
+
+
+DeviceId = Annotated[int, Field(ge=0, le=63)]
 
 
 class Device(DslModel):
-    id: int = Field(default=0, ge=0, le=63)
+    id: DeviceId = 0
     profile: ProfileName = "ascend310"
+    ids: list[DeviceId] | Literal["all"] | None = Field(
+        default=None,
+        min_length=1,
+        description="deploy over several devices: a list of ids, or all of the profile's topology",
+    )
+    deploy: Literal["processes", "threads"] = Field(
+        default="processes",
+        description="processes: one process per device (a parent starts them and merges their reports)",
+    )
+    processes_per_device: int = Field(default=1, ge=1, le=16)
 
 
 class Source(DslModel):
-    kind: Literal["jpeg_files", "tensor"] = Field(
-        description="jpeg_files: JPEG images from a file or folder; tensor: raw input bytes"
+    kind: Literal["jpeg_files", "tensor", "requests"] = Field(
+        description="jpeg_files: JPEG images from a file or folder; tensor: raw input bytes; requests: "
+        "a service: clients send requests (JPEG images from `inputs`), see docs/serving.md"
     )
     path: SafePath | None = Field(default=None, description="file or folder read by the program")
+    inputs: SafePath | None = Field(default=None, description="requests: the JPEG files the clients send")
     max_bytes: Bytes | None = Field(default=None, description="largest input file; default 1MiB")
     bytes: Bytes | None = Field(default=None, description="tensor size (kind: tensor)")
     typical_bytes: Bytes | None = Field(
         default=None, description="usual input size, for throughput prediction; default max_bytes"
     )
+
+    @property
+    def data_kind(self) -> str:
+        """What the first stage reads: a request carries a JPEG file."""
+        return "jpeg_files" if self.kind == "requests" else self.kind
+
+    @property
+    def files(self) -> str | None:
+        """The file or folder the program reads its inputs from."""
+        return self.inputs if self.kind == "requests" else self.path
+
+    @property
+    def files_key(self) -> str:
+        return "inputs" if self.kind == "requests" else "path"
 
 
 class Buffers(DslModel):
@@ -71,6 +101,13 @@ class Spec(DslModel):
     stages: list[Stage] = Field(min_length=1)
     host: Host = Field(default_factory=Host)
     slo: Slo | None = None
+    batching: Batching | None = Field(
+        default=None, description="source kind requests: how requests are merged into batches (Triton's rule)"
+    )
+
+    @property
+    def serving(self) -> bool:
+        return self.source.kind == "requests"
 
     @property
     def frames_per_sync(self) -> int:

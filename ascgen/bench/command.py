@@ -77,7 +77,8 @@ def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) 
     "sweep_texts",
     multiple=True,
     metavar="KEY=V1,V2",
-    help="Values to sweep: threads, depth, batch, streams, sync_every; several make a cartesian product.",
+    help="Values to sweep: threads, depth, batch, streams, sync_every; a server's load: clients (closed loop) "
+    "or rate (requests/s, open loop); several make a cartesian product.",
 )
 @click.option(
     "--stages",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ascgen.bench.report import best
+from ascgen.bench.roofline import LOAD_KEYS
 from ascgen.bench.schema import BenchResults, Summary
 from ascgen.configure import LIMITS
 
@@ -24,13 +25,15 @@ AXIS_LABELS = {
     "depth": "buffer depth (frames in flight per thread)",
     "batch": "batch (frames per model execution)",
     "sync_every": "sync_every (frames per stream synchronisation)",
+    "clients": "clients (closed loop: requests outstanding)",
+    "rate": "offered load (requests/s, open loop)",
 }
 LineStyle = Literal["-", "--", ":"]
 PERCENTILES: tuple[tuple[str, LineStyle], ...] = (("p50", "-"), ("p90", "--"), ("p99", ":"))
 
 
 def x_key(results: BenchResults) -> str:
-    return next((k for k in results.swept if k in LIMITS), "threads")  # the numeric keys
+    return next((k for k in results.swept if k in LIMITS or k in LOAD_KEYS), "threads")  # the numeric keys
 
 
 def series_keys(results: BenchResults, x: str) -> list[str]:
@@ -53,7 +56,7 @@ def _fixed_note(results: BenchResults, x: str) -> str:
     """What every point shares: profile, backend, and the keys that are not swept."""
     varying = {x, *series_keys(results, x)}
     parts = []
-    for key in ("threads", "depth", "batch", "sync_every"):
+    for key in ("threads", "depth", "batch", "sync_every", "clients", "rate"):
         values = {getattr(s, key) for s in results.summary} - {None}
         if key not in varying and len(values) == 1:
             suffix = " (per_thread)" if key == "sync_every" and "streams" in results.swept else ""

@@ -6,11 +6,15 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+from ascgen.bench.roofline import LOAD_KEYS
 from ascgen.bench.schema import Config
-from ascgen.configure import KEYS as SWEEPABLE
-from ascgen.configure import LIMITS, check_value
+from ascgen.configure import KEYS, LIMITS, check_value
 from ascgen.errors import UserError
 from ascgen.spec import Spec
+
+SWEEPABLE = (*KEYS, *LOAD_KEYS)
+MAX_CLIENTS = 4096  # the program's --clients limit (ascgen_host.h)
+MAX_RATE = 1e7  # its --rate limit
 
 
 class BadSweep(UserError):
@@ -20,7 +24,19 @@ class BadSweep(UserError):
 @dataclass(frozen=True)
 class Sweep:
     key: str
-    values: tuple[int | str, ...]
+    values: tuple[int | float | str, ...]
+
+
+def _load_value(key: str, item: str) -> int | float:
+    """A --sweep clients=/rate= value: a whole number of clients, or requests per second."""
+    try:
+        value: int | float = int(item) if key == "clients" else float(item)
+    except ValueError:
+        raise BadSweep(f"{key}={item}: not a {'whole ' if key == 'clients' else ''}number") from None
+    top = MAX_CLIENTS if key == "clients" else MAX_RATE
+    if not 0 < value <= top or value != value:
+        raise BadSweep(f"{key}={item}: must be {'1' if key == 'clients' else 'above 0'}..{top:g}")
+    return value
 
 
 def parse_sweep(text: str) -> Sweep:
@@ -32,8 +48,11 @@ def parse_sweep(text: str) -> Sweep:
     if key not in SWEEPABLE:
         raise BadSweep(f"'{key}' cannot be swept; use one of {', '.join(SWEEPABLE)}")
     items = [v.strip() for v in rest.split(",") if v.strip()]
-    values: list[int | str] = []
+    values: list[int | float | str] = []
     for item in items:
+        if key in LOAD_KEYS:
+            values.append(_load_value(key, item))
+            continue
         value: int | str = item
         if key != "streams":
             try:
@@ -50,8 +69,14 @@ def parse_sweep(text: str) -> Sweep:
     return Sweep(key, tuple(values))
 
 
-def check_sweeps(sweeps: list[Sweep], fixed: dict[str, int]) -> None:
-    """One --sweep per key, and no key both swept and fixed (--threads with --sweep threads)."""
+def check_sweeps(sweeps: list[Sweep], fixed: dict[str, int], serving: bool = False) -> None:
+    """One --sweep per key, and no key both swept and fixed (--threads with --sweep threads);
+    a load (clients, rate) only for a server, and one kind of load."""
+    loads = [s.key for s in sweeps if s.key in LOAD_KEYS]
+    if loads and not serving:
+        raise BadSweep(f"{loads[0]} is the load of a server: the spec needs source: {{kind: requests}}")
+    if len(set(loads)) > 1:
+        raise BadSweep("sweep clients (closed loop) or rate (open loop), not both")
     seen: set[str] = set()
     for sweep in sweeps:
         if sweep.key in seen:
@@ -69,9 +94,11 @@ def configurations(spec: Spec, sweeps: list[Sweep], fixed: dict[str, int]) -> li
     completes whole batches, so where ``batch`` is swept and ``sync_every`` comes from the
     spec, a per_thread point takes the nearest multiple of its batch (256 -> 252 at batch 14).
     """
-    check_sweeps(sweeps, fixed)
+    check_sweeps(sweeps, fixed, spec.serving)
     chosen = {s.key for s in sweeps} | set(fixed)
-    base: dict[str, int | str | None] = {
+    base: dict[str, int | float | str | None] = {
+        "clients": None,
+        "rate": None,
         "threads": spec.threads,
         "depth": spec.buffers.depth,
         "batch": spec.batch,

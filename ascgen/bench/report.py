@@ -18,21 +18,27 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
 
 
+def _loads(summaries: Sequence[Summary]) -> list[str]:
+    """A server's load columns, where some point has one."""
+    return [k for k in ("clients", "rate") if any(getattr(s, k) is not None for s in summaries)]
+
+
 def columns(summaries: Sequence[Summary]) -> list[str]:
     cols = ["streams", "batch"]
     if any(s.sync_every is not None for s in summaries):
         cols.append("sync_every")
-    cols += ["threads", "depth", "QPS", "min-max", "CV", "p50/p99 ms", "roofline"]
+    cols += ["threads", "depth", *_loads(summaries), "QPS", "min-max", "CV", "p50/p99 ms", "roofline"]
     return [*cols, "of roof", "bottleneck", "CPU s/1k fr", "dev MiB"]
 
 
-def row(s: Summary, with_sync: bool) -> list[str]:
+def row(s: Summary, with_sync: bool, loads: Sequence[str] = ()) -> list[str]:
     cells = [s.streams, str(s.batch)]
     if with_sync:
         cells.append("-" if s.sync_every is None else str(s.sync_every))
     cells += [
         str(s.threads),
         str(s.depth),
+        *("-" if getattr(s, k) is None else f"{getattr(s, k):g}" for k in loads),
         f"{s.qps_median:,.1f}",
         f"{s.qps_min:,.1f}-{s.qps_max:,.1f}" if s.repeats > 1 else "-",
         _pct(s.qps_cv),
@@ -48,21 +54,22 @@ def row(s: Summary, with_sync: bool) -> list[str]:
 
 def rows(summaries: Sequence[Summary]) -> list[list[str]]:
     with_sync = any(s.sync_every is not None for s in summaries)
-    return [row(s, with_sync) for s in summaries]
+    loads = _loads(summaries)
+    return [row(s, with_sync, loads) for s in summaries]
 
 
 KNEE = 0.01  # configurations within 1 % of the top QPS count as tied
 
 
 def best(summaries: Sequence[Summary]) -> Summary | None:
-    """The knee: the cheapest configuration (fewest threads, then least depth and batch) whose
-    median QPS is within KNEE of the highest; more threads for the same throughput only add
-    latency and host CPU."""
+    """The knee: the cheapest configuration (fewest threads, then least depth and batch, then
+    the lightest load of a server) whose median QPS is within KNEE of the highest; more threads
+    (or clients) for the same throughput only add latency and host CPU."""
     if not summaries:
         return None
     top = max(s.qps_median for s in summaries)
     tied = [s for s in summaries if s.qps_median >= (1 - KNEE) * top]
-    return min(tied, key=lambda s: (s.threads, s.depth, s.batch, -s.qps_median))
+    return min(tied, key=lambda s: (s.threads, s.depth, s.batch, s.clients or 0, s.rate or 0, -s.qps_median))
 
 
 def context_line(results: BenchResults) -> str:
@@ -77,7 +84,7 @@ def context_line(results: BenchResults) -> str:
 # Columns a narrow terminal loses first (summary.md always has them all); configuration
 # columns that hold one value for every row go after the first three.
 OPTIONAL = ("dev MiB", "CPU s/1k fr", "min-max", "bottleneck", "CV", "of roof")
-CONFIG_COLUMNS = ("streams", "batch", "sync_every", "depth", "threads")
+CONFIG_COLUMNS = ("streams", "batch", "sync_every", "depth", "threads", "clients", "rate")
 
 
 def constant_columns(results: BenchResults) -> dict[str, str]:

@@ -62,6 +62,10 @@ def command(binary: Path, config: Config, options: RunOptions, json_path: Path) 
         cmd += ["--input", str(options.input)]
     if options.pin is not None:
         cmd += ["--pin", options.pin]
+    if config.clients is not None:
+        cmd += ["--clients", str(config.clients)]
+    if config.rate is not None:
+        cmd += ["--rate", f"{config.rate:g}"]
     return cmd + list(options.extra)
 
 

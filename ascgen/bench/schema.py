@@ -102,10 +102,14 @@ class Config(_Model):
     batch: int
     streams: Streams
     sync_every: int | None  # per_thread only
+    clients: int | None = None  # a server's closed-loop clients (--clients)
+    rate: float | None = None  # a server's open-loop requests/s (--rate)
 
     def label(self) -> str:
         sync = f" sync_every={self.sync_every}" if self.sync_every is not None else ""
-        return f"threads={self.threads} depth={self.depth} batch={self.batch} streams={self.streams}{sync}"
+        load = f" clients={self.clients}" if self.clients is not None else ""
+        load += f" rate={self.rate:g}" if self.rate is not None else ""
+        return f"threads={self.threads} depth={self.depth} batch={self.batch} streams={self.streams}{sync}{load}"
 
 
 class RunRecord(Config):

@@ -96,7 +96,9 @@ def variant_label(config: Config) -> str:
 
 def raw_name(config: Config, repeat: int) -> str:
     sync = f"-s{config.sync_every}" if config.sync_every is not None else ""
-    return f"b{config.batch}-{config.streams}{sync}-t{config.threads}-d{config.depth}-r{repeat}.json"
+    load = f"-c{config.clients}" if config.clients is not None else ""
+    load += f"-q{config.rate:g}" if config.rate is not None else ""
+    return f"b{config.batch}-{config.streams}{sync}-t{config.threads}-d{config.depth}{load}-r{repeat}.json"
 
 
 def disagreement(config: Config, report: ProgramReport) -> str | None:

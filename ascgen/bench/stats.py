@@ -45,7 +45,10 @@ def record(config: Config, repeat: int, report: ProgramReport, plan: Plan, raw: 
 
 
 def config_of(run: Config) -> Config:
-    return Config(threads=run.threads, depth=run.depth, batch=run.batch, streams=run.streams, sync_every=run.sync_every)
+    return Config(
+        threads=run.threads, depth=run.depth, batch=run.batch, streams=run.streams, sync_every=run.sync_every,
+        clients=run.clients, rate=run.rate,
+    )  # fmt: skip
 
 
 def _median_latency(runs: Sequence[RunRecord]) -> Latency:

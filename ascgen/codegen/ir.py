@@ -104,6 +104,15 @@ class StageIR:
 
 
 @dataclass(frozen=True)
+class ServingIR:
+    """A service's batcher configuration (source kind requests) for main()."""
+
+    config: list[tuple[str, str]]  # BatcherConfig fields: (field, C++ value)
+    default_clients: int
+    note: str  # how a partial batch runs, for the comment
+
+
+@dataclass(frozen=True)
 class Program:
     name: str
     spec_path: str  # as given to the generator (for comments)
@@ -139,3 +148,4 @@ class Program:
     support_abi: int
     paths: dict[str, str]  # for CMake: simulator, spec_dir, input, model, sim_model
     files: dict[str, str]  # extra files, e.g. the simulator's profile and model descriptor
+    serving: ServingIR | None = None  # source kind requests: the program is a server

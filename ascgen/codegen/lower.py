@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ascgen import __version__
 from ascgen import profile as profiles
-from ascgen.codegen.ir import EventIR, OpIR, PoolIR, Program, RecordIR, StageIR, StreamIR, WaitIR
+from ascgen.codegen.ir import EventIR, OpIR, PoolIR, Program, RecordIR, ServingIR, StageIR, StreamIR, WaitIR
 from ascgen.codegen.layouts import LAYOUTS, Layout
 from ascgen.codegen.model_descriptor import descriptor_text
 from ascgen.plan_model import EventEdge, Plan, PoolPlan, Step
@@ -45,6 +45,8 @@ class _Lowering:
         self.pools = {p.ref: p for p in plan.pools}
         self.stages = {s.name: s for s in plan.stages}
         self.flags = {s.name: kind_of(s.stage).template_flags(s, plan) for s in plan.stages}
+        # a served batch holds as many requests as the batcher put in it, not the model's batch
+        self.batch_end = "i == batch_last" if plan.serving else "i == program::kBatch - 1"
 
     def owner(self, stage: str) -> str:
         return "shared->" if stage in self.plan.shared_stages else ""
@@ -72,7 +74,7 @@ class _Lowering:
 
     def records(self, k: int) -> list[RecordIR]:
         return [
-            RecordIR(e.name, e.index, "i == program::kBatch - 1" if e.at_batch_end else "")
+            RecordIR(e.name, e.index, self.batch_end if e.at_batch_end else "")
             for e in self.plan.events
             if e.recorder == k
         ]
@@ -190,6 +192,37 @@ def _info(plan: Plan) -> list[tuple[str, str]]:
     ]
 
 
+def _serving(plan: Plan) -> ServingIR | None:
+    s = plan.serving
+    if s is None:
+        return None
+    action = (
+        "ascgen::serving::TimeoutAction::kDelay"
+        if s.queue_action == "delay"
+        else "ascgen::serving::TimeoutAction::kReject"
+    )
+    policy = f"{{ascgen::serving::QueuePolicy{{{s.queue_max_size}, {s.queue_timeout_us}, false, {action}}}}}"
+    config = [
+        ("max_batch", str(s.max_batch)),
+        ("preferred", "{" + ", ".join(str(p) for p in s.preferred) + "}"),
+        ("max_queue_delay_us", str(s.max_queue_delay_us)),
+        ("priority_levels", str(s.priorities)),
+        ("policies", policy),
+    ]
+    note = (
+        f"a batch of fewer than {s.executed_batch} requests runs padded to the model's batch"
+        if s.executed_batch > 1
+        else "one request per execution"
+    )
+    return ServingIR(config=config, default_clients=s.default_clients, note=note)
+
+
+def _devices_default(plan: Plan) -> list[tuple[str, str]]:
+    """Several devices: the program starts one process per device unless --devices says otherwise."""
+    ids = plan.deployment.device_ids
+    return [("devices", '"' + ",".join(str(d) for d in ids) + '"')] if len(ids) > 1 else []
+
+
 def lower(plan: Plan, out_dir: Path) -> Program:
     """The program of ``plan`` as it will lie in ``out_dir`` (paths in its CMakeLists are relative)."""
     layout = LAYOUTS[(plan.streams, plan.submit)]
@@ -228,7 +261,10 @@ def lower(plan: Plan, out_dir: Path) -> Program:
         name=plan.name, spec_path=spec_path, header=header, ascgen_version=__version__,
         regenerate=f"ascgen generate {spec_path}", profile=plan.profile, layout=plan.streams, batch=plan.batch,
         layout_driver=layout.driver, info=_info(plan),
-        defaults=[("threads", str(plan.threads)), ("depth", str(plan.depth)), ("pin", f'"{plan.affinity}"')],
+        defaults=[
+            ("threads", str(plan.threads)), ("depth", str(plan.depth)), ("pin", f'"{plan.affinity}"'),
+            *_devices_default(plan),
+        ],
         stages=stages, pools=list(pools.values()), events=events, streams=low.streams, ops=ops,
         shared_note=(
             f"{', '.join(plan.shared_stages)} (one instance on one stream)" if plan.shared_stages else "nothing"
@@ -249,5 +285,5 @@ def lower(plan: Plan, out_dir: Path) -> Program:
         ],
         batching=plan.batching.mode, batching_why=plan.batching.why, roofline_qps=round(plan.roofline_qps, 1),
         bottleneck=plan.bottleneck, default_threads=plan.threads, sim_abi=SIM_ABI_VERSION,
-        support_abi=SUPPORT_ABI_VERSION, paths=paths, files=files,
+        support_abi=SUPPORT_ABI_VERSION, paths=paths, files=files, serving=_serving(plan),
     )  # fmt: skip

@@ -125,6 +125,7 @@ class StageKind:
     decodes: ClassVar[str | None] = None  # the source kind it decodes (jpeg_decode: jpeg_files)
     makes_frames: ClassVar[bool] = False  # writes one picture per frame that a batch can assemble
     dvpp: ClassVar[bool] = False  # runs on a DVPP channel
+    host_link: ClassVar[bool] = False  # its bytes cross the host link (PCIe) the engine copies over
     dvpp_mode: ClassVar[str] = ""  # its acldvppChannelMode enumerator, where channels have modes
     inspects_inputs: ClassVar[bool] = False  # checks each input at start-up (what JPEGD can decode)
     reads_dvpp: ClassVar[bool] = False  # its input must lie in DVPP memory

@@ -20,6 +20,7 @@ class D2h(StageKind):
     consumes = ("scores", "frame", "decoded")
     produces = "host"
     engine = "d2h"
+    host_link = True
 
     def geometry(
         self, ctx: StageContext, before: Geometry | None, sizes: Sizes

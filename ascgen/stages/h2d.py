@@ -23,7 +23,7 @@ def copied_bytes(ctx: StageContext, gout: Geometry | None) -> int:
     assert isinstance(stage, H2dStage)
     nbytes = gout.bytes if gout else 0
     source = ctx.spec.source
-    if source.kind == "jpeg_files" and source.typical_bytes and not stage.bytes:
+    if source.data_kind == "jpeg_files" and source.typical_bytes and not stage.bytes:
         nbytes = min(nbytes, source.typical_bytes)
     return nbytes
 
@@ -34,6 +34,7 @@ class H2d(StageKind):
     consumes = ("source",)
     produces = "uploaded"
     engine = "h2d"
+    host_link = True
     moves_whole_batches = True
 
     def geometry(
@@ -42,7 +43,7 @@ class H2d(StageKind):
         stage = ctx.stage
         assert isinstance(stage, H2dStage)
         nbytes = stage.bytes or (before.bytes if before else sizes.source_bytes)
-        if ctx.spec.source.kind == "tensor" and ctx.feeds_batches:
+        if ctx.spec.source.data_kind == "tensor" and ctx.feeds_batches:
             nbytes = stage.bytes or sizes.model_input_bytes or nbytes
         return before, tensor(nbytes, before.kind if before else "tensor")
 

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <mutex>
 #include <stdexcept>
@@ -62,6 +63,12 @@ class LatencyHistogram {
     counts_[bucket(v)]++;
     total_++;
     max_us_ = std::max(max_us_, us);
+  }
+  // n latencies in the bucket whose upper bound is upper_us (for_each_bucket's form).
+  void add_bucket(uint64_t upper_us, uint64_t n, double max_us) {
+    counts_[bucket(upper_us > 1 ? upper_us - 1 : 1)] += n;
+    total_ += n;
+    max_us_ = std::max(max_us_, max_us);
   }
   void merge(const LatencyHistogram& o) {
     for (size_t i = 0; i < kBuckets; ++i) counts_[i] += o.counts_[i];
@@ -130,6 +137,15 @@ struct Options {
   bool quiet = false;               // no progress lines (the final JSON is still printed)
   bool skip_decode_errors = false;  // --on-decode-error skip: count failed frames, do not fail
   std::string only_stage;  // --only-stage: after one full window, submit only this stage's steps
+  std::string devices;     // --devices: the devices to run on ("": the program's one device)
+  std::string error_path;  // a device's process: where its error line goes too (for the parent)
+  // The load of a server (source kind requests; ascgen_serving.h): a closed loop of --clients,
+  // or an open loop at --rate requests/s (--arrival constant|poisson), or a --trace replay.
+  int clients = 0;
+  double rate = 0;
+  bool poisson = false;
+  std::string trace;
+  bool load_given = false;  // any of them on the command line
 };
 
 // Set by parse_options from --quiet; Progress reads it.
@@ -138,7 +154,7 @@ inline std::atomic<bool>& quiet_progress() {
   return quiet;
 }
 
-enum class FlagKind { kInt, kSeconds, kText, kSwitch, kHelp };
+enum class FlagKind { kInt, kSeconds, kNumber, kText, kSwitch, kHelp };
 
 struct FlagSpec {
   const char* name;
@@ -173,6 +189,15 @@ inline const FlagSpec* flag_specs(size_t* count) {
        "programs)"},
       {"--on-decode-error", FlagKind::kText, "fail|skip", 0, 0,
        "a frame whose decode failed: fail the run (exit 1, default) or skip it and count it"},
+      {"--devices", FlagKind::kText, "LIST", 0, 0,
+       "run on these devices, one process each (0,2); default: the spec's"},
+      {"--clients", FlagKind::kInt, "N", 1, 4096,
+       "servers: N closed-loop clients, each sends its next request when its last one completes"},
+      {"--rate", FlagKind::kNumber, "R", 0.001, 1e7, "servers: open loop at R requests/s"},
+      {"--arrival", FlagKind::kText, "constant|poisson", 0, 0,
+       "servers: the open loop's arrivals (default constant)"},
+      {"--trace", FlagKind::kText, "FILE", 0, 0,
+       "servers: replay the request times in FILE (one time in microseconds per line)"},
       {"--help", FlagKind::kHelp, "", 0, 0, "print this help and exit"},
   };
   *count = sizeof specs / sizeof specs[0];
@@ -298,6 +323,10 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (name == "--threads") o.threads = static_cast<int>(v);
       if (name == "--depth") o.depth = static_cast<int>(v);
       if (name == "--frames") o.frames = v;
+      if (name == "--clients") {
+        o.clients = static_cast<int>(v);
+        o.load_given = true;
+      }
     } else if (spec->kind == FlagKind::kSeconds) {
       double v = 0;
       if (!parse_seconds(text, spec->lo, spec->hi, &v))
@@ -305,6 +334,13 @@ inline Options parse_options(int argc, char** argv, Options o) {
                                  ".." + format_limit(spec->hi) + ", not '" + text + "'");
       if (name == "--duration") o.duration_s = v;
       if (name == "--warmup") o.warmup_s = v;
+    } else if (spec->kind == FlagKind::kNumber) {
+      double v = 0;
+      if (!parse_seconds(text, spec->lo, spec->hi, &v))
+        usage_error(program, name + " takes a number in " + format_limit(spec->lo) + ".." +
+                                 format_limit(spec->hi) + ", not '" + text + "'");
+      if (name == "--rate") o.rate = v;
+      o.load_given = true;
     } else {
       if (text.empty()) usage_error(program, name + " needs a value");
       if (name == "--input") o.input = text;
@@ -312,6 +348,16 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (name == "--json") o.json_path = text;
       if (name == "--pin") o.pin = text;
       if (name == "--only-stage") o.only_stage = text;
+      if (name == "--devices") o.devices = text;
+      if (name == "--trace") {
+        o.trace = text;
+        o.load_given = true;
+      }
+      if (name == "--arrival") {
+        if (text != "constant" && text != "poisson")
+          usage_error(program, "--arrival takes constant or poisson, not '" + text + "'");
+        o.poisson = text == "poisson";
+      }
       if (name == "--on-decode-error") {
         if (text != "fail" && text != "skip")
           usage_error(program, "--on-decode-error takes fail or skip, not '" + text + "'");
@@ -325,6 +371,8 @@ inline Options parse_options(int argc, char** argv, Options o) {
       !S_ISDIR(model_st.st_mode))
     usage_error(program, "--model: '" + o.model + "' is " + file_kind(model_st.st_mode) +
                              ", not a regular file");
+  if ((o.clients > 0) + (o.rate > 0) + !o.trace.empty() > 1)
+    usage_error(program, "give one load: --clients, --rate or --trace");
   if (!o.json_path.empty()) {
     std::string why = cannot_write(o.json_path);
     if (!why.empty()) usage_error(program, "--json: cannot write '" + o.json_path + "': " + why);
@@ -518,6 +566,11 @@ class Json {
     out_ += "null";
     return *this;
   }
+  Json& raw(const std::string& json) {  // a value that is already JSON text
+    value_sep();
+    out_ += json;
+    return *this;
+  }
   Json& open(char c) {
     value_sep();
     out_ += c;
@@ -656,6 +709,7 @@ struct Report {
   int64_t first_failure_code = 0;
   std::vector<double> windows_qps;
   std::vector<StageCount> stages;
+  std::function<void(Json&)> more;  // adds keys to the object (a server's "serving")
 
   void write(const LatencyHistogram& latency, const std::string& path, bool quiet) const {
     Json j;
@@ -699,6 +753,7 @@ struct Report {
       j.null();
     else
       j.boolean(verified == 1);
+    if (more) more(j);
     j.close('}');
     (void)quiet;  // --quiet drops the progress lines only; the result is always printed
     std::printf("%s\n", j.text().c_str());

@@ -19,6 +19,7 @@
 
 #include <memory>
 
+#include "ascgen_devices.h"
 #include "ascgen_support.h"
 
 namespace ascgen {
@@ -530,6 +531,9 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
         const std::vector<StageInfo>& stages) {
   Run& run = run_state();
   run.info = &info;
+  if (opt.load_given)
+    throw BadFlags(
+        "--clients, --rate and --trace load a server: a spec with source: {kind: requests}");
   if (!opt.only_stage.empty()) {
     if (!Layout::kStageAlone)
       throw BadFlags(
@@ -549,7 +553,7 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   const std::vector<Input> inputs = prepare_inputs(info, opt.input, W::inspect_input);
   check(aclInit(nullptr), "setup", "aclInit");
   cleanup.add("aclFinalize", [] { return aclFinalize(); });
-  const int32_t device = info.device_id;
+  const int32_t device = opt.devices.empty() ? info.device_id : std::atoi(opt.devices.c_str());
   check(aclrtSetDevice(device), "setup", "aclrtSetDevice");
   cleanup.add("aclrtResetDevice", [device] { return aclrtResetDevice(device); });
   aclrtContext context = nullptr;
@@ -646,29 +650,62 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   return report.interrupted ? 128 + stop_signal() : 0;
 }
 
-// The whole program: options, then run() inside a cleanup that releases everything in
-// reverse order on every path.
+// One device's run inside a cleanup that releases everything in reverse order on every path.
+template <class W, class Layout>
+int run_one(const ProgramInfo& info, const Options& opt, const std::vector<StageInfo>& stages) {
+  Cleanup cleanup;
+  int status = 0;
+  std::string error;
+  try {
+    status = run<W, Layout>(info, opt, cleanup, stages);
+  } catch (const BadFlags& e) {
+    error = e.what();
+    status = 2;
+  } catch (const std::exception& e) {
+    error = e.what();
+    status = 3;
+  }
+  if (!error.empty()) {
+    // One of several devices names itself; its parent reads the line back for the report.
+    const std::string who = opt.error_path.empty() ? "" : " device " + opt.devices;
+    std::fprintf(stderr, "%s%s: %s\n", info.name, who.c_str(), error.c_str());
+    if (!opt.error_path.empty()) std::ofstream(opt.error_path) << error << "\n";
+  }
+  if (cleanup.run() != 0 && status == 0) status = 3;
+  return status;
+}
+
+// The whole program: options, then one device's run, or one process per device (--devices,
+// or the spec's device ids) with their reports merged.
 template <class W, class Layout>
 int run_main(int argc, char** argv, const ProgramInfo& info, const Options& defaults,
              const std::vector<StageInfo>& stages) {
-  const Options opt = parse_options(argc, argv, defaults);
+  Options opt = parse_options(argc, argv, defaults);
 #if ASCGEN_BACKEND_SIM
   setenv("ACL_SIM_PROFILE", ASCGEN_SIM_PROFILE, 0);  // the device this program was planned for
 #endif
   install_signal_handlers();
-  Cleanup cleanup;
-  int status = 0;
+  if (opt.devices.empty()) return run_one<W, Layout>(info, opt, stages);
+  const std::vector<int32_t> devices = parse_devices(info.name, opt.devices);
+  if (devices.size() == 1) {
+    opt.devices = std::to_string(devices[0]);
+    return run_one<W, Layout>(info, opt, stages);
+  }
+  Report head;  // what the merged report says of the program
+  head.program = info.name;
+  head.profile = info.profile;
+  head.streams = info.streams;
+  head.threads = opt.threads;
+  head.depth = opt.depth;
+  head.batch = info.batch;
+  head.sync_every = info.sync_every;
   try {
-    status = run<W, Layout>(info, opt, cleanup, stages);
-  } catch (const BadFlags& e) {
-    std::fprintf(stderr, "%s: %s\n", info.name, e.what());
-    status = 2;
+    return run_devices(head, opt, devices,
+                       [&](const Options& one) { return run_one<W, Layout>(info, one, stages); });
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s\n", info.name, e.what());
-    status = 3;
+    return 3;
   }
-  if (cleanup.run() != 0 && status == 0) status = 3;
-  return status;
 }
 
 }  // namespace ascgen

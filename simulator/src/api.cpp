@@ -10,6 +10,7 @@
 
 #include "acl/acl_rt.h"
 #include "log.h"
+#include "runtime.h"
 
 namespace sim {
 namespace {
@@ -18,11 +19,13 @@ struct Rule {
   std::string api;
   uint64_t nth = 0;
   aclError code = 0;
+  int device = -1;     // @D: only calls made while device D is current on the calling thread
+  uint64_t calls = 0;  // those calls so far (device rules count their own)
 };
 
 struct Counter {
   uint64_t calls = 0;
-  std::vector<const Rule*> rules;  // rules naming this API
+  std::vector<Rule*> rules;  // rules naming this API
 };
 
 struct Faults {
@@ -43,7 +46,13 @@ bool digits(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos && s.size() <= 9;
 }
 
-// Parses API:N[:CODE],...; on a bad rule returns false with *error naming it.
+// The device of the calling thread's current context, -1 if it has none.
+int current_device() {
+  const Context* ctx = current_context();
+  return ctx == nullptr ? -1 : ctx->device_id;
+}
+
+// Parses API:N[:CODE][@DEVICE],...; on a bad rule returns false with *error naming it.
 bool parse_rules(const char* spec, std::vector<Rule>* out, std::string* error) {
   out->clear();
   if (spec == nullptr) return true;
@@ -51,6 +60,12 @@ bool parse_rules(const char* spec, std::vector<Rule>* out, std::string* error) {
   std::string item;
   while (std::getline(all, item, ',')) {
     if (item.empty()) continue;
+    std::string device;
+    const size_t at = item.find('@');
+    if (at != std::string::npos) {
+      device = item.substr(at + 1);
+      item.resize(at);
+    }
     std::stringstream parts(item);
     std::string api, nth, code, extra;
     std::getline(parts, api, ':');
@@ -66,15 +81,18 @@ bool parse_rules(const char* spec, std::vector<Rule>* out, std::string* error) {
       why = "CODE must be a non-zero error code";
     else if (!extra.empty())
       why = "too many fields";
+    else if (at != std::string::npos && !digits(device))
+      why = "DEVICE must be a device id >= 0";
     if (why != nullptr) {
-      *error =
-          "bad rule '" + item + "': " + why + " (want API:N[:CODE], e.g. aclrtMalloc:2:207001)";
+      *error = "bad rule '" + item + "': " + why +
+               " (want API:N[:CODE][@DEVICE], e.g. aclrtMalloc:2:207001 or aclrtMalloc:2@1)";
       return false;
     }
     Rule r;
     r.api = api;
     r.nth = std::strtoull(nth.c_str(), nullptr, 10);
     r.code = code.empty() ? default_fault_code(api.c_str()) : std::atoi(code.c_str());
+    r.device = device.empty() ? -1 : std::atoi(device.c_str());
     out->push_back(r);
   }
   return true;
@@ -82,7 +100,7 @@ bool parse_rules(const char* spec, std::vector<Rule>* out, std::string* error) {
 
 void attach_rules(Faults& f, const char* name, Counter* c) {
   c->rules.clear();
-  for (const Rule& r : f.rules)
+  for (Rule& r : f.rules)
     if (r.api == name) c->rules.push_back(&r);
 }
 
@@ -131,10 +149,16 @@ aclError api_enter(const char* name) {
   }
   Counter& c = it->second;
   ++c.calls;
-  for (const Rule* r : c.rules) {
-    if (r->nth == c.calls) {
-      log(LogLevel::kWarn, "ACL_SIM_FAIL: injected failure %d into call %llu of %s", r->code,
-          static_cast<unsigned long long>(c.calls), name);
+  for (Rule* r : c.rules) {
+    uint64_t nth = c.calls;
+    if (r->device >= 0) {
+      if (current_device() != r->device) continue;
+      nth = ++r->calls;
+    }
+    if (r->nth == nth) {
+      log(LogLevel::kWarn, "ACL_SIM_FAIL: injected failure %d into call %llu of %s%s", r->code,
+          static_cast<unsigned long long>(nth), name,
+          r->device >= 0 ? (" on device " + std::to_string(r->device)).c_str() : "");
       return r->code;
     }
   }

@@ -38,7 +38,7 @@ aclError live_context(const char* api, void* handle, Context** out) {
 namespace {
 
 int device_count() {
-  return static_cast<int>(profile().num("device.count", 1));
+  return static_cast<int>(profile().num("topology.devices", 1));  // chips on the host
 }
 
 aclError check_device_id(const char* api, int32_t id) {
@@ -46,6 +46,18 @@ aclError check_device_id(const char* api, int32_t id) {
     return violate(ACL_ERROR_RT_INVALID_DEVICEID, api, "device.valid_id",
                    "device %d does not exist (the profile has %d)", id, device_count());
   return ACL_SUCCESS;
+}
+
+// One process models one device (its engines, memory and timeline are process-wide): a second
+// device in the same process is refused instead of silently sharing the first one's engines.
+// Run one process per device (ascgen's `device: {ids: ...}` does).
+aclError check_one_device(const char* api, const Runtime& r, int32_t id) {
+  if (r.device_refs == 0 || r.default_ctx == nullptr || r.default_ctx->device_id == id)
+    return ACL_SUCCESS;
+  return violate(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api, "device.one_per_process",
+                 "device %d is set in this process: the simulator models one device per process "
+                 "(device %d would share its engines); run one process per device",
+                 r.default_ctx->device_id, id);
 }
 
 Context* new_context(Runtime& r, int32_t id, bool is_default) {
@@ -203,6 +215,7 @@ aclError aclrtSetDevice(int32_t deviceId) {
   std::lock_guard<std::mutex> lock(r.mu);
   if (!r.initialized) return not_initialized(__func__);
   if (aclError rc = check_device_id(__func__, deviceId)) return rc;
+  if (aclError rc = check_one_device(__func__, r, deviceId)) return rc;
   if (r.device_refs == 0) {
     // Opening the device (driver, firmware hand-shake, runtime start-up) takes
     // the profile's device_open_ms; other threads setting it meanwhile wait.
@@ -296,6 +309,7 @@ aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
   if (r.device_refs == 0)
     return violate(ACL_ERROR_RT_INVALID_DEVICEID, __func__, "context.device_set",
                    "call aclrtSetDevice(%d) before creating a context on it", deviceId);
+  if (aclError rc = check_one_device(__func__, r, deviceId)) return rc;
   Context* ctx = new_context(r, deviceId, false);
   set_current_context(ctx);
   *context = ctx;

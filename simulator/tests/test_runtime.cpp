@@ -44,8 +44,8 @@ TEST(device, set_get_reset) {
   CHECK_OK(aclInit(nullptr));
   uint32_t count = 0;
   CHECK_OK(aclrtGetDeviceCount(&count));
-  CHECK_EQ(count, 1u);
-  CHECK_RULE(aclrtSetDevice(1), ACL_ERROR_RT_INVALID_DEVICEID, "device.valid_id");
+  CHECK_EQ(count, 4u);  // the profile's topology: an Atlas 300I card's four 310s
+  CHECK_RULE(aclrtSetDevice(4), ACL_ERROR_RT_INVALID_DEVICEID, "device.valid_id");
   int32_t id = -1;
   CHECK_EQ(aclrtGetDevice(&id), ACL_ERROR_RT_CONTEXT_NULL);
   CHECK_OK(aclrtSetDevice(0));
@@ -62,6 +62,30 @@ TEST(device, set_get_reset) {
   CHECK_OK(aclrtResetDevice(0));
   CHECK_RULE(aclrtMalloc(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_CONTEXT_NULL,
              "context.current_required");
+}
+
+TEST(device, one_device_per_process_and_faults_on_one_device) {
+  CHECK_OK(aclInit(nullptr));
+  CHECK_OK(aclrtSetDevice(0));
+  // A second device would share the first one's engines: refused, not silently merged.
+  CHECK_RULE(aclrtSetDevice(1), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "device.one_per_process");
+  aclrtContext ctx = nullptr;
+  CHECK_RULE(aclrtCreateContext(&ctx, 2), ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+             "device.one_per_process");
+  // API:N@DEVICE counts only the calls made while that device is current.
+  CHECK_OK(aclsimSetFaults("aclrtMalloc:1@1"));
+  void* p = nullptr;
+  CHECK_OK(aclrtMalloc(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST));  // device 0: not counted
+  CHECK_OK(aclrtFree(p));
+  CHECK_OK(aclrtResetDevice(0));
+  CHECK_OK(aclrtSetDevice(1));  // the process's one device may be another once released
+  CHECK_EQ(aclrtMalloc(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_MEMORY_ALLOCATION);
+  CHECK_OK(aclrtMalloc(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST));
+  CHECK_OK(aclrtFree(p));
+  CHECK_OK(aclsimSetFaults(""));
+  CHECK_EQ(aclsimSetFaults("aclrtMalloc:1@x"), ACL_ERROR_INVALID_PARAM);
+  CHECK_OK(aclrtResetDevice(1));
+  CHECK_OK(aclFinalize());
 }
 
 TEST(device, reset_with_live_objects_logs_and_cleans) {

@@ -36,6 +36,13 @@ def built(spec: Path, sanitize: str | None = None) -> BuildResult:
     return _builds[key]
 
 
+def first_devices(result: BuildResult, n: int) -> list[str]:
+    """Flags that run a program planned for several devices on its first n (one process each):
+    what the long sweeps need, the parent's own behaviour has tests of its own (test_devices.py)."""
+    ids = result.plan.deployment.device_ids
+    return ["--devices", ",".join(str(d) for d in ids[:n])] if len(ids) > n else []
+
+
 def run_program(
     binary: Path, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 300
 ) -> Run:

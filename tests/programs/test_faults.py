@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from program_harness import PIPELINES, built, run_program
+from program_harness import PIPELINES, built, first_devices, run_program
 
 CODE = 507899  # ACL_ERROR_RT_DRV_INTERNAL_ERROR: a code no API returns by itself here
 RELEASE = re.compile(r"acl\w*(Destroy|Free|Unload)")
@@ -65,10 +65,11 @@ def cases(spec: Path) -> list[tuple[str, int]]:
     return [(api, 1) for api in apis] + [(api, 20) for api in apis if api in PER_FRAME]
 
 
-def failure_of(binary: Path, batch: int, api: str, nth: int, cwd: Path) -> str | None:
+def failure_of(binary: Path, batch: int, api: str, nth: int, cwd: Path, devices: list[str]) -> str | None:
     """Why this injected fault was handled wrongly, or None if it was handled right."""
     run = run_program(
         binary,
+        *devices,
         "--threads",
         "1",
         "--depth",
@@ -106,7 +107,16 @@ def test_every_failing_call_is_reported_and_everything_is_released(
     assert todo, "no AscendCL call found in the generated program"
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = [
-            pool.submit(failure_of, result.binary, result.plan.batch, api, nth, tmp_path / f"{api}-{nth}")
+            # One device of several: the parent makes no AscendCL call (test_devices.py tests it).
+            pool.submit(
+                failure_of,
+                result.binary,
+                result.plan.batch,
+                api,
+                nth,
+                tmp_path / f"{api}-{nth}",
+                first_devices(result, 1),
+            )
             for api, nth in todo
         ]
         failures = [f for f in (fut.result() for fut in futures) if f]

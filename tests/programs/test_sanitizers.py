@@ -1,11 +1,12 @@
-"""Every example pipeline, built with ASan+UBSan and with TSan, runs clean with --verify."""
+"""Every example pipeline, built with ASan+UBSan and with TSan, runs clean with --verify (a
+pipeline over several devices on two of them, one process each)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from program_harness import PIPELINES, built, run_program
+from program_harness import PIPELINES, built, first_devices, run_program
 
 SANITIZER_ENV = {
     "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0:exitcode=86",
@@ -31,6 +32,7 @@ def test_pipeline_is_clean_under_sanitizer(spec: Path, sanitize: str, tmp_path: 
         "--frames",
         str(frames),
         "--verify",
+        *first_devices(result, 2),  # several devices: two processes show the parent's work
         cwd=tmp_path,
         env=SANITIZER_ENV,
         timeout=600,

@@ -76,3 +76,7 @@ models.resnet50.memory_bytes=115343360
 models.resnet50.output_bytes_per_item=4000
 name=ascend310
 soc=Ascend310
+topology.devices=4
+topology.devices_per_link=4
+topology.host_link_GBps=12.0
+topology.product=Atlas 300I inference card (4 x Ascend 310)

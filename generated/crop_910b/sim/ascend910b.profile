@@ -71,3 +71,7 @@ models.resnet50.memory_bytes=115343360
 models.resnet50.output_bytes_per_item=4000
 name=ascend910b
 soc=Ascend910B3
+topology.devices=8
+topology.devices_per_link=1
+topology.host_link_GBps=24.0
+topology.product=Atlas 800 server (8 x Ascend 910B)

@@ -71,3 +71,7 @@ models.resnet50.memory_bytes=115343360
 models.resnet50.output_bytes_per_item=4000
 name=ascend310p
 soc=Ascend310P3
+topology.devices=1
+topology.devices_per_link=1
+topology.host_link_GBps=20.0
+topology.product=Atlas 300I Pro inference card (1 x Ascend 310P)

@@ -1,0 +1,105 @@
+"""Deployment over several devices: which devices a spec runs on, its checks against the
+profile's topology, and where scaling stops (the per-device roofline against the host links
+the devices share).
+
+A card's chips share its host link (the four Ascend 310 of an Atlas 300I sit behind one PCIe
+switch): every byte a frame moves between host and device crosses it, so N chips behind one
+link reach min(N x one chip's roofline, link bandwidth / bytes per frame).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ascgen import spec as dsl
+from ascgen.deployment_model import DeploymentPlan, LinkPlan
+from ascgen.diagnostics import Diagnostic
+from ascgen.profile import Profile
+from ascgen.stages.registry import kind_of
+from ascgen.yaml_loader import SourceMap
+
+if TYPE_CHECKING:
+    from ascgen.plan_model import StagePlan
+
+
+def device_ids(spec: dsl.Spec, prof: Profile) -> list[int]:
+    """The devices the spec runs on: `ids` (or all of the topology), else its one `id`."""
+    ids = spec.device.ids
+    if ids is None:
+        return [spec.device.id]
+    if ids == "all":
+        return list(range(prof.topology.devices))
+    return list(ids)
+
+
+def check_deployment(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Diagnostic]:
+    """Device ids against the profile's topology, and deployments this version can run."""
+    d = spec.device
+    top = prof.topology
+    out: list[Diagnostic] = []
+    where = f"{prof.name}'s topology ({top.product}) has devices 0..{top.devices - 1}"
+    if d.ids is not None and "id" in d.model_fields_set:
+        out.append(smap.error(("device", "id"), "give either 'id' (one device) or 'ids' (several), not both"))
+    if d.ids is None and d.id >= top.devices:
+        out.append(smap.error(("device", "id"), f"device {d.id} does not exist: {where}"))
+    if isinstance(d.ids, list):
+        seen: set[int] = set()
+        for i, dev in enumerate(d.ids):
+            if dev >= top.devices:
+                out.append(smap.error(("device", "ids", i), f"device {dev} does not exist: {where}"))
+            elif dev in seen:
+                out.append(smap.error(("device", "ids", i), f"device {dev} is listed twice"))
+            seen.add(dev)
+    if d.deploy == "threads" and len(device_ids(spec, prof)) > 1:
+        out.append(
+            smap.error(
+                ("device", "deploy"),
+                "deploy: threads (one process, a context per device) is not available yet: the simulator "
+                "models one device per process; use deploy: processes (one process per device, the "
+                "parent merges their reports)",
+            )
+        )
+    if d.processes_per_device > 1:
+        out.append(
+            smap.error(
+                ("device", "processes_per_device"),
+                f"{d.processes_per_device} processes on one device would share its engines and memory, but the "
+                "simulator gives each process a device of its own (the figure would be too high): not "
+                "supported yet; use processes_per_device: 1, or more threads",
+            )
+        )
+    return out
+
+
+def host_link_bytes(stages: list[StagePlan], prof: Profile) -> float:
+    """Bytes per frame that cross the host link: every copy to or from the host (from its service
+    time, the inverse of the copy engines' latency + bytes / bandwidth)."""
+    total = 0.0
+    for s in stages:
+        if kind_of(s.stage).host_link:
+            eng = getattr(prof.engines, s.engine)
+            total += max(0.0, s.service_us - eng.latency_us) * eng.bandwidth_GBps * 1e3 / s.frames_per_task
+    return total
+
+
+def plan_deployment(spec: dsl.Spec, prof: Profile, stages: list[StagePlan], per_device_qps: float) -> DeploymentPlan:
+    ids = device_ids(spec, prof)
+    top = prof.topology
+    per_frame = host_link_bytes(stages, prof)
+    links = []
+    for link, devs in top.links(ids).items():
+        cap = top.host_link_GBps * 1e9 / per_frame if per_frame > 0 else float("inf")
+        links.append(
+            LinkPlan(
+                link=link, devices=devs, bandwidth_GBps=top.host_link_GBps,
+                demand_GBps=len(devs) * per_device_qps * per_frame / 1e9, qps=cap,
+            )
+        )  # fmt: skip
+    aggregate = sum(min(len(lk.devices) * per_device_qps, lk.qps) for lk in links)
+    bound = [lk for lk in links if lk.qps < len(lk.devices) * per_device_qps]
+    return DeploymentPlan(
+        device_ids=ids, deploy=spec.device.deploy, processes_per_device=spec.device.processes_per_device,
+        product=top.product, per_device_qps=per_device_qps, host_link_bytes_per_frame=per_frame, links=links,
+        aggregate_qps=aggregate,
+        bottleneck=f"host link {bound[0].link} (devices {bound[0].devices})" if bound else "devices",
+    )  # fmt: skip

@@ -1,0 +1,39 @@
+"""What ``ascgen plan`` shows of a service: the batcher, how a partial batch runs and what its
+padding costs, and the predicted QPS and latency under a closed-loop load
+(ascgen/serving_predict.py)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from ascgen.plan_model import Plan
+from ascgen.serving_predict import padding_cost, predictions
+
+
+def print_serving(plan: Plan, console: Console) -> None:
+    s = plan.serving
+    if s is None:
+        return
+    preferred = f", preferred {s.preferred}" if s.preferred else ""
+    delay = f", waits up to {s.max_queue_delay_us} us for more" if s.max_queue_delay_us else ""
+    queue = f"queue of {s.queue_max_size}" if s.queue_max_size else "unbounded queue"
+    timeout = f", timeout {s.queue_timeout_us} us ({s.queue_action})" if s.queue_timeout_us else ""
+    console.print(
+        f"[bold]serving:[/] requests, batches of up to {s.max_batch}{preferred}{delay}; {queue}{timeout}; "
+        f"{s.priorities} priority level(s); {s.slots} batches in flight ({s.slots_per_thread} per thread)"
+    )
+    if s.executed_batch > 1:
+        costs = ", ".join(f"{n} requests: {share:.0%}" for n, share in padding_cost(plan))
+        console.print(
+            f"partial batches: padded to the model's batch of {s.executed_batch} (the model has no dynamic batch "
+            f"gears): every execution costs the full batch's time; padding's share of the model's work: {costs}"
+        )
+    else:
+        console.print("partial batches: none (one request per execution, the model's batch is 1)")
+    table = Table(title="Predicted service (closed loop)", title_justify="left")
+    for col in ("clients", "QPS", "p50 ms", "p99 ms", "mean batch"):
+        table.add_column(col, justify="right")
+    for p in predictions(plan):
+        table.add_row(str(p.clients), f"{p.qps:,.1f}", f"{p.p50_ms:,.1f}", f"{p.p99_ms:,.1f}", f"{p.mean_batch:.1f}")
+    console.print(table)

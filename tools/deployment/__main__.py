@@ -1,0 +1,5 @@
+import sys
+
+from tools.deployment.run import main
+
+sys.exit(main())
