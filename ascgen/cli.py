@@ -20,6 +20,7 @@ from ascgen.fileio import write_atomic
 from ascgen.friendly import friendly
 from ascgen.names import profile_name_problem
 from ascgen.spec_files import expand_specs
+from ascgen.transfers import command as transfers_command
 from ascgen.tune import command as tune_command
 
 
@@ -201,6 +202,7 @@ def profile_cmd(name: str | None, flat: bool) -> None:
 cli.add_command(bench_command.bench)
 cli.add_command(bench_command.compare)
 cli.add_command(tune_command.tune)
+cli.add_command(transfers_command.probe)
 
 
 def main() -> None:

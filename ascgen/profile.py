@@ -14,6 +14,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from ascgen.transfers.model import Links
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -185,6 +187,8 @@ class Profile(_Strict):
     engines: Engines
     features: Features = Features()
     models: dict[str, ReferenceModel] = {}
+    # Links to other devices and hosts (HCCS, RDMA; ascgen/transfers/model.py, docs/transfers.md).
+    links: Links | None = None
 
 
 PROFILE_DIR = Path(str(resources.files("ascgen") / "profiles"))
@@ -226,5 +230,6 @@ def flatten(profile: Profile) -> str:
         "models": {"__all__": {"traffic_bytes_fixed", "traffic_bytes_per_item"}},
         "topology": {"numa_cpus", "device_numa_node"},  # the programs' (ascgen_numa.h), not the device's
     }
-    lines += [f"{k}={v}" for k, v in _flat_items("", profile.model_dump(mode="python", exclude=skip))]
+    dumped = profile.model_dump(mode="python", exclude=skip, exclude_none=True)
+    lines += [f"{k}={v}" for k, v in _flat_items("", dumped)]
     return "\n".join(lines) + "\n"

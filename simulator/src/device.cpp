@@ -24,6 +24,8 @@ constexpr int kDispatch = 1;
 constexpr int kComplete = 2;
 constexpr double kNever = std::numeric_limits<double>::infinity();
 constexpr int kNotifyEvery = 64;
+// Link transfers in flight at once per device (more wait in FIFO order).
+constexpr int kLinkTransfers = 64;
 
 // How far (wall microseconds) a host thread may run ahead of the model time
 // its charged submit cost has reached before it is put to sleep.
@@ -89,12 +91,15 @@ double charge_host() {
 void Device::start() {
   std::lock_guard<std::mutex> lock(mu_);
   per_task_us_ = profile().num("engines.scheduler.per_task_us");
-  bw_bytes_per_us_ = profile().num("memory.bandwidth_GBps", 0.0) * 1e3;
-  bw_pace_ = 1;
-  bw_running_.clear();
+  ddr_ = Share{};
+  ddr_.bytes_per_us = profile().num("memory.bandwidth_GBps", 0.0) * 1e3;
+  links_.clear();
   submit_us_ = profile().num("engines.host.submit_us");
   for (int e = 1; e < static_cast<int>(Engine::kCount); ++e) {
-    int units = static_cast<int>(engine_param(static_cast<Engine>(e), "units", 1));
+    // Link transfers have no engine units: they share their link (link.h).
+    int units = e == static_cast<int>(Engine::kLink)
+                    ? kLinkTransfers
+                    : static_cast<int>(engine_param(static_cast<Engine>(e), "units", 1));
     engines_[e].busy.assign(std::max(units, 1), 0);
     engines_[e].last_stream.assign(std::max(units, 1), 0);
     engines_[e].switch_us = engine_param(static_cast<Engine>(e), "switch_us", 0.0);
@@ -241,8 +246,14 @@ void Device::handle(std::unique_lock<std::mutex>& lk, Item& item) {
 void Device::try_ready(const std::shared_ptr<Task>& t, double now) {
   if (!t->arrived || t->pending > 0) return;
   t->ready_at = now;
-  t->dispatch_at = std::max(now, sched_free_) + per_task_us_;
-  sched_free_ = t->dispatch_at;
+  if (t->spec.engine == Engine::kLink) {
+    // A transfer engine posts link transfers to the link's own queues, not through the
+    // task scheduler; its per-transfer cost is in the link's fitted latency (link.h).
+    t->dispatch_at = now;
+  } else {
+    t->dispatch_at = std::max(now, sched_free_) + per_task_us_;
+    sched_free_ = t->dispatch_at;
+  }
   push(t->dispatch_at, kDispatch, t);
 }
 
@@ -292,12 +303,20 @@ void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now)
     t->move = mover::start(std::move(t->spec.work));
     t->spec.work = nullptr;
   }
-  if (bw_bytes_per_us_ > 0 && t->spec.traffic_bytes > 0 && service > 0) {
+  Share* share = &ddr_;
+  double traffic = t->spec.traffic_bytes;
+  if (!t->spec.link_key.empty()) {
+    share = &links_[t->spec.link_key];
+    share->bytes_per_us = t->spec.link_GBps * 1e3;
+    traffic = t->spec.link_bytes;
+  }
+  if (share->bytes_per_us > 0 && traffic > 0 && service > 0) {
     t->bw_left_us = service;
     t->bw_at = now;
-    t->bw_demand = t->spec.traffic_bytes / service;
-    bw_running_.push_back(t);
-    reshare(now, t);
+    t->bw_demand = traffic / service;
+    t->bw_share = share;
+    share->running.push_back(t);
+    reshare(*share, now, t);
     return;
   }
   push(now + service, kComplete, t);
@@ -310,17 +329,18 @@ void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now)
 // them progress at pace bandwidth / demand < 1. Each change of the running set
 // advances every task's remaining engine time at the old pace, then re-times
 // its completion (an absolute model time) at the new one.
-void Device::reshare(double now, const std::shared_ptr<Task>& added) {
+// A link (link.h) is shared the same way by the transfers crossing it.
+void Device::reshare(Share& share, double now, const std::shared_ptr<Task>& added) {
   double demand = 0;
-  for (const std::shared_ptr<Task>& r : bw_running_) {
-    r->bw_left_us = std::max(0.0, r->bw_left_us - (now - r->bw_at) * bw_pace_);
+  for (const std::shared_ptr<Task>& r : share.running) {
+    r->bw_left_us = std::max(0.0, r->bw_left_us - (now - r->bw_at) * share.pace);
     r->bw_at = now;
     demand += r->bw_demand;
   }
-  double pace = demand > bw_bytes_per_us_ ? bw_bytes_per_us_ / demand : 1.0;
-  bool changed = pace != bw_pace_;
-  bw_pace_ = pace;
-  for (const std::shared_ptr<Task>& r : bw_running_) {
+  double pace = demand > share.bytes_per_us ? share.bytes_per_us / demand : 1.0;
+  bool changed = pace != share.pace;
+  share.pace = pace;
+  for (const std::shared_ptr<Task>& r : share.running) {
     if (!changed && r != added) continue;  // its pending completion still holds
     push(now + r->bw_left_us / pace, kComplete, r, ++r->bw_version);
   }
@@ -329,9 +349,11 @@ void Device::reshare(double now, const std::shared_ptr<Task>& added) {
 void Device::complete(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t,
                       double now) {
   if (t->bw_demand > 0) {
-    bw_running_.erase(std::find(bw_running_.begin(), bw_running_.end(), t));
+    Share& share = *t->bw_share;
+    share.running.erase(std::find(share.running.begin(), share.running.end(), t));
     t->bw_demand = 0;
-    reshare(now, nullptr);
+    t->bw_share = nullptr;
+    reshare(share, now, nullptr);
   }
   if (t->move) {
     // A copy whose bytes a mover has been moving since its start: wait for

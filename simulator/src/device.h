@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <queue>
@@ -66,6 +67,7 @@ struct Task {
   // completion item (a re-share pushes a new one and makes older ones stale).
   double bw_left_us = 0, bw_at = 0, bw_demand = 0;
   uint64_t bw_version = 0;
+  struct Share* bw_share = nullptr;  // the DDR or the link it shares while it runs
   // Hazard detector (ACL_SIM_HAZARD): the public API and the task's clock.
   const char* api = nullptr;
   int hz_agent = -1;
@@ -100,6 +102,14 @@ struct Event {
   bool reset_since_record = false;
   uint64_t waiter_stream = 0;
   std::string waiter_label;
+};
+
+// A bandwidth that the tasks running at the same moment share by processor
+// sharing (docs/shared_bandwidth.md): the device's DDR, or one link (link.h).
+struct Share {
+  double bytes_per_us = 0;  // capacity; 0: not shared
+  double pace = 1;          // progress of every running task per us (<= 1)
+  std::vector<std::shared_ptr<Task>> running;
 };
 
 struct ReportQueue {
@@ -177,7 +187,7 @@ class Device {
   void push(double time, int what, std::shared_ptr<Task> task, uint64_t version = 0);
   // Re-divides the memory bandwidth among the running tasks at `now` and
   // re-times their completions (docs/shared_bandwidth.md).
-  void reshare(double now, const std::shared_ptr<Task>& added);
+  void reshare(Share& share, double now, const std::shared_ptr<Task>& added);
   void handle(std::unique_lock<std::mutex>& lk, Item& item);
   void try_ready(const std::shared_ptr<Task>& t, double now);
   void on_dispatched(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t, double now);
@@ -196,9 +206,8 @@ class Device {
   double sleeping_until_ = 0;  // < 0 while the device thread is awake
   double processed_until_ = 0;
   double sched_free_ = 0;
-  double bw_bytes_per_us_ = 0;  // memory.bandwidth_GBps x 1000; 0: not shared
-  double bw_pace_ = 1;          // progress of every running task per us (<= 1)
-  std::vector<std::shared_ptr<Task>> bw_running_;
+  Share ddr_;                           // memory.bandwidth_GBps x 1000; 0: not shared
+  std::map<std::string, Share> links_;  // by TaskSpec::link_key (link.h)
   double per_task_us_ = 0;
   double submit_us_ = 0;
   bool notify_hosts_ = false;

@@ -293,6 +293,7 @@ inline Options parse_options(int argc, char** argv, Options o) {
   const char* program = slash ? slash + 1 : argv[0];
   size_t n = 0;
   const FlagSpec* specs = flag_specs(&n);
+  std::vector<std::string> loads;  // the load flags given (a server takes one)
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string name = arg, text;
@@ -333,6 +334,7 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (name == "--clients") {
         o.clients = static_cast<int>(v);
         o.load_given = true;
+        if (std::find(loads.begin(), loads.end(), name) == loads.end()) loads.push_back(name);
       }
     } else if (spec->kind == FlagKind::kSeconds) {
       double v = 0;
@@ -348,6 +350,7 @@ inline Options parse_options(int argc, char** argv, Options o) {
                                  format_limit(spec->hi) + ", not '" + text + "'");
       if (name == "--rate") o.rate = v;
       o.load_given = true;
+      if (std::find(loads.begin(), loads.end(), name) == loads.end()) loads.push_back(name);
     } else {
       if (text.empty()) usage_error(program, name + " needs a value");
       if (name == "--input") o.input = text;
@@ -370,6 +373,7 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (name == "--trace") {
         o.trace = text;
         o.load_given = true;
+        if (std::find(loads.begin(), loads.end(), name) == loads.end()) loads.push_back(name);
       }
       if (name == "--arrival") {
         if (text != "constant" && text != "poisson")
@@ -389,8 +393,7 @@ inline Options parse_options(int argc, char** argv, Options o) {
       !S_ISDIR(model_st.st_mode))
     usage_error(program, "--model: '" + o.model + "' is " + file_kind(model_st.st_mode) +
                              ", not a regular file");
-  if ((o.clients > 0) + (o.rate > 0) + !o.trace.empty() > 1)
-    usage_error(program, "give one load: --clients, --rate or --trace");
+  if (loads.size() > 1) usage_error(program, "give one load: --clients, --rate or --trace");
   if (!o.json_path.empty()) {
     std::string why = cannot_write(o.json_path);
     if (!why.empty()) usage_error(program, "--json: cannot write '" + o.json_path + "': " + why);

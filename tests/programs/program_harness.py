@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 from build_dirs import TEST_BUILD
 
 from ascgen.build import BuildResult, build_variant
+from ascgen.generate import render_all
 
 REPO = Path(__file__).resolve().parents[2]
 PIPELINES = sorted((REPO / "pipelines").rglob("*.yaml"))
@@ -64,3 +66,39 @@ def run_program(
     )
     report = json.loads(json_path.read_text()) if json_path.exists() else None
     return Run(proc.returncode, proc.stdout, proc.stderr, report)
+
+
+# What a program exercises beyond the code every program shares: the AscendCL calls and the
+# support-library and standard-library entry points its main.cpp names (the stage blocks expand
+# there; the stream layout is one of the ascgen:: policies), and the run-time defaults it sets
+# (several devices, a load to serve: paths of the shared support code).
+_EXERCISED = re.compile(r"\b(?:acl\w+|ascgen::\w+|std::\w+|defaults\.\w+)\b")
+
+
+def exercised(spec: Path) -> frozenset[str]:
+    """The calls and support entry points that ``spec``'s generated main.cpp names."""
+    name, files = next(iter(render_all([spec], Path("generated")).items()))
+    del name
+    return frozenset(_EXERCISED.findall(files["main.cpp"]))
+
+
+def covering(specs: list[Path]) -> list[Path]:
+    """A small subset of ``specs`` whose programs together exercise everything any of them does.
+
+    Greedy set cover (the spec adding most not-yet-exercised names first, ties by path), so the
+    sweeps that repeat a whole program many times (every injected fault, each sanitizer) reach
+    every call site class without repeating the same code for every example. ASCGEN_ALL_SPECS=1
+    (scripts/reliability.py sets it) runs them on every spec instead."""
+    if os.environ.get("ASCGEN_ALL_SPECS") == "1":
+        return list(specs)
+    left = {spec: exercised(spec) for spec in specs}
+    todo = frozenset().union(*left.values())
+    chosen: list[Path] = []
+    while todo:
+        best = max(sorted(left), key=lambda s: len(left[s] & todo))
+        chosen.append(best)
+        todo -= left.pop(best)
+    return sorted(chosen)
+
+
+REPRESENTATIVE = covering(PIPELINES)

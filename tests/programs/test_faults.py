@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from program_harness import PIPELINES, built, first_devices, run_program
+from program_harness import REPRESENTATIVE, built, first_devices, run_program
 
 CODE = 507899  # ACL_ERROR_RT_DRV_INTERNAL_ERROR: a code no API returns by itself here
 RELEASE = re.compile(r"acl\w*(Destroy|Free|Unload)")
@@ -97,7 +97,7 @@ def failure_of(binary: Path, batch: int, api: str, nth: int, cwd: Path, devices:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("spec", PIPELINES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("spec", REPRESENTATIVE, ids=lambda p: p.stem)
 def test_every_failing_call_is_reported_and_everything_is_released(
     spec: Path, tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:

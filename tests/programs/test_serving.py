@@ -1,0 +1,86 @@
+"""The generated server on the simulator: its loads (closed loop, open loop, trace replay),
+what its report says of them, and the flags it refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from program_harness import REPO, built, run_program
+
+BATCHED = REPO / "pipelines" / "serving" / "resnet50_batched.yaml"
+FRAMES = REPO / "pipelines" / "decode_only.yaml"
+
+
+def _serving(report: dict) -> dict:
+    s = report["serving"]
+    histogram = s["batch_stats"]  # [[size, batches], ...]
+    assert all(1 <= size <= 16 for size, _ in histogram)
+    assert sum(n for _, n in histogram) == s["batches"]
+    return s
+
+
+@pytest.mark.slow
+def test_a_closed_loop_verifies_every_response_and_reports_its_batches(tmp_path: Path) -> None:
+    binary = built(BATCHED).binary
+    run = run_program(binary, "--clients", "20", "--warmup", "0", "--frames", "200", "--verify", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    r = run.report
+    assert r is not None and r["verified"] is True and r["frames"] == 200
+    s = _serving(r)
+    assert r["load"] == {"kind": "closed", "clients": 20}
+    # every measured request once: its latency, its batch
+    assert s["latency_ms"]["count"] == 200 and sum(size * n for size, n in s["batch_stats"]) == 200
+    assert s["rejected"] == {"queue_full": 0, "closed": 0, "timeout": 0}
+    assert 0 < s["average_fill"] <= 1 and s["padding_waste"] == pytest.approx(1 - s["average_fill"], abs=1e-9)
+    # 20 clients and 4 slots of 16: a batch never waits for a 21st request
+    assert max(size for size, _ in s["batch_stats"]) <= 20
+    assert r["stages"]["decode"] == 200 and r["stages"]["infer"] == s["batches"]
+    assert s["queue_ms"]["p50"] <= r["latency_ms"]["p50"]
+
+
+@pytest.mark.slow
+def test_an_open_loop_and_a_trace_replay(tmp_path: Path) -> None:
+    binary = built(BATCHED).binary
+    run = run_program(
+        binary, "--rate", "300", "--arrival", "poisson", "--warmup", "0", "--duration", "1", "--verify", cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    r = run.report
+    assert r is not None and r["verified"] is True
+    s = _serving(r)
+    assert r["load"] == {"kind": "poisson", "rate": 300}
+    generator = s["generator"]  # the open loop's lateness: sent on time, within 1 ms
+    assert generator["sent"] >= r["frames"] and generator["tolerance_us"] == 1000
+    assert generator["kept_up"] is (generator["late"] * 100 <= generator["sent"])
+    # 300 requests/s for a second: about 300 measured (Poisson: within 4 standard deviations)
+    assert abs(r["frames"] - 300) < 4 * 300**0.5 + 20
+    trace = tmp_path / "trace.txt"
+    trace.write_text("# one request every 2 ms\n" + "".join(f"{2000 * k}\n" for k in range(60)))
+    run = run_program(binary, "--trace", str(trace), "--warmup", "0", "--frames", "60", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.report is not None and run.report["frames"] == 60
+    s = _serving(run.report)
+    assert run.report["load"] == {"kind": "trace", "trace": str(trace)} and s["generator"]["sent"] >= 60
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--clients", "4", "--rate", "10"], "give one load"),
+        (["--arrival", "poisson"], "--arrival poisson needs --rate"),
+        (["--arrival", "bursty"], "--arrival takes constant or poisson"),
+        (["--trace", "/nonexistent/trace.txt"], "--trace"),
+        (["--rate", "0"], "--rate takes a number"),
+    ],
+)
+def test_a_server_refuses_loads_that_cannot_work(args: list[str], message: str, tmp_path: Path) -> None:
+    run = run_program(built(BATCHED).binary, *args, "--warmup", "0", "--duration", "0.2", cwd=tmp_path)
+    assert run.returncode == 2 and message in run.stderr, run.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_a_frame_pipeline_has_no_clients(tmp_path: Path) -> None:
+    run = run_program(built(FRAMES).binary, "--clients", "4", "--frames", "8", cwd=tmp_path)
+    assert run.returncode == 2 and "source: {kind: requests}" in run.stderr, run.stderr[-2000:]

@@ -1,0 +1,91 @@
+"""A service's plan: the batcher's configuration from the spec, the lowering that makes the
+program a server, and the planner's prediction of batched against unbatched service."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ascgen.analysis import analyze_data
+from ascgen.codegen.lower import lower
+from ascgen.codegen.render import render
+from ascgen.plan_model import Plan
+from ascgen.serving_predict import padding_cost, predict
+from ascgen.validate import parse_file
+
+REPO = Path(__file__).resolve().parents[1]
+BATCHED = REPO / "pipelines" / "serving" / "resnet50_batched.yaml"
+UNBATCHED = REPO / "pipelines" / "serving" / "resnet50_unbatched.yaml"
+
+
+def plan_of(path: Path) -> Plan:
+    spec, smap = parse_file(path)
+    return analyze_data(spec, smap)
+
+
+@pytest.fixture(scope="module")
+def batched() -> Plan:
+    return plan_of(BATCHED)
+
+
+@pytest.fixture(scope="module")
+def unbatched() -> Plan:
+    return plan_of(UNBATCHED)
+
+
+def test_the_batcher_comes_from_the_spec(batched: Plan, unbatched: Plan) -> None:
+    s = batched.serving
+    assert s is not None
+    assert (s.max_batch, s.preferred, s.max_queue_delay_us) == (16, [16], 2000)
+    assert (s.queue_max_size, s.queue_timeout_us, s.queue_action) == (256, 1_000_000, "reject")
+    assert s.partial == "pad" and s.executed_batch == 16
+    # two batches in flight per thread (per_stage batch rings), two threads
+    assert (s.slots_per_thread, s.slots) == (2, 4)
+    u = unbatched.serving
+    assert u is not None and (u.max_batch, u.executed_batch, u.preferred) == (1, 1, [])
+    assert u.slots == 2 * 8  # batch 1: one slot per frame of depth 8
+
+
+def test_a_frame_pipeline_has_no_service() -> None:
+    assert plan_of(REPO / "pipelines" / "resnet50_b16.yaml").serving is None
+
+
+def test_the_server_closes_a_batch_at_its_last_request(batched: Plan, tmp_path: Path) -> None:
+    files = render(lower(batched, tmp_path))
+    main = files["main.cpp"]
+    assert '#include "ascgen_serving.h"' in main and "ascgen::serving::serve_main<Worker>" in main
+    assert "i == batch_last" in main and "program::kBatch - 1" not in main
+    assert "batching.preferred = {16};" in main and "kReject" in main
+    assert {"ascgen_batcher.h", "ascgen_loadgen.h", "ascgen_serving.h"} <= set(files)
+    frames = render(lower(plan_of(REPO / "pipelines" / "resnet50_b16.yaml"), tmp_path))
+    assert "ascgen_serving.h" not in frames and "batch_last" not in frames["main.cpp"]
+
+
+def test_padding_cost_is_the_empty_share_of_the_model_batch(batched: Plan, unbatched: Plan) -> None:
+    assert padding_cost(batched) == [(1, 1 - 1 / 16), (8, 0.5)]
+    assert padding_cost(unbatched) == []
+
+
+def test_one_client_waits_the_delay_then_runs_alone_through_every_stage(batched: Plan, unbatched: Plan) -> None:
+    """One request at a time: its latency is the queue delay (batched: nothing else arrives)
+    plus one service time per stage, the model at the executed batch."""
+    for plan, delay_s in ((batched, 2e-3), (unbatched, 0.0)):
+        alone = delay_s + sum(s.service_us for s in plan.stages) / 1e6
+        p = predict(plan, 1, requests=50, warmup=5)
+        assert p.p50_ms == pytest.approx(alone * 1e3, rel=1e-6)
+        assert p.qps == pytest.approx(1 / alone, rel=1e-6)
+        assert p.mean_batch == 1
+
+
+def test_batching_pays_under_load_only(batched: Plan, unbatched: Plan) -> None:
+    light = predict(batched, 1, requests=100, warmup=10), predict(unbatched, 1, requests=100, warmup=10)
+    assert light[0].qps < light[1].qps and light[0].p50_ms > light[1].p50_ms
+    heavy_b, heavy_u = predict(batched, 70, requests=1500), predict(unbatched, 70, requests=1500)
+    assert heavy_b.mean_batch == pytest.approx(16)
+    assert heavy_b.qps >= 1.5 * heavy_u.qps
+    # each is held by its model: the batch of 16 at 21.78 ms, or 1 at 2.504 ms
+    assert heavy_b.qps == pytest.approx(16 / 21.78e-3, rel=0.01)
+    assert heavy_u.qps == pytest.approx(1 / 2.504e-3, rel=0.01)
+    # a closed loop: Little's law ties the latency to the clients and the throughput
+    assert heavy_u.p50_ms == pytest.approx(70 / heavy_u.qps * 1e3, rel=0.05)

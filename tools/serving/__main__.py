@@ -1,0 +1,5 @@
+import sys
+
+from tools.serving.run import main
+
+sys.exit(main())
