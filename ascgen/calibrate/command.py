@@ -102,7 +102,7 @@ def calibrate(
         sections: list[tuple[str, Callable[[], list[measure.Figure]]]] = [
             ("copies", lambda: measure.copies(ctx, copy_sizes, total_bytes, say)),
             ("links", lambda: measure.links(ctx, link_sz, total_bytes, say)),
-            ("model", lambda: measure.model_batches(ctx, model_batches, executions, say)),
+            ("model batches", lambda: measure.model_batches(ctx, model_batches, executions, say)),
         ]
         done: list[str] = []
         for section, run in sections:
