@@ -3,6 +3,7 @@ figures with the profile's, then probe the calibrated profile and compare what i
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,9 @@ from click.testing import CliRunner
 from ascgen import profile
 from ascgen.cli import cli
 from ascgen.transfers import probe
+
+REPO = Path(__file__).resolve().parents[2]
+MODEL_ALONE = REPO / "pipelines" / "ascend310" / "study_model_alone.yaml"
 
 
 @pytest.mark.slow
@@ -50,3 +54,18 @@ def test_calibrate_round_trip_on_the_simulator(tmp_path: Path, monkeypatch: pyte
         (row,) = probe.run(probe.build(options, TEST_BUILD), options, time_scale=10)
         gbps[name] = row.GBps
     assert gbps["my310"] == pytest.approx(gbps["ascend310"], rel=0.05)
+    # And a pipeline benched on it runs as on the base: the study's model alone at batch 16.
+    spec = tmp_path / "specs" / "model_alone_my310.yaml"
+    spec.parent.mkdir()
+    text = MODEL_ALONE.read_text().replace("profile: ascend310", "profile: my310")
+    spec.write_text(text.replace("name: study_model_alone", "name: model_alone_my310"))
+    qps = {}
+    for path in (MODEL_ALONE, spec):
+        folder = tmp_path / f"bench-{path.stem}"
+        args = ["bench", str(path), "--duration", "2", "--warmup", "0.5", "--repeat", "1", "--build-dir", str(TEST_BUILD),
+                "--out", str(folder)]  # fmt: skip
+        result = CliRunner().invoke(cli, args, prog_name="ascgen")
+        assert result.exit_code == 0, result.output
+        (run,) = json.loads((folder / "results.json").read_text())["runs"]
+        qps[path.stem] = run["qps"]
+    assert qps["model_alone_my310"] == pytest.approx(qps["study_model_alone"], rel=0.05)
