@@ -62,8 +62,8 @@ def test_calibrate_round_trip_on_the_simulator(tmp_path: Path, monkeypatch: pyte
     qps = {}
     for path in (MODEL_ALONE, spec):
         folder = tmp_path / f"bench-{path.stem}"
-        args = ["bench", str(path), "--duration", "2", "--warmup", "0.5", "--repeat", "1", "--build-dir", str(TEST_BUILD),
-                "--out", str(folder)]  # fmt: skip
+        args = ["bench", str(path), "--duration", "2", "--warmup", "0.5", "--repeat", "1",
+                "--build-dir", str(TEST_BUILD), "--out", str(folder)]  # fmt: skip
         result = CliRunner().invoke(cli, args, prog_name="ascgen")
         assert result.exit_code == 0, result.output
         (run,) = json.loads((folder / "results.json").read_text())["runs"]
