@@ -69,3 +69,21 @@ def test_calibrate_round_trip_on_the_simulator(tmp_path: Path, monkeypatch: pyte
         (run,) = json.loads((folder / "results.json").read_text())["runs"]
         qps[path.stem] = run["qps"]
     assert qps["model_alone_my310"] == pytest.approx(qps["study_model_alone"], rel=0.05)
+
+
+def test_an_interrupted_calibration_writes_a_loadable_partial_profile(tmp_path: Path) -> None:
+    from ascgen.calibrate import measure
+    from ascgen.calibrate.command import write_profile
+
+    ctx = measure.Context("ascend310", "sim", tmp_path, 10.0, 3)
+    figures = [measure.Figure("engines.h2d.bandwidth_GBps", 2.5, "ascgen probe transfer --links copy", 0.01, 3)]
+    out = tmp_path / "half.yaml"
+    write_profile(out, ctx, figures, ["copies"], complete=False)
+    half = profile.load_file(out)
+    assert half.name == "half" and "partial: copies measured" in half.description
+    assert half.engines.h2d.bandwidth_GBps == 2.5
+    assert half.engines.d2h == profile.load("ascend310").engines.d2h  # not measured: the base's
+    assert list(half.provenance) == ["engines.h2d.bandwidth_GBps"]
+    assert half.provenance["engines.h2d.bandwidth_GBps"].spread == 0.01
+    # Not a single stray file beside it (written atomically).
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["half.yaml"]
