@@ -13,6 +13,7 @@ from rich.console import Console
 
 from ascgen import __version__, profile
 from ascgen.bench import command as bench_command
+from ascgen.calibrate import command as calibrate_command
 from ascgen.console import out
 from ascgen.diagnostics import SpecError
 from ascgen.errors import CheckFailed, UserError
@@ -196,13 +197,14 @@ def profile_cmd(name: str | None, flat: bool) -> None:
     if flat:
         click.echo(profile.flatten(prof), nl=False)
     else:
-        click.echo((profile.PROFILE_DIR / f"{name}.yaml").read_text(encoding="utf-8"), nl=False)
+        click.echo(profile.path_of(name).read_text(encoding="utf-8"), nl=False)
 
 
 cli.add_command(bench_command.bench)
 cli.add_command(bench_command.compare)
 cli.add_command(tune_command.tune)
 cli.add_command(transfers_command.probe)
+cli.add_command(calibrate_command.calibrate)
 
 
 def main() -> None:
