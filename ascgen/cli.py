@@ -13,6 +13,7 @@ from rich.console import Console
 
 from ascgen import __version__, profile
 from ascgen.bench import command as bench_command
+from ascgen.calibrate import command as calibrate_command
 from ascgen.console import out
 from ascgen.diagnostics import SpecError
 from ascgen.errors import CheckFailed, UserError
@@ -20,6 +21,7 @@ from ascgen.fileio import write_atomic
 from ascgen.friendly import friendly
 from ascgen.names import profile_name_problem
 from ascgen.spec_files import expand_specs
+from ascgen.transfers import command as transfers_command
 from ascgen.tune import command as tune_command
 
 
@@ -195,12 +197,14 @@ def profile_cmd(name: str | None, flat: bool) -> None:
     if flat:
         click.echo(profile.flatten(prof), nl=False)
     else:
-        click.echo((profile.PROFILE_DIR / f"{name}.yaml").read_text(encoding="utf-8"), nl=False)
+        click.echo(profile.path_of(name).read_text(encoding="utf-8"), nl=False)
 
 
 cli.add_command(bench_command.bench)
 cli.add_command(bench_command.compare)
 cli.add_command(tune_command.tune)
+cli.add_command(transfers_command.probe)
+cli.add_command(calibrate_command.calibrate)
 
 
 def main() -> None:

@@ -50,13 +50,13 @@ def check_deployment(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Dia
             elif dev in seen:
                 out.append(smap.error(("device", "ids", i), f"device {dev} is listed twice"))
             seen.add(dev)
-    if d.deploy == "threads" and len(device_ids(spec, prof)) > 1:
+    numa = spec.host.numa
+    if isinstance(numa, int) and numa >= len(top.numa_cpus):
         out.append(
             smap.error(
-                ("device", "deploy"),
-                "deploy: threads (one process, a context per device) is not available yet: the simulator "
-                "models one device per process; use deploy: processes (one process per device, the "
-                "parent merges their reports)",
+                ("host", "numa"),
+                f"NUMA node {numa} does not exist: {prof.name}'s host has nodes 0..{len(top.numa_cpus) - 1}; "
+                "use device (each device's own node), none or one of them",
             )
         )
     if d.processes_per_device > 1:
@@ -82,6 +82,15 @@ def host_link_bytes(stages: list[StagePlan], prof: Profile) -> float:
     return total
 
 
+def numa_topology(prof: Profile, ids: list[int]) -> str:
+    """The simulated host's layout as the program reads it (ascgen_numa.h): each device's node,
+    each node's CPUs."""
+    top = prof.topology
+    devices = [f"device{d}={top.numa_node_of(d)}" for d in ids]
+    nodes = [f"node{n}={cpus}" for n, cpus in enumerate(top.numa_cpus)]
+    return ";".join(devices + nodes)
+
+
 def plan_deployment(spec: dsl.Spec, prof: Profile, stages: list[StagePlan], per_device_qps: float) -> DeploymentPlan:
     ids = device_ids(spec, prof)
     top = prof.topology
@@ -100,6 +109,7 @@ def plan_deployment(spec: dsl.Spec, prof: Profile, stages: list[StagePlan], per_
     return DeploymentPlan(
         device_ids=ids, deploy=spec.device.deploy, processes_per_device=spec.device.processes_per_device,
         product=top.product, per_device_qps=per_device_qps, host_link_bytes_per_frame=per_frame, links=links,
-        aggregate_qps=aggregate,
+        aggregate_qps=aggregate, numa=str(spec.host.numa),
+        numa_topology=numa_topology(prof, ids) if len(ids) > 1 or spec.host.numa != "none" else "",
         bottleneck=f"host link {bound[0].link} (devices {bound[0].devices})" if bound else "devices",
     )  # fmt: skip

@@ -28,6 +28,8 @@ class DeploymentPlan(BaseModel):
     host_link_bytes_per_frame: float
     links: list[LinkPlan]
     aggregate_qps: float  # the deployment's roofline
+    numa: str  # host.numa: none, device or a node
+    numa_topology: str  # the simulated host baked into the program ("" when no binding can ask)
     bottleneck: str  # "devices" when every device runs at its own roofline, else the link
 
     @property

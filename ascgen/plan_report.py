@@ -132,11 +132,7 @@ def print_deployment(d: DeploymentPlan, console: Console) -> None:
         f"[bold]aggregate roofline: {d.aggregate_qps:,.0f} frames/s on {n} devices "
         f"({100 * d.scaling:.1f} % of {n} x {d.per_device_qps:,.0f}), bottleneck: {d.bottleneck}[/] "
         f"({d.host_link_bytes_per_frame / 1e3:.1f} kB per frame cross the host link; "
-        + (
-            "each process simulates its own device, so the simulator does not share the link: the plan does)"
-            if d.deploy == "processes"
-            else "the devices share it)"
-        )
+        "the simulator does not share the link between devices: the plan does)"
     )
 
 

@@ -6,6 +6,7 @@ same figures in a flat ``key=value`` form produced by :func:`flatten`.
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -13,6 +14,8 @@ from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
+
+from ascgen.transfers.model import Links
 
 
 class _Strict(BaseModel):
@@ -153,6 +156,14 @@ class Topology(_Strict):
     # every copy of those chips to or from the host shares it.
     devices_per_link: int = Field(default=1, ge=1)
     host_link_GBps: float = Field(gt=0)
+    # The host's NUMA nodes (each its CPUs, in the kernel's cpulist form "0-23,48-71") and the
+    # node each device's link attaches to: what sysfs says on a real host, here the product's
+    # usual host; the simulator's programs bind to it (host.numa).
+    numa_cpus: list[str] = Field(default_factory=lambda: ["0"], min_length=1)
+    device_numa_node: list[int] = Field(default_factory=list)
+
+    def numa_node_of(self, device: int) -> int:
+        return self.device_numa_node[device] if device < len(self.device_numa_node) else 0
 
     def link_of(self, device: int) -> int:
         """The host link (card) device `device` sits behind."""
@@ -166,6 +177,17 @@ class Topology(_Strict):
         return out
 
 
+class Provenance(_Strict):
+    """Where a measured figure comes from (``ascgen calibrate``)."""
+
+    probe: str  # what ran: "ascgen probe transfer --links copy", "acl_sim_calib model_batch 16", ...
+    date: str  # ISO 8601, UTC
+    host: str
+    driver: str  # the AscendCL it ran on: "ascgen simulator <version>", or CANN's version
+    spread: float = Field(ge=0)  # (max - min) / median of the repeats behind the figure
+    repeats: int = Field(ge=1)
+
+
 class Profile(_Strict):
     name: str
     soc: str
@@ -177,24 +199,50 @@ class Profile(_Strict):
     engines: Engines
     features: Features = Features()
     models: dict[str, ReferenceModel] = {}
+    # Links to other devices and hosts (HCCS, RDMA; ascgen/transfers/model.py, docs/transfers.md).
+    links: Links | None = None
+    # Measured figures' origins, by flat key ("engines.h2d.bandwidth_GBps"): `ascgen calibrate`.
+    provenance: dict[str, Provenance] = {}
 
 
 PROFILE_DIR = Path(str(resources.files("ascgen") / "profiles"))
+# Folders of more profiles (os.pathsep-separated), searched after the shipped ones: where
+# `ascgen calibrate --out` writes a device's own profile.
+PATH_VARIABLE = "ASCGEN_PROFILE_PATH"
+
+
+def _folders() -> list[Path]:
+    extra = [Path(p) for p in os.environ.get(PATH_VARIABLE, "").split(os.pathsep) if p]
+    return [PROFILE_DIR, *extra]
 
 
 def available() -> list[str]:
-    """Names of the profiles shipped with ascgen, sorted."""
-    return sorted(p.stem for p in PROFILE_DIR.glob("*.yaml"))
+    """Names of the profiles shipped with ascgen (and in $ASCGEN_PROFILE_PATH), sorted."""
+    return sorted({p.stem for folder in _folders() for p in folder.glob("*.yaml")})
+
+
+def path_of(name: str) -> Path:
+    """The file of profile ``name``: shipped first, then $ASCGEN_PROFILE_PATH; KeyError if none."""
+    for folder in _folders():
+        path = folder / f"{name}.yaml"
+        if path.is_file():
+            return path
+    raise KeyError(name)
+
+
+def load_file(path: Path) -> Profile:
+    with path.open(encoding="utf-8") as fh:
+        return Profile.model_validate(yaml.safe_load(fh))
 
 
 @cache
+def _load(path: Path) -> Profile:
+    return load_file(path)
+
+
 def load(name: str) -> Profile:
-    """Load a shipped profile by name; KeyError if there is none."""
-    path = PROFILE_DIR / f"{name}.yaml"
-    if not path.is_file():
-        raise KeyError(name)
-    with path.open(encoding="utf-8") as fh:
-        return Profile.model_validate(yaml.safe_load(fh))
+    """Load a profile by name; KeyError if there is none."""
+    return _load(path_of(name))
 
 
 def _flat_items(prefix: str, value: Any) -> list[tuple[str, str]]:
@@ -214,6 +262,12 @@ def flatten(profile: Profile) -> str:
     """The profile as sorted ``key=value`` lines: the form the simulator reads."""
     lines = [f"# ascgen device profile '{profile.name}', flat form for the simulator"]
     # A reference model's DDR traffic goes into model descriptors, not to the simulator's profile.
-    skip = {"models": {"__all__": {"traffic_bytes_fixed", "traffic_bytes_per_item"}}}
-    lines += [f"{k}={v}" for k, v in _flat_items("", profile.model_dump(mode="python", exclude=skip))]
+    # Provenance is for people (strings), not for the simulator.
+    skip: dict[str, Any] = {
+        "models": {"__all__": {"traffic_bytes_fixed", "traffic_bytes_per_item"}},
+        "provenance": True,
+        "topology": {"numa_cpus", "device_numa_node"},  # the programs' (ascgen_numa.h), not the device's
+    }
+    dumped = profile.model_dump(mode="python", exclude=skip, exclude_none=True)
+    lines += [f"{k}={v}" for k, v in _flat_items("", dumped)]
     return "\n".join(lines) + "\n"

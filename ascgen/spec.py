@@ -31,7 +31,8 @@ class Device(DslModel):
     )
     deploy: Literal["processes", "threads"] = Field(
         default="processes",
-        description="processes: one process per device (a parent starts them and merges their reports)",
+        description="processes: one process per device (a parent starts them and merges their reports); "
+        "threads: one process, a thread with its own context per device",
     )
     processes_per_device: int = Field(default=1, ge=1, le=16)
 
@@ -73,6 +74,10 @@ class Buffers(DslModel):
 
 class Host(DslModel):
     affinity: Literal["big", "little", "all"] | list[Annotated[int, Field(ge=0, le=4095)]] = "all"
+    numa: Literal["none", "device"] | Annotated[int, Field(ge=0, le=255)] = Field(
+        default="none",
+        description="bind each device's threads and pinned memory to its NUMA node (device), a node, or not",
+    )
 
 
 class Slo(DslModel):

@@ -79,3 +79,16 @@ def test_several_devices_reach_the_program_as_its_default_devices(tmp_path: Path
     assert ("devices", '"0,2"') in lower(plan, tmp_path).defaults
     _, one = analyze_text(SEED)
     assert all(field != "devices" for field, _ in lower(one, tmp_path).defaults)  # unchanged main.cpp
+
+
+def test_numa_layout_of_the_simulated_host_reaches_the_program(tmp_path: Path) -> None:
+    _, plan = analyze_text(
+        on("{ids: [0, 3], profile: ascend910b}").replace("host: {affinity: all}", "host: {numa: device}")
+    )
+    d = plan.deployment
+    assert d.numa == "device"
+    assert d.numa_topology == "device0=0;device3=1;node0=0-47;node1=48-95;node2=96-143;node3=144-191"
+    defaults = dict(lower(plan, tmp_path).defaults)
+    assert defaults["numa"] == '"device"' and defaults["numa_topology"] == f'"{d.numa_topology}"'
+    _, one = analyze_text(SEED)
+    assert one.deployment.numa_topology == ""  # one device, no binding: main.cpp as before

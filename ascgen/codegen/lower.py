@@ -220,9 +220,17 @@ def _serving(plan: Plan) -> ServingIR | None:
 
 
 def _devices_default(plan: Plan) -> list[tuple[str, str]]:
-    """Several devices: the program starts one process per device unless --devices says otherwise."""
-    ids = plan.deployment.device_ids
-    return [("devices", '"' + ",".join(str(d) for d in ids) + '"')] if len(ids) > 1 else []
+    """Several devices: the program runs them (as processes or threads) unless --devices says otherwise;
+    host.numa and the simulated host's layout for it."""
+    d = plan.deployment
+    out = []
+    if len(d.device_ids) > 1:
+        out += [("devices", '"' + ",".join(str(i) for i in d.device_ids) + '"'), ("deploy", f'"{d.deploy}"')]
+    if d.numa != "none":
+        out.append(("numa", f'"{d.numa}"'))
+    if d.numa_topology:
+        out.append(("numa_topology", f'"{d.numa_topology}"'))
+    return out
 
 
 def lower(plan: Plan, out_dir: Path) -> Program:

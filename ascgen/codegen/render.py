@@ -20,7 +20,14 @@ from ascgen.resources import clang_format_style, templates_dir
 
 CLANG_FORMAT_VERSION = "23.1.3"
 STYLE_FILE = clang_format_style()
-VERBATIM = ("ascgen_driver.h", "ascgen_support.h", "ascgen_host.h", "ascgen_devices.h")
+VERBATIM = (
+    "ascgen_driver.h",
+    "ascgen_support.h",
+    "ascgen_host.h",
+    "ascgen_devices.h",
+    "ascgen_numa.h",
+    "ascgen_windows.h",
+)
 SERVING = ("ascgen_batcher.h", "ascgen_loadgen.h", "ascgen_serving.h")  # servers only (source: requests)
 
 

@@ -367,6 +367,9 @@ int main(int argc, char** argv) {
   defaults.depth = 8;
   defaults.pin = "all";
   defaults.devices = "0,1,2,3";
+  defaults.deploy = "processes";
+  defaults.numa_topology =
+      "device0=0;device1=0;device2=0;device3=0;node0=0-23,48-71;node1=24-47,72-95";
   defaults.input = ASCGEN_DEFAULT_INPUT;
   defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {

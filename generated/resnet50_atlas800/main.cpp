@@ -367,6 +367,10 @@ int main(int argc, char** argv) {
   defaults.depth = 8;
   defaults.pin = "all";
   defaults.devices = "0,1,2,3,4,5,6,7";
+  defaults.deploy = "processes";
+  defaults.numa_topology =
+      "device0=0;device1=0;device2=1;device3=1;device4=2;device5=2;device6=3;device7=3;node0=0-47;"
+      "node1=48-95;node2=96-143;node3=144-191";
   defaults.input = ASCGEN_DEFAULT_INPUT;
   defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {

@@ -1,16 +1,20 @@
-// ascgen_devices.h: one program over several devices, one process per device. The parent
-// starts a child per device (fork before any ACL call or thread, so the child starts clean and
-// drives only its own device), forwards SIGINT/SIGTERM to every child, waits for all of them,
-// and merges their JSON reports into one: per device, and in total. A device that fails is
-// named with its error; the others' results are kept. Emitted verbatim by ascgen.
+// ascgen_devices.h: one program over several devices. deploy: processes: the parent starts a
+// child per device (fork before any ACL call or thread, so the child starts clean and drives
+// only its own device), forwards SIGINT/SIGTERM to every child and waits for all of them.
+// deploy: threads: one process, a thread per device, each with its own context and run. Either
+// way the devices' JSON reports merge into one: per device, and in total. A device that fails
+// is named with its error; the others' results are kept. Emitted verbatim by ascgen.
 #ifndef ASCGEN_DEVICES_H_
 #define ASCGEN_DEVICES_H_
 
 #include <sys/wait.h>
 
+#include <atomic>
 #include <cinttypes>
+#include <memory>
 #include <sstream>
 
+#include "acl/acl.h"
 #include "ascgen_host.h"
 
 namespace ascgen {
@@ -118,12 +122,13 @@ inline int exit_status_of(int wait_status) {
 // totals over the devices that completed, and "devices": each child's status, error and report.
 // `head`: the program's fields of a report (program, profile, streams, threads, ...).
 inline void write_merged(const Report& head, const Options& opt,
-                         const std::vector<DeviceChild>& children) {
+                         const std::vector<DeviceChild>& children, const char* deploy) {
   LatencyHistogram latency;
   double qps = 0, duration = 0, host_cpu = 0, process_cpu = 0;
   int64_t frames = 0, memory = 0, frames_failed = 0;
   bool interrupted = stop_signal() != 0, verified = true, any_verified = false;
   std::vector<double> windows;
+  std::vector<double> window_latency;  // per second: the worst device's p99 and max
   std::vector<std::pair<std::string, int64_t>> stages;
   std::vector<std::string> docs;
   for (const DeviceChild& c : children) {
@@ -150,6 +155,9 @@ inline void write_merged(const Report& head, const Options& opt,
     const std::vector<double> w = json_numbers(d, "windows_qps", true);
     if (windows.size() < w.size()) windows.resize(w.size(), 0.0);
     for (size_t i = 0; i < w.size(); ++i) windows[i] += w[i];
+    const std::vector<double> l = json_numbers(d, "windows_latency_ms", true);  // p99, max, ...
+    if (window_latency.size() < l.size()) window_latency.resize(l.size(), 0.0);
+    for (size_t i = 0; i < l.size(); ++i) window_latency[i] = std::max(window_latency[i], l[i]);
     for (const auto& [name, n] : json_stages(d)) {
       auto it = std::find_if(stages.begin(), stages.end(),
                              [&name = name](const auto& s) { return s.first == name; });
@@ -165,7 +173,7 @@ inline void write_merged(const Report& head, const Options& opt,
   j.str(Report::backend()).key("profile").str(head.profile).key("streams").str(head.streams);
   j.key("threads").integer(head.threads).key("depth").integer(head.depth);
   j.key("batch").integer(head.batch).key("sync_every").integer(head.sync_every);
-  j.key("deploy").str("processes").key("frames").integer(frames).key("duration_s").num(duration);
+  j.key("deploy").str(deploy).key("frames").integer(frames).key("duration_s").num(duration);
   j.key("qps").num(qps).key("latency_ms").open('{');
   j.key("p50").num(latency.percentile_ms(50)).key("p90").num(latency.percentile_ms(90));
   j.key("p99").num(latency.percentile_ms(99)).key("max").num(latency.max_ms()).close('}');
@@ -178,6 +186,9 @@ inline void write_merged(const Report& head, const Options& opt,
   j.close('}').key("host_cpu_s").num(host_cpu).key("process_cpu_s").num(process_cpu);
   j.key("device_memory_bytes").integer(memory).key("windows_qps").open('[');
   for (double w : windows) j.num(w);
+  j.close(']').key("windows_latency_ms").open('[');
+  for (size_t i = 0; i + 1 < window_latency.size(); i += 2)
+    j.open('[').num(window_latency[i]).num(window_latency[i + 1]).close(']');
   j.close(']').key("frames_failed").integer(frames_failed).key("first_failure").null();
   j.key("interrupted").boolean(interrupted).key("verified");
   if (any_verified)
@@ -209,31 +220,79 @@ inline void write_merged(const Report& head, const Options& opt,
 
 // Starts run_one(options for device d) in a child process per device and merges the reports.
 // Exit status: 0 when every device succeeded, else the first failed device's.
+// A folder for the devices' reports and error lines, each device's paths in it.
+inline std::vector<DeviceChild> device_files(const std::vector<int32_t>& devices,
+                                             std::string* dir) {
+  char dir_template[] = "/tmp/ascgen-devices.XXXXXX";
+  if (mkdtemp(dir_template) == nullptr)
+    throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+  *dir = dir_template;
+  std::vector<DeviceChild> out;
+  for (int32_t d : devices) {
+    DeviceChild c;
+    c.device = d;
+    const std::string base = *dir + "/device" + std::to_string(d);
+    c.json_path = base + ".json";
+    c.error_path = base + ".error";
+    out.push_back(c);
+  }
+  return out;
+}
+
+// One device's options: its id, where its report and error line go.
+inline Options device_options(const Options& opt, const DeviceChild& c) {
+  Options one = opt;
+  one.devices = std::to_string(c.device);
+  one.json_path = c.json_path;
+  one.error_path = c.error_path;
+  return one;
+}
+
+// Names every failed device, merges the reports, removes the files; the exit status: 0 when
+// every device succeeded, else the first failed device's (a device stopped by the signal `sig`
+// counts as interrupted, not failed).
+inline int finish_devices(const Report& head, const Options& opt,
+                          const std::vector<DeviceChild>& children, const std::string& dir, int sig,
+                          const char* deploy) {
+  int status = 0;
+  for (const DeviceChild& c : children) {
+    if (c.status == 0) continue;
+    if (sig != 0 && c.status == 128 + sig) {
+      if (status == 0) status = c.status;
+      continue;
+    }
+    const std::string error = read_text(c.error_path);
+    std::fprintf(stderr, "%s: device %d failed (exit status %d)%s%s\n", head.program, c.device,
+                 c.status, error.empty() ? "" : ": ", error.c_str());
+    if (status == 0) status = c.status;
+  }
+  write_merged(head, opt, children, deploy);
+  for (const DeviceChild& c : children) {
+    unlink(c.json_path.c_str());
+    unlink(c.error_path.c_str());
+  }
+  rmdir(dir.c_str());
+  return status;
+}
+
+// deploy: processes. Starts run_one(options for device d) in a child process per device.
 template <class RunOne>
 int run_devices(const Report& head, const Options& opt, const std::vector<int32_t>& devices,
                 RunOne run_one) {
-  char dir_template[] = "/tmp/ascgen-devices.XXXXXX";
-  const char* dir = mkdtemp(dir_template);
-  if (dir == nullptr) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+  std::string dir;
+  const std::vector<DeviceChild> planned = device_files(devices, &dir);
   std::vector<DeviceChild> children;
   std::fflush(stdout);
   std::fflush(stderr);
-  for (size_t i = 0; i < devices.size() && stop_signal() == 0; ++i) {
-    DeviceChild c;
-    c.device = devices[i];
-    const std::string base = std::string(dir) + "/device" + std::to_string(c.device);
-    c.json_path = base + ".json";
-    c.error_path = base + ".error";
+  for (size_t i = 0; i < planned.size() && stop_signal() == 0; ++i) {
+    DeviceChild c = planned[i];
     c.pid = fork();
     if (c.pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (c.pid == 0) {
       // The child: its report goes to its file (stdout stays the parent's), progress lines from
       // the first device only.
       if (std::freopen("/dev/null", "w", stdout) == nullptr) _exit(3);
-      Options one = opt;
-      one.devices = std::to_string(c.device);
-      one.json_path = c.json_path;
-      one.error_path = c.error_path;
+      Options one = device_options(opt, c);
       one.quiet = opt.quiet || i > 0;
       quiet_progress() = one.quiet;
       const int status = run_one(one);
@@ -260,25 +319,57 @@ int run_devices(const Report& head, const Options& opt, const std::vector<int32_
     }
     if (running > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  int status = 0;
-  for (const DeviceChild& c : children) {
-    if (c.status == 0) continue;
-    if (forwarded != 0 && c.status == 128 + forwarded) {  // stopped by the signal it was sent
-      if (status == 0) status = c.status;
-      continue;
-    }
-    const std::string error = read_text(c.error_path);
-    std::fprintf(stderr, "%s: device %d failed (exit status %d)%s%s\n", head.program, c.device,
-                 c.status, error.empty() ? "" : ": ", error.c_str());
-    if (status == 0) status = c.status;
-  }
-  write_merged(head, opt, children);
-  for (const DeviceChild& c : children) {
-    unlink(c.json_path.c_str());
-    unlink(c.error_path.c_str());
-  }
-  rmdir(dir);
+  int status = finish_devices(head, opt, children, dir, forwarded, "processes");
   if (status == 0 && children.size() < devices.size()) status = 128 + stop_signal();
+  return status;
+}
+
+// deploy: threads. One process drives every device: AscendCL initialised once, then a thread
+// per device runs run_one(options, its RunState) with its own context, workers, report thread
+// and state; one progress line per second sums the devices. RunState: the driver's Run.
+template <class RunState, class RunOne>
+int run_device_threads(const Report& head, const Options& opt, const std::vector<int32_t>& devices,
+                       RunOne run_one) {
+  std::string dir;
+  std::vector<DeviceChild> children = device_files(devices, &dir);
+  const aclError init = aclInit(nullptr);
+  if (init != ACL_SUCCESS)
+    throw std::runtime_error("setup: aclInit failed with error " + std::to_string(init));
+  quiet_progress() = true;  // the devices' own lines; this thread prints their sum
+  std::vector<std::unique_ptr<RunState>> runs;
+  std::vector<std::atomic<bool>> done(children.size());
+  for (std::atomic<bool>& d : done) d = false;
+  for (size_t i = 0; i < children.size(); ++i) runs.push_back(std::make_unique<RunState>());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < children.size(); ++i) {
+    threads.emplace_back([&, i] {
+      children[i].status = run_one(device_options(opt, children[i]), *runs[i]);
+      done[i] = true;
+    });
+  }
+  const double t0 = now_s();
+  double next = t0 + 1.0;
+  int64_t last = 0;
+  while (
+      !std::all_of(done.begin(), done.end(), [](const std::atomic<bool>& d) { return d.load(); })) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const double now = now_s();
+    if (now < next) continue;
+    int64_t frames = 0;
+    for (const auto& r : runs) frames += r->completed.load();
+    if (!opt.quiet)
+      std::fprintf(stderr, "progress: t=%.1fs frames=%" PRId64 " qps=%.1f\n", now - t0, frames,
+                   static_cast<double>(frames - last) / (now - next + 1.0));
+    last = frames;
+    next += 1.0;
+  }
+  for (std::thread& t : threads) t.join();
+  const aclError fin = aclFinalize();
+  int status = finish_devices(head, opt, children, dir, stop_signal(), "threads");
+  if (fin != ACL_SUCCESS) {
+    std::fprintf(stderr, "%s: cleanup: aclFinalize failed with error %d\n", head.program, fin);
+    if (status == 0) status = 3;
+  }
   return status;
 }
 

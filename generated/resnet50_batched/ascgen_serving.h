@@ -107,7 +107,7 @@ void complete_served(W& t, ServedBatch& sb, double now) {
   const size_t item_bytes = t.output_item_bytes();
   const bool measured =
       sb.from_batcher && !run.recording && now >= run.measure_start && now < run.measure_end;
-  const std::vector<Input>& inputs = *BatchCallback<W>::instance().inputs;
+  const std::vector<Input>& inputs = *run.inputs;
   int64_t counted = 0;
   for (size_t i = 0; i < sb.taken.items.size(); ++i) {
     const BatchItem& item = sb.taken.items[i];
@@ -137,6 +137,7 @@ void complete_served(W& t, ServedBatch& sb, double now) {
       srv.stats->record_request(e2e, static_cast<double>(item.queue_us),
                                 static_cast<double>(now_us - sb.taken.formed_us));
       srv.latency.record(e2e);
+      run.windows.record(now - run.measure_start, &e2e, 1);  // p99 and max per second
       ++counted;
     }
   }
@@ -387,7 +388,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
     }
     t.setup(Setup{w, window, batch_slots, inputs, opt.model}, cleanup);
   }
-  BatchCallback<W>::instance().inputs = &inputs;
+  run_state().inputs = &inputs;  // the completions read them (Run::inputs)
   auto reporter = std::make_unique<ReportThread>(context, [&workers](const std::string& error) {
     run_state().error.set(error);
     run_state().stop = true;
@@ -415,6 +416,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   const double t0 = now_s();
   run.measure_start = t0 + opt.warmup_s;
   run.measure_end = opt.frames > 0 ? 1e300 : run.measure_start + opt.duration_s;
+  run.windows.reserve(opt.frames > 0 ? 0.0 : opt.duration_s);
   const double cpu0 = process_cpu_s();
   std::vector<std::thread> threads;
   for (ServingWorker<W>& sw : serving)
@@ -464,6 +466,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   report.device_memory_bytes = static_cast<int64_t>(mem_total - mem_free);
   report.interrupted = stop_signal() != 0;
   report.windows_qps = progress.windows();
+  report.windows_latency = run.windows.p99_max_ms();
   report.verified =
       opt.verify && workers[0]->output(0) != nullptr ? (run.mismatches == 0 ? 1 : 0) : -1;
   for (const StageInfo& s : stages)

@@ -138,6 +138,9 @@ struct Options {
   bool skip_decode_errors = false;  // --on-decode-error skip: count failed frames, do not fail
   std::string only_stage;  // --only-stage: after one full window, submit only this stage's steps
   std::string devices;     // --devices: the devices to run on ("": the program's one device)
+  std::string deploy = "processes";  // --deploy: several devices as processes or threads
+  std::string numa = "none";         // --numa: device, none or a node (ascgen_numa.h)
+  std::string numa_topology;         // the simulated host's: "device0=0;node0=0-23;..."
   std::string error_path;  // a device's process: where its error line goes too (for the parent)
   // The load of a server (source kind requests; ascgen_serving.h): a closed loop of --clients,
   // or an open loop at --rate requests/s (--arrival constant|poisson), or a --trace replay.
@@ -190,7 +193,11 @@ inline const FlagSpec* flag_specs(size_t* count) {
       {"--on-decode-error", FlagKind::kText, "fail|skip", 0, 0,
        "a frame whose decode failed: fail the run (exit 1, default) or skip it and count it"},
       {"--devices", FlagKind::kText, "LIST", 0, 0,
-       "run on these devices, one process each (0,2); default: the spec's"},
+       "run on these devices (0,2); default: the spec's"},
+      {"--numa", FlagKind::kText, "device|none|NODE", 0, 0,
+       "bind each device's threads and pinned memory to its NUMA node, none, or node NODE"},
+      {"--deploy", FlagKind::kText, "processes|threads", 0, 0,
+       "several devices: a process each, or a thread each in one process (default: the spec's)"},
       {"--clients", FlagKind::kInt, "N", 1, 4096,
        "servers: N closed-loop clients, each sends its next request when its last one completes"},
       {"--rate", FlagKind::kNumber, "R", 0.001, 1e7, "servers: open loop at R requests/s"},
@@ -352,6 +359,17 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (name == "--pin") o.pin = text;
       if (name == "--only-stage") o.only_stage = text;
       if (name == "--devices") o.devices = text;
+      if (name == "--numa") {
+        int64_t node = 0;
+        if (text != "device" && text != "none" && !parse_int(text, 0, 255, &node))
+          usage_error(program, "--numa takes device, none or a node 0..255, not '" + text + "'");
+        o.numa = text;
+      }
+      if (name == "--deploy") {
+        if (text != "processes" && text != "threads")
+          usage_error(program, "--deploy takes processes or threads, not '" + text + "'");
+        o.deploy = text;
+      }
       if (name == "--trace") {
         o.trace = text;
         o.load_given = true;
@@ -711,10 +729,13 @@ struct Report {
   std::string first_failure_input;  // the input of the first of them, and its code
   int64_t first_failure_code = 0;
   std::vector<double> windows_qps;
+  std::vector<std::pair<double, double>> windows_latency;  // per second measured: p99, max (ms)
   std::vector<StageCount> stages;
   std::function<void(Json&)> more;  // adds keys to the object (a server's "serving")
 
-  void write(const LatencyHistogram& latency, const std::string& path, bool quiet) const {
+  // print: also on stdout (not for one device of several: the merged report is printed).
+  void write(const LatencyHistogram& latency, const std::string& path, bool quiet,
+             bool print = true) const {
     Json j;
     j.open('{');
     j.key("schema_version").integer(1).key("program").str(program).key("backend").str(backend());
@@ -740,6 +761,9 @@ struct Report {
     j.key("windows_qps").open('[');
     for (double w : windows_qps) j.num(w);
     j.close(']');
+    j.key("windows_latency_ms").open('[');  // [p99, max] per second: a spike shows here
+    for (const auto& [p99, max] : windows_latency) j.open('[').num(p99).num(max).close(']');
+    j.close(']');
     j.key("frames_failed").integer(frames_failed).key("first_failure");
     if (frames_failed == 0) {
       j.null();
@@ -759,8 +783,10 @@ struct Report {
     if (more) more(j);
     j.close('}');
     (void)quiet;  // --quiet drops the progress lines only; the result is always printed
-    std::printf("%s\n", j.text().c_str());
-    std::fflush(stdout);
+    if (print) {
+      std::printf("%s\n", j.text().c_str());
+      std::fflush(stdout);
+    }
     if (!path.empty()) {
       std::ofstream f(path);
       f << j.text() << "\n";

@@ -48,25 +48,14 @@ aclError check_device_id(const char* api, int32_t id) {
   return ACL_SUCCESS;
 }
 
-// One process models one device (its engines, memory and timeline are process-wide): a second
-// device in the same process is refused instead of silently sharing the first one's engines.
-// Run one process per device (ascgen's `device: {ids: ...}` does).
-aclError check_one_device(const char* api, const Runtime& r, int32_t id) {
-  if (r.device_refs == 0 || r.default_ctx == nullptr || r.default_ctx->device_id == id)
-    return ACL_SUCCESS;
-  return violate(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api, "device.one_per_process",
-                 "device %d is set in this process: the simulator models one device per process "
-                 "(device %d would share its engines); run one process per device",
-                 r.default_ctx->device_id, id);
-}
-
 Context* new_context(Runtime& r, int32_t id, bool is_default) {
   r.contexts.push_back(std::make_unique<Context>());
   Context* ctx = r.contexts.back().get();
   ctx->device_id = id;
   ctx->is_default = is_default;
-  std::lock_guard<std::mutex> lock(device().mu());
-  ctx->default_stream = device().create_stream(ctx, true);
+  Device& d = device_at(id);
+  std::lock_guard<std::mutex> lock(d.mu());
+  ctx->default_stream = d.create_stream(ctx, true);
   return ctx;
 }
 
@@ -106,9 +95,12 @@ aclError sync_device(const char* api, int32_t timeout) {
 
 }  // namespace
 
-void teardown_device_locked(const char* api, bool check_leaks) {
+void teardown_device_locked(const char* api, int32_t id, bool check_leaks) {
   Runtime& r = runtime();
-  Device& d = device();
+  Device& d = device_at(id);
+  // The last device set: the process's DVPP, leak and context state goes with it (another
+  // device still running keeps its own).
+  const bool last = r.devices_set() == 0;
   std::unique_lock<std::mutex> lk(d.mu());
   auto limit = model_clock().deadline_after_ms(10000);
   if (!d.wait_idle(lk, &limit))
@@ -118,7 +110,7 @@ void teardown_device_locked(const char* api, bool check_leaks) {
         api);
   else if (hazard::enabled())
     hazard::observe_all();
-  if (check_leaks) {
+  if (check_leaks && last) {
     // After the drain (a block freed under a task is released by then),
     // before anything is reclaimed.
     lk.unlock();
@@ -126,7 +118,8 @@ void teardown_device_locked(const char* api, bool check_leaks) {
     lk.lock();
   }
   size_t user_contexts = 0;
-  for (const auto& c : r.contexts) user_contexts += !c->is_default && !c->destroyed;
+  for (const auto& c : r.contexts)
+    user_contexts += c->device_id == id && !c->is_default && !c->destroyed;
   size_t streams = d.live_streams(true), events = d.live_events();
   if (streams + events + user_contexts > 0)
     warn_rule(api, "teardown.order",
@@ -134,16 +127,17 @@ void teardown_device_locked(const char* api, bool check_leaks) {
               "streams, then contexts, then reset the device",
               streams, events, user_contexts);
   for (const auto& c : r.contexts) {
+    if (c->device_id != id) continue;
     for (Stream* s : d.streams_of(c.get())) d.destroy_stream(s);
     c->destroyed = true;
   }
   d.destroy_all_events();
   lk.unlock();
-  dvpp::forget_sub_buffers(nullptr);  // every DVPP block goes below
-  if (size_t n = release_all())
+  if (last) dvpp::forget_sub_buffers(nullptr);  // every DVPP block goes below
+  if (size_t n = release_all(id))
     warn_rule(api, "teardown.memory", "%zu memory block(s) still allocated; released", n);
-  r.default_ctx = nullptr;
-  bump_context_epoch();
+  r.default_ctx[id] = nullptr;
+  if (last) bump_context_epoch();
 }
 
 }  // namespace sim
@@ -176,7 +170,7 @@ aclError aclInit(const char* configPath) {
   hazard::configure();
   rules::configure();
   trace_open();
-  device().start();
+  device_at(0).start();  // the others start at their first aclrtSetDevice
   r.initialized = true;
   r.finalized = false;
   log(LogLevel::kInfo, "aclInit: profile %s (soc %s), time scale %g", profile().path().c_str(),
@@ -190,12 +184,13 @@ aclError aclFinalize() {
   std::lock_guard<std::mutex> lock(r.mu);
   if (!r.initialized) return r.finalized ? ACL_ERROR_REPEAT_FINALIZE : ACL_ERROR_UNINITIALIZE;
   aclError leaked = leak_check(__func__);  // ACL_SIM_LEAK_CHECK: before anything is released
-  if (r.device_refs > 0) {
-    warn_rule(__func__, "teardown.order", "device still set: call aclrtResetDevice first");
-    teardown_device_locked(__func__, false);
-    r.device_refs = 0;
+  for (int32_t id = 0; id < kMaxDevices; ++id) {
+    if (r.device_refs[id] == 0) continue;
+    warn_rule(__func__, "teardown.order", "device %d still set: call aclrtResetDevice first", id);
+    r.device_refs[id] = 0;
+    teardown_device_locked(__func__, id, false);
   }
-  device().stop();
+  for (int32_t id = 0; id < kMaxDevices; ++id) device_at(id).stop();  // those started
   dvpp::report_unread(__func__);          // decode failures never read (after the drain)
   aclError hazards = hazard::finalize();  // ACL_SIM_HAZARD: after the device drained
   aclError ruled = rules::finalize();     // device rules broken (rules.h)
@@ -215,8 +210,9 @@ aclError aclrtSetDevice(int32_t deviceId) {
   std::lock_guard<std::mutex> lock(r.mu);
   if (!r.initialized) return not_initialized(__func__);
   if (aclError rc = check_device_id(__func__, deviceId)) return rc;
-  if (aclError rc = check_one_device(__func__, r, deviceId)) return rc;
-  if (r.device_refs == 0) {
+  if (r.device_refs[deviceId] == 0) {
+    Device& d = device_at(deviceId);
+    if (!d.running()) d.start();  // its timeline, from its first aclrtSetDevice on
     // Opening the device (driver, firmware hand-shake, runtime start-up) takes
     // the profile's device_open_ms; other threads setting it meanwhile wait.
     double open_ms = 0;
@@ -225,10 +221,10 @@ aclError aclrtSetDevice(int32_t deviceId) {
                      "ACL_SIM_DEVICE_OPEN_MS='%s' is not a number >= 0",
                      std::getenv("ACL_SIM_DEVICE_OPEN_MS"));
     if (open_ms > 0) std::this_thread::sleep_until(model_clock().deadline_after_ms(open_ms));
-    r.default_ctx = new_context(r, deviceId, true);
+    r.default_ctx[deviceId] = new_context(r, deviceId, true);
   }
-  ++r.device_refs;
-  set_current_context(r.default_ctx);
+  ++r.device_refs[deviceId];
+  set_current_context(r.default_ctx[deviceId]);
   return ACL_SUCCESS;
 }
 
@@ -237,12 +233,12 @@ static aclError reset_device(const char* api, int32_t deviceId, bool force) {
   std::lock_guard<std::mutex> lock(r.mu);
   if (!r.initialized) return not_initialized(api);
   if (aclError rc = check_device_id(api, deviceId)) return rc;
-  if (r.device_refs == 0) {
+  if (r.device_refs[deviceId] == 0) {
     warn_rule(api, "device.reset_unset", "device %d is not set", deviceId);
     return ACL_SUCCESS;
   }
-  if (force) r.device_refs = 1;
-  if (--r.device_refs == 0) teardown_device_locked(api);
+  if (force) r.device_refs[deviceId] = 1;
+  if (--r.device_refs[deviceId] == 0) teardown_device_locked(api, deviceId);
   return ACL_SUCCESS;
 }
 
@@ -306,10 +302,9 @@ aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
   std::lock_guard<std::mutex> lock(r.mu);
   if (!r.initialized) return not_initialized(__func__);
   if (aclError rc = check_device_id(__func__, deviceId)) return rc;
-  if (r.device_refs == 0)
+  if (r.device_refs[deviceId] == 0)
     return violate(ACL_ERROR_RT_INVALID_DEVICEID, __func__, "context.device_set",
                    "call aclrtSetDevice(%d) before creating a context on it", deviceId);
-  if (aclError rc = check_one_device(__func__, r, deviceId)) return rc;
   Context* ctx = new_context(r, deviceId, false);
   set_current_context(ctx);
   *context = ctx;
@@ -325,7 +320,7 @@ aclError aclrtDestroyContext(aclrtContext context) {
   if (ctx->is_default)
     return violate(ACL_ERROR_RT_PARAM_INVALID, __func__, "context.default_not_destroyable",
                    "the default context is released by aclrtResetDevice");
-  Device& d = device();
+  Device& d = device_at(ctx->device_id);
   std::unique_lock<std::mutex> lk(d.mu());
   for (Stream* s : d.streams_of(ctx)) {
     if (!s->is_default)

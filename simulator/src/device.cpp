@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 #include "clock.h"
@@ -12,6 +13,7 @@
 #include "log.h"
 #include "mover.h"
 #include "profile.h"
+#include "runtime.h"
 #include "trace.h"
 
 namespace sim {
@@ -22,6 +24,8 @@ constexpr int kDispatch = 1;
 constexpr int kComplete = 2;
 constexpr double kNever = std::numeric_limits<double>::infinity();
 constexpr int kNotifyEvery = 64;
+// Link transfers in flight at once per device (more wait in FIFO order).
+constexpr int kLinkTransfers = 64;
 
 // How far (wall microseconds) a host thread may run ahead of the model time
 // its charged submit cost has reached before it is put to sleep.
@@ -45,9 +49,30 @@ bool moves_off_thread(const Task& t) {
 
 }  // namespace
 
+thread_local Device* t_own_device = nullptr;  // set on each device's own thread
+
+// Stream and event ids, unique across the process's devices (logs, traces, rules name them).
+uint64_t next_object_id() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+
+struct DeviceTable {
+  Device devices[kMaxDevices];
+  DeviceTable() {
+    for (int32_t i = 0; i < kMaxDevices; ++i) devices[i].id_ = i;
+  }
+};
+
+Device& device_at(int32_t id) {
+  static DeviceTable table;
+  return table.devices[id];
+}
+
 Device& device() {
-  static Device d;
-  return d;
+  if (t_own_device != nullptr) return *t_own_device;
+  const Context* ctx = current_context();
+  return device_at(ctx == nullptr ? 0 : ctx->device_id);
 }
 
 double charge_host() {
@@ -66,12 +91,15 @@ double charge_host() {
 void Device::start() {
   std::lock_guard<std::mutex> lock(mu_);
   per_task_us_ = profile().num("engines.scheduler.per_task_us");
-  bw_bytes_per_us_ = profile().num("memory.bandwidth_GBps", 0.0) * 1e3;
-  bw_pace_ = 1;
-  bw_running_.clear();
+  ddr_ = Share{};
+  ddr_.bytes_per_us = profile().num("memory.bandwidth_GBps", 0.0) * 1e3;
+  links_.clear();
   submit_us_ = profile().num("engines.host.submit_us");
   for (int e = 1; e < static_cast<int>(Engine::kCount); ++e) {
-    int units = static_cast<int>(engine_param(static_cast<Engine>(e), "units", 1));
+    // Link transfers have no engine units: they share their link (link.h).
+    int units = e == static_cast<int>(Engine::kLink)
+                    ? kLinkTransfers
+                    : static_cast<int>(engine_param(static_cast<Engine>(e), "units", 1));
     engines_[e].busy.assign(std::max(units, 1), 0);
     engines_[e].last_stream.assign(std::max(units, 1), 0);
     engines_[e].switch_us = engine_param(static_cast<Engine>(e), "switch_us", 0.0);
@@ -164,6 +192,7 @@ std::shared_ptr<Task> Device::enqueue(std::unique_lock<std::mutex>&, Stream* str
 
 void Device::run() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  t_own_device = this;
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {
     if (abandon_) break;
@@ -217,8 +246,14 @@ void Device::handle(std::unique_lock<std::mutex>& lk, Item& item) {
 void Device::try_ready(const std::shared_ptr<Task>& t, double now) {
   if (!t->arrived || t->pending > 0) return;
   t->ready_at = now;
-  t->dispatch_at = std::max(now, sched_free_) + per_task_us_;
-  sched_free_ = t->dispatch_at;
+  if (t->spec.engine == Engine::kLink) {
+    // A transfer engine posts link transfers to the link's own queues, not through the
+    // task scheduler; its per-transfer cost is in the link's fitted latency (link.h).
+    t->dispatch_at = now;
+  } else {
+    t->dispatch_at = std::max(now, sched_free_) + per_task_us_;
+    sched_free_ = t->dispatch_at;
+  }
   push(t->dispatch_at, kDispatch, t);
 }
 
@@ -268,12 +303,20 @@ void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now)
     t->move = mover::start(std::move(t->spec.work));
     t->spec.work = nullptr;
   }
-  if (bw_bytes_per_us_ > 0 && t->spec.traffic_bytes > 0 && service > 0) {
+  Share* share = &ddr_;
+  double traffic = t->spec.traffic_bytes;
+  if (!t->spec.link_key.empty()) {
+    share = &links_[t->spec.link_key];
+    share->bytes_per_us = t->spec.link_GBps * 1e3;
+    traffic = t->spec.link_bytes;
+  }
+  if (share->bytes_per_us > 0 && traffic > 0 && service > 0) {
     t->bw_left_us = service;
     t->bw_at = now;
-    t->bw_demand = t->spec.traffic_bytes / service;
-    bw_running_.push_back(t);
-    reshare(now, t);
+    t->bw_demand = traffic / service;
+    t->bw_share = share;
+    share->running.push_back(t);
+    reshare(*share, now, t);
     return;
   }
   push(now + service, kComplete, t);
@@ -286,17 +329,18 @@ void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now)
 // them progress at pace bandwidth / demand < 1. Each change of the running set
 // advances every task's remaining engine time at the old pace, then re-times
 // its completion (an absolute model time) at the new one.
-void Device::reshare(double now, const std::shared_ptr<Task>& added) {
+// A link (link.h) is shared the same way by the transfers crossing it.
+void Device::reshare(Share& share, double now, const std::shared_ptr<Task>& added) {
   double demand = 0;
-  for (const std::shared_ptr<Task>& r : bw_running_) {
-    r->bw_left_us = std::max(0.0, r->bw_left_us - (now - r->bw_at) * bw_pace_);
+  for (const std::shared_ptr<Task>& r : share.running) {
+    r->bw_left_us = std::max(0.0, r->bw_left_us - (now - r->bw_at) * share.pace);
     r->bw_at = now;
     demand += r->bw_demand;
   }
-  double pace = demand > bw_bytes_per_us_ ? bw_bytes_per_us_ / demand : 1.0;
-  bool changed = pace != bw_pace_;
-  bw_pace_ = pace;
-  for (const std::shared_ptr<Task>& r : bw_running_) {
+  double pace = demand > share.bytes_per_us ? share.bytes_per_us / demand : 1.0;
+  bool changed = pace != share.pace;
+  share.pace = pace;
+  for (const std::shared_ptr<Task>& r : share.running) {
     if (!changed && r != added) continue;  // its pending completion still holds
     push(now + r->bw_left_us / pace, kComplete, r, ++r->bw_version);
   }
@@ -305,9 +349,11 @@ void Device::reshare(double now, const std::shared_ptr<Task>& added) {
 void Device::complete(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t,
                       double now) {
   if (t->bw_demand > 0) {
-    bw_running_.erase(std::find(bw_running_.begin(), bw_running_.end(), t));
+    Share& share = *t->bw_share;
+    share.running.erase(std::find(share.running.begin(), share.running.end(), t));
     t->bw_demand = 0;
-    reshare(now, nullptr);
+    t->bw_share = nullptr;
+    reshare(share, now, nullptr);
   }
   if (t->move) {
     // A copy whose bytes a mover has been moving since its start: wait for
@@ -404,7 +450,7 @@ bool Device::wait_idle_for(std::unique_lock<std::mutex>& lk, int32_t timeout_ms)
 
 Stream* Device::create_stream(Context* ctx, bool is_default) {
   auto s = std::make_unique<Stream>();
-  s->id = next_object_id_++;
+  s->id = next_object_id();
   s->ctx = ctx;
   s->is_default = is_default;
   Stream* raw = s.get();
@@ -424,7 +470,7 @@ Stream* Device::find_stream(void* handle) {
 
 std::shared_ptr<Event> Device::create_event(uint32_t flags, bool plain, bool ex) {
   auto e = std::make_shared<Event>();
-  e->id = next_object_id_++;
+  e->id = next_object_id();
   e->flags = flags;
   e->plain = plain;
   e->ex = ex;

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <queue>
@@ -66,6 +67,7 @@ struct Task {
   // completion item (a re-share pushes a new one and makes older ones stale).
   double bw_left_us = 0, bw_at = 0, bw_demand = 0;
   uint64_t bw_version = 0;
+  struct Share* bw_share = nullptr;  // the DDR or the link it shares while it runs
   // Hazard detector (ACL_SIM_HAZARD): the public API and the task's clock.
   const char* api = nullptr;
   int hz_agent = -1;
@@ -102,6 +104,14 @@ struct Event {
   std::string waiter_label;
 };
 
+// A bandwidth that the tasks running at the same moment share by processor
+// sharing (docs/shared_bandwidth.md): the device's DDR, or one link (link.h).
+struct Share {
+  double bytes_per_us = 0;  // capacity; 0: not shared
+  double pace = 1;          // progress of every running task per us (<= 1)
+  std::vector<std::shared_ptr<Task>> running;
+};
+
 struct ReportQueue {
   int subscriptions = 0;  // streams this thread serves
   std::deque<std::shared_ptr<Task>> tasks;
@@ -111,6 +121,8 @@ struct ReportQueue {
 class Device {
  public:
   void start();
+  bool running() const { return running_; }  // started and not stopped (Runtime::mu)
+  int32_t id() const { return id_; }
   void stop();  // waits for queued work, then joins the device thread
   ~Device();    // a process that never finalized: abandon the work, join the thread
   std::mutex& mu() { return mu_; }
@@ -175,13 +187,15 @@ class Device {
   void push(double time, int what, std::shared_ptr<Task> task, uint64_t version = 0);
   // Re-divides the memory bandwidth among the running tasks at `now` and
   // re-times their completions (docs/shared_bandwidth.md).
-  void reshare(double now, const std::shared_ptr<Task>& added);
+  void reshare(Share& share, double now, const std::shared_ptr<Task>& added);
   void handle(std::unique_lock<std::mutex>& lk, Item& item);
   void try_ready(const std::shared_ptr<Task>& t, double now);
   void on_dispatched(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t, double now);
   void start_on_unit(const std::shared_ptr<Task>& t, int unit, double now);
   void complete(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t, double now);
 
+  friend struct DeviceTable;
+  int32_t id_ = 0;  // set once, before any of its threads exists
   std::mutex mu_;
   std::condition_variable wake_;  // device thread
   std::condition_variable done_;  // host waiters
@@ -192,9 +206,8 @@ class Device {
   double sleeping_until_ = 0;  // < 0 while the device thread is awake
   double processed_until_ = 0;
   double sched_free_ = 0;
-  double bw_bytes_per_us_ = 0;  // memory.bandwidth_GBps x 1000; 0: not shared
-  double bw_pace_ = 1;          // progress of every running task per us (<= 1)
-  std::vector<std::shared_ptr<Task>> bw_running_;
+  Share ddr_;                           // memory.bandwidth_GBps x 1000; 0: not shared
+  std::map<std::string, Share> links_;  // by TaskSpec::link_key (link.h)
   double per_task_us_ = 0;
   double submit_us_ = 0;
   bool notify_hosts_ = false;
@@ -202,7 +215,7 @@ class Device {
   uint64_t seq_ = 0;
   uint64_t next_task_id_ = 1;
   uint64_t completed_ = 0;
-  uint64_t next_object_id_ = 1;
+
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap_;
   EngineState engines_[static_cast<int>(Engine::kCount)];
   std::unordered_map<void*, std::unique_ptr<Stream>> streams_;
@@ -210,7 +223,13 @@ class Device {
   std::unordered_map<uint64_t, ReportQueue> reports_;
 };
 
+// Several devices in one process: each its own engines, timeline, streams and events.
+constexpr int32_t kMaxDevices = 64;
+// Device `id` (0 <= id < kMaxDevices).
+Device& device_at(int32_t id);
+// The device of the calling thread: its current context's, the device thread's own, else 0.
 Device& device();
+uint64_t next_object_id();
 
 // Charges engines.host.submit_us to the calling thread and returns the model
 // time at which its call reaches the device. Call without holding Device::mu().

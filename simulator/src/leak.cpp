@@ -52,11 +52,15 @@ aclError leak_check(const char* api, bool device_only) {
   memory_line(api, m.hostAllocs, m.hostBytes, "pinned host allocations (aclrtMallocHost)", &kinds);
   long contexts = 0;
   for (const auto& c : runtime().contexts) contexts += !c->is_default && !c->destroyed;
-  {
-    std::lock_guard<std::mutex> lock(device().mu());
-    line(api, static_cast<long>(device().live_streams(true)), "streams", &kinds);
-    line(api, static_cast<long>(device().live_events()), "events", &kinds);
+  long streams = 0, events = 0;
+  for (int32_t id = 0; id < kMaxDevices; ++id) {  // every device of the process
+    Device& d = device_at(id);
+    std::lock_guard<std::mutex> lock(d.mu());
+    streams += static_cast<long>(d.live_streams(true));
+    events += static_cast<long>(d.live_events());
   }
+  line(api, streams, "streams", &kinds);
+  line(api, events, "events", &kinds);
   line(api, contexts, "contexts (aclrtCreateContext)", &kinds);
   dvpp::LiveCounts d = dvpp::live_counts();
   line(api, d.channels, "DVPP channels (acldvppCreateChannel)", &kinds);

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "profile.h"
 #include "rules.h"
+#include "runtime.h"
 
 namespace sim {
 namespace {
@@ -28,13 +29,14 @@ struct Block {
   int users = 0;
   bool freed = false;
   const char* last_user = "";  // the API of the last task that held it
+  int32_t device = 0;          // the device current when it was allocated
 };
 
 struct Heap {
   std::mutex mu;
   std::map<uintptr_t, Block> blocks;
-  size_t device_used = 0;  // includes DVPP
-  size_t dvpp_used = 0;
+  size_t device_used[kMaxDevices] = {};  // per device, includes DVPP
+  size_t dvpp_used[kMaxDevices] = {};
   aclsimMemStats stats{};
 };
 
@@ -120,24 +122,26 @@ aclError allocate(const char* api, MemKind kind, void** ptr, size_t size, size_t
                    static_cast<void*>(ptr), size);
   Heap& h = heap();
   Block b{size, kind == MemKind::kHost ? size : accounted_size(size), kind};
+  b.device = current_device_id();
+  const int32_t d = b.device;
   std::lock_guard<std::mutex> lock(h.mu);
-  if (kind != MemKind::kHost && h.device_used + b.accounted > device_budget())
+  if (kind != MemKind::kHost && h.device_used[d] + b.accounted > device_budget())
     return violate(ACL_ERROR_RT_MEMORY_ALLOCATION, api, "malloc.device_budget",
                    "%zu bytes (%zu accounted) exceed free device memory %zu of %zu", size,
-                   b.accounted, device_budget() - h.device_used, device_budget());
+                   b.accounted, device_budget() - h.device_used[d], device_budget());
   size_t dvpp_cap = static_cast<size_t>(profile().num("memory.dvpp_bytes"));
-  if (kind == MemKind::kDvpp && h.dvpp_used + b.accounted > dvpp_cap)
+  if (kind == MemKind::kDvpp && h.dvpp_used[d] + b.accounted > dvpp_cap)
     return violate(ACL_ERROR_RT_MEMORY_ALLOCATION, api, "malloc.dvpp_budget",
                    "%zu bytes (%zu accounted) exceed free DVPP memory %zu of %zu", size,
-                   b.accounted, dvpp_cap - h.dvpp_used, dvpp_cap);
+                   b.accounted, dvpp_cap - h.dvpp_used[d], dvpp_cap);
   b.reserved = align_up(b.accounted, alignment);
   void* p = std::aligned_alloc(alignment, b.reserved);
   if (p == nullptr)
     return violate(ACL_ERROR_RT_MEMORY_ALLOCATION, api, "malloc.host_oom",
                    "the simulator's host could not provide %zu bytes", b.accounted);
   h.blocks.emplace(reinterpret_cast<uintptr_t>(p), b);
-  if (kind != MemKind::kHost) h.device_used += b.accounted;
-  if (kind == MemKind::kDvpp) h.dvpp_used += b.accounted;
+  if (kind != MemKind::kHost) h.device_used[d] += b.accounted;
+  if (kind == MemKind::kDvpp) h.dvpp_used[d] += b.accounted;
   count(h.stats, kind, b, 1);
   *ptr = p;
   return ACL_SUCCESS;
@@ -145,8 +149,8 @@ aclError allocate(const char* api, MemKind kind, void** ptr, size_t size, size_t
 
 void erase_locked(Heap& h, std::map<uintptr_t, Block>::iterator it) {
   const Block& b = it->second;
-  if (b.kind != MemKind::kHost) h.device_used -= b.accounted;
-  if (b.kind == MemKind::kDvpp) h.dvpp_used -= b.accounted;
+  if (b.kind != MemKind::kHost) h.device_used[b.device] -= b.accounted;
+  if (b.kind == MemKind::kDvpp) h.dvpp_used[b.device] -= b.accounted;
   count(h.stats, b.kind, b, -1);
   if (b.kind == MemKind::kHost) guard::forget(it->first);  // pages accessible before free
   std::free(reinterpret_cast<void*>(it->first));
@@ -249,7 +253,7 @@ void device_mem_info(size_t* free_bytes, size_t* total_bytes) {
   Heap& h = heap();
   std::lock_guard<std::mutex> lock(h.mu);
   *total_bytes = static_cast<size_t>(profile().num("memory.device_bytes"));
-  *free_bytes = device_budget() - h.device_used;
+  *free_bytes = device_budget() - h.device_used[current_device_id()];
 }
 
 void mem_stats(aclsimMemStats* stats) {
@@ -258,9 +262,11 @@ void mem_stats(aclsimMemStats* stats) {
   *stats = h.stats;
 }
 
-void hold_task_memory(const char* api, TaskSpec* spec) {
+void hold_task_memory(const char* api, TaskSpec* spec, int32_t device) {
   Heap& h = heap();
   std::vector<uintptr_t> held;
+  uintptr_t foreign = 0;  // a device block of another device
+  int32_t foreign_device = 0;
   {
     std::lock_guard<std::mutex> lock(h.mu);
     auto take = [&](const ByteRange& r) {
@@ -268,6 +274,10 @@ void hold_task_memory(const char* api, TaskSpec* spec) {
       auto it = live_block(h, reinterpret_cast<uintptr_t>(r.addr), r.size);
       if (it == h.blocks.end() || std::find(held.begin(), held.end(), it->first) != held.end())
         return;
+      if (it->second.kind != MemKind::kHost && it->second.device != device && foreign == 0) {
+        foreign = it->first;
+        foreign_device = it->second.device;
+      }
       ++it->second.users;
       it->second.last_user = api != nullptr ? api : "?";
       held.push_back(it->first);
@@ -275,6 +285,11 @@ void hold_task_memory(const char* api, TaskSpec* spec) {
     for (const ByteRange& r : spec->reads) take(r);
     for (const ByteRange& r : spec->writes) take(r);
   }
+  if (foreign != 0)
+    device_rule(ACL_SUCCESS, api, "memory.other_device", rules::kOwnContext,
+                "the task on device %d uses %p, device memory of device %d: streams and memory "
+                "belong to their device's context",
+                device, reinterpret_cast<void*>(foreign), foreign_device);
   if (held.empty()) return;
   std::function<void()> inner = std::move(spec->work);
   spec->work = [inner, held] {
@@ -283,12 +298,18 @@ void hold_task_memory(const char* api, TaskSpec* spec) {
   };
 }
 
-size_t release_all() {
+size_t release_all(int32_t device) {
   Heap& h = heap();
   std::unique_lock<std::mutex> lock(h.mu);
   size_t n = 0;
+  std::vector<uintptr_t> gone;
   for (auto it = h.blocks.begin(); it != h.blocks.end();) {
     auto next = std::next(it);
+    if (device >= 0 && it->second.device != device) {
+      it = next;
+      continue;
+    }
+    if (device >= 0) gone.push_back(it->first);
     if (it->second.users > 0) {
       // A task that never finished (the device did not drain) may still
       // write it: forget the block but leave its memory alone.
@@ -300,7 +321,9 @@ size_t release_all() {
     it = next;
   }
   lock.unlock();
-  if (hazard::enabled()) hazard::forget_all_blocks();
+  if (hazard::enabled() && device < 0) hazard::forget_all_blocks();
+  if (hazard::enabled())
+    for (uintptr_t base : gone) hazard::forget_block(base);
   return n;
 }
 

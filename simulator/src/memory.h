@@ -51,14 +51,14 @@ bool guard_host_write(const void* ptr, size_t size, const guard::Owner& owner);
 // held until the task's work ran (spec->work is wrapped). A block freed while
 // held stays reserved until then (rule free.in_use, rules.h). `api` names the
 // task in that report.
-void hold_task_memory(const char* api, TaskSpec* spec);
+void hold_task_memory(const char* api, TaskSpec* spec, int32_t device);
 
 // Device budget: free and total bytes as aclrtGetMemInfo reports them.
 void device_mem_info(size_t* free_bytes, size_t* total_bytes);
 void mem_stats(aclsimMemStats* stats);
 
 // Frees every live block (aclrtResetDevice / aclFinalize); returns how many.
-size_t release_all();
+size_t release_all(int32_t device = -1);  // -1: every device's
 
 }  // namespace sim
 

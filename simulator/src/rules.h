@@ -67,6 +67,10 @@ constexpr const char* kReportUnsubscribe =
 constexpr const char* kDecodeRetCode =
     "acldvppJpegDecodeAsync: per-picture status in acldvppGetPicDescRetCode, 0 = OK "
     "[GE acl_dvpp.h; Samples dvpp_process.cpp]; ACL_FACTS 3.4";
+constexpr const char* kOwnContext =
+    "aclrtCreateContext / aclrtSetDevice: streams and memory belong to the context (and device) "
+    "they were created in; other threads set that context first [RT-doc 05]; ACL_FACTS 1.4 "
+    "Init, device, context";
 constexpr const char* kFreeInUse =
     "do not free resources until the device task has finished "
     "[HIA aclcppdevg_03_0255 80RC1alpha002]; aclrtFree does not synchronise [RT-doc 11-01]";

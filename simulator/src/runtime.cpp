@@ -32,6 +32,11 @@ Context* current_context() {
   return t_ctx;
 }
 
+int32_t current_device_id() {
+  const Context* ctx = current_context();
+  return ctx == nullptr ? 0 : ctx->device_id;
+}
+
 void set_current_context(Context* ctx) {
   t_ctx = ctx;
   t_ctx_epoch = g_epoch.load();

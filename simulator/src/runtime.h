@@ -24,8 +24,15 @@ struct Runtime {
   std::mutex mu;                         // lock order: Runtime::mu before Device::mu
   std::atomic<bool> initialized{false};  // written under mu; read lock-free
   bool finalized = false;
-  int device_refs = 0;
-  Context* default_ctx = nullptr;
+  // Per device (aclrtSetDevice reference count, default context); a device's timeline
+  // thread starts at its first aclrtSetDevice and stops at aclFinalize.
+  int device_refs[kMaxDevices] = {};
+  Context* default_ctx[kMaxDevices] = {};
+  int devices_set() const {
+    int n = 0;
+    for (int refs : device_refs) n += refs > 0;
+    return n;
+  }
   std::vector<std::unique_ptr<Context>> contexts;  // all since aclInit, incl. destroyed
 };
 
@@ -34,6 +41,8 @@ bool initialized();
 
 // The calling thread's current context (nullptr if none).
 Context* current_context();
+// Its device, 0 if it has none.
+int32_t current_device_id();
 void set_current_context(Context* ctx);
 // Invalidates every thread's current context (device reset, aclFinalize).
 void bump_context_epoch();
@@ -50,12 +59,12 @@ aclError resolve_stream(const char* api, void* handle, Stream** out);
 // Checks aclInit and a current context. Caller need not hold any lock.
 aclError require_context(const char* api);
 
-// Waits for the device, then destroys every stream, event, context and block;
+// Waits for device `id`, then destroys every stream, event, context and block of it;
 // logs (rule teardown.order) whatever the user left alive. Holds Runtime::mu.
 // check_leaks: ACL_SIM_LEAK_CHECK first reports what the program left on the
 // device (leak.h), before it is reclaimed (aclFinalize, which checks
 // everything itself, passes false).
-void teardown_device_locked(const char* api, bool check_leaks = true);
+void teardown_device_locked(const char* api, int32_t id, bool check_leaks = true);
 
 }  // namespace sim
 

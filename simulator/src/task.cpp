@@ -14,7 +14,8 @@
 namespace sim {
 
 const char* engine_name(Engine engine) {
-  static const char* const kNames[] = {"control", "h2d", "d2h", "d2d", "jpegd", "vpc", "aicore"};
+  static const char* const kNames[] = {"control", "h2d", "d2h",    "d2d",
+                                       "jpegd",   "vpc", "aicore", "link"};
   int i = static_cast<int>(engine);
   return i >= 0 && i < static_cast<int>(Engine::kCount) ? kNames[i] : "?";
 }
@@ -52,7 +53,7 @@ aclError submit(const char* api, void* stream, TaskSpec spec) {
   std::unique_lock<std::mutex> lk(d.mu());
   Stream* s = nullptr;
   if (aclError rc = resolve_stream(api, stream, &s)) return rc;
-  hold_task_memory(api, &spec);  // freeing its memory before it ran: rule free.in_use
+  hold_task_memory(api, &spec, d.id());  // freeing its memory before it ran: rule free.in_use
   d.enqueue(lk, s, TaskKind::kWork, std::move(spec), stamp, nullptr, api);
   return ACL_SUCCESS;
 }

@@ -50,6 +50,7 @@ enum class Engine : int {
   kJpegd,
   kVpc,
   kAicore,
+  kLink,  // a transfer over a link between devices or hosts (link.h)
   kCount
 };
 
@@ -78,6 +79,12 @@ struct TaskSpec {
   // the same moment share (memory.bandwidth_GBps; docs/shared_bandwidth.md).
   // -1: the parts of `reads` and `writes` in device or DVPP memory.
   double traffic_bytes = -1.0;
+  // Link transfers (link.h): the link the transfer shares with the others
+  // crossing it at the same moment, instead of the DDR, its bottleneck
+  // bandwidth and the bytes it moves over it.
+  std::string link_key;
+  double link_GBps = 0.0;
+  double link_bytes = 0.0;
 };
 
 // Enqueues `spec` on `stream` for public API `api` (used in log lines).

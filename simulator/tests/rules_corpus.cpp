@@ -417,6 +417,30 @@ int free_in_use(bool bad) {
   return rh == ACL_SUCCESS && rd == ACL_SUCCESS ? rc : 3;
 }
 
+// Two devices in one process: a memset on device 1 of device 0's memory (bad), of device 1's
+// own (twin).
+int memory_other_device(bool bad) {
+  void *p0 = nullptr, *p1 = nullptr;
+  aclrtStream s = nullptr;
+  if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS ||
+      aclrtMalloc(&p0, 4096, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS)
+    return 2;
+  if (aclrtSetDevice(1) != ACL_SUCCESS ||
+      aclrtMalloc(&p1, 4096, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS ||
+      aclrtCreateStream(&s) != ACL_SUCCESS)
+    return 2;
+  const aclError rc = aclrtMemsetAsync(bad ? p0 : p1, 4096, 0, 4096, s);
+  aclrtSynchronizeStream(s);
+  aclrtDestroyStream(s);
+  aclrtFree(p1);
+  aclrtResetDevice(1);
+  aclrtSetDevice(0);
+  aclrtFree(p0);
+  aclrtResetDevice(0);
+  aclrtResetDevice(0);
+  return rc == ACL_SUCCESS && aclFinalize() == ACL_SUCCESS ? 0 : 3;
+}
+
 // ACL_SIM_FAIL names no API (bad) or an API (twin): aclInit refuses a bad rule.
 int faults_spec(bool) {
   Session s;
@@ -487,6 +511,7 @@ const std::vector<Case>& cases() {
       {"decode_retcode", "RULE jpegd.retcode_unread ", 87, "", "", decode_retcode},
       {"sub_buffer", "RULE dvpp.sub_buffer ", 87, "", "", sub_buffer},
       {"free_in_use", "RULE free.in_use ", 87, "", "", free_in_use},
+      {"memory_other_device", "RULE memory.other_device ", 87, "", "", memory_other_device},
       {"host_device_pointer", "RULE host.device_pointer ", 87, "", "", host_device_pointer},
       {"faults_unknown_api", "RULE faults.spec ", 87, "ACL_SIM_FAIL=nosuchApi:1",
        "ACL_SIM_FAIL=aclrtMalloc:1:207001", faults_spec},

@@ -64,27 +64,63 @@ TEST(device, set_get_reset) {
              "context.current_required");
 }
 
-TEST(device, one_device_per_process_and_faults_on_one_device) {
+TEST(device, several_devices_in_one_process) {
   CHECK_OK(aclInit(nullptr));
   CHECK_OK(aclrtSetDevice(0));
-  // A second device would share the first one's engines: refused, not silently merged.
-  CHECK_RULE(aclrtSetDevice(1), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "device.one_per_process");
-  aclrtContext ctx = nullptr;
-  CHECK_RULE(aclrtCreateContext(&ctx, 2), ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-             "device.one_per_process");
+  void* p0 = nullptr;
+  CHECK_OK(aclrtMalloc(&p0, 1 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+  size_t free0 = 0, total = 0;
+  CHECK_OK(aclrtGetMemInfo(ACL_DDR_MEM, &free0, &total));
+  aclrtStream s0 = nullptr;
+  CHECK_OK(aclrtCreateStream(&s0));
+  // Device 1: its own context, streams and memory; the thread's current context moves there.
+  CHECK_OK(aclrtSetDevice(1));
+  int32_t id = -1;
+  CHECK_OK(aclrtGetDevice(&id));
+  CHECK_EQ(id, 1);
+  size_t free1 = 0;
+  CHECK_OK(aclrtGetMemInfo(ACL_DDR_MEM, &free1, &total));
+  CHECK(free1 > free0);  // device 0's megabyte is not device 1's
+  aclrtStream s1 = nullptr;
+  CHECK_OK(aclrtCreateStream(&s1));
+  void* p1 = nullptr;
+  CHECK_OK(aclrtMalloc(&p1, 1 << 20, ACL_MEM_MALLOC_HUGE_FIRST));
+  // A stream of device 0 is no stream of the current context (device 1).
+  CHECK_RULE(aclrtSynchronizeStream(s0), ACL_ERROR_RT_INVALID_HANDLE, "stream.valid_handle");
+  // Device memory of device 0 in a task of device 1: a device rule (no peer access here).
+  CHECK_DEVICE_RULE(aclrtMemcpyAsync(p1, 1024, p0, 1024, ACL_MEMCPY_DEVICE_TO_DEVICE, s1),
+                    ACL_SUCCESS, "memory.other_device");
+  CHECK_OK(aclrtSynchronizeStream(s1));
+  // Each device resets on its own: device 1's objects go, device 0's stay usable.
+  CHECK_OK(aclrtFree(p1));
+  CHECK_OK(aclrtDestroyStream(s1));
+  CHECK_OK(aclrtResetDevice(1));
+  CHECK_OK(aclrtSetDevice(0));
+  CHECK_OK(aclrtMemsetAsync(p0, 1024, 0, 1024, s0));
+  CHECK_OK(aclrtSynchronizeStream(s0));
+  CHECK_OK(aclrtDestroyStream(s0));
+  CHECK_OK(aclrtFree(p0));
+  CHECK_OK(aclrtResetDevice(0));
+  CHECK_OK(aclrtResetDevice(0));
+  CHECK_OK(aclFinalize());
+}
+
+TEST(device, faults_on_one_device) {
+  CHECK_OK(aclInit(nullptr));
   // API:N@DEVICE counts only the calls made while that device is current.
   CHECK_OK(aclsimSetFaults("aclrtMalloc:1@1"));
+  CHECK_OK(aclrtSetDevice(0));
   void* p = nullptr;
   CHECK_OK(aclrtMalloc(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST));  // device 0: not counted
   CHECK_OK(aclrtFree(p));
-  CHECK_OK(aclrtResetDevice(0));
-  CHECK_OK(aclrtSetDevice(1));  // the process's one device may be another once released
+  CHECK_OK(aclrtSetDevice(1));
   CHECK_EQ(aclrtMalloc(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_RT_MEMORY_ALLOCATION);
   CHECK_OK(aclrtMalloc(&p, 100, ACL_MEM_MALLOC_HUGE_FIRST));
   CHECK_OK(aclrtFree(p));
   CHECK_OK(aclsimSetFaults(""));
   CHECK_EQ(aclsimSetFaults("aclrtMalloc:1@x"), ACL_ERROR_INVALID_PARAM);
   CHECK_OK(aclrtResetDevice(1));
+  CHECK_OK(aclrtResetDevice(0));
   CHECK_OK(aclFinalize());
 }
 

@@ -20,7 +20,9 @@
 #include <memory>
 
 #include "ascgen_devices.h"
+#include "ascgen_numa.h"
 #include "ascgen_support.h"
+#include "ascgen_windows.h"
 
 namespace ascgen {
 
@@ -148,8 +150,11 @@ struct BatchRecord {
 };
 
 // The generic half of a worker; the generated Worker adds its resources.
+struct Run;
+
 struct WorkerBase {
   int id = 0;
+  Run* run = nullptr;                // its device's run (deploy: threads runs one per device)
   std::vector<BatchRecord> batches;  // per batch slot
   int64_t next_frame = 0;            // frames are numbered on, across the reference run and the run
   Completions completions;
@@ -182,11 +187,21 @@ struct Run {
   std::string first_failure_input;
   int64_t first_failure_code = 0;
   FirstError error;
+  const std::vector<Input>* inputs = nullptr;  // for the completion callbacks
+  WindowLatency windows;                       // p99 and max per second measured
 };
+
+// The calling thread's run: its device's (set on each thread of a device under deploy:
+// threads), else the process's one run.
+inline Run*& current_run() {
+  thread_local Run* run = nullptr;
+  return run;
+}
 
 inline Run& run_state() {
   static Run run;
-  return run;
+  Run* mine = current_run();
+  return mine != nullptr ? *mine : run;
 }
 
 // ---------------------------------------------------------------- completing a batch
@@ -233,8 +248,13 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
     }
   }
   if (!run.recording && now >= run.measure_start && now < run.measure_end) {
-    for (int i = 0; i < batch; ++i)
-      t.latency.record((now - r.submitted[static_cast<size_t>(i)]) * 1e6);
+    double us[64];  // the batch's latencies, 64 at a time into the run's second windows
+    for (int i = 0; i < batch; ++i) {
+      us[i % 64] = (now - r.submitted[static_cast<size_t>(i)]) * 1e6;
+      t.latency.record(us[i % 64]);
+      if (i % 64 == 63 || i == batch - 1)
+        run.windows.record(now - run.measure_start, us, i % 64 + 1);
+    }
     t.measured_frames += batch;
     t.rate.add(now, batch);
     if (run.completed.fetch_add(batch) + batch >= run.frame_limit && run.frame_limit > 0)
@@ -278,15 +298,12 @@ BatchRecord& submit_frame(W& t, int64_t f, const Input& in) {
 
 template <class W>
 struct BatchCallback {
-  const std::vector<Input>* inputs;
   static void on_done(void* record) {
     auto* r = static_cast<BatchRecord*>(record);
-    complete_batch(*static_cast<W*>(r->worker), r->batch, now_s(), *instance().inputs);
-    ++run_state().callbacks_run;
-  }
-  static BatchCallback& instance() {
-    static BatchCallback cb{nullptr};
-    return cb;
+    W& t = *static_cast<W*>(r->worker);
+    current_run() = t.run;  // the report thread serves one device
+    complete_batch(t, r->batch, now_s(), *t.run->inputs);
+    ++t.run->callbacks_run;
   }
 };
 
@@ -459,6 +476,7 @@ inline void check_budget(const ProgramInfo& info, int threads, int window) {
 template <class W, class Layout>
 void run_worker(W& t, aclrtContext context, const std::vector<Input>& inputs,
                 const std::vector<int>& cpus) {
+  current_run() = t.run;
   Run& run = run_state();
   const double cpu0 = thread_cpu_s();
   try {
@@ -526,9 +544,11 @@ inline void finish_callbacks(ReportThread& reporter) {
   reporter.stop();
 }
 
+// One device's run. init_acl: this run initialises AscendCL (false under deploy: threads, where
+// the process did once for every device).
 template <class W, class Layout>
 int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
-        const std::vector<StageInfo>& stages) {
+        const std::vector<StageInfo>& stages, bool init_acl = true) {
   Run& run = run_state();
   run.info = &info;
   if (opt.load_given)
@@ -549,11 +569,18 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   }
   const int window = Layout::window(opt, info);
   check_budget(info, opt.threads, window);
-  const std::vector<int> cpus = cpus_for(opt.pin);
-  const std::vector<Input> inputs = prepare_inputs(info, opt.input, W::inspect_input);
-  check(aclInit(nullptr), "setup", "aclInit");
-  cleanup.add("aclFinalize", [] { return aclFinalize(); });
   const int32_t device = opt.devices.empty() ? info.device_id : std::atoi(opt.devices.c_str());
+  // host.numa: this device's threads on its NUMA node's CPUs; this thread first, so that the
+  // pinned host memory it allocates below is first touched there.
+  const NumaPlacement numa = numa_placement(opt, device, cpus_for(opt.pin));
+  const std::vector<int>& cpus = numa.pinned;
+  if (numa.node >= 0) pin_current_thread(cpus);
+  const std::vector<Input> inputs = prepare_inputs(info, opt.input, W::inspect_input);
+  run.inputs = &inputs;
+  if (init_acl) {
+    check(aclInit(nullptr), "setup", "aclInit");
+    cleanup.add("aclFinalize", [] { return aclFinalize(); });
+  }
   check(aclrtSetDevice(device), "setup", "aclrtSetDevice");
   cleanup.add("aclrtResetDevice", [device] { return aclrtResetDevice(device); });
   aclrtContext context = nullptr;
@@ -568,6 +595,7 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
     workers.push_back(std::make_unique<W>());
     W& t = *workers.back();
     t.id = w;
+    t.run = &run;
     t.shared = &shared;
     t.batches.resize(static_cast<size_t>(batch_slots));
     for (BatchRecord& r : t.batches) {
@@ -581,10 +609,9 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   // before it processes a report, and unsubscribed only after the drain below.
   std::unique_ptr<ReportThread> reporter;
   if (Layout::kCallbacks) {
-    BatchCallback<W>::instance().inputs = &inputs;
-    reporter = std::make_unique<ReportThread>(context, [&workers](const std::string& error) {
-      run_state().error.set(error);
-      run_state().stop = true;
+    reporter = std::make_unique<ReportThread>(context, [&run, &workers](const std::string& error) {
+      run.error.set(error);
+      run.stop = true;
       for (auto& t : workers) t->completions.abort();
     });
     for (auto& t : workers) {
@@ -610,6 +637,7 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   const double t0 = now_s();
   run.measure_start = t0 + opt.warmup_s;
   run.measure_end = opt.frames > 0 ? 1e300 : run.measure_start + opt.duration_s;
+  run.windows.reserve(opt.frames > 0 ? 0.0 : opt.duration_s);
   const double cpu0 = process_cpu_s();
   std::vector<std::thread> threads;
   for (auto& t : workers)
@@ -636,11 +664,13 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   report.device_memory_bytes = static_cast<int64_t>(mem_total - mem_free);
   report.interrupted = stop_signal() != 0;
   report.windows_qps = progress.windows();
+  report.windows_latency = run.windows.p99_max_ms();
   const bool verifiable = workers[0]->output(0) != nullptr;
   report.verified = opt.verify && verifiable ? (run.mismatches == 0 ? 1 : 0) : -1;
   for (const StageInfo& s : stages)
     report.stages.push_back({s.name, s.per_batch ? report.frames / info.batch : report.frames});
-  report.write(latency, opt.json_path, opt.quiet);
+  if (numa.node >= 0) report.more = [&numa](Json& j) { numa_json(j, numa); };
+  report.write(latency, opt.json_path, opt.quiet, opt.error_path.empty());
   if (run.mismatches > 0) return 1;
   if (run.frames_failed > 0 && !opt.skip_decode_errors) {
     std::fprintf(stderr, "%s: decoding input '%s' failed with result code %" PRId64 "\n", info.name,
@@ -652,12 +682,13 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
 
 // One device's run inside a cleanup that releases everything in reverse order on every path.
 template <class W, class Layout>
-int run_one(const ProgramInfo& info, const Options& opt, const std::vector<StageInfo>& stages) {
+int run_one(const ProgramInfo& info, const Options& opt, const std::vector<StageInfo>& stages,
+            bool init_acl = true) {
   Cleanup cleanup;
   int status = 0;
   std::string error;
   try {
-    status = run<W, Layout>(info, opt, cleanup, stages);
+    status = run<W, Layout>(info, opt, cleanup, stages, init_acl);
   } catch (const BadFlags& e) {
     error = e.what();
     status = 2;
@@ -685,6 +716,7 @@ int run_main(int argc, char** argv, const ProgramInfo& info, const Options& defa
   setenv("ACL_SIM_PROFILE", ASCGEN_SIM_PROFILE, 0);  // the device this program was planned for
 #endif
   install_signal_handlers();
+  warn_numa_balancing(info.name);
   if (opt.devices.empty()) return run_one<W, Layout>(info, opt, stages);
   const std::vector<int32_t> devices = parse_devices(info.name, opt.devices);
   if (devices.size() == 1) {
@@ -700,6 +732,11 @@ int run_main(int argc, char** argv, const ProgramInfo& info, const Options& defa
   head.batch = info.batch;
   head.sync_every = info.sync_every;
   try {
+    if (opt.deploy == "threads")
+      return run_device_threads<Run>(head, opt, devices, [&](const Options& one, Run& run) {
+        current_run() = &run;
+        return run_one<W, Layout>(info, one, stages, false);
+      });
     return run_devices(head, opt, devices,
                        [&](const Options& one) { return run_one<W, Layout>(info, one, stages); });
   } catch (const std::exception& e) {

@@ -7,6 +7,7 @@ When the package registry cannot be reached the test is skipped, loudly.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -104,3 +105,52 @@ def test_cmake_cann_branch_builds_against_a_toolkit(name: str, cann_include: tup
     ninja = (build / "build.ninja").read_text()
     assert "-isystem" in ninja and str(root / "runtime" / "include") in ninja
     assert "rpath" not in ninja, "the link stubs must not end up in the binary's RPATH"
+
+
+def _probe_sources(root: Path) -> Path:
+    """The transfer probe with every case it can have (atlas_a3: copies and both links)."""
+    from ascgen.transfers import probe
+
+    options = probe.Options(profile="atlas_a3", host_memory=("pinned", "pageable"))
+    for merged in (False, True):
+        folder = root / ("merged" if merged else "unmerged")
+        folder.mkdir(parents=True)
+        files = probe.render(dataclasses.replace(options, merged=merged), folder)
+        for rel, text in files.items():
+            (folder / rel).write_text(text)
+    return root
+
+
+def test_probe_programs_compile_against_cann(cann_include: tuple[Path, Path], tmp_path: Path) -> None:
+    """The transfer probes (ascgen probe transfer) build against CANN's real headers: their link
+    cases, simulator-only, are left out there and report themselves unsupported."""
+    cann, _ = cann_include
+    root = _probe_sources(tmp_path / "probes")
+    for folder in sorted(root.iterdir()):
+        cmd = ["c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-DASCGEN_BACKEND_SIM=0"]
+        proc = subprocess.run(
+            [*cmd, f"-I{cann}", str(folder / "main.cpp")], capture_output=True, text=True, check=False
+        )
+        assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+def test_probe_cmake_cann_branch_builds_against_a_toolkit(cann_include: tuple[Path, Path], tmp_path: Path) -> None:
+    cann, dvpp_only = cann_include
+    root = _toolkit(tmp_path / "Ascend" / "latest", cann, dvpp_only)
+    src = _probe_sources(tmp_path / "probes") / "unmerged"
+    build = tmp_path / "build"
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DDK_PATH": str(root)}
+    configure = subprocess.run(
+        ["cmake", "-S", str(src), "-B", str(build), "-G", "Ninja"], capture_output=True, text=True, env=env, check=False
+    )
+    assert configure.returncode == 0, configure.stdout[-2000:] + configure.stderr[-2000:]
+    assert "AscendCL backend cann" in configure.stdout
+    compiled = subprocess.run(
+        ["ninja", "-C", str(build), "CMakeFiles/probe_transfer.dir/main.cpp.o"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert compiled.returncode == 0, compiled.stdout[-4000:]
+    assert "rpath" not in (build / "build.ninja").read_text()

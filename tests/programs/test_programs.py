@@ -25,6 +25,7 @@ CONTRACT = {
     "process_cpu_s",
     "device_memory_bytes",
     "windows_qps",
+    "windows_latency_ms",
     "interrupted",
     "verified",
 }
@@ -66,6 +67,10 @@ def test_pipeline_runs_and_verifies(spec: Path, tmp_path: Path) -> None:
     assert [b for b, _ in histogram] == sorted({b for b, _ in histogram})
     assert histogram[-1][0] >= lat["max"] * 1000
     assert set(report["stages"]) == {s.name for s in result.spec.stages}
+    # p99 and max per second measured: every frame falls in one, so the worst is the run's max
+    windows = report["windows_latency_ms"]
+    assert windows and all(p99 <= top for p99, top in windows)
+    assert max(top for _, top in windows) == pytest.approx(lat["max"], rel=1e-4)
     assert report["device_memory_bytes"] > 0
 
 

@@ -4,10 +4,11 @@
     python -m tools.deployment --duration 5    # longer runs, less noise
     python -m tools.deployment --render-only   # the page and plot again from the last results
 
-The seed workload over several devices, one process per device (the generated parent starts
-them and merges their reports): pipelines/ascend310/resnet50_atlas300i.yaml on 1, 2 and 4
-of an Atlas 300I card's Ascend 310 chips, and pipelines/resnet50_atlas800.yaml on 1, 2, 4
-and 8 of an Atlas 800's Ascend 910B, each against the planner's aggregate roofline.
+The seed workload over several devices, as one process per device (the generated parent
+starts them and merges their reports) and as one process with a thread per device:
+pipelines/ascend310/resnet50_atlas300i.yaml on 1, 2 and 4 of an Atlas 300I card's Ascend 310
+chips, and pipelines/resnet50_atlas800.yaml on 1, 2, 4 and 8 of an Atlas 800's Ascend 910B,
+each against the planner's aggregate roofline.
 
 The simulator's own CPU (two shared cores for up to eight simulated devices) would limit the
 figures, so the runs slow the simulated clock (ACL_SIM_TIME_SCALE) and report model-time
@@ -38,6 +39,7 @@ from tools.deployment import report
 
 # (spec, device counts, time scale): the scale keeps the simulator's CPU below what the
 # devices ask of it (checked: a point whose devices reach less than 97 % of the plan says so).
+DEPLOYS = ("processes", "threads")
 STUDIES = [
     (Path("pipelines/ascend310/resnet50_atlas300i.yaml"), [1, 2, 4], 4.0),
     (Path("pipelines/resnet50_atlas800.yaml"), [1, 2, 4, 8], 8.0),
@@ -54,15 +56,17 @@ def predicted(spec_path: Path, n: int) -> dict[str, Any]:
     return {"aggregate_qps": d.aggregate_qps, "per_device_qps": d.per_device_qps, "bottleneck": d.bottleneck}
 
 
-def run_once(binary: Path, n: int, scale: float, duration: float, warmup: float) -> dict[str, Any]:
+def run_once(binary: Path, n: int, deploy: str, scale: float, duration: float, warmup: float) -> dict[str, Any]:
     env = {**os.environ, "ACL_SIM_TIME_SCALE": f"{scale:g}", "ACL_SIM_DEVICE_OPEN_MS": "0"}
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r.json"
         cmd = [str(binary), "--devices", ",".join(str(d) for d in range(n)), "--duration", f"{duration:g}"]
-        cmd += ["--warmup", f"{warmup:g}", "--quiet", "--json", str(out)]
+        cmd += ["--warmup", f"{warmup:g}", "--deploy", deploy, "--quiet", "--json", str(out)]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False, timeout=600)
         if proc.returncode != 0:
-            raise RuntimeError(f"{binary.name} on {n} device(s) exited {proc.returncode}: {proc.stderr.strip()[-400:]}")
+            raise RuntimeError(
+                f"{binary.name} on {n} device(s) ({deploy}) exited {proc.returncode}: {proc.stderr.strip()[-400:]}"
+            )
         doc: dict[str, Any] = json.loads(out.read_text())
     devices = doc.get("devices") or [{"report": doc}]
     return {
@@ -75,29 +79,34 @@ def run_once(binary: Path, n: int, scale: float, duration: float, warmup: float)
 
 def measure(duration: float, warmup: float, repeat: int, build_root: Path) -> list[dict[str, Any]]:
     points: list[dict[str, Any]] = []
-    total = sum(len(counts) for _, counts, _ in STUDIES) * repeat
+    total = sum(2 * len(counts) - 1 for _, counts, _ in STUDIES) * repeat
     with Progress(transient=True) as bar:
         task = bar.add_task("deployment", total=total)
         for spec, counts, scale in STUDIES:
             bar.update(task, description=f"building {spec.stem}")
             binary = build_variant(spec, build_root=build_root.resolve()).binary
             for n in counts:
-                bar.update(task, description=f"{spec.stem} on {n} device(s)")
-                runs = []
-                for _ in range(repeat):
-                    runs.append(run_once(binary, n, scale, duration, warmup))
-                    bar.advance(task)
-                points.append(
-                    {
-                        "spec": spec.as_posix(), "name": spec.stem, "devices": n, "time_scale": scale,
-                        "repeat": repeat, "duration_s": duration,
-                        "qps": median(r["qps"] for r in runs), "qps_runs": [r["qps"] for r in runs],
-                        "per_device_qps": runs[0]["per_device_qps"],
-                        "p99_ms": median(r["p99_ms"] for r in runs),
-                        "plan": predicted(spec, n),
-                    }
-                )  # fmt: skip
+                for deploy in DEPLOYS if n > 1 else DEPLOYS[:1]:  # one device: one process either way
+                    bar.update(task, description=f"{spec.stem} on {n} device(s), {deploy}")
+                    runs = []
+                    for _ in range(repeat):
+                        runs.append(run_once(binary, n, deploy, scale, duration, warmup))
+                        bar.advance(task)
+                    points.append(point(spec, n, deploy, scale, repeat, duration, runs))
     return points
+
+
+def point(
+    spec: Path, n: int, deploy: str, scale: float, repeat: int, duration: float, runs: list[dict[str, Any]]
+) -> dict[str, Any]:
+    return {
+        "spec": spec.as_posix(), "name": spec.stem, "devices": n, "deploy": deploy, "time_scale": scale,
+        "repeat": repeat, "duration_s": duration,
+        "qps": median(r["qps"] for r in runs), "qps_runs": [r["qps"] for r in runs],
+        "per_device_qps": runs[0]["per_device_qps"],
+        "p99_ms": median(r["p99_ms"] for r in runs),
+        "plan": predicted(spec, n),
+    }  # fmt: skip
 
 
 @friendly

@@ -76,6 +76,33 @@ uint64_t aclsimRuleCount(void);
 // The same, then forgets them (tests that break rules on purpose).
 uint64_t aclsimTakeRuleCount(void);
 
+// Link transfers (simulator/src/link.h, docs/transfers.md): one block moved
+// over HCCS or RDMA between this device (or its host) and a remote device (or
+// its host), as a transfer engine such as HIXL's does it. The simulator has one
+// device per process: the remote side is a buffer of this process, and
+// `remoteDevice` only names the peer (links of several devices: issue 18).
+typedef enum aclsimLinkPlace { ACL_SIM_LINK_HOST = 0, ACL_SIM_LINK_DEVICE = 1 } aclsimLinkPlace;
+typedef enum aclsimLinkOp { ACL_SIM_LINK_WRITE = 0, ACL_SIM_LINK_READ = 1 } aclsimLinkOp;
+typedef struct aclsimLinkTransfer {
+  const char* link;  // "hccs" or "rdma"
+  int32_t remoteDevice;
+  aclsimLinkPlace localPlace, remotePlace;
+  aclsimLinkOp op;    // write: local -> remote; read: remote -> local
+  int32_t pool;       // through the transit buffer pool
+  int32_t crossHost;  // the remote side is on another host
+  void* local;        // host memory (any) or device memory, as its place says
+  void* remote;
+  size_t bytes;
+} aclsimLinkTransfer;
+
+// Queues the transfer on `stream` (NULL: the default stream); the bytes move
+// at its modelled end.
+aclError aclsimLinkTransferAsync(const aclsimLinkTransfer* transfer, aclrtStream stream);
+
+// A task that holds `stream` for `us` of model time and does nothing: a probe
+// queues its work behind it, so the host's submissions are not what it times.
+aclError aclsimHoldStreamAsync(aclrtStream stream, double us);
+
 #ifdef __cplusplus
 }
 #endif

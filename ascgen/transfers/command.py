@@ -1,0 +1,198 @@
+"""``ascgen probe transfer``: build the transfer probe, run it, print and write its table.
+
+Only Click and ascgen's error model are imported at module level (ascgen.cli imports this
+module); the rest is loaded when a command runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from ascgen.errors import Interrupted, UserError
+from ascgen.friendly import friendly
+
+if TYPE_CHECKING:
+    from ascgen.transfers.probe import Options, Row
+
+
+def _choices(allowed: tuple[str, ...]) -> Callable[[click.Context, click.Parameter, str], tuple[str, ...]]:
+    def parse(ctx: click.Context, param: click.Parameter, text: str) -> tuple[str, ...]:
+        values = tuple(v.strip() for v in text.split(",") if v.strip())
+        bad = [v for v in values if v not in allowed]
+        if bad or not values:
+            raise click.BadParameter(f"{text!r}: give a comma-separated list of {', '.join(allowed)}")
+        return values
+
+    return parse
+
+
+def _sizes(ctx: click.Context, param: click.Parameter, text: str) -> tuple[int, ...]:
+    from ascgen.transfers.probe import parse_size
+
+    try:
+        return tuple(sorted({parse_size(v) for v in text.split(",") if v.strip()}))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+@click.group(short_help="Measure what the device does (transfers).")
+def probe() -> None:
+    """Generated probe programs that measure the device's figures."""
+
+
+@probe.command(short_help="Transfer bandwidth by block size, in HIXL's layout.")
+@click.option("--profile", "profile_name", default="atlas_a3", show_default=True, help="Device profile.")
+@click.option(
+    "--links",
+    default="copy,hccs,rdma",
+    show_default=True,
+    callback=_choices(("copy", "hccs", "rdma")),
+    help="copy: aclrtMemcpy over the host link; hccs, rdma: transfers to a peer (simulator only).",
+)
+@click.option(
+    "--directions", default="h2d,d2h,d2d,h2h", show_default=True, callback=_choices(("h2d", "d2h", "d2d", "h2h"))
+)
+@click.option("--sizes", default="64K,256K,1M,4M,16M", show_default=True, callback=_sizes, help="Block sizes.")
+@click.option(
+    "--host-memory", default="pinned", show_default=True, callback=_choices(("pinned", "pageable")), help="Copies."
+)
+@click.option("--merged/--unmerged", default=False, show_default=True, help="Copies: the run's blocks as one copy.")
+@click.option("--pool", "pool_text", default="off,on", show_default=True, callback=_choices(("on", "off")))
+@click.option("--op", "ops", default="write,read", show_default=True, callback=_choices(("write", "read")))
+@click.option("--hosts", default="one_host,two_hosts", show_default=True, callback=_choices(("one_host", "two_hosts")))
+@click.option("--total", default="128M", show_default=True, help="Bytes moved per case (HIXL: 128 MiB).")
+@click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs per case (median).")
+@click.option(
+    "--time-scale",
+    type=click.FloatRange(min=1.0),
+    default=20.0,
+    show_default=True,
+    help="Simulator: ACL_SIM_TIME_SCALE, so the simulator's own CPU does not limit a figure (model time).",
+)
+@click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True)
+@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("build"), show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), help="Results folder.")
+@friendly
+def transfer(
+    profile_name: str,
+    links: tuple[str, ...],
+    directions: tuple[str, ...],
+    sizes: tuple[int, ...],
+    host_memory: tuple[str, ...],
+    merged: bool,
+    pool_text: tuple[str, ...],
+    ops: tuple[str, ...],
+    hosts: tuple[str, ...],
+    total: str,
+    repeat: int,
+    time_scale: float,
+    backend: str,
+    build_dir: Path,
+    out_dir: Path | None,
+) -> None:
+    """Build the transfer probe for PROFILE, run it and print GB/s per block size and column.
+
+    Writes results.json, transfers.csv, table.md and transfers.png to --out (default
+    probe-results/transfer/<time>/). Ctrl-C keeps the cases already measured."""
+    from ascgen import profile as profiles
+    from ascgen.transfers.probe import Options, parse_size
+
+    if profile_name not in profiles.available():
+        raise UserError(f"unknown profile {profile_name!r}: one of {', '.join(profiles.available())}")
+    try:
+        total_bytes = parse_size(total)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--total") from None
+    if max(sizes) > total_bytes:
+        raise click.BadParameter(f"a block of {max(sizes)} bytes is larger than --total {total}", param_hint="--sizes")
+    options = Options(
+        profile=profile_name,
+        links=links,
+        directions=directions,
+        sizes=sizes,
+        host_memory=host_memory,
+        merged=merged,
+        pool=tuple(p == "on" for p in pool_text),
+        ops=ops,
+        hosts=hosts,
+        total_bytes=total_bytes,
+        repeat=repeat,
+    )
+    folder = out_dir or Path("probe-results") / "transfer" / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    run_and_write(options, folder, build_dir.resolve(), backend, time_scale)
+
+
+def run_and_write(options: Options, folder: Path, build_root: Path, backend: str, time_scale: float) -> None:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from ascgen.console import out
+    from ascgen.fileio import check_can_create
+    from ascgen.transfers import probe, report
+
+    check_can_create(folder)
+    err = Console(stderr=True, highlight=False)
+    n = len(probe.cases(options))
+    rows: list[Row] = []
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
+    ) as bar:
+        building = bar.add_task("build the probe", total=None)
+        binary = probe.build(
+            options, build_root, backend, progress=lambda what, done, total: bar.update(building, description=what)
+        )
+        bar.remove_task(building)
+        task = bar.add_task("transfers", total=n)
+
+        def on_row(row: Row) -> None:
+            rows.append(row)
+            bar.update(task, advance=1, description=f"{row.column} {probe.size_label(row.block_bytes)}")
+
+        try:
+            probe.run(binary, options, time_scale=time_scale, on_row=on_row)
+        except KeyboardInterrupt:
+            _write(folder, rows, options, backend, time_scale, complete=False)
+            raise Interrupted(f"interrupted: wrote the {len(rows)} finished cases of {n} to {folder}") from None
+    names = _write(folder, rows, options, backend, time_scale, complete=True)
+    for title, header, body in report.table(rows):
+        from rich.table import Table
+
+        t = Table(title=f"{title} (GB/s)", title_justify="left")
+        for h in header:
+            t.add_column(h, justify="right")
+        for line in body:
+            t.add_row(*line)
+        out.print(t)
+    err.print(f"wrote {', '.join(names)} to {folder}")
+
+
+def _write(
+    folder: Path, rows: list[Row], options: Options, backend: str, time_scale: float, complete: bool
+) -> list[str]:
+    import dataclasses
+    import platform
+
+    from ascgen.fileio import write_atomic
+    from ascgen.transfers import report
+
+    meta: dict[str, object] = {
+        "probe": "transfer",
+        "options": dataclasses.asdict(options),
+        "backend": backend,
+        "time_scale": time_scale if backend == "sim" else None,
+        "host": platform.node(),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "complete": complete,
+    }
+    write_atomic(folder / "results.json", report.to_json(rows, meta))
+    write_atomic(folder / "transfers.csv", report.to_csv(rows))
+    write_atomic(folder / "table.md", report.markdown(rows))
+    names = ["results.json", "transfers.csv", "table.md"]
+    if rows:
+        report.plot(rows, folder / "transfers.png", f"transfer probe, profile {options.profile}")
+        names.append("transfers.png")
+    return names

@@ -1,0 +1,5 @@
+import sys
+
+from tools.transfers.run import main
+
+sys.exit(main())
