@@ -110,10 +110,10 @@ def render(points: list[dict[str, Any]], plot_path: str) -> str:
         "## Scaling",
         "",
         "Measured on the simulator, a process per device and a thread per device. Two shared host cores",
-        "simulate up to eight",
-        "devices, so the runs slow the simulated clock (`ACL_SIM_TIME_SCALE`) and the figures are model",
-        "time: frames per simulated second. Scaling efficiency is the aggregate over (devices x one",
-        "device's measured figure); \"of plan\" is the aggregate over the plan's aggregate roofline.",
+        "simulate up to eight devices, so the runs slow the simulated clock (`ACL_SIM_TIME_SCALE`) and",
+        "the figures are model time: frames per simulated second, p99 in simulated milliseconds. Scaling",
+        'efficiency is the aggregate over (devices x one device\'s measured figure); "of plan" is the',
+        "aggregate over the plan's aggregate roofline. One device runs in one process either way.",
         "",
     ]
     for spec, pts in groups.items():
