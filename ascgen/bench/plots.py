@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ascgen.bench.report import best
-from ascgen.bench.roofline import LOAD_KEYS
-from ascgen.bench.schema import BenchResults, Summary
+from ascgen.bench.schema import LOAD_KEYS, BenchResults, Summary
 from ascgen.configure import LIMITS
 
 if TYPE_CHECKING:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from ascgen.bench.roofline import LOAD_KEYS
-from ascgen.bench.schema import Config
+from ascgen.bench.schema import LOAD_KEYS, Config
 from ascgen.configure import KEYS, LIMITS, check_value
 from ascgen.errors import UserError
 from ascgen.spec import Spec

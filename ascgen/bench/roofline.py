@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ascgen.analysis import analyze_data
-from ascgen.bench.schema import Config
+from ascgen.bench.schema import LOAD_KEYS, Config
 from ascgen.configure import configure
 from ascgen.diagnostics import SpecError
 from ascgen.errors import UserError
@@ -25,12 +25,7 @@ def variant_config(spec: Spec, config: Config) -> Config:
     """The configuration a build of ``config`` is generated with: what the program bakes in
     (batch, streams, sync_every) from ``config``; threads and depth, run-time flags whose
     defaults the program also holds, from the spec, so one build serves every point."""
-    return config.model_copy(
-        update={"threads": spec.threads, "depth": spec.buffers.depth, "clients": None, "rate": None}
-    )
-
-
-LOAD_KEYS = ("clients", "rate")  # a server's load: run-time flags, not spec keys
+    return config.model_copy(update={"threads": spec.threads, "depth": spec.buffers.depth, **dict.fromkeys(LOAD_KEYS)})
 
 
 class Planner:
@@ -44,7 +39,7 @@ class Planner:
     def configured(self, config: Config) -> tuple[Spec, Plan]:
         """The spec with ``config`` applied, and its plan."""
         if config not in self._planned:
-            spec = configure(self.spec, config.model_dump(exclude=set(LOAD_KEYS)))
+            spec = configure(self.spec, config.settings())
             try:
                 self._planned[config] = spec, analyze_data(spec, self._smap)
             except SpecError as exc:

@@ -105,11 +105,18 @@ class Config(_Model):
     clients: int | None = None  # a server's closed-loop clients (--clients)
     rate: float | None = None  # a server's open-loop requests/s (--rate)
 
+    def settings(self) -> dict[str, object]:
+        """The spec keys this point sets (ascgen.configure); its load, if any, is run-time flags."""
+        return self.model_dump(exclude=set(LOAD_KEYS))
+
     def label(self) -> str:
         sync = f" sync_every={self.sync_every}" if self.sync_every is not None else ""
         load = f" clients={self.clients}" if self.clients is not None else ""
         load += f" rate={self.rate:g}" if self.rate is not None else ""
         return f"threads={self.threads} depth={self.depth} batch={self.batch} streams={self.streams}{sync}{load}"
+
+
+LOAD_KEYS = ("clients", "rate")  # a server's load: run-time flags of the Config, not spec keys
 
 
 class RunRecord(Config):

@@ -55,7 +55,7 @@ def measure_on_node(
     point = Config.model_validate(config)
     try:
         spec = Planner(Path(spec_path)).spec
-        variant = variant_config(spec, point).model_dump()
+        variant = variant_config(spec, point).settings()
         built = build_variant(Path(spec_path), variant, backend=backend, build_root=Path(build_root))
         reports = []
         with tempfile.TemporaryDirectory(prefix="ascgen-tune-") as tmp:
