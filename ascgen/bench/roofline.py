@@ -26,11 +26,20 @@ def variant_config(spec: Spec, config: Config) -> Config:
     (batch, streams, sync_every) from ``config``; threads and depth, run-time flags whose
     defaults the program also holds, from the spec, so one build serves every point."""
     return config.model_copy(
-        update={"threads": spec.threads, "depth": spec.buffers.depth, "clients": None, "rate": None}
-    )
+        update={
+            "threads": spec.threads, "depth": spec.buffers.depth, "clients": None, "rate": None, "devices": None,
+            "deploy": None,
+        }
+    )  # fmt: skip
 
 
 LOAD_KEYS = ("clients", "rate")  # a server's load: run-time flags, not spec keys
+DEVICE_KEYS = ("devices", "deploy")  # where it runs: run-time flags (--devices, --deploy), one build
+
+
+def roofline_of(plan: Plan) -> float:
+    """What a run of ``plan`` can reach: over several devices the deployment's aggregate."""
+    return plan.deployment.aggregate_qps if len(plan.deployment.device_ids) > 1 else plan.roofline_qps
 
 
 class Planner:
@@ -44,7 +53,10 @@ class Planner:
     def configured(self, config: Config) -> tuple[Spec, Plan]:
         """The spec with ``config`` applied, and its plan."""
         if config not in self._planned:
-            spec = configure(self.spec, config.model_dump(exclude=set(LOAD_KEYS)))
+            spec = configure(self.spec, config.model_dump(exclude={*LOAD_KEYS, *DEVICE_KEYS}))
+            if config.devices is not None:  # the first n of the spec's devices
+                ids = [int(d) for d in config.devices.split(",")]
+                spec = spec.model_copy(update={"device": spec.device.model_copy(update={"ids": ids})})
             try:
                 self._planned[config] = spec, analyze_data(spec, self._smap)
             except SpecError as exc:
