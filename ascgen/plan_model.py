@@ -131,6 +131,8 @@ class ModelPlan(_Frozen):
     output_bytes: int
     memory_bytes: int
     instances: int
+    gears: list[int] = []  # dynamic batch gears (ascending, the last is batch); [] static
+    traffic_bytes_per_item: int = 0  # of traffic_bytes: what one item adds (a gear moves fewer)
 
 
 class BatchingPlan(_Frozen):
@@ -157,8 +159,10 @@ class ServingPlan(_Frozen):
     queue_max_size: int  # 0: unbounded
     queue_timeout_us: int  # 0: none
     queue_action: Literal["reject", "delay"]
-    partial: Literal["pad"]  # a batch of fewer requests runs padded to the model's batch
-    executed_batch: int  # the batch every execution runs at (the model's compiled batch)
+    partial: Literal["pad", "gears"]  # a batch of fewer requests: padded to the model's batch, or
+    # run at the smallest of the model's dynamic batch gears that holds it
+    executed_batch: int  # the model's compiled batch (the largest gear)
+    gears: list[int] = []  # the model's dynamic batch gears ([]: padded)
     slots_per_thread: int  # batches in flight per host thread (the batcher's executor slots)
     slots: int  # all threads
     default_clients: int  # the closed loop's clients when the program is given no load flag

@@ -202,7 +202,8 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
             input_bytes=gin.bytes if gin else 0,
             output_bytes=gout.bytes if gout else 0,
             memory_bytes=p.kinds[p.model_index].model_memory_bytes(p.ctxs[p.model_index]),
-            instances=1 if model.name in shared else spec.threads,
+            instances=1 if model.name in shared else spec.threads, gears=model.gears or [],
+            traffic_bytes_per_item=traffic_bytes(model, prof, 1) - traffic_bytes(model, prof, 0),
         )  # fmt: skip
     first = by_ref.get(steps[0].dst) if steps else None
     source = spec.source
@@ -225,7 +226,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
         api_calls_per_frame=calls, bounds=bounds, roofline_qps=worst.qps, uncontended_qps=uncontended,
         ddr_bytes_per_frame=throughput.ddr_bytes_per_frame(stages, batching), bottleneck=worst.name,
         deployment=plan_deployment(spec, prof, stages, worst.qps),
-        serving=serving_plan(spec, p.slot_rule("", "batch"), window),
+        serving=serving_plan(spec, p.slot_rule("", "batch"), window, model_plan.gears if model_plan else []),
     )  # fmt: skip
 
 

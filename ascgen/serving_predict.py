@@ -24,6 +24,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from ascgen.plan_model import Plan, StagePlan
+from ascgen.stages.model import ModelStage, gear_for, latency_ms
 
 CLIENTS = (1, 8, 32, 70)  # the seed's experiment's points (Paddle Serving's, issue 16)
 
@@ -46,9 +47,10 @@ class _Engine:
     units: list[list[tuple[float, float]]] = field(default_factory=list)
     streams: list[float] = field(default_factory=list)
 
-    def serve(self, ready: float, thread: int, now: float) -> float:
+    def serve(self, ready: float, thread: int, now: float, service_s: float | None = None) -> float:
         """Work of `thread` ready at `ready` starts when its stream is free and a unit has a
         gap long enough (work booked ahead leaves gaps that later work may fill)."""
+        service = self.service_s if service_s is None else service_s
         stream = thread % len(self.streams)
         ready = max(ready, self.streams[stream])
         best, best_unit = float("inf"), 0
@@ -56,14 +58,14 @@ class _Engine:
             busy[:] = [b for b in busy if b[1] > now]  # the past cannot be booked
             t = ready
             for start, end in busy:
-                if t + self.service_s <= start:
+                if t + service <= start:
                     break
                 t = max(t, end)
             if t < best:
                 best, best_unit = t, u
-        bisect.insort(self.units[best_unit], (best, best + self.service_s))
-        self.streams[stream] = best + self.service_s
-        return best + self.service_s
+        bisect.insort(self.units[best_unit], (best, best + service))
+        self.streams[stream] = best + service
+        return best + service
 
 
 def _engine(stage: StagePlan, plan: Plan) -> _Engine:
@@ -97,6 +99,8 @@ def predict(plan: Plan, clients: int, requests: int = 3000, warmup: int = 300) -
     batch_stages = [st for st in plan.stages if st.batch_level and st.service_us > 0]
     frames = [_engine(st, plan) for st in frame_stages]
     batches = [_engine(st, plan) for st in batch_stages]
+    model = [plan.model is not None and st.name == plan.model.stage for st in batch_stages]
+    model_s = {n: executed_ms(plan, n) / 1e3 for n in range(1, s.max_batch + 1)}
     slots = [s.slots_per_thread] * plan.threads  # free batch slots per host thread
     turn = itertools.cycle(range(plan.threads))
     queue: list[float] = []  # arrival times, oldest first
@@ -124,8 +128,8 @@ def predict(plan: Plan, clients: int, requests: int = 3000, warmup: int = 300) -
                 for e in frames:
                     t = e.serve(t, thread, now)
                 ready = max(ready, t)
-            for e in batches:  # the batch through the model and what follows it
-                ready = e.serve(ready, thread, now)
+            for e, is_model in zip(batches, model, strict=True):  # the model and what follows it
+                ready = e.serve(ready, thread, now, model_s[n] if is_model else None)
             key = next(order)
             in_batch[key] = (thread, taken)
             heapq.heappush(events, (ready, key, n))
@@ -153,15 +157,31 @@ def predict(plan: Plan, clients: int, requests: int = 3000, warmup: int = 300) -
     )
 
 
+def executed_ms(plan: Plan, n: int) -> float:
+    """The model's time for a batch of ``n`` requests: at the smallest gear that holds them,
+    or at the compiled batch (padded)."""
+    assert plan.model is not None and plan.serving is not None
+    if not plan.serving.gears:
+        return plan.model.latency_ms
+    stage = next(s.stage for s in plan.stages if s.name == plan.model.stage)
+    assert isinstance(stage, ModelStage)
+    return latency_ms(stage, plan.device, gear_for(plan.serving.gears, n))
+
+
 def predictions(plan: Plan, clients: tuple[int, ...] = CLIENTS) -> list[Prediction]:
     return [predict(plan, n) for n in clients]
 
 
-def padding_cost(plan: Plan) -> list[tuple[int, float]]:
-    """(requests in a batch, the share of the model's work that is padding) for batches below
-    the executed batch; empty when every execution is full."""
+def padding_cost(plan: Plan) -> list[tuple[int, int, float]]:
+    """(requests in a batch, the batch it runs at, the share of that execution that is padding)
+    for the batch sizes worth showing that are not full; empty when every execution is full."""
     s = plan.serving
     if s is None or s.executed_batch <= 1:
         return []
-    sizes = sorted({1, *s.preferred, s.max_batch // 2, s.max_batch})
-    return [(n, 1 - n / s.executed_batch) for n in sizes if 0 < n < s.executed_batch]
+    sizes = sorted({1, 3, *s.preferred, s.max_batch // 2, s.max_batch - 1, s.max_batch})
+    out = []
+    for n in sizes:
+        runs = gear_for(s.gears, n) if s.gears else s.executed_batch
+        if 0 < n < runs:
+            out.append((n, runs, 1 - n / runs))
+    return out

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ascgen.plan_model import Plan
-from ascgen.serving_predict import padding_cost, predictions
+from ascgen.serving_predict import executed_ms, padding_cost, predictions
 
 
 def print_serving(plan: Plan, console: Console) -> None:
@@ -23,8 +23,14 @@ def print_serving(plan: Plan, console: Console) -> None:
         f"[bold]serving:[/] requests, batches of up to {s.max_batch}{preferred}{delay}; {queue}{timeout}; "
         f"{s.priorities} priority level(s); {s.slots} batches in flight ({s.slots_per_thread} per thread)"
     )
-    if s.executed_batch > 1:
-        costs = ", ".join(f"{n} requests: {share:.0%}" for n, share in padding_cost(plan))
+    costs = ", ".join(f"{n} requests at {runs}: {share:.0%}" for n, runs, share in padding_cost(plan))
+    if s.gears:
+        times = ", ".join(f"{g}: {executed_ms(plan, g):.2f} ms" for g in s.gears)
+        console.print(
+            f"partial batches: at the smallest of the model's dynamic batch gears that holds them "
+            f"(aclmdlSetDynamicBatchSize before each execute; {times}); padding's share: {costs or 'none'}"
+        )
+    elif s.executed_batch > 1:
         console.print(
             f"partial batches: padded to the model's batch of {s.executed_batch} (the model has no dynamic batch "
             f"gears): every execution costs the full batch's time; padding's share of the model's work: {costs}"

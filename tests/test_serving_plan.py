@@ -24,6 +24,14 @@ def plan_of(path: Path) -> Plan:
     return analyze_data(spec, smap)
 
 
+def padded_plan(tmp: Path) -> Plan:
+    """The batched service with a model that has no gears: partial batches run padded."""
+    text = BATCHED.read_text().replace(", gears: [1, 2, 4, 8, 16]", "")
+    path = tmp / "padded.yaml"
+    path.write_text(text)
+    return plan_of(path)
+
+
 @pytest.fixture(scope="module")
 def batched() -> Plan:
     return plan_of(BATCHED)
@@ -39,7 +47,7 @@ def test_the_batcher_comes_from_the_spec(batched: Plan, unbatched: Plan) -> None
     assert s is not None
     assert (s.max_batch, s.preferred, s.max_queue_delay_us) == (16, [16], 2000)
     assert (s.queue_max_size, s.queue_timeout_us, s.queue_action) == (256, 1_000_000, "reject")
-    assert s.partial == "pad" and s.executed_batch == 16
+    assert s.partial == "gears" and s.gears == [1, 2, 4, 8, 16] and s.executed_batch == 16
     # two batches in flight per thread (per_stage batch rings), two threads
     assert (s.slots_per_thread, s.slots) == (2, 4)
     u = unbatched.serving
@@ -57,30 +65,42 @@ def test_the_server_closes_a_batch_at_its_last_request(batched: Plan, tmp_path: 
     assert '#include "ascgen_serving.h"' in main and "ascgen::serving::serve_main<Worker>" in main
     assert "i == batch_last" in main and "program::kBatch - 1" not in main
     assert "batching.preferred = {16};" in main and "kReject" in main
+    # the gear of each execute: the smallest that holds the batch's requests
+    assert "aclmdlSetDynamicBatchSize" in main and "gear_for(infer::kGears, batch_last + 1)" in main
+    assert "gears=1,2,4,8,16" in files["sim/resnet50_aipp.om.acl_sim_model"]
     assert {"ascgen_batcher.h", "ascgen_loadgen.h", "ascgen_serving.h"} <= set(files)
     frames = render(lower(plan_of(REPO / "pipelines" / "resnet50_b16.yaml"), tmp_path))
     assert "ascgen_serving.h" not in frames and "batch_last" not in frames["main.cpp"]
 
 
-def test_padding_cost_is_the_empty_share_of_the_model_batch(batched: Plan, unbatched: Plan) -> None:
-    assert padding_cost(batched) == [(1, 1 - 1 / 16), (8, 0.5)]
+def test_padding_cost_is_the_empty_share_of_the_executed_batch(batched: Plan, unbatched: Plan, tmp_path: Path) -> None:
+    assert padding_cost(batched) == [(3, 4, 0.25), (15, 16, 1 / 16)]  # at the gear that holds them
+    padded = padding_cost(padded_plan(tmp_path))
+    assert padded[0] == (1, 16, 1 - 1 / 16) and (8, 16, 0.5) in padded  # at the model's batch
     assert padding_cost(unbatched) == []
 
 
-def test_one_client_waits_the_delay_then_runs_alone_through_every_stage(batched: Plan, unbatched: Plan) -> None:
+def test_one_client_waits_the_delay_then_runs_alone_through_every_stage(
+    batched: Plan, unbatched: Plan, tmp_path: Path
+) -> None:
     """One request at a time: its latency is the queue delay (batched: nothing else arrives)
-    plus one service time per stage, the model at the executed batch."""
-    for plan, delay_s in ((batched, 2e-3), (unbatched, 0.0)):
-        alone = delay_s + sum(s.service_us for s in plan.stages) / 1e6
+    plus one service time per stage, the model at the batch it runs at: gear 1, or padded to 16."""
+    padded = padded_plan(tmp_path)
+    model_at_1 = unbatched.model.latency_ms if unbatched.model else 0
+    for plan, delay_s, model_ms in ((batched, 2e-3, model_at_1), (padded, 2e-3, 21.78), (unbatched, 0.0, model_at_1)):
+        others = sum(s.service_us for s in plan.stages if s.engine != "aicore")
+        alone = delay_s + others / 1e6 + model_ms / 1e3
         p = predict(plan, 1, requests=50, warmup=5)
         assert p.p50_ms == pytest.approx(alone * 1e3, rel=1e-6)
         assert p.qps == pytest.approx(1 / alone, rel=1e-6)
         assert p.mean_batch == 1
 
 
-def test_batching_pays_under_load_only(batched: Plan, unbatched: Plan) -> None:
+def test_batching_pays_under_load_only(batched: Plan, unbatched: Plan, tmp_path: Path) -> None:
     light = predict(batched, 1, requests=100, warmup=10), predict(unbatched, 1, requests=100, warmup=10)
-    assert light[0].qps < light[1].qps and light[0].p50_ms > light[1].p50_ms
+    assert light[0].qps < light[1].qps and light[0].p50_ms > light[1].p50_ms  # the queue delay
+    padded = predict(padded_plan(tmp_path), 1, requests=100, warmup=10)
+    assert padded.qps < light[0].qps / 2  # a lone request padded to 16 costs 16's time
     heavy_b, heavy_u = predict(batched, 70, requests=1500), predict(unbatched, 70, requests=1500)
     assert heavy_b.mean_batch == pytest.approx(16)
     assert heavy_b.qps >= 1.5 * heavy_u.qps

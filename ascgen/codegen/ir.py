@@ -110,6 +110,7 @@ class ServingIR:
     config: list[tuple[str, str]]  # BatcherConfig fields: (field, C++ value)
     default_clients: int
     note: str  # how a partial batch runs, for the comment
+    gears: str  # the model's dynamic batch gears as a C++ list ("{}": padded to the batch)
 
 
 @dataclass(frozen=True)

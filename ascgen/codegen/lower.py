@@ -209,12 +209,14 @@ def _serving(plan: Plan) -> ServingIR | None:
         ("priority_levels", str(s.priorities)),
         ("policies", policy),
     ]
-    note = (
-        f"a batch of fewer than {s.executed_batch} requests runs padded to the model's batch"
-        if s.executed_batch > 1
-        else "one request per execution"
-    )
-    return ServingIR(config=config, default_clients=s.default_clients, note=note)
+    if s.gears:
+        note = f"a batch runs at the smallest of the model's gears {s.gears} that holds it"
+    elif s.executed_batch > 1:
+        note = f"a batch of fewer than {s.executed_batch} requests runs padded to the model's batch"
+    else:
+        note = "one request per execution"
+    gears = "{" + ", ".join(str(g) for g in s.gears) + "}"
+    return ServingIR(config=config, default_clients=s.default_clients, note=note, gears=gears)
 
 
 def _devices_default(plan: Plan) -> list[tuple[str, str]]:

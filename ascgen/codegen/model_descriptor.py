@@ -27,4 +27,8 @@ def descriptor_text(model: ModelPlan, header: list[str]) -> str:
     if model.traffic_bytes:  # DDR bytes per execution besides input and output (else: the weights)
         lines.append(f"traffic_bytes={model.traffic_bytes}")
     lines += [f"latency_ms.{b}={table[b]!r}" for b in sorted(table)]
+    if model.gears:  # a dynamic batch model: one more input, ascend_mbatch_shape_data
+        lines.append("gears=" + ",".join(str(g) for g in model.gears))
+        if model.traffic_bytes_per_item:  # a smaller gear moves fewer items' activations
+            lines.append(f"traffic_bytes_per_item={model.traffic_bytes_per_item}")
     return "\n".join(lines) + "\n"

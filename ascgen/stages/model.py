@@ -31,6 +31,11 @@ class ModelStage(StageBase):
     input_bytes: Bytes | None = Field(default=None, description="whole input at the spec's batch")
     output_bytes: Bytes | None = Field(default=None, description="whole output at the spec's batch")
     memory_bytes: Bytes | None = Field(default=None, description="weights + workspace per instance")
+    gears: list[Annotated[int, Field(ge=1, le=1024)]] | None = Field(
+        default=None,
+        description="dynamic batch gears compiled into the model (ATC --dynamic_batch_size), ascending, the "
+        "largest the spec's batch: a batch of fewer frames or requests runs at the smallest gear that holds it",
+    )
     instances: Literal["auto", "per_thread", "shared"] = Field(
         default="auto",
         description="per_thread: each thread loads its own instance; shared: one instance on one stream, which "
@@ -43,6 +48,19 @@ class ModelStage(StageBase):
         if self.reference is None and self.latency_ms is None:
             raise ValueError("give 'reference' (a model of the profile) or 'latency_ms'")
         return self
+
+
+def _doubling(batch: int) -> list[int]:
+    """1, 2, 4, ... up to ``batch`` (which ends the list): a gear list to suggest."""
+    out = [1]
+    while out[-1] * 2 < batch:
+        out.append(out[-1] * 2)
+    return sorted({*out, batch})
+
+
+def gear_for(gears: list[int], items: int) -> int:
+    """The smallest gear that holds ``items`` (the last gear is the model's batch)."""
+    return next((g for g in gears if g >= items), gears[-1])
 
 
 def latency_table(stage: ModelStage, prof: Profile) -> dict[int, float]:
@@ -113,6 +131,15 @@ class Model(StageKind):
                     "instances",
                     "a shared instance needs a device stage after the model (a d2h): each thread's batches "
                     "complete on a stream of its own",
+                )
+            )
+        gears = stage.gears
+        if gears is not None and (gears != sorted(set(gears)) or gears[-1] != spec.batch):
+            out.append(
+                ctx.error(
+                    "gears",
+                    f"gears must ascend, each once, and end with the spec's batch {spec.batch} (the model's "
+                    f"largest batch): e.g. [{', '.join(str(g) for g in _doubling(spec.batch))}]",
                 )
             )
         if isinstance(stage.latency_ms, dict) and spec.batch not in stage.latency_ms and len(stage.latency_ms) < 2:
@@ -232,10 +259,16 @@ class Model(StageKind):
         return {
             "fills_input": any(p.filled_at_setup for p in plan.pools_of(sp.name)),
             "shared": sp.name in plan.shared_stages,
+            "gears": bool(plan.model and plan.model.gears),
+            "serving": plan.serving is not None,
         }
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         return [
             const("size_t", "kInputBytes", sp.input.bytes if sp.input else 0),
             const("size_t", "kOutputBytes", sp.output.bytes if sp.output else 0),
-        ]
+        ] + (
+            [const("int", "kGears[]", "{" + ", ".join(str(g) for g in plan.model.gears) + "}")]
+            if plan.model and plan.model.gears
+            else []
+        )

@@ -372,6 +372,51 @@ inline aclmdlDataset* new_dataset(const char* stage, void* data, size_t bytes, C
   return set;
 }
 
+// A model with dynamic batch gears: checks that it was compiled with `gears` (ATC's
+// --dynamic_batch_size) and returns the index of its ascend_mbatch_shape_data input (ACL_FACTS
+// 5, "Dynamic batch").
+template <size_t N>
+size_t dynamic_batch_input(const char* stage, aclmdlDesc* desc, const int (&gears)[N]) {
+  aclmdlBatch got{};
+  check(aclmdlGetDynamicBatch(desc, &got), stage, "aclmdlGetDynamicBatch");
+  bool same = got.batchCount == N;
+  for (size_t k = 0; same && k < N; ++k) same = got.batch[k] == static_cast<uint64_t>(gears[k]);
+  if (!same)
+    throw std::runtime_error(std::string("stage '") + stage + "': the model has " +
+                             std::to_string(got.batchCount) +
+                             " dynamic batch gears, not the spec's " + std::to_string(N) +
+                             " (gears); compile it with them or correct the spec");
+  size_t index = 0;
+  check(aclmdlGetInputIndexByName(desc, ACL_DYNAMIC_TENSOR_NAME, &index), stage,
+        "aclmdlGetInputIndexByName");
+  return index;
+}
+
+// Adds the dynamic batch input's buffer (device memory the program does not write) to an
+// input dataset of one buffer (new_dataset), so at index 1; released by Cleanup.
+inline void add_dynamic_batch_buffer(const char* stage, aclmdlDesc* desc, aclmdlDataset* set,
+                                     size_t index, Cleanup& cleanup) {
+  if (index != 1)
+    throw std::runtime_error(std::string("stage '") + stage + "': the dynamic batch input is " +
+                             std::to_string(index) + ", not the input after the data (1)");
+  const size_t bytes = aclmdlGetInputSizeByIndex(desc, index);
+  if (bytes == 0) throw AclFailure(stage, "aclmdlGetInputSizeByIndex", ACL_ERROR_INVALID_PARAM);
+  void* data = nullptr;
+  check(aclrtMalloc(&data, bytes, ACL_MEM_MALLOC_HUGE_FIRST), stage, "aclrtMalloc");
+  cleanup.add("aclrtFree", [data] { return aclrtFree(data); });
+  aclDataBuffer* buf = require(aclCreateDataBuffer(data, bytes), stage, "aclCreateDataBuffer");
+  cleanup.add("aclDestroyDataBuffer", [buf] { return aclDestroyDataBuffer(buf); });
+  check(aclmdlAddDatasetBuffer(set, buf), stage, "aclmdlAddDatasetBuffer");
+}
+
+// The smallest gear that holds `items` (the gears ascend; the last is the model's batch).
+template <size_t N>
+uint64_t gear_for(const int (&gears)[N], int64_t items) {
+  for (int g : gears)
+    if (g >= items) return static_cast<uint64_t>(g);
+  return static_cast<uint64_t>(gears[N - 1]);
+}
+
 // Fills every slot of a model's input once at start-up with one of `n` pattern tensors.
 inline void fill_pattern(const char* stage, const Pool& pool, size_t n) {
   for (int slot = 0; slot < pool.slots(); ++slot) {

@@ -5,8 +5,10 @@
 // batch (wait_batch) and submits its requests through the pipeline's steps as the frames of
 // one model batch; the batch completes in a callback on the report thread, which completes
 // each request on its own (latency, verification), releases the executor slot and wakes the
-// clients. A batch of fewer requests than the model's compiled batch runs padded to it: the
-// rest of the model's input holds whatever the slot held before, and its outputs are ignored.
+// clients. A batch of fewer requests than the model's compiled batch runs at the smallest of the
+// model's dynamic batch gears that holds it (the model stage sets it before the execute), or,
+// without gears, padded to the compiled batch: the rest of the model's input holds whatever the
+// slot held before, and its outputs are ignored.
 // Emitted verbatim by ascgen; hand-written, reviewed once.
 //
 // The generated Worker of a server has, besides the driver's members (ascgen_driver.h):
@@ -66,13 +68,20 @@ struct Server {
   std::unique_ptr<ServingStats> stats;
   std::vector<std::unique_ptr<PendingRequest>> requests;  // by request id % size
   std::atomic<bool> aborted{false};
-  int executed_batch = 1;
+  int executed_batch = 1;  // the model's batch: what a padded batch runs at
+  std::vector<int> gears;  // the model's dynamic batch gears, ascending (empty: padded)
   std::atomic<int64_t> measured_batches{0};
   std::atomic<int64_t> measured_requests{0};
   LatencyHistogram latency;  // end to end, measured requests (report thread only)
   CompletionRate rate;       // of measured requests (report thread only)
 
   PendingRequest& request(uint64_t id) { return *requests[id % requests.size()]; }
+  // The batch a model execution of `n` requests runs at.
+  int executed(size_t n) const {
+    for (int g : gears)
+      if (static_cast<size_t>(g) >= n) return g;
+    return executed_batch;
+  }
   void abort() {
     aborted = true;
     if (batcher) batcher->close();
@@ -133,7 +142,7 @@ void complete_served(W& t, ServedBatch& sb, double now) {
     }
   }
   if (counted > 0) {
-    srv.stats->record_batch(sb.taken, srv.executed_batch);
+    srv.stats->record_batch(sb.taken, srv.executed(sb.taken.items.size()));
     srv.rate.add(now, counted);
     srv.measured_requests += counted;
     ++srv.measured_batches;
@@ -495,7 +504,8 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
 // given), then serve_run() inside a cleanup that releases everything in reverse order.
 template <class W>
 int serve_main(int argc, char** argv, const ProgramInfo& info, const BatcherConfig& batching,
-               const Options& defaults, const std::vector<StageInfo>& stages) {
+               const std::vector<int>& gears, const Options& defaults,
+               const std::vector<StageInfo>& stages) {
   Options opt = parse_options(argc, argv, defaults);
   if (opt.rate > 0 || !opt.trace.empty()) opt.clients = 0;
 #if ASCGEN_BACKEND_SIM
@@ -505,6 +515,7 @@ int serve_main(int argc, char** argv, const ProgramInfo& info, const BatcherConf
   Cleanup cleanup;
   int status = 0;
   try {
+    server().gears = gears;
     status = serve_run<W>(info, batching, opt, cleanup, stages);
   } catch (const BadFlags& e) {
     std::fprintf(stderr, "%s: %s\n", info.name, e.what());

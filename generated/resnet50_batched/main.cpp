@@ -20,7 +20,7 @@ constexpr char kName[] = "resnet50_batched";
 constexpr int kBatch = 16;
 }  // namespace program
 
-// Stage 'upload' (h2d), pipelines/serving/resnet50_batched.yaml:18
+// Stage 'upload' (h2d), pipelines/serving/resnet50_batched.yaml:19
 namespace upload {
 constexpr char kName[] = "upload";
 // upload_host: 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
@@ -29,7 +29,7 @@ constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 1048576, 10
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048576, 1048608, {1, 1, 0}};
 }  // namespace upload
 
-// Stage 'decode' (jpeg_decode), pipelines/serving/resnet50_batched.yaml:19
+// Stage 'decode' (jpeg_decode), pipelines/serving/resnet50_batched.yaml:20
 namespace decode {
 constexpr char kName[] = "decode";
 constexpr uint32_t kMaxWidth = 1024;
@@ -43,7 +43,7 @@ constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, {1, 1, 0}};
 }  // namespace decode
 
-// Stage 'resize' (vpc_resize), pipelines/serving/resnet50_batched.yaml:20
+// Stage 'resize' (vpc_resize), pipelines/serving/resnet50_batched.yaml:21
 namespace resize {
 constexpr char kName[] = "resize";
 constexpr uint32_t kOutWidth = 224;
@@ -62,16 +62,17 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 1204224, 1204256, {16, 2, 0}};
 }  // namespace resize
 
-// Stage 'infer' (model), pipelines/serving/resnet50_batched.yaml:21
+// Stage 'infer' (model), pipelines/serving/resnet50_batched.yaml:22
 namespace infer {
 constexpr char kName[] = "infer";
 constexpr size_t kInputBytes = 1204224;
 constexpr size_t kOutputBytes = 64000;
+constexpr int kGears[] = {1, 2, 4, 8, 16};
 // infer_out: 64,000 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 64000, 64032, {16, 2, 0}};
 }  // namespace infer
 
-// Stage 'fetch' (d2h), pipelines/serving/resnet50_batched.yaml:22
+// Stage 'fetch' (d2h), pipelines/serving/resnet50_batched.yaml:23
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 4000;
@@ -79,7 +80,7 @@ constexpr size_t kItemBytes = 4000;
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 64000, 64032, {16, 2, 0}};
 }  // namespace fetch
 
-// Stage 'top5' (topk), pipelines/serving/resnet50_batched.yaml:23
+// Stage 'top5' (topk), pipelines/serving/resnet50_batched.yaml:24
 namespace top5 {
 constexpr char kName[] = "top5";
 constexpr int kK = 5;
@@ -181,6 +182,8 @@ struct Worker : ascgen::WorkerBase {
   acldvppResizeConfig* resize_config = nullptr;
   // infer: one dataset per slot of resize_batch and of infer_out.
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
+  size_t infer_gear_input = 0;  // the model's dynamic batch input (ascend_mbatch_shape_data)
+
   // top5: the k best scores of one frame, folded into the worker's checksum.
   uint64_t top5_frame(const uint8_t* item) const {
     return ascgen::top_k_checksum(reinterpret_cast<const float*>(item), top5::kScoresPerFrame,
@@ -248,6 +251,11 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   for (int slot = 0; slot < resize_batch.slots(); ++slot)
     infer_inputs.push_back(
         ascgen::new_dataset(infer::kName, resize_batch.slot(slot), infer::kInputBytes, cleanup));
+  // Dynamic batch gears: every input dataset also carries the gear input (ACL_FACTS 5).
+  infer_gear_input = ascgen::dynamic_batch_input(infer::kName, shared->infer_desc, infer::kGears);
+  for (aclmdlDataset* set : infer_inputs)
+    ascgen::add_dynamic_batch_buffer(infer::kName, shared->infer_desc, set, infer_gear_input,
+                                     cleanup);
   for (int slot = 0; slot < infer_out.slots(); ++slot)
     infer_outputs.push_back(
         ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
@@ -255,7 +263,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 
 // ------------------------------------------------------------------------------ the steps
 
-// Stage 'upload', pipelines/serving/resnet50_batched.yaml:18
+// Stage 'upload', pipelines/serving/resnet50_batched.yaml:19
 void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // upload_host slot is free once the copy that last read it has finished
@@ -270,7 +278,7 @@ void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
   upload_to_decode.record(f, upload_stream);
 }
 
-// Stage 'decode', pipelines/serving/resnet50_batched.yaml:19
+// Stage 'decode', pipelines/serving/resnet50_batched.yaml:20
 void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // upload_dev holds what 'decode' reads
@@ -289,7 +297,7 @@ void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
   decode_to_resize.record(f, decode_stream);
 }
 
-// Stage 'resize', pipelines/serving/resnet50_batched.yaml:20
+// Stage 'resize', pipelines/serving/resnet50_batched.yaml:21
 void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // decode_out holds what 'resize' reads
@@ -300,7 +308,7 @@ void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
   resize_to_decode.record(f, resize_stream);
 }
 
-// Stage 'resize': its frame into the model's batch, pipelines/serving/resnet50_batched.yaml:20
+// Stage 'resize': its frame into the model's batch, pipelines/serving/resnet50_batched.yaml:21
 void Worker::resize_assemble(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // resize_batch slot is free once 'infer' has read its previous contents
@@ -311,7 +319,7 @@ void Worker::resize_assemble(const ascgen::Frame& at, [[maybe_unused]] const asc
   if (i == batch_last) resize_to_infer.record(b, resize_stream);
 }
 
-// Stage 'infer', pipelines/serving/resnet50_batched.yaml:21
+// Stage 'infer', pipelines/serving/resnet50_batched.yaml:22
 void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // One stream, several threads: one at a time, waits to records.
@@ -320,6 +328,11 @@ void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
   resize_to_infer.wait(b, shared->infer_stream);
   // infer_out slot is free once 'fetch' has read its previous contents
   if (b >= infer_out.slots()) fetch_to_infer.wait(b - infer_out.slots(), shared->infer_stream);
+  // The smallest gear that holds the batch's requests, set before each execute.
+  ASCGEN_CHECK(infer::kName,
+               aclmdlSetDynamicBatchSize(
+                   shared->infer_model, infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
+                   infer_gear_input, ascgen::gear_for(infer::kGears, batch_last + 1)));
   ASCGEN_CHECK(infer::kName,
                aclmdlExecuteAsync(shared->infer_model,
                                   infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
@@ -329,7 +342,7 @@ void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
   infer_to_fetch.record(b, shared->infer_stream);
 }
 
-// Stage 'fetch', pipelines/serving/resnet50_batched.yaml:22
+// Stage 'fetch', pipelines/serving/resnet50_batched.yaml:23
 void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // infer_out holds what 'fetch' reads
@@ -361,8 +374,8 @@ int main(int argc, char** argv) {
       {infer::kName, true},   {fetch::kName, true},   {top5::kName, true},
   };
   defaults.clients = 32;
-  // The batcher (spec: batching): a batch of fewer than 16 requests runs padded to the model's
-  // batch.
+  // The batcher (spec: batching): a batch runs at the smallest of the model's gears [1, 2, 4, 8,
+  // 16] that holds it.
   ascgen::serving::BatcherConfig batching;
   batching.max_batch = 16;
   batching.preferred = {16};
@@ -370,5 +383,8 @@ int main(int argc, char** argv) {
   batching.priority_levels = 1;
   batching.policies = {
       ascgen::serving::QueuePolicy{256, 1000000, false, ascgen::serving::TimeoutAction::kReject}};
-  return ascgen::serving::serve_main<Worker>(argc, argv, kProgram, batching, defaults, stages);
+  const std::vector<int> gears = {1, 2, 4, 8,
+                                  16};  // the batches a model execution runs at ({}: its batch)
+  return ascgen::serving::serve_main<Worker>(argc, argv, kProgram, batching, gears, defaults,
+                                             stages);
 }

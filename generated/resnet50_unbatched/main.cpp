@@ -182,6 +182,7 @@ struct Worker : ascgen::WorkerBase {
   acldvppResizeConfig* resize_config = nullptr;
   // infer: one dataset per slot of resize_batch and of infer_out.
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
+
   // top5: the k best scores of one frame, folded into the worker's checksum.
   uint64_t top5_frame(const uint8_t* item) const {
     return ascgen::top_k_checksum(reinterpret_cast<const float*>(item), top5::kScoresPerFrame,
@@ -361,5 +362,7 @@ int main(int argc, char** argv) {
   batching.priority_levels = 1;
   batching.policies = {
       ascgen::serving::QueuePolicy{0, 0, false, ascgen::serving::TimeoutAction::kReject}};
-  return ascgen::serving::serve_main<Worker>(argc, argv, kProgram, batching, defaults, stages);
+  const std::vector<int> gears = {};  // the batches a model execution runs at ({}: its batch)
+  return ascgen::serving::serve_main<Worker>(argc, argv, kProgram, batching, gears, defaults,
+                                             stages);
 }

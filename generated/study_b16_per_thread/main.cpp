@@ -154,6 +154,7 @@ struct Worker : ascgen::WorkerBase {
   aclmdlDesc* infer_desc = nullptr;
   // infer: one dataset per slot of resize_batch and of infer_out.
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
+
   // top5: the k best scores of one frame, folded into the worker's checksum.
   uint64_t top5_frame(const uint8_t* item) const {
     return ascgen::top_k_checksum(reinterpret_cast<const float*>(item), top5::kScoresPerFrame,

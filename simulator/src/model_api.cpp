@@ -177,15 +177,35 @@ aclError execute(const char* api, uint32_t modelId, const aclmdlDataset* input,
     }
     ++m->in_flight[key];
   }
+  // A dynamic model runs at the gear aclmdlSetDynamicBatchSize gave the input dataset for this
+  // execute (ACL_FACTS 5, "Dynamic batch": before each execute); it reads and writes that
+  // many items.
+  uint32_t batch = m->file.batch;
+  if (m->file.dynamic()) {
+    batch = input->dynamic_batch;
+    if (batch == 0) {
+      std::lock_guard<std::mutex> lock(m->mu);
+      --m->in_flight[key];
+      return violate(ACL_ERROR_INVALID_PARAM, api, "model.dynamic_batch_unset",
+                     "model %u has dynamic batch gears: call aclmdlSetDynamicBatchSize on the "
+                     "input dataset before each execute",
+                     modelId);
+    }
+    input->dynamic_batch = 0;
+    spec.reads[0].size = spec.reads[0].size / m->file.batch * batch;
+    for (ByteRange& w : spec.writes) w.size = w.size / m->file.batch * batch;
+  }
   spec.engine = Engine::kAicore;
-  spec.service_us = m->file.latency_at(m->file.batch) * 1000.0;
+  spec.service_us = m->file.latency_at(batch) * 1000.0;
   // DDR traffic: inputs and outputs plus the weights and activations it streams.
-  spec.traffic_bytes = static_cast<double>(m->file.traffic_bytes);
+  // (a gear below the compiled batch streams fewer items' activations)
+  const size_t fewer = (m->file.batch - batch) * m->file.traffic_bytes_per_item;
+  spec.traffic_bytes =
+      static_cast<double>(m->file.traffic_bytes > fewer ? m->file.traffic_bytes - fewer : 0);
   for (const auto* side : {&spec.reads, &spec.writes})
     for (const ByteRange& r : *side) spec.traffic_bytes += static_cast<double>(r.size);
   spec.name = "model_" + m->file.name;
   std::vector<ByteRange> in = spec.reads, out = spec.writes;
-  uint32_t batch = m->file.batch;
   spec.work = [m, key, in, out, batch] {
     for (size_t o = 0; o < out.size(); ++o)
       model_outputs(in[0].addr, in[0].size, const_cast<void*>(out[o].addr), out[o].size, batch);

@@ -2,8 +2,10 @@
 //
 // Tensors of the simulated model: input i is named "input_<i>" with dims
 // {batch, bytes / batch} (uint8 items, format ND); output i is "output_<i>" with
-// dims {batch, bytes / batch / 4} (float32 scores). The model is static: no
-// dynamic batch gears.
+// dims {batch, bytes / batch / 4} (float32 scores). A model with dynamic batch
+// gears (descriptor `gears=`) has one more input, the last, named
+// ascend_mbatch_shape_data (dims {1}); aclmdlSetDynamicBatchSize picks the gear
+// of the next execute.
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +22,8 @@ using namespace sim;
 
 namespace {
 
+constexpr char kMbatchName[] = "ascend_mbatch_shape_data";  // ACL_DYNAMIC_TENSOR_NAME
+
 bool has_index(const aclmdlDesc* d, size_t index, bool input) {
   return d != nullptr && d->filled &&
          index < (input ? d->file.input_bytes.size() : d->file.output_bytes.size());
@@ -33,6 +37,12 @@ aclError fill_dims(const char* api, const aclmdlDesc* d, size_t index, bool inpu
                    input ? "input" : "output", index);
   size_t bytes = input ? d->file.input_bytes[index] : d->file.output_bytes[index];
   *dims = aclmdlIODims{};
+  if (input && d->file.dynamic() && index == d->file.mbatch_index()) {
+    std::snprintf(dims->name, sizeof(dims->name), "%s", kMbatchName);
+    dims->dimCount = 1;
+    dims->dims[0] = 1;
+    return ACL_SUCCESS;
+  }
   std::snprintf(dims->name, sizeof(dims->name), "%s_%zu", input ? "input" : "output", index);
   dims->dimCount = 2;
   dims->dims[0] = d->file.batch;
@@ -44,7 +54,9 @@ aclError fill_dims(const char* api, const aclmdlDesc* d, size_t index, bool inpu
 const char* tensor_name(const aclmdlDesc* d, size_t index, bool input) {
   static thread_local std::string name;
   if (!has_index(d, index, input)) return "";
-  name = std::string(input ? "input_" : "output_") + std::to_string(index);
+  name = input && d->file.dynamic() && index == d->file.mbatch_index()
+             ? std::string(kMbatchName)
+             : std::string(input ? "input_" : "output_") + std::to_string(index);
   return name.c_str();
 }
 
@@ -139,33 +151,58 @@ aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDesc, const char* name
   if (modelDesc == nullptr || !modelDesc->filled || name == nullptr || index == nullptr)
     return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null",
                    "modelDesc, name and index are needed (after aclmdlGetDesc)");
-  for (size_t i = 0; i < modelDesc->file.input_bytes.size(); ++i) {
-    if (std::string("input_") + std::to_string(i) == name) {
+  const ModelFile& f = modelDesc->file;
+  for (size_t i = 0; i < f.input_bytes.size(); ++i) {
+    const bool mbatch = f.dynamic() && i == f.mbatch_index();
+    if ((mbatch ? std::string(kMbatchName) : std::string("input_") + std::to_string(i)) == name) {
       *index = i;
       return ACL_SUCCESS;
     }
   }
   return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.input_name",
-                 "the model has no input named '%s' (it is static: no %s)", name,
-                 "ascend_mbatch_shape_data");
+                 "the model has no input named '%s'%s", name,
+                 f.dynamic() ? "" : " (it is static: no ascend_mbatch_shape_data)");
 }
 
 aclError aclmdlGetDynamicBatch(const aclmdlDesc* modelDesc, aclmdlBatch* batch) {
   SIM_API_ENTER();
   if (modelDesc == nullptr || batch == nullptr)
     return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "modelDesc/batch NULL");
-  batch->batchCount = 0;  // static model
+  *batch = aclmdlBatch{};
+  if (!modelDesc->filled) return ACL_SUCCESS;  // nothing described: no gears
+  for (uint32_t g : modelDesc->file.gears) batch->batch[batch->batchCount++] = g;
   return ACL_SUCCESS;
 }
 
+// The gear of the dataset's next execute: one of the model's gears, given at the index of
+// its ascend_mbatch_shape_data input, before each execute (ACL_FACTS 5, "Dynamic batch":
+// CANN's dynamic batch guide, aclcppdevg_000111 / aclcppdevg_03_0306).
 aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset, size_t index,
                                    uint64_t batchSize) {
   SIM_API_ENTER();
-  (void)dataset;
-  (void)index;
-  return violate(ACL_ERROR_MODEL_NOT_DYNAMIC, __func__, "model.not_dynamic",
-                 "model %u is static (batch fixed at load); batch %llu refused", modelId,
-                 static_cast<unsigned long long>(batchSize));
+  if (dataset == nullptr)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "dataset is NULL");
+  ModelFile f;
+  if (!model_file_of(modelId, &f))
+    return violate(ACL_ERROR_INVALID_MODEL_ID, __func__, "model.id", "model id %u is not loaded",
+                   modelId);
+  if (!f.dynamic())
+    return violate(ACL_ERROR_MODEL_NOT_DYNAMIC, __func__, "model.not_dynamic",
+                   "model %u is static (batch fixed at load); batch %llu refused", modelId,
+                   static_cast<unsigned long long>(batchSize));
+  if (index != f.mbatch_index())
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.dynamic_index",
+                   "index %zu is not model %u's dynamic batch input (%s is input %zu; "
+                   "aclmdlGetInputIndexByName)",
+                   index, modelId, kMbatchName, f.mbatch_index());
+  bool gear = false;
+  for (uint32_t g : f.gears) gear = gear || g == batchSize;
+  if (!gear)
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.dynamic_gear",
+                   "batch %llu is not one of model %u's gears (aclmdlGetDynamicBatch)",
+                   static_cast<unsigned long long>(batchSize), modelId);
+  dataset->dynamic_batch = static_cast<uint32_t>(batchSize);
+  return ACL_SUCCESS;
 }
 
 aclmdlDataset* aclmdlCreateDataset() {

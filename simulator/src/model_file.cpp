@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
+#include <string>
 
 #include "log.h"
 
@@ -125,6 +127,10 @@ aclError read_model_file(const char* api, const char* path, ModelFile* out) {
     if (aclError rc = r.u64("traffic_bytes", &v, true)) return rc;
     m.traffic_bytes = static_cast<size_t>(v);
   }
+  if (r.values.count("traffic_bytes_per_item")) {
+    if (aclError rc = r.u64("traffic_bytes_per_item", &v, true)) return rc;
+    m.traffic_bytes_per_item = static_cast<size_t>(v);
+  }
   const std::string prefix = "latency_ms.";
   for (const auto& kv : r.values) {
     if (kv.first.compare(0, prefix.size(), prefix) != 0) continue;
@@ -136,6 +142,20 @@ aclError read_model_file(const char* api, const char* path, ModelFile* out) {
     m.latency_ms[static_cast<uint32_t>(b)] = ms;
   }
   if (m.latency_ms.empty()) return r.bad("latency_ms.<batch>", "is missing (at least one)");
+  if (r.values.count("gears")) {
+    std::stringstream list(r.values["gears"]);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+      uint64_t g = 0;
+      if (!to_u64(trim(item), &g) || g == 0 || g > m.batch ||
+          (!m.gears.empty() && g <= m.gears.back()))
+        return r.bad("gears", "must be ascending batch sizes in 1..batch, separated by commas");
+      m.gears.push_back(static_cast<uint32_t>(g));
+    }
+    if (m.gears.empty() || m.gears.back() != m.batch || m.gears.size() > 100)
+      return r.bad("gears", "must end with the model's batch (at most 100 gears)");
+    m.input_bytes.push_back(ModelFile::kMbatchBytes);  // ascend_mbatch_shape_data
+  }
   *out = std::move(m);
   return ACL_SUCCESS;
 }

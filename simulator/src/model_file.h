@@ -32,7 +32,15 @@ struct ModelFile {
   size_t memory_bytes = 0;
   size_t weight_bytes = 0;                // part of memory_bytes
   size_t traffic_bytes = 0;               // per execution, besides inputs and outputs
+  size_t traffic_bytes_per_item = 0;      // of traffic_bytes, per batch item (a gear moves fewer)
   std::map<uint32_t, double> latency_ms;  // by batch size, at least one entry
+  // Dynamic batch gears (descriptor `gears=1,2,4,8,16`, ascending, the last is `batch`); empty:
+  // a static model. A dynamic model has one more input, the last, named
+  // ascend_mbatch_shape_data (what ATC adds, ACL_FACTS 5 "Dynamic batch").
+  std::vector<uint32_t> gears;
+  static constexpr size_t kMbatchBytes = 8;
+  bool dynamic() const { return !gears.empty(); }
+  size_t mbatch_index() const { return input_bytes.size() - 1; }
 
   size_t work_bytes() const { return memory_bytes - weight_bytes; }
   // Latency of one execution at `batch`: the table's entry, else linear

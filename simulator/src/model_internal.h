@@ -18,6 +18,9 @@ struct aclDataBuffer {
 
 struct aclmdlDataset {
   std::vector<aclDataBuffer*> buffers;  // not owned
+  // aclmdlSetDynamicBatchSize's gear for the next execute of a dynamic model (0: none set); an
+  // execute consumes it.
+  mutable uint32_t dynamic_batch = 0;
 };
 
 struct aclmdlDesc {

@@ -248,6 +248,68 @@ TEST(model, latency_at_batch_interpolated) {
   CHECK_OK(aclrtDestroyStream(s));
 }
 
+// Dynamic batch gears: the extra input, the gear before each execute, its latency and its
+// items only (ACL_FACTS 5, "Dynamic batch").
+TEST(model, dynamic_batch_gears) {
+  CHECK_OK(open_device(0.2));
+  uint32_t id = 0, fixed = 0;
+  std::string path = write_model("gears",
+                                 "format=acl_sim_model\nversion=1\nname=g\nbatch=4\ninputs=1\n"
+                                 "input.0.bytes=4000\noutputs=1\noutput.0.bytes=1600\n"
+                                 "memory_bytes=1048576\nlatency_ms.1=1.0\nlatency_ms.4=4.0\n"
+                                 "gears=1,2,4\n");
+  CHECK_OK(aclmdlLoadFromFile(path.c_str(), &id));
+  CHECK_OK(aclmdlLoadFromFile(good_model().c_str(), &fixed));
+  aclmdlDesc* d = aclmdlCreateDesc();
+  CHECK_OK(aclmdlGetDesc(d, id));
+  aclmdlBatch gears{};
+  CHECK_OK(aclmdlGetDynamicBatch(d, &gears));
+  CHECK(gears.batchCount == 3 && gears.batch[0] == 1 && gears.batch[2] == 4);
+  CHECK(aclmdlGetNumInputs(d) == 2);
+  size_t index = 0;
+  CHECK_OK(aclmdlGetInputIndexByName(d, "ascend_mbatch_shape_data", &index));
+  CHECK(index == 1);
+  const size_t mbatch_bytes = aclmdlGetInputSizeByIndex(d, index);
+  CHECK(mbatch_bytes > 0);
+  Io io = make_io();
+  void* mbatch = nullptr;
+  CHECK_OK(aclrtMalloc(&mbatch, mbatch_bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+  aclDataBuffer* bm = aclCreateDataBuffer(mbatch, mbatch_bytes);
+  CHECK_OK(aclmdlAddDatasetBuffer(io.ins, bm));
+  // no gear given: refused; a gear that is not one, the wrong index, a static model: refused
+  CHECK_RULE(aclmdlExecute(id, io.ins, io.outs), ACL_ERROR_INVALID_PARAM,
+             "model.dynamic_batch_unset");
+  CHECK_RULE(aclmdlSetDynamicBatchSize(id, io.ins, index, 3), ACL_ERROR_INVALID_PARAM,
+             "model.dynamic_gear");
+  CHECK_RULE(aclmdlSetDynamicBatchSize(id, io.ins, 0, 2), ACL_ERROR_INVALID_PARAM,
+             "model.dynamic_index");
+  CHECK_RULE(aclmdlSetDynamicBatchSize(fixed, io.ins, index, 2), ACL_ERROR_MODEL_NOT_DYNAMIC,
+             "model.not_dynamic");
+  // gear 1: 1 ms, and a second execute needs the gear again
+  aclrtStream s = nullptr;
+  CHECK_OK(aclrtCreateStream(&s));
+  CHECK_OK(aclmdlSetDynamicBatchSize(id, io.ins, index, 1));
+  double t0 = aclsimNowUs();
+  CHECK_OK(aclmdlExecuteAsync(id, io.ins, io.outs, s));
+  CHECK_OK(aclrtSynchronizeStream(s));
+  double one = aclsimNowUs() - t0;
+  CHECK_RULE(aclmdlExecuteAsync(id, io.ins, io.outs, s), ACL_ERROR_INVALID_PARAM,
+             "model.dynamic_batch_unset");
+  CHECK_OK(aclmdlSetDynamicBatchSize(id, io.ins, index, 4));
+  t0 = aclsimNowUs();
+  CHECK_OK(aclmdlExecuteAsync(id, io.ins, io.outs, s));
+  CHECK_OK(aclrtSynchronizeStream(s));
+  double four = aclsimNowUs() - t0;
+  CHECK(one >= 1000 && four >= 4000 && four > 2 * one);
+  CHECK_OK(aclrtDestroyStream(s));
+  aclDestroyDataBuffer(bm);
+  aclrtFree(mbatch);
+  free_io(io);
+  aclmdlDestroyDesc(d);
+  CHECK_OK(aclmdlUnload(id));
+  CHECK_OK(aclmdlUnload(fixed));
+}
+
 // The DVPP and model entry points count through the fault-injection hook.
 TEST(model, fault_injection_reaches_dvpp_and_model_calls) {
   CHECK_OK(open_device(0.05));

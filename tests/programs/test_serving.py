@@ -32,7 +32,9 @@ def test_a_closed_loop_verifies_every_response_and_reports_its_batches(tmp_path:
     # every measured request once: its latency, its batch
     assert s["latency_ms"]["count"] == 200 and sum(size * n for size, n in s["batch_stats"]) == 200
     assert s["rejected"] == {"queue_full": 0, "closed": 0, "timeout": 0}
-    assert 0 < s["average_fill"] <= 1 and s["padding_waste"] == pytest.approx(1 - s["average_fill"], abs=1e-9)
+    assert 0 < s["average_fill"] <= 1 and s["padding_waste"] == pytest.approx(
+        1 - s["average_fill"], abs=1e-5
+    )  # JSON: 6 digits
     # 20 clients and 4 slots of 16: a batch never waits for a 21st request
     assert max(size for size, _ in s["batch_stats"]) <= 20
     assert r["stages"]["decode"] == 200 and r["stages"]["infer"] == s["batches"]

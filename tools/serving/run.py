@@ -5,10 +5,12 @@
     python -m tools.serving --render-only    # the page and plot again from the last results
 
 The seed's serving experiment (Paddle Serving's ResNet-50 service, issue 16) on the simulator:
-pipelines/serving/resnet50_unbatched.yaml (one request per execution, model batch 1) and
-pipelines/serving/resnet50_batched.yaml (dynamic batching up to 16, padded to the model's
-batch of 16), each under a closed loop of 1, 8, 32 and 70 clients, beside the planner's
-prediction (ascgen/serving_predict.py). The program's own CPU time is recorded with every
+pipelines/serving/resnet50_unbatched.yaml (one request per execution, model batch 1),
+pipelines/serving/resnet50_batched.yaml (dynamic batching up to 16, a partial batch at the
+model's smallest dynamic batch gear that holds it) and the same without gears (written here
+to a temporary folder: a partial batch padded to the model's batch of 16), each under a
+closed loop of 1, 8, 32 and 70 clients, beside the planner's prediction
+(ascgen/serving_predict.py). The program's own CPU time is recorded with every
 point: where the host's two cores limit the figure, --time-scale slows the simulated clock
 (ACL_SIM_TIME_SCALE) and the page reports model-time figures, saying so.
 Raw results go to docs/serving/results.json.
@@ -32,12 +34,26 @@ from ascgen.analysis import analyze_data
 from ascgen.build import build_variant
 from ascgen.friendly import friendly
 from ascgen.plan_model import Plan
-from ascgen.serving_predict import predict
+from ascgen.serving_predict import executed_ms, predict
 from ascgen.validate import parse_file
 from tools.serving import report
 
-SPECS = [Path("pipelines/serving/resnet50_unbatched.yaml"), Path("pipelines/serving/resnet50_batched.yaml")]
+UNBATCHED = Path("pipelines/serving/resnet50_unbatched.yaml")
+BATCHED = Path("pipelines/serving/resnet50_batched.yaml")
+INPUTS = Path("pipelines/data/images")
 CLIENTS = [1, 8, 32, 70]
+GEARS = ", gears: [1, 2, 4, 8, 16]"
+
+
+def padded_variant(folder: Path) -> Path:
+    """The batched service with a model that has no gears: partial batches run padded."""
+    text = BATCHED.read_text()
+    if GEARS not in text:
+        raise RuntimeError(f"{BATCHED} no longer has the model's gears as {GEARS!r}; update tools/serving")
+    text = text.replace(GEARS, "").replace("name: resnet50_batched", "name: resnet50_batched_padded")
+    path = folder / "resnet50_batched_padded.yaml"
+    path.write_text(text)
+    return path
 
 
 def run_once(binary: Path, clients: int, scale: float, duration: float, warmup: float) -> dict[str, Any]:
@@ -45,6 +61,7 @@ def run_once(binary: Path, clients: int, scale: float, duration: float, warmup: 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r.json"
         cmd = [str(binary), "--clients", str(clients), "--duration", f"{duration:g}", "--warmup", f"{warmup:g}"]
+        cmd += ["--input", str(INPUTS.resolve())]
         cmd += ["--quiet", "--json", str(out)]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False, timeout=600)
         if proc.returncode != 0:
@@ -60,6 +77,7 @@ def run_once(binary: Path, clients: int, scale: float, duration: float, warmup: 
         "mean_batch": sum(size * n for size, n in s["batch_stats"]) / batches if batches else 0.0,
         "fill": s["average_fill"],
         "cpu_share": doc["process_cpu_s"] / max(doc["duration_s"] + warmup, 1e-9),  # cores busy
+        "load_average": os.getloadavg()[0],  # the whole host's, other work included
     }
 
 
@@ -71,16 +89,18 @@ def plan_facts(plan: Plan) -> dict[str, Any]:
     return {
         "batch": plan.batch, "model_ms": plan.model.latency_ms, "model_qps": model.capacity_qps,
         "decode_ms": decode.service_us / 1e3, "decode_qps": decode.capacity_qps, "threads": plan.threads,
-        "slots": plan.serving.slots, "max_batch": plan.serving.max_batch,
+        "slots": plan.serving.slots, "max_batch": plan.serving.max_batch, "gears": plan.serving.gears,
+        "model_at_1_ms": executed_ms(plan, 1),
         "delay_ms": plan.serving.max_queue_delay_us / 1e3, "bottleneck": plan.bottleneck,
     }  # fmt: skip
 
 
 def measure(duration: float, warmup: float, repeat: int, scale: float, build_root: Path) -> list[dict[str, Any]]:
     points: list[dict[str, Any]] = []
-    with Progress(transient=True) as bar:
-        task = bar.add_task("serving", total=len(SPECS) * len(CLIENTS) * repeat)
-        for spec_path in SPECS:
+    with tempfile.TemporaryDirectory() as tmp, Progress(transient=True) as bar:
+        specs = [UNBATCHED, BATCHED, padded_variant(Path(tmp))]
+        task = bar.add_task("serving", total=len(specs) * len(CLIENTS) * repeat)
+        for spec_path in specs:
             bar.update(task, description=f"building {spec_path.stem}")
             binary = build_variant(spec_path, build_root=build_root.resolve()).binary
             spec, smap = parse_file(spec_path)
@@ -95,7 +115,8 @@ def measure(duration: float, warmup: float, repeat: int, scale: float, build_roo
                 facts = plan_facts(plan)
                 points.append(
                     {
-                        "spec": spec_path.as_posix(), "name": spec_path.stem, "clients": clients,
+                        "spec": spec_path.as_posix() if spec_path.parent != Path(tmp) else "(temporary)",
+                        "name": spec_path.stem, "clients": clients,
                         "time_scale": scale, "repeat": repeat, "duration_s": duration,
                         **{k: median(r[k] for r in runs) for k in runs[0]},
                         "qps_runs": [r["qps"] for r in runs],
@@ -109,11 +130,15 @@ def measure(duration: float, warmup: float, repeat: int, scale: float, build_roo
 @friendly
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=float, default=4.0, help="seconds measured per run (default 4)")
+    parser.add_argument("--duration", type=float, default=6.0, help="wall seconds measured per run (default 6)")
     parser.add_argument("--warmup", type=float, default=1.0, help="seconds before measuring (default 1)")
-    parser.add_argument("--repeat", type=int, default=2, help="runs per point (default 2, the median is shown)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per point (default 3, the median is shown)")
     parser.add_argument(
-        "--time-scale", type=float, default=1.0, help="ACL_SIM_TIME_SCALE (default 1: wall time is model time)"
+        "--time-scale",
+        type=float,
+        default=3.0,
+        help="ACL_SIM_TIME_SCALE (default 3: the simulated clock runs 3x slower, so the host's other work "
+        "disturbs it less; the figures are model time)",
     )
     parser.add_argument("--docs", type=Path, default=Path("docs"), help="where serving.md goes")
     parser.add_argument("--build-root", type=Path, default=Path("build"), help="where the programs build")
