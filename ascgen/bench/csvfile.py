@@ -8,7 +8,8 @@ import io
 from ascgen.bench.schema import BenchResults
 
 FIELDS = [
-    "streams", "batch", "sync_every", "threads", "depth", "clients", "rate", "repeat", "qps", "frames", "duration_s",
+    "streams", "batch", "sync_every", "threads", "depth", "clients", "rate", "devices", "deploy", "repeat", "qps",
+    "frames", "duration_s",
     "p50_ms", "p90_ms", "p99_ms", "max_ms", "host_cpu_s_per_1000_frames", "process_cpu_s_per_1000_frames",
     "device_memory_bytes", "roofline_qps", "efficiency", "bottleneck", "window_cv",
 ]  # fmt: skip

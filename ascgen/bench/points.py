@@ -6,12 +6,14 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from ascgen.bench.schema import LOAD_KEYS, Config
+from ascgen import profile as profiles
+from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, Config
 from ascgen.configure import KEYS, LIMITS, check_value
+from ascgen.deployment import device_ids
 from ascgen.errors import UserError
 from ascgen.spec import Spec
 
-SWEEPABLE = (*KEYS, *LOAD_KEYS)
+SWEEPABLE = (*KEYS, *LOAD_KEYS, *DEVICE_KEYS)
 MAX_CLIENTS = 4096  # the program's --clients limit (ascgen_host.h)
 MAX_RATE = 1e7  # its --rate limit
 
@@ -38,6 +40,29 @@ def _load_value(key: str, item: str) -> int | float:
     return value
 
 
+def _device_value(key: str, item: str) -> int | str:
+    """A --sweep devices= value (how many of the spec's devices) or deploy= (processes, threads)."""
+    if key == "deploy":
+        if item not in ("processes", "threads"):
+            raise BadSweep(f"deploy={item}: use processes or threads")
+        return item
+    try:
+        count = int(item)
+    except ValueError:
+        raise BadSweep(f"devices={item}: not a whole number of devices") from None
+    if count < 1:
+        raise BadSweep(f"devices={item}: must be 1 or more")
+    return count
+
+
+def _devices_of(spec: Spec, count: int) -> str:
+    """The first ``count`` of the spec's devices, as --devices takes them."""
+    ids = device_ids(spec, profiles.load(spec.device.profile))
+    if count > len(ids):
+        raise BadSweep(f"devices={count}: the spec runs on {len(ids)} device(s); give it more with device.ids")
+    return ",".join(str(d) for d in ids[:count])
+
+
 def parse_sweep(text: str) -> Sweep:
     """``threads=1,2,4`` -> Sweep('threads', (1, 2, 4)); ``streams=per_thread,per_stage``."""
     key, sep, rest = text.partition("=")
@@ -51,6 +76,9 @@ def parse_sweep(text: str) -> Sweep:
     for item in items:
         if key in LOAD_KEYS:
             values.append(_load_value(key, item))
+            continue
+        if key in DEVICE_KEYS:
+            values.append(_device_value(key, item))
             continue
         value: int | str = item
         if key != "streams":
@@ -98,6 +126,8 @@ def configurations(spec: Spec, sweeps: list[Sweep], fixed: dict[str, int]) -> li
     base: dict[str, int | float | str | None] = {
         "clients": None,
         "rate": None,
+        "devices": None,
+        "deploy": None,
         "threads": spec.threads,
         "depth": spec.buffers.depth,
         "batch": spec.batch,
@@ -109,6 +139,8 @@ def configurations(spec: Spec, sweeps: list[Sweep], fixed: dict[str, int]) -> li
     for combo in itertools.product(*(s.values for s in sweeps)):
         values = dict(base)
         values.update(zip((s.key for s in sweeps), combo, strict=True))
+        if values["devices"] is not None:
+            values["devices"] = _devices_of(spec, int(values["devices"]))
         if values["streams"] == "per_stage":
             values["sync_every"] = None
         elif values["sync_every"] is None:

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from ascgen.bench.schema import BenchResults, Summary
+from ascgen.bench.schema import BenchResults, Config, Summary
 
 MIB = 1 << 20
 
@@ -23,15 +23,36 @@ def _loads(summaries: Sequence[Summary]) -> list[str]:
     return [k for k in ("clients", "rate") if any(getattr(s, k) is not None for s in summaries)]
 
 
+def _deployment(summaries: Sequence[Summary]) -> list[str]:
+    """The devices and deploy columns, where some point sets them, and the scaling efficiency."""
+    cols = [k for k in ("devices", "deploy") if any(getattr(s, k) is not None for s in summaries)]
+    return [*cols, "scaling"] if "devices" in cols else cols
+
+
+def scaling(s: Summary, summaries: Sequence[Summary]) -> float | None:
+    """Aggregate QPS over (devices x the QPS of one device in the same configuration), or None
+    when no one-device point was measured."""
+    n = s.device_count
+    if n is None:
+        return None
+    fields = set(Config.model_fields) - {"devices", "deploy"}  # the rest of the configuration
+    key = s.model_dump(include=fields)
+    one = [o for o in summaries if o.device_count == 1 and o.model_dump(include=fields) == key]
+    return s.qps_median / (n * one[0].qps_median) if one and one[0].qps_median > 0 else None
+
+
 def columns(summaries: Sequence[Summary]) -> list[str]:
     cols = ["streams", "batch"]
     if any(s.sync_every is not None for s in summaries):
         cols.append("sync_every")
-    cols += ["threads", "depth", *_loads(summaries), "QPS", "min-max", "CV", "p50/p99 ms", "roofline"]
+    cols += ["threads", "depth", *_loads(summaries), *_deployment(summaries)]
+    cols += ["QPS", "min-max", "CV", "p50/p99 ms", "roofline"]
     return [*cols, "of roof", "bottleneck", "CPU s/1k fr", "dev MiB"]
 
 
-def row(s: Summary, with_sync: bool, loads: Sequence[str] = ()) -> list[str]:
+def row(
+    s: Summary, with_sync: bool, loads: Sequence[str] = (), deployment: Sequence[str] = (), scale: float | None = None
+) -> list[str]:
     cells = [s.streams, str(s.batch)]
     if with_sync:
         cells.append("-" if s.sync_every is None else str(s.sync_every))
@@ -39,6 +60,8 @@ def row(s: Summary, with_sync: bool, loads: Sequence[str] = ()) -> list[str]:
         str(s.threads),
         str(s.depth),
         *("-" if getattr(s, k) is None else f"{getattr(s, k):g}" for k in loads),
+        *("-" if getattr(s, k) is None else str(getattr(s, k)) for k in deployment if k != "scaling"),
+        *([_pct(scale)] if "scaling" in deployment else []),
         f"{s.qps_median:,.1f}",
         f"{s.qps_min:,.1f}-{s.qps_max:,.1f}" if s.repeats > 1 else "-",
         _pct(s.qps_cv),
@@ -55,7 +78,8 @@ def row(s: Summary, with_sync: bool, loads: Sequence[str] = ()) -> list[str]:
 def rows(summaries: Sequence[Summary]) -> list[list[str]]:
     with_sync = any(s.sync_every is not None for s in summaries)
     loads = _loads(summaries)
-    return [row(s, with_sync, loads) for s in summaries]
+    deployment = _deployment(summaries)
+    return [row(s, with_sync, loads, deployment, scaling(s, summaries)) for s in summaries]
 
 
 KNEE = 0.01  # configurations within 1 % of the top QPS count as tied
@@ -84,7 +108,7 @@ def context_line(results: BenchResults) -> str:
 # Columns a narrow terminal loses first (summary.md always has them all); configuration
 # columns that hold one value for every row go after the first three.
 OPTIONAL = ("dev MiB", "CPU s/1k fr", "min-max", "bottleneck", "CV", "of roof")
-CONFIG_COLUMNS = ("streams", "batch", "sync_every", "depth", "threads", "clients", "rate")
+CONFIG_COLUMNS = ("streams", "batch", "sync_every", "depth", "threads", "clients", "rate", "devices", "deploy")
 
 
 def constant_columns(results: BenchResults) -> dict[str, str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ascgen.analysis import analyze_data
-from ascgen.bench.schema import LOAD_KEYS, Config
+from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, Config
 from ascgen.configure import configure
 from ascgen.diagnostics import SpecError
 from ascgen.errors import UserError
@@ -25,7 +25,13 @@ def variant_config(spec: Spec, config: Config) -> Config:
     """The configuration a build of ``config`` is generated with: what the program bakes in
     (batch, streams, sync_every) from ``config``; threads and depth, run-time flags whose
     defaults the program also holds, from the spec, so one build serves every point."""
-    return config.model_copy(update={"threads": spec.threads, "depth": spec.buffers.depth, **dict.fromkeys(LOAD_KEYS)})
+    run_time = dict.fromkeys((*LOAD_KEYS, *DEVICE_KEYS))
+    return config.model_copy(update={"threads": spec.threads, "depth": spec.buffers.depth, **run_time})
+
+
+def roofline_of(plan: Plan) -> float:
+    """What a run of ``plan`` can reach: over several devices the deployment's aggregate."""
+    return plan.deployment.aggregate_qps if len(plan.deployment.device_ids) > 1 else plan.roofline_qps
 
 
 class Planner:
@@ -40,6 +46,9 @@ class Planner:
         """The spec with ``config`` applied, and its plan."""
         if config not in self._planned:
             spec = configure(self.spec, config.settings())
+            if config.devices is not None:  # the first n of the spec's devices
+                ids = [int(d) for d in config.devices.split(",")]
+                spec = spec.model_copy(update={"device": spec.device.model_copy(update={"ids": ids})})
             try:
                 self._planned[config] = spec, analyze_data(spec, self._smap)
             except SpecError as exc:

@@ -66,6 +66,10 @@ def command(binary: Path, config: Config, options: RunOptions, json_path: Path) 
         cmd += ["--clients", str(config.clients)]
     if config.rate is not None:
         cmd += ["--rate", f"{config.rate:g}"]
+    if config.devices is not None:
+        cmd += ["--devices", config.devices]
+    if config.deploy is not None:
+        cmd += ["--deploy", config.deploy]
     return cmd + list(options.extra)
 
 

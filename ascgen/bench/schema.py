@@ -104,19 +104,28 @@ class Config(_Model):
     sync_every: int | None  # per_thread only
     clients: int | None = None  # a server's closed-loop clients (--clients)
     rate: float | None = None  # a server's open-loop requests/s (--rate)
+    devices: str | None = None  # the devices run on (--devices "0,1"); None: the spec's
+    deploy: str | None = None  # several devices: processes or threads (--deploy); None: the spec's
 
     def settings(self) -> dict[str, object]:
         """The spec keys this point sets (ascgen.configure); its load, if any, is run-time flags."""
-        return self.model_dump(exclude=set(LOAD_KEYS))
+        return self.model_dump(exclude={*LOAD_KEYS, *DEVICE_KEYS})
 
     def label(self) -> str:
         sync = f" sync_every={self.sync_every}" if self.sync_every is not None else ""
         load = f" clients={self.clients}" if self.clients is not None else ""
         load += f" rate={self.rate:g}" if self.rate is not None else ""
+        load += f" devices={self.devices}" if self.devices is not None else ""
+        load += f" deploy={self.deploy}" if self.deploy is not None else ""
         return f"threads={self.threads} depth={self.depth} batch={self.batch} streams={self.streams}{sync}{load}"
+
+    @property
+    def device_count(self) -> int | None:
+        return None if self.devices is None else len(self.devices.split(","))
 
 
 LOAD_KEYS = ("clients", "rate")  # a server's load: run-time flags of the Config, not spec keys
+DEVICE_KEYS = ("devices", "deploy")  # where it runs: run-time flags (--devices, --deploy), one build
 
 
 class RunRecord(Config):

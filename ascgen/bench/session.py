@@ -98,6 +98,8 @@ def raw_name(config: Config, repeat: int) -> str:
     sync = f"-s{config.sync_every}" if config.sync_every is not None else ""
     load = f"-c{config.clients}" if config.clients is not None else ""
     load += f"-q{config.rate:g}" if config.rate is not None else ""
+    load += f"-D{config.devices.replace(',', '_')}" if config.devices is not None else ""
+    load += f"-{config.deploy}" if config.deploy is not None else ""
     return f"b{config.batch}-{config.streams}{sync}-t{config.threads}-d{config.depth}{load}-r{repeat}.json"
 
 

@@ -6,6 +6,7 @@ import statistics
 from collections.abc import Sequence
 
 from ascgen.bench import histogram
+from ascgen.bench.roofline import roofline_of
 from ascgen.bench.schema import Config, Latency, ProgramReport, RunRecord, Summary
 from ascgen.plan_model import Plan
 
@@ -34,9 +35,9 @@ def record(config: Config, repeat: int, report: ProgramReport, plan: Plan, raw: 
         host_cpu_s_per_1000_frames=per_1000(report.host_cpu_s, report.frames),
         process_cpu_s_per_1000_frames=per_1000(report.process_cpu_s, report.frames),
         device_memory_bytes=report.device_memory_bytes,
-        roofline_qps=plan.roofline_qps,
-        bottleneck=plan.bottleneck,
-        efficiency=report.qps / plan.roofline_qps if plan.roofline_qps > 0 else 0.0,
+        roofline_qps=roofline_of(plan),
+        bottleneck=plan.bottleneck if len(plan.deployment.device_ids) < 2 else plan.deployment.bottleneck,
+        efficiency=report.qps / roofline_of(plan) if roofline_of(plan) > 0 else 0.0,
         windows_qps=report.windows_qps,
         window_cv=cv(report.windows_qps),
         latency_histogram_us=report.latency_histogram_us,
@@ -47,7 +48,7 @@ def record(config: Config, repeat: int, report: ProgramReport, plan: Plan, raw: 
 def config_of(run: Config) -> Config:
     return Config(
         threads=run.threads, depth=run.depth, batch=run.batch, streams=run.streams, sync_every=run.sync_every,
-        clients=run.clients, rate=run.rate,
+        clients=run.clients, rate=run.rate, devices=run.devices, deploy=run.deploy,
     )  # fmt: skip
 
 
