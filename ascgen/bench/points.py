@@ -14,7 +14,7 @@ from ascgen.errors import UserError
 from ascgen.spec import Spec
 
 SWEEPABLE = (*KEYS, *LOAD_KEYS, *DEVICE_KEYS)
-MAX_CLIENTS = 4096  # the program's --clients limit (ascgen_host.h)
+MAX_CLIENTS = 4096  # the program's --clients limit (ascgen_options.h)
 MAX_RATE = 1e7  # its --rate limit
 
 

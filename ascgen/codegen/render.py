@@ -24,6 +24,7 @@ VERBATIM = (
     "ascgen_driver.h",
     "ascgen_support.h",
     "ascgen_host.h",
+    "ascgen_options.h",
     "ascgen_devices.h",
     "ascgen_numa.h",
     "ascgen_windows.h",

@@ -389,19 +389,12 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
     t.setup(Setup{w, window, batch_slots, inputs, opt.model}, cleanup);
   }
   run_state().inputs = &inputs;  // the completions read them (Run::inputs)
-  auto reporter = std::make_unique<ReportThread>(context, [&workers](const std::string& error) {
+  auto reporter = start_reporter(context, workers, cleanup, [&workers](const std::string& error) {
     run_state().error.set(error);
     run_state().stop = true;
     server().abort();
     for (auto& t : workers) t->completions.abort();
   });
-  for (auto& t : workers) {
-    aclrtStream s = t->completion_stream();
-    check(aclrtSubscribeReport(reporter->id(), s), "completion", "aclrtSubscribeReport");
-    cleanup.add("aclrtUnSubscribeReport",
-                [id = reporter->id(), s] { return aclrtUnSubscribeReport(id, s); });
-  }
-  reporter->start();
   cleanup.add("aclrtSynchronizeDevice (drain before release)",
               [] { return aclrtSynchronizeDevice(); });
   size_t mem_free = 0, mem_total = 0;

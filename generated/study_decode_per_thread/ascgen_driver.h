@@ -546,6 +546,25 @@ inline void finish_callbacks(ReportThread& reporter) {
 
 // One device's run. init_acl: this run initialises AscendCL (false under deploy: threads, where
 // the process did once for every device).
+// Completions are observed by one report thread, subscribed to every worker's last stream
+// before it processes a report, and unsubscribed only after the drain (registered later, so it
+// runs first at teardown).
+template <class W>
+std::unique_ptr<ReportThread> start_reporter(aclrtContext context,
+                                             std::vector<std::unique_ptr<W>>& workers,
+                                             Cleanup& cleanup,
+                                             std::function<void(const std::string&)> on_error) {
+  auto reporter = std::make_unique<ReportThread>(context, std::move(on_error));
+  for (auto& t : workers) {
+    aclrtStream s = t->completion_stream();
+    check(aclrtSubscribeReport(reporter->id(), s), "completion", "aclrtSubscribeReport");
+    cleanup.add("aclrtUnSubscribeReport",
+                [id = reporter->id(), s] { return aclrtUnSubscribeReport(id, s); });
+  }
+  reporter->start();
+  return reporter;
+}
+
 template <class W, class Layout>
 int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
         const std::vector<StageInfo>& stages, bool init_acl = true) {
@@ -605,22 +624,14 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
     }
     t.setup(Setup{w, window, batch_slots, inputs, opt.model}, cleanup);
   }
-  // Completions are observed by one report thread, subscribed to every worker's last stream
-  // before it processes a report, and unsubscribed only after the drain below.
   std::unique_ptr<ReportThread> reporter;
   if (Layout::kCallbacks) {
-    reporter = std::make_unique<ReportThread>(context, [&run, &workers](const std::string& error) {
-      run.error.set(error);
-      run.stop = true;
-      for (auto& t : workers) t->completions.abort();
-    });
-    for (auto& t : workers) {
-      aclrtStream s = t->completion_stream();
-      check(aclrtSubscribeReport(reporter->id(), s), "completion", "aclrtSubscribeReport");
-      cleanup.add("aclrtUnSubscribeReport",
-                  [id = reporter->id(), s] { return aclrtUnSubscribeReport(id, s); });
-    }
-    reporter->start();
+    reporter =
+        start_reporter(context, workers, cleanup, [&run, &workers](const std::string& error) {
+          run.error.set(error);
+          run.stop = true;
+          for (auto& t : workers) t->completions.abort();
+        });
   }
   // Runs first at teardown, on every path: nothing is released while the device still uses it.
   cleanup.add("aclrtSynchronizeDevice (drain before release)",
