@@ -21,6 +21,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ascgen.transfers.direction import Direction
+
 Op = Literal["write", "read"]
 Place = Literal["h", "d"]
 
@@ -61,10 +63,13 @@ class Transfer:
     """One column of HIXL's table: ``hccs_h2d_pool`` written from one host, say."""
 
     link: Literal["hccs", "rdma"]
-    direction: str  # d2d, h2d, d2h, h2h: the local place, then the remote one
+    direction: Direction  # the local side's memory, then the remote side's
     op: Op
     pool: bool
     cross_host: bool
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "direction", Direction(self.direction))  # "d2d" works too
 
     @property
     def column(self) -> str:
@@ -85,7 +90,7 @@ class Unsupported(ValueError):
 def route(links: Links, t: Transfer) -> tuple[list[Hop], float]:
     """The hops of ``t`` and the pool's overlap (as simulator/src/link.cpp builds them)."""
     hops, overlap = _route(links, t)
-    if t.link == "hccs" and t.pool and t.direction == "h2d":
+    if t.link == "hccs" and t.pool and t.direction == Direction.H2D:
         # The peer is a device: the route without the pool exists too (when the profile has its
         # figures); the faster one is taken.
         try:
@@ -107,7 +112,8 @@ def _route(links: Links, t: Transfer) -> tuple[list[Hop], float]:
     link = getattr(links, t.link)
     if link is None:
         raise Unsupported(f"the profile has no links.{t.link}")
-    local, remote = t.direction[0], t.direction[2]
+    local = "h" if t.direction.first_on_host else "d"
+    remote = "h" if t.direction.second_on_host else "d"
     src, dst = (local, remote) if t.op == "write" else (remote, local)
     wire = link.write_GBps if t.op == "write" else link.read_GBps
     hops = [Hop(t.link, link.latency_us + (link.cross_host_latency_us if t.cross_host else 0.0), wire)]
