@@ -29,7 +29,12 @@ VERBATIM = (
     "ascgen_numa.h",
     "ascgen_windows.h",
 )
-SERVING = ("ascgen_batcher.h", "ascgen_loadgen.h", "ascgen_serving.h")  # servers only (source: requests)
+SERVING = (
+    "ascgen_batcher.h",
+    "ascgen_loadgen.h",
+    "ascgen_padding.h",
+    "ascgen_serving.h",
+)  # servers only (source: requests)
 
 
 class ToolMissing(UserError):
