@@ -87,10 +87,13 @@ def test_figures() -> dict[str, int]:
         if any(child.tag == "skipped" for child in case):
             continue
         ok = not any(child.tag in ("failure", "error") for child in case)
+        recorded = {prop.get("name", "") for prop in case.iter("property")}
         for prop in case.iter("property"):
             if prop.get("name") in counts:
                 counts[prop.get("name", "")] += int(prop.get("value", "0"))
         kind = case.get("classname", "").rsplit(".", 1)[-1]
+        if kind == "test_faults" and "fault_runs" not in recorded:
+            counts["fault_runs"] += 1  # the sweep died before counting (timeout, crash): unhandled
         key = {"test_sanitizers": "sanitizer", "test_programs": "program_tests", "test_ctest": "sim_suites"}.get(kind)
         if key == "sanitizer":
             counts["sanitizer_runs"] += 1

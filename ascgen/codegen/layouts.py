@@ -1,5 +1,5 @@
 """The stream layouts, as IR drivers: which stream each stage's work goes to, and which C++
-policy of ascgen_driver.h submits and completes frames. The events between streams are the
+policy of ascgen_layouts.h submits and completes frames. The events between streams are the
 Plan's (plan_dataflow.py): per_thread has none."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Layout:
     name: str
-    driver: str  # the C++ policy in ascgen_driver.h
+    driver: str  # the C++ policy in ascgen_layouts.h
 
     def stream_of(self, stage: str) -> str:
         raise NotImplementedError

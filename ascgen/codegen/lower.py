@@ -19,6 +19,16 @@ from ascgen.stages.registry import kind_of
 
 SIM_ABI_VERSION = 1  # simulator/include/acl_sim/acl_sim.h: ACL_SIM_ABI_VERSION
 SUPPORT_ABI_VERSION = 2  # templates/support/ascgen_support.h: ASCGEN_SUPPORT_ABI
+# The hand-written support headers (templates/support/) copied beside every main.cpp, and those
+# only a frame program (its stream layouts, run and main) or only a server needs.
+COMMON_HEADERS = (
+    "ascgen_driver.h", "ascgen_support.h", "ascgen_host.h", "ascgen_options.h", "ascgen_devices.h", "ascgen_numa.h",
+    "ascgen_windows.h",
+)  # fmt: skip
+FRAME_HEADERS = ("ascgen_layouts.h", "ascgen_run.h")
+SERVER_HEADERS = ("ascgen_batcher.h", "ascgen_loadgen.h", "ascgen_padding.h", "ascgen_serving.h")
+FRAME_INCLUDES = FRAME_HEADERS  # main.cpp names a layout policy and run_main
+SERVER_INCLUDES = ("ascgen_serving.h",)
 _MEMORY = {"dvpp": "kDvpp", "device": "kDevice", "host_pinned": "kHostPinned"}
 _PLACE = {
     "dvpp": "DVPP memory (acldvppMalloc)",
@@ -302,4 +312,6 @@ def lower(plan: Plan, out_dir: Path) -> Program:
         batching=plan.batching.mode, batching_why=plan.batching.why, roofline_qps=round(plan.roofline_qps, 1),
         bottleneck=plan.bottleneck, default_threads=plan.threads, sim_abi=SIM_ABI_VERSION,
         support_abi=SUPPORT_ABI_VERSION, paths=paths, files=files, serving=_serving(plan),
+        includes=SERVER_INCLUDES if plan.serving else FRAME_INCLUDES,
+        support_headers=COMMON_HEADERS + (SERVER_HEADERS if plan.serving else FRAME_HEADERS),
     )  # fmt: skip

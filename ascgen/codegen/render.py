@@ -20,21 +20,6 @@ from ascgen.resources import clang_format_style, templates_dir
 
 CLANG_FORMAT_VERSION = "23.1.3"
 STYLE_FILE = clang_format_style()
-VERBATIM = (
-    "ascgen_driver.h",
-    "ascgen_support.h",
-    "ascgen_host.h",
-    "ascgen_options.h",
-    "ascgen_devices.h",
-    "ascgen_numa.h",
-    "ascgen_windows.h",
-)
-SERVING = (
-    "ascgen_batcher.h",
-    "ascgen_loadgen.h",
-    "ascgen_padding.h",
-    "ascgen_serving.h",
-)  # servers only (source: requests)
 
 
 class ToolMissing(UserError):
@@ -97,7 +82,7 @@ def render(program: Program) -> dict[str, str]:
     cpp_header = "\n".join(f"// {line}" for line in program.header)
     main = env.get_template("main.cpp.j2").render(p=program, header=cpp_header, kinds=kinds)
     files = {"main.cpp": clang_format(main, "main.cpp")}
-    for name in VERBATIM + (SERVING if program.serving else ()):
+    for name in program.support_headers:
         files[name] = (templates_dir() / "support" / name).read_text(encoding="utf-8")
     for toolchain in sorted((templates_dir() / "cmake").glob("*.cmake")):
         files[f"cmake/{toolchain.name}"] = toolchain.read_text(encoding="utf-8")

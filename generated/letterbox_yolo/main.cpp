@@ -5,7 +5,8 @@
 // Streams: per_stage. Batch: 4 (copy).
 // Predicted ceiling: 129.0 frames/s, bottleneck aicore (detect).
 #include "acl/acl.h"
-#include "ascgen_driver.h"
+#include "ascgen_layouts.h"
+#include "ascgen_run.h"
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");

@@ -506,8 +506,16 @@ class ReportThread {
   // `fail` is called once, on the report thread, when one of its calls fails: the run fails.
   ReportThread(aclrtContext context, std::function<void(const std::string&)> fail)
       : fail_(std::move(fail)), thread_([this, context] { loop(context); }) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return state_ != State::kStarting; });
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return state_ != State::kStarting; });
+    }
+    // The thread could not serve this context: fail here, before any stream is subscribed to
+    // it, so that no callback is ever launched that nothing would run.
+    if (context_error_ != ACL_SUCCESS) {
+      thread_.join();
+      check(context_error_, "report thread", "aclrtSetCurrentContext");
+    }
   }
   ReportThread(const ReportThread&) = delete;
   ReportThread& operator=(const ReportThread&) = delete;
@@ -533,18 +541,19 @@ class ReportThread {
   }
   void loop(aclrtContext context) {
     id_ = static_cast<uint64_t>(pthread_self());
+    const double cpu0 = thread_cpu_s();
+    context_error_ = aclrtSetCurrentContext(context);
+    if (context_error_ != ACL_SUCCESS) {
+      set(State::kStopped);
+      return;
+    }
     set(State::kWaiting);
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [this] { return state_ == State::kRunning || state_ == State::kStopped; });
       if (state_ == State::kStopped) return;
     }
-    const double cpu0 = thread_cpu_s();
-    aclError ret = aclrtSetCurrentContext(context);
-    if (ret != ACL_SUCCESS) {
-      report_failure("aclrtSetCurrentContext", ret);
-      failed_ = true;
-    }
+    aclError ret = ACL_SUCCESS;
     // A failed aclrtProcessReport fails the run, but the thread goes on draining the callbacks
     // already queued (they must all run before their streams are unsubscribed); it gives up
     // after kMaxFailures failures in a row.
@@ -577,6 +586,7 @@ class ReportThread {
   std::atomic<bool> failed_{false};    // gave up: no callback will run any more
   std::atomic<bool> reported_{false};  // the run was told of a failure
   uint64_t id_ = 0;
+  aclError context_error_ = ACL_SUCCESS;  // written before the constructor stops waiting
   double cpu_s_ = 0;
   std::thread thread_;
 };

@@ -1,7 +1,8 @@
 // ascgen_driver.h: the part of every generated program that is the same for every pipeline:
 // inputs, the run's state, completing batches (verification, decode result codes, latency),
-// the two stream layouts' submission loops, the reference run, the run-time budget check,
-// run() and main(). Emitted verbatim by ascgen; hand-written, reviewed once.
+// the run-time budget check and the report thread's start and drain. The frame programs'
+// stream layouts are in ascgen_layouts.h, their run() and main() in ascgen_run.h; a server's
+// in ascgen_serving.h. Emitted verbatim by ascgen; hand-written, reviewed once.
 //
 // A generated main.cpp holds only its pipeline: a ProgramInfo, the pool specs, and a Worker
 // (derived from WorkerBase) with these members, which the driver calls:
@@ -295,133 +296,6 @@ BatchRecord& submit_frame(W& t, int64_t f, const Input& in) {
   return r;
 }
 
-// ---------------------------------------------------------------- stream layouts
-
-template <class W>
-struct BatchCallback {
-  static void on_done(void* record) {
-    auto* r = static_cast<BatchRecord*>(record);
-    W& t = *static_cast<W*>(r->worker);
-    current_run() = t.run;  // the report thread serves one device
-    complete_batch(t, r->batch, now_s(), *t.run->inputs);
-    ++t.run->callbacks_run;
-  }
-};
-
-// per_stage: one stream per stage, chained by events; a batch completes in a callback on the
-// last stream, run by the report thread, so no worker blocks on a stream.
-struct PerStageLayout {
-  static constexpr bool kCallbacks = true;
-  static constexpr bool kStageAlone = false;
-  static int window(const Options& opt, const ProgramInfo&) { return opt.depth; }
-
-  template <class W>
-  static void submit(W& t, int64_t f, const Input& in) {
-    BatchRecord& r = submit_frame(t, f, in);
-    if ((f + 1) % run_state().info->batch != 0) return;
-    check(aclrtLaunchCallback(BatchCallback<W>::on_done, &r, ACL_CALLBACK_NO_BLOCK,
-                              t.completion_stream()),
-          "completion", "aclrtLaunchCallback");
-    ++run_state().callbacks_launched;
-  }
-  template <class W>
-  static void drive(W& t, const std::vector<Input>& inputs) {
-    Run& run = run_state();
-    const int batch = run.info->batch;
-    int64_t f = t.next_frame;
-    for (;; ++f) {
-      if (f % batch == 0) {
-        if (run.stop) break;
-        t.completions.wait_until_done(f / batch - t.batch_slots() + 1);  // a batch slot is free
-      }
-      submit(t, f, input_of(t, f, inputs));
-    }
-    t.completions.wait_until_done(f / batch);  // drain
-    t.next_frame = f;
-  }
-  template <class W>
-  static void reference(W& t, const Input& in, const std::vector<Input>&) {
-    const int batch = run_state().info->batch;
-    for (int k = 0; k < batch; ++k, ++t.next_frame) submit(t, t.next_frame, in);
-    t.completions.wait_until_done(t.next_frame / batch);
-  }
-};
-
-// How a per_thread worker submits a window of frames: each frame through every step ...
-struct ByFrame {
-  static constexpr bool kStageAlone = false;
-  template <class W>
-  static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs,
-                            bool) {
-    for (int64_t f = first; f < first + frames; ++f) submit_frame(t, f, input_of(t, f, inputs));
-  }
-};
-
-// ... or each step for every frame of the window (the study's hand-written program: all
-// copies, then all decodes, ...); batch steps once per batch. With --only-stage, every window
-// after a worker's first (which fills every slot of every pool) submits that stage's steps
-// only: the stage alone, fed with prepared inputs.
-struct ByStep {
-  static constexpr bool kStageAlone = true;
-  template <class W>
-  static void submit_window(W& t, int64_t first, int frames, const std::vector<Input>& inputs,
-                            bool first_window) {
-    const std::string& only = run_state().only_stage;
-    for (int64_t f = first; f < first + frames; ++f) record_frame(t, f, input_of(t, f, inputs));
-    for (const StepFn<W>& step : W::kSteps) {
-      if (!first_window && !only.empty() && only != step.stage) continue;
-      for (int64_t f = first; f < first + frames; ++f) {
-        const Frame at = frame_at(f);
-        if (step.per_batch && at.i != run_state().info->batch - 1) continue;
-        (t.*step.run)(at, input_of(t, f, inputs));
-      }
-    }
-  }
-};
-
-// per_thread: one stream per worker carries every step; the worker submits a whole window,
-// synchronises the stream, and completes the window's batches itself (the hand-written style).
-template <class Submit>
-struct PerThread {
-  static constexpr bool kCallbacks = false;
-  static constexpr bool kStageAlone = Submit::kStageAlone;
-  static int window(const Options&, const ProgramInfo& info) { return info.sync_every; }
-
-  template <class W>
-  static void drive(W& t, const std::vector<Input>& inputs) {
-    Run& run = run_state();
-    const int64_t start = t.next_frame;
-    int64_t f = start;
-    while (!run.stop) {
-      Submit::submit_window(t, f, run.info->sync_every, inputs, f == start);
-      sync_and_complete(t, f, run.info->sync_every, inputs);
-      f += run.info->sync_every;
-    }
-    t.next_frame = f;
-  }
-  // One batch of one input, frame by frame (in a single batch the order makes no difference).
-  template <class W>
-  static void reference(W& t, const Input& in, const std::vector<Input>& inputs) {
-    const int batch = run_state().info->batch;
-    for (int k = 0; k < batch; ++k, ++t.next_frame) submit_frame(t, t.next_frame, in);
-    sync_and_complete(t, t.next_frame - batch, batch, inputs);
-  }
-
- private:
-  // Synchronises the stream; the window's batches complete at once.
-  template <class W>
-  static void sync_and_complete(W& t, int64_t first, int frames, const std::vector<Input>& inputs) {
-    const int batch = run_state().info->batch;
-    check(aclrtSynchronizeStream(t.completion_stream()), "completion", "aclrtSynchronizeStream");
-    const double synced = now_s();
-    for (int64_t b = first / batch; b < (first + frames) / batch; ++b)
-      complete_batch(t, b, synced, inputs);
-  }
-};
-
-using PerThreadLayout = PerThread<ByFrame>;
-using PerThreadByStepLayout = PerThread<ByStep>;
-
 // ---------------------------------------------------------------- start-up
 
 inline std::vector<Input> prepare_inputs(const ProgramInfo& info, const std::string& path,
@@ -473,64 +347,13 @@ inline void check_budget(const ProgramInfo& info, int threads, int window) {
     fail("bytes of device memory", device * threads, d.device_bytes);
 }
 
-// ---------------------------------------------------------------- the run
-
-template <class W, class Layout>
-void run_worker(W& t, aclrtContext context, const std::vector<Input>& inputs,
-                const std::vector<int>& cpus) {
-  current_run() = t.run;
-  Run& run = run_state();
-  const double cpu0 = thread_cpu_s();
-  try {
-    check(aclrtSetCurrentContext(context), "worker", "aclrtSetCurrentContext");
-    pin_current_thread(cpus);
-    Layout::drive(t, inputs);
-  } catch (const std::exception& e) {
-    run.error.set(e.what());
-    run.stop = true;
-    t.completions.abort();
-  }
-  t.cpu_s = thread_cpu_s() - cpu0;
-}
-
-// Runs every input once through worker 0, serially, and keeps its output as the reference.
-template <class W, class Layout>
-void record_reference(W& t, const std::vector<Input>& inputs) {
-  Run& run = run_state();
-  run.recording = true;
-  run.expected.assign(inputs.size(), {});
-  for (const Input& in : inputs) Layout::reference(t, in, inputs);
-  run.recording = false;
-}
+// ---------------------------------------------------------------- the report thread
 
 // A stage as the report counts it: in frames, or in batches for batch-level stages.
 struct StageInfo {
   const char* name;
   bool per_batch;
 };
-
-// The workers' measurements merged into the report; returns their latency histogram.
-template <class W>
-LatencyHistogram fill_report(Report& report, const std::vector<std::unique_ptr<W>>& workers,
-                             double report_cpu) {
-  Run& run = run_state();
-  LatencyHistogram latency;
-  double rate_qps = 0;
-  bool rated = true;
-  for (const auto& t : workers) {
-    latency.merge(t->latency);
-    report.frames += t->measured_frames;
-    report.host_cpu_s += t->cpu_s;
-    rated = rated && t->rate.known();
-    rate_qps += t->rate.qps();
-  }
-  if (rated) report.qps = rate_qps;  // else frames / duration
-  report.host_cpu_s += report_cpu;
-  report.frames_failed = run.frames_failed;
-  report.first_failure_input = run.first_failure_input;
-  report.first_failure_code = run.first_failure_code;
-  return latency;
-}
 
 // Before the report thread stops (and its streams are unsubscribed, at cleanup): on every path,
 // let the device drain and every queued callback run, so none is left pending (ACL_FACTS 1.4,
@@ -546,8 +369,6 @@ inline void finish_callbacks(ReportThread& reporter) {
   reporter.stop();
 }
 
-// One device's run. init_acl: this run initialises AscendCL (false under deploy: threads, where
-// the process did once for every device).
 // Completions are observed by one report thread, subscribed to every worker's last stream
 // before it processes a report, and unsubscribed only after the drain (registered later, so it
 // runs first at teardown).
@@ -565,197 +386,6 @@ std::unique_ptr<ReportThread> start_reporter(aclrtContext context,
   }
   reporter->start();
   return reporter;
-}
-
-template <class W, class Layout>
-int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
-        const std::vector<StageInfo>& stages, bool init_acl = true) {
-  Run& run = run_state();
-  run.info = &info;
-  if (opt.load_given)
-    throw BadFlags(
-        "--clients, --rate and --trace load a server: a spec with source: {kind: requests}");
-  if (!opt.only_stage.empty()) {
-    if (!Layout::kStageAlone)
-      throw BadFlags(
-          "--only-stage needs a per_thread program with submit: by_step (ascgen bench --stages "
-          "builds one)");
-    if (opt.verify)
-      throw BadFlags(
-          "--only-stage and --verify exclude each other: a stage alone verifies nothing");
-    if (std::none_of(std::begin(W::kSteps), std::end(W::kSteps),
-                     [&](const StepFn<W>& s) { return opt.only_stage == s.stage; }))
-      throw BadFlags("--only-stage " + opt.only_stage + ": no device stage of that name");
-    run.only_stage = opt.only_stage;
-  }
-  const int window = Layout::window(opt, info);
-  check_budget(info, opt.threads, window);
-  const int32_t device = opt.devices.empty() ? info.device_id : std::atoi(opt.devices.c_str());
-  // host.numa: this device's threads on its NUMA node's CPUs; this thread first, so that the
-  // pinned host memory it allocates below is first touched there.
-  const NumaPlacement numa = numa_placement(opt, device, cpus_for(opt.pin));
-  const std::vector<int>& cpus = numa.pinned;
-  if (numa.node >= 0) pin_current_thread(cpus);
-  const std::vector<Input> inputs = prepare_inputs(info, opt.input, W::inspect_input);
-  run.inputs = &inputs;
-  if (init_acl) {
-    check(aclInit(nullptr), "setup", "aclInit");
-    cleanup.add("aclFinalize", [] { return aclFinalize(); });
-  }
-  check(aclrtSetDevice(device), "setup", "aclrtSetDevice");
-  cleanup.add("aclrtResetDevice", [device] { return aclrtResetDevice(device); });
-  aclrtContext context = nullptr;
-  check(aclrtCreateContext(&context, device), "setup", "aclrtCreateContext");
-  cleanup.add("aclrtDestroyContext", [context] { return aclrtDestroyContext(context); });
-
-  const int batch_slots = info.batch_slots.slots(window);
-  typename W::Shared shared;  // what one copy serves every worker (outlives them: joined below)
-  shared.setup(Setup{-1, window, batch_slots, inputs, opt.model}, cleanup);
-  std::vector<std::unique_ptr<W>> workers;
-  for (int w = 0; w < opt.threads; ++w) {
-    workers.push_back(std::make_unique<W>());
-    W& t = *workers.back();
-    t.id = w;
-    t.run = &run;
-    t.shared = &shared;
-    t.batches.resize(static_cast<size_t>(batch_slots));
-    for (BatchRecord& r : t.batches) {
-      r.worker = &t;
-      r.submitted.assign(static_cast<size_t>(info.batch), 0.0);
-      r.inputs.assign(static_cast<size_t>(info.batch), 0);
-    }
-    t.setup(Setup{w, window, batch_slots, inputs, opt.model}, cleanup);
-  }
-  std::unique_ptr<ReportThread> reporter;
-  if (Layout::kCallbacks) {
-    reporter =
-        start_reporter(context, workers, cleanup, [&run, &workers](const std::string& error) {
-          run.error.set(error);
-          run.stop = true;
-          for (auto& t : workers) t->completions.abort();
-        });
-  }
-  // Runs first at teardown, on every path: nothing is released while the device still uses it.
-  cleanup.add("aclrtSynchronizeDevice (drain before release)",
-              [] { return aclrtSynchronizeDevice(); });
-  size_t mem_free = 0, mem_total = 0;
-  check(aclrtGetMemInfo(info.memory_attr, &mem_free, &mem_total), "setup", "aclrtGetMemInfo");
-
-  run.verify = opt.verify;
-  run.skip_decode_errors = opt.skip_decode_errors;
-  if (opt.verify) record_reference<W, Layout>(*workers[0], inputs);
-
-  Progress progress;
-  run.frame_limit = opt.frames;
-  const double t0 = now_s();
-  run.measure_start = t0 + opt.warmup_s;
-  run.measure_end = opt.frames > 0 ? 1e300 : run.measure_start + opt.duration_s;
-  run.windows.reserve(opt.frames > 0 ? 0.0 : opt.duration_s);
-  const double cpu0 = process_cpu_s();
-  std::vector<std::thread> threads;
-  for (auto& t : workers)
-    threads.emplace_back(run_worker<W, Layout>, std::ref(*t), context, std::cref(inputs),
-                         std::cref(cpus));
-  progress.run_until(run.stop, run.completed, run.measure_start, run.measure_end);
-  run.stop = true;
-  for (std::thread& th : threads) th.join();
-  const double elapsed = std::max(0.0, std::min(now_s(), run.measure_end) - run.measure_start);
-  if (reporter) finish_callbacks(*reporter);
-  run.error.rethrow();
-
-  Report report;
-  report.program = info.name;
-  report.profile = info.profile;
-  report.streams = info.streams;
-  report.threads = opt.threads;
-  report.depth = opt.depth;
-  report.batch = info.batch;
-  report.sync_every = info.sync_every;
-  report.duration_s = elapsed;
-  const LatencyHistogram latency = fill_report(report, workers, reporter ? reporter->cpu_s() : 0.0);
-  report.process_cpu_s = process_cpu_s() - cpu0;
-  report.device_memory_bytes = static_cast<int64_t>(mem_total - mem_free);
-  report.interrupted = stop_signal() != 0;
-  report.windows_qps = progress.windows();
-  report.windows_latency = run.windows.p99_max_ms();
-  const bool verifiable = workers[0]->output(0) != nullptr;
-  report.verified = opt.verify && verifiable ? (run.mismatches == 0 ? 1 : 0) : -1;
-  for (const StageInfo& s : stages)
-    report.stages.push_back({s.name, s.per_batch ? report.frames / info.batch : report.frames});
-  if (numa.node >= 0) report.more = [&numa](Json& j) { numa_json(j, numa); };
-  report.write(latency, opt.json_path, opt.quiet, opt.error_path.empty());
-  if (run.mismatches > 0) return 1;
-  if (run.frames_failed > 0 && !opt.skip_decode_errors) {
-    std::fprintf(stderr, "%s: decoding input '%s' failed with result code %" PRId64 "\n", info.name,
-                 run.first_failure_input.c_str(), run.first_failure_code);
-    return 1;
-  }
-  return report.interrupted ? 128 + stop_signal() : 0;
-}
-
-// One device's run inside a cleanup that releases everything in reverse order on every path.
-template <class W, class Layout>
-int run_one(const ProgramInfo& info, const Options& opt, const std::vector<StageInfo>& stages,
-            bool init_acl = true) {
-  Cleanup cleanup;
-  int status = 0;
-  std::string error;
-  try {
-    status = run<W, Layout>(info, opt, cleanup, stages, init_acl);
-  } catch (const BadFlags& e) {
-    error = e.what();
-    status = 2;
-  } catch (const std::exception& e) {
-    error = e.what();
-    status = 3;
-  }
-  if (!error.empty()) {
-    // One of several devices names itself; its parent reads the line back for the report.
-    const std::string who = opt.error_path.empty() ? "" : " device " + opt.devices;
-    std::fprintf(stderr, "%s%s: %s\n", info.name, who.c_str(), error.c_str());
-    if (!opt.error_path.empty()) std::ofstream(opt.error_path) << error << "\n";
-  }
-  if (cleanup.run() != 0 && status == 0) status = 3;
-  return status;
-}
-
-// The whole program: options, then one device's run, or one process per device (--devices,
-// or the spec's device ids) with their reports merged.
-template <class W, class Layout>
-int run_main(int argc, char** argv, const ProgramInfo& info, const Options& defaults,
-             const std::vector<StageInfo>& stages) {
-  Options opt = parse_options(argc, argv, defaults);
-#if ASCGEN_BACKEND_SIM
-  setenv("ACL_SIM_PROFILE", ASCGEN_SIM_PROFILE, 0);  // the device this program was planned for
-#endif
-  install_signal_handlers();
-  warn_numa_balancing(info.name);
-  if (opt.devices.empty()) return run_one<W, Layout>(info, opt, stages);
-  const std::vector<int32_t> devices = parse_devices(info.name, opt.devices);
-  if (devices.size() == 1) {
-    opt.devices = std::to_string(devices[0]);
-    return run_one<W, Layout>(info, opt, stages);
-  }
-  Report head;  // what the merged report says of the program
-  head.program = info.name;
-  head.profile = info.profile;
-  head.streams = info.streams;
-  head.threads = opt.threads;
-  head.depth = opt.depth;
-  head.batch = info.batch;
-  head.sync_every = info.sync_every;
-  try {
-    if (opt.deploy == "threads")
-      return run_device_threads<Run>(head, opt, devices, [&](const Options& one, Run& run) {
-        current_run() = &run;
-        return run_one<W, Layout>(info, one, stages, false);
-      });
-    return run_devices(head, opt, devices,
-                       [&](const Options& one) { return run_one<W, Layout>(info, one, stages); });
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: %s\n", info.name, e.what());
-    return 3;
-  }
 }
 
 }  // namespace ascgen

@@ -5,7 +5,8 @@
 // Streams: per_thread, synchronised every 256 frames. Batch: 16 (none).
 // Predicted ceiling: 734.4 frames/s, bottleneck per_thread stream.
 #include "acl/acl.h"
-#include "ascgen_driver.h"
+#include "ascgen_layouts.h"
+#include "ascgen_run.h"
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");

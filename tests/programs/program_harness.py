@@ -12,6 +12,7 @@ from typing import Any
 
 from build_dirs import TEST_BUILD
 
+from ascgen.analysis import analyze_file
 from ascgen.build import BuildResult, build_variant
 from ascgen.generate import render_all
 
@@ -75,15 +76,24 @@ def run_program(
 _EXERCISED = re.compile(r"\b(?:acl\w+|ascgen::\w+|std::\w+|defaults\.\w+)\b")
 
 
-def exercised(spec: Path) -> frozenset[str]:
-    """The calls and support entry points that ``spec``'s generated main.cpp names."""
+def exercised(spec: Path, shape: bool = False) -> frozenset[str]:
+    """The calls and support entry points that ``spec``'s generated main.cpp names; with
+    ``shape``, also the program's shape: its stream layout, and its source kind with batch 1 or
+    several. Names alone miss paths that take the same calls in another order (a server without
+    batching meets a failing call at another moment than one with it)."""
+    _, plan = analyze_file(spec)
     name, files = next(iter(render_all([spec], Path("generated")).items()))
     del name
-    return frozenset(_EXERCISED.findall(files["main.cpp"]))
+    names = frozenset(_EXERCISED.findall(files["main.cpp"]))
+    if not shape:
+        return names
+    batch = "1" if plan.batch == 1 else "n"
+    return names | {f"streams={plan.streams}", f"source={plan.source.kind}/batch={batch}"}
 
 
-def covering(specs: list[Path]) -> list[Path]:
-    """A small subset of ``specs`` whose programs together exercise everything any of them does.
+def covering(specs: list[Path], shape: bool = False) -> list[Path]:
+    """A small subset of ``specs`` whose programs together exercise everything any of them does
+    (``exercised``; with ``shape``, every program shape as well).
 
     Greedy set cover (the spec adding most not-yet-exercised names first, ties by path), so the
     sweeps that repeat a whole program many times (every injected fault, each sanitizer) reach
@@ -91,7 +101,7 @@ def covering(specs: list[Path]) -> list[Path]:
     (scripts/reliability.py sets it) runs them on every spec instead."""
     if os.environ.get("ASCGEN_ALL_SPECS") == "1":
         return list(specs)
-    left = {spec: exercised(spec) for spec in specs}
+    left = {spec: exercised(spec, shape) for spec in specs}
     todo = frozenset().union(*left.values())
     chosen: list[Path] = []
     while todo:
@@ -101,4 +111,7 @@ def covering(specs: list[Path]) -> list[Path]:
     return sorted(chosen)
 
 
+# The sanitizers look for memory and thread faults at every call site class; injected faults
+# are handled on paths whose order differs by program shape, so that sweep covers the shapes too.
 REPRESENTATIVE = covering(PIPELINES)
+REPRESENTATIVE_SHAPES = covering(PIPELINES, shape=True)
