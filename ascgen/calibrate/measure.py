@@ -25,10 +25,12 @@ from ascgen import profile as profiles
 from ascgen.build import ensure_simulator
 from ascgen.errors import StepFailed
 from ascgen.transfers import fit, probe, published
+from ascgen.transfers.direction import COPY_DIRECTIONS
 from ascgen.transfers.model import Transfer
 
 Say = Callable[[str], None]
-COPY_ENGINES = ("h2d", "d2h", "d2d")
+# The copy engines are named after their directions (engines.h2d, engines.d2h, engines.d2d).
+COPY_ENGINES = COPY_DIRECTIONS
 
 
 @dataclass

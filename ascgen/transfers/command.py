@@ -1,7 +1,7 @@
 """``ascgen probe transfer``: build the transfer probe, run it, print and write its table.
 
-Only Click and ascgen's error model are imported at module level (ascgen.cli imports this
-module); the rest is loaded when a command runs."""
+Only Click, ascgen's error model and the Direction enum are imported at module level (ascgen.cli
+imports this module); the rest is loaded when a command runs."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import click
 
 from ascgen.errors import Interrupted, UserError
 from ascgen.friendly import friendly
+from ascgen.transfers.direction import Direction
 
 if TYPE_CHECKING:
     from ascgen.transfers.probe import Options, Row
@@ -54,7 +55,11 @@ def probe() -> None:
     help="copy: aclrtMemcpy over the host link; hccs, rdma: transfers to a peer (simulator only).",
 )
 @click.option(
-    "--directions", default="h2d,d2h,d2d,h2h", show_default=True, callback=_choices(("h2d", "d2h", "d2d", "h2h"))
+    "--directions",
+    default=",".join(Direction),
+    show_default=True,
+    callback=_choices(tuple(Direction)),
+    help="Where the bytes are at each end (a copy: source, destination; a link: local, remote).",
 )
 @click.option("--sizes", default="64K,256K,1M,4M,16M", show_default=True, callback=_sizes, help="Block sizes.")
 @click.option(
@@ -80,7 +85,7 @@ def probe() -> None:
 def transfer(
     profile_name: str,
     links: tuple[str, ...],
-    directions: tuple[str, ...],
+    directions: tuple[Direction, ...],
     sizes: tuple[int, ...],
     host_memory: tuple[str, ...],
     merged: bool,
@@ -112,7 +117,7 @@ def transfer(
     options = Options(
         profile=profile_name,
         links=links,
-        directions=directions,
+        directions=tuple(Direction(d) for d in directions),
         sizes=sizes,
         host_memory=host_memory,
         merged=merged,

@@ -6,8 +6,12 @@ slowest behind the slowest one, so one block of ``s`` bytes takes
 
     sum(latencies) + s * (1/B_slowest + (1 - overlap) * sum(1/B_others))
 
-A run moves its bytes in blocks one after the other (HIXL's benchmark: 128 MiB per run), so its
-throughput is ``s / block_us(s)``. The simulator computes the same (tests compare the two).
+HIXL uses its pool only where the pool is faster (it documents this for device-to-device blocks
+under 256 KiB): so HCCS between this side's host memory and a peer *device*, which can also go
+without the pool (the peer NPU reaching host memory itself), takes the faster of the two routes
+(fewer seconds per byte; their latencies are the same). A run moves its bytes in blocks one after
+the other (HIXL's benchmark: 128 MiB per run), so its throughput is ``s / block_us(s)``. The
+simulator computes the same (tests compare the two).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from ascgen.transfers.direction import Direction
 
 Op = Literal["write", "read"]
 Place = Literal["h", "d"]
@@ -57,10 +63,13 @@ class Transfer:
     """One column of HIXL's table: ``hccs_h2d_pool`` written from one host, say."""
 
     link: Literal["hccs", "rdma"]
-    direction: str  # d2d, h2d, d2h, h2h: the local place, then the remote one
+    direction: Direction  # the local side's memory, then the remote side's
     op: Op
     pool: bool
     cross_host: bool
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "direction", Direction(self.direction))  # "d2d" works too
 
     @property
     def column(self) -> str:
@@ -80,10 +89,31 @@ class Unsupported(ValueError):
 
 def route(links: Links, t: Transfer) -> tuple[list[Hop], float]:
     """The hops of ``t`` and the pool's overlap (as simulator/src/link.cpp builds them)."""
+    hops, overlap = _route(links, t)
+    if t.link == "hccs" and t.pool and t.direction == Direction.H2D:
+        # The peer is a device: the route without the pool exists too (when the profile has its
+        # figures); the faster one is taken.
+        try:
+            direct = _route(links, Transfer(t.link, t.direction, t.op, False, t.cross_host))
+        except Unsupported:
+            return hops, overlap
+        if _s_per_byte(*direct) < _s_per_byte(hops, overlap):
+            return direct
+    return hops, overlap
+
+
+def _s_per_byte(hops: list[Hop], overlap: float) -> float:
+    per_byte = [1.0 / (h.bandwidth_GBps * 1e3) for h in hops]
+    slowest = max(per_byte)
+    return slowest + (1.0 - overlap) * (sum(per_byte) - slowest)
+
+
+def _route(links: Links, t: Transfer) -> tuple[list[Hop], float]:
     link = getattr(links, t.link)
     if link is None:
         raise Unsupported(f"the profile has no links.{t.link}")
-    local, remote = t.direction[0], t.direction[2]
+    local = "h" if t.direction.first_on_host else "d"
+    remote = "h" if t.direction.second_on_host else "d"
     src, dst = (local, remote) if t.op == "write" else (remote, local)
     wire = link.write_GBps if t.op == "write" else link.read_GBps
     hops = [Hop(t.link, link.latency_us + (link.cross_host_latency_us if t.cross_host else 0.0), wire)]
@@ -116,9 +146,7 @@ def route(links: Links, t: Transfer) -> tuple[list[Hop], float]:
 def block_us(links: Links, t: Transfer, nbytes: int) -> float:
     """Model time of one block of ``nbytes`` alone on its route."""
     hops, overlap = route(links, t)
-    per_byte = [1.0 / (h.bandwidth_GBps * 1e3) for h in hops]
-    slowest = max(per_byte)
-    return sum(h.latency_us for h in hops) + nbytes * (slowest + (1.0 - overlap) * (sum(per_byte) - slowest))
+    return sum(h.latency_us for h in hops) + nbytes * _s_per_byte(hops, overlap)
 
 
 def throughput_GBps(links: Links, t: Transfer, nbytes: int) -> float:

@@ -26,16 +26,14 @@ from ascgen.codegen.render import clang_format
 from ascgen.errors import UserError
 from ascgen.fileio import write_tree_atomic
 from ascgen.resources import simulator_dir, templates_dir
+from ascgen.transfers.direction import COPY_DIRECTIONS, LINK_DIRECTIONS, Direction
 from ascgen.transfers.model import Transfer, Unsupported, route
 
 NAME = "probe_transfer"
-# aclrtMemcpyAsync has no host-to-host copy on the device (the simulator refuses it, 207000).
-COPY_DIRECTIONS = ("h2d", "d2h", "d2d")
-LINK_DIRECTIONS = ("d2d", "h2d", "d2h", "h2h")
 _COPY_KIND = {
-    "h2d": "ACL_MEMCPY_HOST_TO_DEVICE",
-    "d2h": "ACL_MEMCPY_DEVICE_TO_HOST",
-    "d2d": "ACL_MEMCPY_DEVICE_TO_DEVICE",
+    Direction.H2D: "ACL_MEMCPY_HOST_TO_DEVICE",
+    Direction.D2H: "ACL_MEMCPY_DEVICE_TO_HOST",
+    Direction.D2D: "ACL_MEMCPY_DEVICE_TO_DEVICE",
 }
 
 
@@ -47,7 +45,7 @@ class ProbeFailed(UserError):
 class Options:
     profile: str
     links: tuple[str, ...] = ("copy", "hccs", "rdma")  # copy: aclrtMemcpy over the host link
-    directions: tuple[str, ...] = ("h2d", "d2h", "d2d", "h2h")
+    directions: tuple[Direction, ...] = tuple(Direction)
     sizes: tuple[int, ...] = (1 << 20, 4 << 20)
     host_memory: tuple[str, ...] = ("pinned",)
     merged: bool = False
@@ -113,9 +111,9 @@ def cases(options: Options) -> list[Case]:
         for direction in COPY_DIRECTIONS:
             if direction not in options.directions:
                 continue
-            memories = ("pinned",) if direction == "d2d" else options.host_memory
+            memories = ("pinned",) if direction == Direction.D2D else options.host_memory
             for memory in memories:
-                suffix = "" if direction == "d2d" else f"_{memory}"
+                suffix = "" if direction == Direction.D2D else f"_{memory}"
                 column = f"copy_{direction}{suffix}{'_merged' if options.merged else ''}"
                 out += [
                     Case(

@@ -358,7 +358,9 @@ class DepthSampler {
 // from several threads.
 class ServingStats {
  public:
-  explicit ServingStats(int max_batch) : batch_sizes_(static_cast<size_t>(max_batch) + 1, 0) {}
+  explicit ServingStats(int max_batch) : batch_sizes_(static_cast<size_t>(max_batch) + 1, 0) {
+    gears_.reserve(kMaxGears);
+  }
 
   void record_request(double e2e_us, double queue_us, double compute_us) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -384,6 +386,20 @@ class ServingStats {
     // a padded slot of the executed batch holds the batch's padded shape, as a request does
     int64_t per_request = size > 0 ? padded_elements / size : 0;
     padded_elements_ += per_request * std::max(executed, size);
+  }
+  // Requests of their own shapes: the batch ran at gear `height` x `width`; its requests padded
+  // to the widest hold `padded_elements` each, the smallest of them `smallest_elements` (a
+  // batch the padding rule should not have merged is counted: rule_breaks).
+  void record_shapes(int64_t height, int64_t width, int64_t padded_elements,
+                     int64_t smallest_elements) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!padding_acceptable(padded_elements, smallest_elements)) ++rule_breaks_;
+    for (GearCount& g : gears_)
+      if (g.height == height && g.width == width) {
+        ++g.batches;
+        return;
+      }
+    if (gears_.size() < kMaxGears) gears_.push_back({height, width, 1});
   }
   void set_counters(const BatcherCounters& c) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -439,6 +455,20 @@ class ServingStats {
     j.key("batches").integer(static_cast<int64_t>(batches_));
     j.key("average_fill").num(fill_locked());
     j.key("padding_waste").num(waste_locked());
+    if (!gears_.empty()) {
+      j.key("padding").open('{');
+      j.key("request_elements").integer(real_elements_);
+      j.key("executed_elements").integer(padded_elements_);
+      j.key("rule_breaks").integer(static_cast<int64_t>(rule_breaks_));
+      j.key("gears").open('[');  // [height, width, batches], by first use
+      for (const GearCount& g : gears_)
+        j.open('[')
+            .integer(g.height)
+            .integer(g.width)
+            .integer(static_cast<int64_t>(g.batches))
+            .close(']');
+      j.close(']').close('}');
+    }
     j.key("submitted").integer(static_cast<int64_t>(counters_.submitted));
     j.key("rejected").open('{');
     j.key("queue_full").integer(static_cast<int64_t>(counters_.rejected_queue_full));
@@ -482,7 +512,15 @@ class ServingStats {
     return 1.0 - static_cast<double>(real_elements_) / static_cast<double>(padded_elements_);
   }
 
+  struct GearCount {
+    int64_t height, width;
+    uint64_t batches;
+  };
+  static constexpr size_t kMaxGears = 128;  // ACL_MAX_HW_NUM
+
   mutable std::mutex mu_;
+  std::vector<GearCount> gears_;
+  uint64_t rule_breaks_ = 0;
   LatencyHistogram e2e_, queue_, compute_;
   std::vector<uint64_t> batch_sizes_;
   uint64_t batches_ = 0, requests_in_batches_ = 0, executed_slots_ = 0;

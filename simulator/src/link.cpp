@@ -6,15 +6,20 @@
 namespace sim {
 namespace link {
 
-double Route::block_us(double bytes) const {
-  double latency = 0, slowest = 0, sum = 0;
+double Route::us_per_byte() const {
+  double slowest = 0, sum = 0;
   for (const Hop& h : hops) {
-    latency += h.latency_us;
     double per_byte = 1.0 / (h.bandwidth_GBps * 1e3);
     slowest = std::max(slowest, per_byte);
     sum += per_byte;
   }
-  return latency + bytes * (slowest + (1.0 - overlap) * (sum - slowest));
+  return slowest + (1.0 - overlap) * (sum - slowest);
+}
+
+double Route::block_us(double bytes) const {
+  double latency = 0;
+  for (const Hop& h : hops) latency += h.latency_us;
+  return latency + bytes * us_per_byte();
 }
 
 double Route::bottleneck_GBps() const {
@@ -39,9 +44,8 @@ bool figure(const Profile& p, const std::string& link, const std::string& key, b
   return true;
 }
 
-}  // namespace
-
-bool route(const Profile& p, const Transfer& t, Route* out, std::string* error) {
+// The route of `t` as its options name it (the pool taken whenever asked for).
+bool build(const Profile& p, const Transfer& t, Route* out, std::string* error) {
   if (t.link != "hccs" && t.link != "rdma") {
     *error = "unknown link '" + t.link + "' (hccs or rdma)";
     return false;
@@ -97,6 +101,22 @@ bool route(const Profile& p, const Transfer& t, Route* out, std::string* error) 
     r.hops.push_back(h);
   }
   *out = r;
+  return true;
+}
+
+}  // namespace
+
+bool route(const Profile& p, const Transfer& t, Route* out, std::string* error) {
+  if (!build(p, t, out, error)) return false;
+  // HIXL uses its pool only where it is faster: HCCS between local host memory
+  // and a peer device can also go without it; the faster route is taken.
+  if (t.link == "hccs" && t.pool && t.local == Place::kHost && t.remote == Place::kDevice) {
+    Transfer direct = t;
+    direct.pool = false;
+    Route d;
+    std::string ignored;
+    if (build(p, direct, &d, &ignored) && d.us_per_byte() < out->us_per_byte()) *out = d;
+  }
   return true;
 }
 

@@ -17,6 +17,9 @@
 // The pool pipelines its blocks: a fraction links.<link>.pool_overlap of every
 // hop but the slowest hides behind the slowest one, so one block takes
 //   sum(latencies) + bytes x (1/B_slowest + (1 - overlap) x sum(1/B_others)).
+// HIXL uses its pool only where it is faster (its docs say so of
+// device-to-device blocks under 256 KiB): HCCS between local host memory and a
+// peer device, which can also go without the pool, takes the faster route.
 // Transfers crossing the same link at the same moment share its bottleneck
 // bandwidth by processor sharing (Device, Share), as engines share the DDR.
 // A transfer engine posts them to the link's queues: the device's task
@@ -47,6 +50,8 @@ struct Route {
   double overlap = 0;
   // Model time of one block of `bytes` alone on the route.
   double block_us(double bytes) const;
+  // Its part proportional to the bytes.
+  double us_per_byte() const;
   // The slowest hop's bandwidth: what concurrent transfers share.
   double bottleneck_GBps() const;
 };

@@ -39,10 +39,11 @@ const std::map<std::string, std::string> kLinks = {
     {"links.rdma.pool_overlap", "0"},
 };
 
-sim::link::Route route_of(const sim::link::Transfer& t, std::string* error) {
+sim::link::Route route_of(const sim::link::Transfer& t, std::string* error,
+                          const std::map<std::string, std::string>& links = kLinks) {
   sim::Profile p;
   sim::link::Route r;
-  if (!p.load(write_profile("link_route", kLinks), error) || !sim::link::route(p, t, &r, error))
+  if (!p.load(write_profile("link_route", links), error) || !sim::link::route(p, t, &r, error))
     r.hops.clear();
   return r;
 }
@@ -142,6 +143,31 @@ TEST(link, route_sums_latencies_and_overlaps_pool_hops) {
   t.local = sim::link::Place::kHost;
   t.pool = true;
   CHECK_NEAR(route_of(t, &error).block_us(1e6), 20 + 1000 + 250, 1e-6);
+}
+
+TEST(link, pooled_hccs_to_a_peer_device_takes_the_faster_route) {
+  // From local host memory to a peer device the route without the pool exists
+  // too: HIXL takes the pool only where it is faster.
+  std::string error;
+  sim::link::Transfer t;
+  t.link = "hccs";
+  t.local = sim::link::Place::kHost;
+  t.pool = true;
+  // direct_host 1 GB/s: the pool (h2d hop 4 GB/s, half hidden) is faster.
+  sim::link::Route pooled = route_of(t, &error);
+  CHECK_EQ(pooled.hops.size(), 2u);
+  CHECK(pooled.hops[1].what == "host.h2d");
+  CHECK_NEAR(pooled.block_us(1e6), 10 + 1000 + 0.5 * 250, 1e-6);
+  // direct_host 16 GB/s: going without the pool is faster, and taken.
+  std::map<std::string, std::string> fast = kLinks;
+  fast["links.hccs.direct_host_GBps"] = "16";
+  sim::link::Route direct = route_of(t, &error, fast);
+  CHECK_EQ(direct.hops.size(), 2u);
+  CHECK(direct.hops[1].what == "hccs.direct_host");
+  CHECK_NEAR(direct.block_us(1e6), 10 + 1000 + 62.5, 1e-6);
+  // A peer's host memory has no route without the pool: the pool stays.
+  t.remote = sim::link::Place::kHost;
+  CHECK_EQ(route_of(t, &error, fast).hops.size(), 3u);
 }
 
 TEST(link, unsupported_routes_and_missing_figures_are_errors) {

@@ -29,7 +29,8 @@ namespace ascgen {
 
 // ---------------------------------------------------------------- what the plan fixed
 
-enum class SourceKind { kJpegFiles, kTensor };
+// kRawFiles: a server's requests of their own width (*.u8 files; ascgen_padding.h).
+enum class SourceKind { kJpegFiles, kTensor, kRawFiles };
 
 // The device's limits and a worker's needs that do not depend on --depth.
 struct DeviceBudget {
@@ -306,7 +307,8 @@ inline std::vector<Input> prepare_inputs(const ProgramInfo& info, const std::str
                         pattern_tensor(info.tensor_bytes, static_cast<uint64_t>(k)), 0, 0});
     return inputs;
   }
-  for (InputFile& file : load_inputs(path, info.max_input_bytes)) {
+  const bool raw = info.source == SourceKind::kRawFiles;
+  for (InputFile& file : load_inputs(path, info.max_input_bytes, raw ? ".u8" : nullptr)) {
     Input in{static_cast<int>(inputs.size()), file.name, std::move(file.bytes), 0, 0};
     inspect(in);
     inputs.push_back(std::move(in));

@@ -32,33 +32,102 @@ def test_profile_carries_the_fitted_parameters(fitted: fit.FitResult) -> None:
     assert _links_values(links) == fit.rounded(fitted.values)
 
 
+# Three published 1 MiB RDMA figures no physical model reproduces (docs/transfers.md says why;
+# test_the_three_rdma_figures_are_isolated_runs shows it on the data).
+ISOLATED = [
+    ("one_host", "read", "rdma_h2h", 1 << 20),
+    ("two_hosts", "read", "rdma_h2h", 1 << 20),
+    ("two_hosts", "write", "rdma_d2d", 1 << 20),
+]
+
+
+def _outside(links: model.Links, figures: tuple[published.Figure, ...], tolerance: float) -> list[tuple]:
+    return sorted(
+        (f.topology, f.transfer.op, f.transfer.column, f.block_bytes)
+        for f in figures
+        if abs(model.throughput_GBps(links, f.transfer, f.block_bytes) / f.GBps - 1) > tolerance
+    )
+
+
 def test_fitted_model_reproduces_the_published_figures(fitted: fit.FitResult) -> None:
-    """92 of the 96 figures within 10 %; the four others are the ones docs/transfers.md names:
-    three 1 MiB RDMA figures below line rate where every other RDMA column of that block size
-    and topology runs at it, and one HCCS column that differs by 20 % between one and two hosts
-    though its route does not cross hosts."""
+    """Every published figure within 10 % but the three isolated RDMA ones."""
     links = profile.load("atlas_a3").links
     assert links is not None
-    ratios = [(f, model.throughput_GBps(links, f.transfer, f.block_bytes) / f.GBps) for f in published.figures()]
-    outside = sorted(
-        (f.topology, f.transfer.op, f.transfer.column, f.block_bytes) for f, r in ratios if abs(r - 1) > 0.10
-    )
-    assert len(ratios) == 96
-    assert outside == [
-        ("one_host", "read", "hccs_h2d_pool", 4 << 20),
-        ("one_host", "read", "rdma_h2h", 1 << 20),
-        ("two_hosts", "read", "rdma_h2h", 1 << 20),
-        ("two_hosts", "write", "rdma_d2d", 1 << 20),
-    ]
-    assert max(abs(r - 1) for _, r in ratios) < 0.25
+    figures = published.figures()
+    assert len(figures) == 96
+    assert _outside(links, figures, 0.10) == ISOLATED
     # The fit is a least-squares optimum: nudging any parameter makes it worse.
     base = sum(r * r for r in fitted.residuals)
     for name in fitted.values:
         for factor in (0.97, 1.03):
             values = dict(fitted.values)
             values[name] = min(values[name] * factor, 0.999) if name.endswith("overlap") else values[name] * factor
-            worse = sum(r * r for r in fit.residuals(fit.links_of(values), published.figures()))
+            worse = sum(r * r for r in fit.residuals(fit.links_of(values), figures))
             assert worse >= base - 1e-9, name
+
+
+def test_hidden_block_sizes_are_predicted() -> None:
+    """The 2 MiB and 8 MiB rows of the same table, never fitted: 93 of 96 within 10 %, none off by
+    more than 12 % (the three others scatter as much between neighbouring sizes of their column)."""
+    links = profile.load("atlas_a3").links
+    assert links is not None
+    hidden = published.figures(published.HIDDEN)
+    assert len(hidden) == 96 and {f.block_bytes for f in hidden} == {2 << 20, 8 << 20}
+    assert len(_outside(links, hidden, 0.10)) <= 3
+    assert _outside(links, hidden, 0.12) == []
+
+
+def test_the_three_rdma_figures_are_isolated_runs() -> None:
+    """Each of the three is below line rate at 1 MiB only: its own column runs at line rate at
+    2, 4 and 8 MiB, and every other RDMA column without the pool at 1 MiB, same topology and
+    operation. Across hosts no per-block cost explains them (one that gives the 1 MiB figure
+    puts the column's 2 MiB figure more than 10 % too low), and the written d2d one is slower than
+    h2h, whose route (host memory at both ends) only adds to d2d's."""
+    every = published.figures() + published.figures(published.HIDDEN)
+    by = {(f.topology, f.transfer.op, f.transfer.column, f.block_bytes): f.GBps for f in every}
+    line = sum(v for (_, _, c, b), v in by.items() if c.startswith("rdma") and "pool" not in c and b == 8 << 20)
+    line /= sum(1 for (_, _, c, b) in by if c.startswith("rdma") and "pool" not in c and b == 8 << 20)
+    for topo, op, column, size in ISOLATED:
+        assert by[(topo, op, column, size)] < 0.9 * line
+        for other in (2 << 20, 4 << 20, 8 << 20):
+            assert by[(topo, op, column, other)] == pytest.approx(line, rel=0.005)
+        peers = [v for (t, o, c, b), v in by.items() if (t, o, b) == (topo, op, size) and c.startswith("rdma")
+                 and "pool" not in c and c != column]  # fmt: skip
+        assert len(peers) == 3 and all(v == pytest.approx(line, rel=0.005) for v in peers)
+        if topo == "two_hosts":
+            extra_us = size / (by[(topo, op, column, size)] * 1e3) - size / (line * 1e3)
+            two = 2 * size
+            assert two / (two / (line * 1e3) + extra_us) / 1e3 < 0.9 * by[(topo, op, column, two)]
+    # h2h adds host-memory ends to d2d's route: the model never makes it faster.
+    links = profile.load("atlas_a3").links
+    assert links is not None
+    for cross in (False, True):
+        for op in ("write", "read"):
+            d2d = model.throughput_GBps(links, Transfer("rdma", "d2d", op, False, cross), 1 << 20)
+            h2h = model.throughput_GBps(links, Transfer("rdma", "h2h", op, False, cross), 1 << 20)
+            assert h2h <= d2d
+    assert by[("two_hosts", "write", "rdma_d2d", 1 << 20)] * 1.1 < by[("two_hosts", "write", "rdma_h2h", 1 << 20)] * 0.9
+
+
+def test_pooled_hccs_to_a_peer_device_takes_the_faster_route() -> None:
+    """HIXL uses its pool only where it is faster: from this host's memory to a peer device the
+    route without the pool exists too, and the faster one is taken (one host, read: the NPU
+    writing host memory itself beats the pool's d2h copy; across hosts the pool wins)."""
+    links = profile.load("atlas_a3").links
+    assert links is not None
+    near_pool = Transfer("hccs", "h2d", "read", True, False)
+    near_direct = Transfer("hccs", "h2d", "read", False, False)
+    assert model.route(links, near_pool) == model.route(links, near_direct)
+    far_pool = Transfer("hccs", "h2d", "read", True, True)
+    hops, overlap = model.route(links, far_pool)
+    assert [h.what for h in hops] == ["hccs", "host.d2h"] and overlap == links.hccs.pool_overlap  # type: ignore[union-attr]
+    mib = 1 << 20
+    assert model.throughput_GBps(links, far_pool, mib) > model.throughput_GBps(
+        links, Transfer("hccs", "h2d", "read", False, True), mib
+    )
+    # Without the direct figures the pool is the only route.
+    bare = links.model_copy(update={"hccs": links.hccs.model_copy(update={"direct_host_GBps": None})})  # type: ignore[union-attr]
+    assert [h.what for h in model.route(bare, near_pool)[0]] == ["hccs", "host.d2h"]
 
 
 def test_route_hops_and_block_time() -> None:

@@ -8,7 +8,7 @@
 2. Fits the link model's parameters on the published figures (ascgen/transfers/fit.py) and
    stops if the atlas_a3 profile does not carry exactly the fitted values.
 3. Builds the transfer probe and runs it on the simulator (atlas_a3: every published column at
-   64 KiB..16 MiB; ascend310: the study's merged and unmerged host-to-device copies).
+   64 KiB..16 MiB, the hidden 2 and 8 MiB included; ascend310: the study's merged and unmerged host-to-device copies).
 4. Writes the page: the model, its parameters, every figure beside the fit and the simulator.
 """
 
@@ -22,13 +22,14 @@ import yaml
 
 from ascgen import profile
 from ascgen.transfers import fit, probe, published
+from ascgen.transfers.direction import Direction
 from ascgen.transfers.probe import Options, Row
 from tools.transfers import report
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = REPO.parent / "shared" / "calibration" / "hixl_a3_transfer.yaml"
 OUT = REPO / "docs" / "transfers.md"
-SIZES = (64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20)
+SIZES = (64 << 10, 256 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20)
 STUDY_JPEG = 75825
 
 
@@ -81,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         o = Options(
             profile="ascend310",
             links=("copy",),
-            directions=("h2d",),
+            directions=(Direction.H2D,),
             sizes=(STUDY_JPEG,),
             total_bytes=min(total, 64 << 20),
             repeat=args.repeat,
@@ -94,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     page = report.page(
         figures=figures,
+        hidden=published.figures(published.HIDDEN),
         fitted=result,
         values=values,
         sim_rows=sim_rows,
@@ -104,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         time_scale=args.time_scale,
         commit=commit.stdout.strip() or "?",
     )
-    report.plot(figures, sim_rows, OUT.with_suffix(".png"))
+    report.plot(figures, sim_rows, OUT.with_suffix(".png"), hidden=published.figures(published.HIDDEN))
     OUT.write_text(page, encoding="utf-8")
     print(f"wrote {OUT.relative_to(REPO)} and {OUT.with_suffix('.png').relative_to(REPO)}")
     return 0
