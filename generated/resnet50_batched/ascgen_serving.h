@@ -430,34 +430,22 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
     srv.request(d.id).complete();  // timed out: its client hears at once (counted by the batcher)
   });
 
-  check(aclInit(nullptr), "setup", "aclInit");
-  cleanup.add("aclFinalize", [] { return aclFinalize(); });
-  const int32_t device = info.device_id;
-  check(aclrtSetDevice(device), "setup", "aclrtSetDevice");
-  cleanup.add("aclrtResetDevice", [device] { return aclrtResetDevice(device); });
-  aclrtContext context = nullptr;
-  check(aclrtCreateContext(&context, device), "setup", "aclrtCreateContext");
-  cleanup.add("aclrtDestroyContext", [context] { return aclrtDestroyContext(context); });
-
+  const aclrtContext context = open_device(info.device_id, true, cleanup);
+  const Setup common{-1, window, batch_slots, inputs, opt.model};
   typename W::Shared shared;
-  shared.setup(Setup{-1, window, batch_slots, inputs, opt.model}, cleanup);
-  std::vector<std::unique_ptr<W>> workers;
-  std::vector<ServingWorker<W>> serving(static_cast<size_t>(opt.threads));
-  for (int w = 0; w < opt.threads; ++w) {
-    workers.push_back(std::make_unique<W>());
-    W& t = *workers.back();
-    t.id = w;
-    t.shared = &shared;
-    t.batches.resize(static_cast<size_t>(batch_slots));
-    t.batch_inputs.reserve(static_cast<size_t>(batching.max_batch));
-    ServingWorker<W>& sw = serving[static_cast<size_t>(w)];
-    sw.t = &t;
+  shared.setup(common, cleanup);
+  std::vector<std::unique_ptr<W>> workers =
+      make_workers<W>(info, opt, common, shared, run, cleanup);
+  std::vector<ServingWorker<W>> serving(workers.size());
+  for (size_t w = 0; w < workers.size(); ++w) {
+    ServingWorker<W>& sw = serving[w];
+    sw.t = workers[w].get();
+    sw.t->batch_inputs.reserve(static_cast<size_t>(batching.max_batch));
     sw.slots.resize(static_cast<size_t>(batch_slots));
     for (ServedBatch& sb : sw.slots) {
-      sb.worker = &t;
+      sb.worker = sw.t;
       sb.taken.items.reserve(static_cast<size_t>(batching.max_batch));
     }
-    t.setup(Setup{w, window, batch_slots, inputs, opt.model}, cleanup);
   }
   run_state().inputs = &inputs;  // the completions read them (Run::inputs)
   auto reporter = start_reporter(context, workers, cleanup, [&workers](const std::string& error) {
@@ -476,11 +464,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   if (opt.verify) serve_reference(serving[0], inputs);
 
   Progress progress;
-  run.frame_limit = opt.frames;
-  const double t0 = now_s();
-  run.measure_start = t0 + opt.warmup_s;
-  run.measure_end = opt.frames > 0 ? 1e300 : run.measure_start + opt.duration_s;
-  run.windows.reserve(opt.frames > 0 ? 0.0 : opt.duration_s);
+  begin_measurement(run, opt);
   const double cpu0 = process_cpu_s();
   std::vector<std::thread> threads;
   for (ServingWorker<W>& sw : serving)
@@ -510,14 +494,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
 
   srv.stats->set_counters(srv.batcher->counters());
   if (open_loop) srv.stats->set_lateness(lateness);
-  Report report;
-  report.program = info.name;
-  report.profile = info.profile;
-  report.streams = info.streams;
-  report.threads = opt.threads;
-  report.depth = opt.depth;
-  report.batch = info.batch;
-  report.sync_every = info.sync_every;
+  Report report = report_head(info, opt);
   report.duration_s = elapsed;
   for (const auto& t : workers) report.host_cpu_s += t->cpu_s;
   report.host_cpu_s += reporter->cpu_s();
