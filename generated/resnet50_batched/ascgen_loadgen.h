@@ -13,6 +13,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <mutex>
@@ -351,6 +352,49 @@ class DepthSampler {
   std::thread thread_;
 };
 
+// ---------------------------------------------------------------- priority levels
+
+// --priority-mix W0:W1:...: the share of requests at each priority level (0 the highest), as
+// whole weights. Request k (a closed loop: client k) of every cycle of sum(W) takes level l for
+// W_l of its positions, in order: 1:3 gives 0, 1, 1, 1, 0, 1, 1, 1, ...
+class PriorityMix {
+ public:
+  PriorityMix() = default;
+  // Parses "1:3"; throws std::invalid_argument naming what is wrong.
+  static PriorityMix parse(const std::string& text) {
+    PriorityMix m;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ':')) {
+      char* end = nullptr;
+      const long w = std::strtol(part.c_str(), &end, 10);
+      if (part.empty() || end == nullptr || *end != '\0' || w < 0 || w > 1000000)
+        throw std::invalid_argument("'" + text +
+                                    "': weights are whole numbers 0..1000000, e.g. 1:3");
+      m.weights_.push_back(static_cast<uint64_t>(w));
+      m.total_ += static_cast<uint64_t>(w);
+    }
+    if (m.weights_.empty() || m.total_ == 0 || m.weights_.size() > 16)
+      throw std::invalid_argument("'" + text + "': give 1 to 16 weights, at least one above 0");
+    return m;
+  }
+  int levels() const { return weights_.empty() ? 1 : static_cast<int>(weights_.size()); }
+  // The level of request (or client) k: -1 (the batcher's default) without a mix.
+  int level_of(uint64_t k) const {
+    if (total_ == 0) return -1;
+    uint64_t at = k % total_;
+    for (size_t l = 0; l < weights_.size(); ++l) {
+      if (at < weights_[l]) return static_cast<int>(l);
+      at -= weights_[l];
+    }
+    return static_cast<int>(weights_.size()) - 1;
+  }
+
+ private:
+  std::vector<uint64_t> weights_;
+  uint64_t total_ = 0;
+};
+
 // ---------------------------------------------------------------- what a run reports
 
 // Per request: end-to-end latency (from its send time, so queueing counts), queue time and
@@ -358,15 +402,23 @@ class DepthSampler {
 // from several threads.
 class ServingStats {
  public:
-  explicit ServingStats(int max_batch) : batch_sizes_(static_cast<size_t>(max_batch) + 1, 0) {
+  // `levels`: the batcher's priority levels (more than 1: latency is reported per level too).
+  explicit ServingStats(int max_batch, int levels = 1)
+      : level_e2e_(levels > 1 ? static_cast<size_t>(levels) : 0),
+        level_queue_(level_e2e_.size()),
+        batch_sizes_(static_cast<size_t>(max_batch) + 1, 0) {
     gears_.reserve(kMaxGears);
   }
 
-  void record_request(double e2e_us, double queue_us, double compute_us) {
+  void record_request(double e2e_us, double queue_us, double compute_us, int level = 0) {
     std::lock_guard<std::mutex> lock(mu_);
     e2e_.record(e2e_us);
     queue_.record(queue_us);
     compute_.record(compute_us);
+    if (level >= 0 && static_cast<size_t>(level) < level_e2e_.size()) {
+      level_e2e_[static_cast<size_t>(level)].record(e2e_us);
+      level_queue_[static_cast<size_t>(level)].record(queue_us);
+    }
   }
   // A batch of `size` requests executed at batch `executed` (>= size: the compiled batch
   // when padding to it, or the dynamic batch gear chosen), whose inputs hold `real_elements`
@@ -444,6 +496,16 @@ class ServingStats {
     latency("latency_ms", e2e_);
     latency("queue_ms", queue_);
     latency("compute_ms", compute_);
+    if (!level_e2e_.empty()) {
+      j.key("by_priority").open('[');  // level 0 first: its requests' latency and queue time
+      for (size_t l = 0; l < level_e2e_.size(); ++l) {
+        j.open('{').key("level").integer(static_cast<int64_t>(l));
+        latency("latency_ms", level_e2e_[l]);
+        latency("queue_ms", level_queue_[l]);
+        j.close('}');
+      }
+      j.close(']');
+    }
     j.key("batch_stats").open('[');
     for (size_t s = 1; s < batch_sizes_.size(); ++s)
       if (batch_sizes_[s] != 0)
@@ -522,6 +584,7 @@ class ServingStats {
   std::vector<GearCount> gears_;
   uint64_t rule_breaks_ = 0;
   LatencyHistogram e2e_, queue_, compute_;
+  std::vector<LatencyHistogram> level_e2e_, level_queue_;  // per priority level (levels > 1)
   std::vector<uint64_t> batch_sizes_;
   uint64_t batches_ = 0, requests_in_batches_ = 0, executed_slots_ = 0;
   int64_t real_elements_ = 0, padded_elements_ = 0;

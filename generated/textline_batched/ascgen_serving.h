@@ -39,6 +39,7 @@ namespace ascgen::serving {
 // through a ring of them.
 struct PendingRequest {
   int input = 0;             // the input it carries
+  int priority = -1;         // its priority level (-1: the batcher's default)
   int64_t sent_us = 0;       // when it was sent (open loop: its scheduled time)
   std::atomic<int> busy{0};  // open loop: in flight
   std::mutex mu;
@@ -156,7 +157,7 @@ void complete_served(W& t, ServedBatch& sb, double now) {
       if (run.frame_limit == 0) ++run.completed;
       const double e2e = static_cast<double>(now_us - req.sent_us);
       srv.stats->record_request(e2e, static_cast<double>(item.queue_us),
-                                static_cast<double>(now_us - sb.taken.formed_us));
+                                static_cast<double>(now_us - sb.taken.formed_us), item.level);
       srv.latency.record(e2e);
       run.windows.record(now - run.measure_start, &e2e, 1);  // p99 and max per second
       ++counted;
@@ -331,13 +332,15 @@ inline std::unique_ptr<ArrivalSchedule> arrivals(const Options& opt) {
 // Runs the clients until `run.stop`: a closed loop of opt.clients, or an open loop at the
 // schedule's times (filling `lateness`).
 inline void run_load(const Options& opt, ArrivalSchedule* schedule,
-                     const std::vector<Input>& inputs, const Run& run, Lateness* lateness) {
+                     const std::vector<Input>& inputs, const Run& run, Lateness* lateness,
+                     const PriorityMix& mix) {
   Server& srv = server();
   const size_t n_inputs = inputs.size();
   auto send = [&](PendingRequest& req, uint64_t id, int64_t sent_us) {
     req.sent_us = sent_us;
     Request r;
     r.id = id;
+    r.priority = req.priority;
     if (!srv.hw_gears.empty()) r.shape = request_shape(inputs[static_cast<size_t>(req.input)]);
     if (srv.batcher->submit(r) != SubmitResult::kQueued) return false;  // counted by the batcher
     return true;
@@ -347,6 +350,7 @@ inline void run_load(const Options& opt, ArrivalSchedule* schedule,
     clients.start([&](int c, uint64_t seq) {
       PendingRequest& req = srv.request(static_cast<uint64_t>(c));
       req.input = static_cast<int>((static_cast<uint64_t>(c) + seq) % n_inputs);
+      req.priority = mix.level_of(static_cast<uint64_t>(c));  // a client's requests share a level
       if (send(req, static_cast<uint64_t>(c), srv.clock.now_us())) req.wait(srv.aborted);
     });
     while (!run.stop && stop_signal() == 0 && !srv.aborted)
@@ -372,6 +376,7 @@ inline void run_load(const Options& opt, ArrivalSchedule* schedule,
       return;
     }
     req.input = static_cast<int>(seq % n_inputs);
+    req.priority = mix.level_of(seq);
     if (!send(req, id, due)) req.busy.store(0);
   });
   watcher.join();
@@ -397,9 +402,32 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   const std::vector<int> cpus = cpus_for(opt.pin);
   const std::vector<Input> inputs = prepare_inputs(info, opt.input, W::inspect_input);
   std::unique_ptr<ArrivalSchedule> schedule = arrivals(opt);
+  PriorityMix mix;
+  if (!opt.priority_mix.empty()) {
+    try {
+      mix = PriorityMix::parse(opt.priority_mix);
+    } catch (const std::exception& e) {
+      throw BadFlags(std::string("--priority-mix ") + e.what());
+    }
+    if (mix.levels() > batching.priority_levels)
+      throw BadFlags("--priority-mix gives " + std::to_string(mix.levels()) +
+                     " levels; the spec's batching has " +
+                     std::to_string(batching.priority_levels) + " (batching: priorities)");
+  }
   const bool open_loop = schedule != nullptr;
   const int batch_slots = info.batch_slots.slots(window);
   batching.slots = batch_slots * opt.threads;
+#if ASCGEN_BACKEND_SIM
+  // ACL_SIM_TIME_SCALE s: the simulated device runs s times slower than the host, whose clock
+  // the batcher reads: its delay and timeouts are scaled by s, so they are the spec's in the
+  // device's time, as a run's model-time figures are (docs/serving.md). A bad value is the
+  // simulator's error at aclInit.
+  if (const char* env = std::getenv("ACL_SIM_TIME_SCALE"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const double scale = std::strtod(env, &end);
+    if (end != nullptr && *end == '\0' && scale > 0) scale_durations(&batching, scale);
+  }
+#endif
   srv.executed_batch = info.batch;
   // closed loop: one record per client; open loop: a ring beyond what can be in flight
   size_t records = static_cast<size_t>(std::max(opt.clients, 1));
@@ -408,39 +436,27 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
         65536, 4 * (static_cast<size_t>(batching.slots) * static_cast<size_t>(batching.max_batch) +
                     batching.policies.at(0).max_queue_size));
   for (size_t k = 0; k < records; ++k) srv.requests.push_back(std::make_unique<PendingRequest>());
-  srv.stats = std::make_unique<ServingStats>(batching.max_batch);
+  srv.stats = std::make_unique<ServingStats>(batching.max_batch, batching.priority_levels);
   srv.batcher = std::make_unique<Batcher>(batching, srv.clock, [&srv](const Dropped& d) {
     srv.request(d.id).complete();  // timed out: its client hears at once (counted by the batcher)
   });
 
-  check(aclInit(nullptr), "setup", "aclInit");
-  cleanup.add("aclFinalize", [] { return aclFinalize(); });
-  const int32_t device = info.device_id;
-  check(aclrtSetDevice(device), "setup", "aclrtSetDevice");
-  cleanup.add("aclrtResetDevice", [device] { return aclrtResetDevice(device); });
-  aclrtContext context = nullptr;
-  check(aclrtCreateContext(&context, device), "setup", "aclrtCreateContext");
-  cleanup.add("aclrtDestroyContext", [context] { return aclrtDestroyContext(context); });
-
+  const aclrtContext context = open_device(info.device_id, true, cleanup);
+  const Setup common{-1, window, batch_slots, inputs, opt.model};
   typename W::Shared shared;
-  shared.setup(Setup{-1, window, batch_slots, inputs, opt.model}, cleanup);
-  std::vector<std::unique_ptr<W>> workers;
-  std::vector<ServingWorker<W>> serving(static_cast<size_t>(opt.threads));
-  for (int w = 0; w < opt.threads; ++w) {
-    workers.push_back(std::make_unique<W>());
-    W& t = *workers.back();
-    t.id = w;
-    t.shared = &shared;
-    t.batches.resize(static_cast<size_t>(batch_slots));
-    t.batch_inputs.reserve(static_cast<size_t>(batching.max_batch));
-    ServingWorker<W>& sw = serving[static_cast<size_t>(w)];
-    sw.t = &t;
+  shared.setup(common, cleanup);
+  std::vector<std::unique_ptr<W>> workers =
+      make_workers<W>(info, opt, common, shared, run, cleanup);
+  std::vector<ServingWorker<W>> serving(workers.size());
+  for (size_t w = 0; w < workers.size(); ++w) {
+    ServingWorker<W>& sw = serving[w];
+    sw.t = workers[w].get();
+    sw.t->batch_inputs.reserve(static_cast<size_t>(batching.max_batch));
     sw.slots.resize(static_cast<size_t>(batch_slots));
     for (ServedBatch& sb : sw.slots) {
-      sb.worker = &t;
+      sb.worker = sw.t;
       sb.taken.items.reserve(static_cast<size_t>(batching.max_batch));
     }
-    t.setup(Setup{w, window, batch_slots, inputs, opt.model}, cleanup);
   }
   run_state().inputs = &inputs;  // the completions read them (Run::inputs)
   auto reporter = start_reporter(context, workers, cleanup, [&workers](const std::string& error) {
@@ -459,11 +475,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   if (opt.verify) serve_reference(serving[0], inputs);
 
   Progress progress;
-  run.frame_limit = opt.frames;
-  const double t0 = now_s();
-  run.measure_start = t0 + opt.warmup_s;
-  run.measure_end = opt.frames > 0 ? 1e300 : run.measure_start + opt.duration_s;
-  run.windows.reserve(opt.frames > 0 ? 0.0 : opt.duration_s);
+  begin_measurement(run, opt);
   const double cpu0 = process_cpu_s();
   std::vector<std::thread> threads;
   for (ServingWorker<W>& sw : serving)
@@ -473,7 +485,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   Lateness lateness;
   std::thread load([&] {
     try {
-      run_load(opt, schedule.get(), inputs, run, &lateness);
+      run_load(opt, schedule.get(), inputs, run, &lateness, mix);
     } catch (const std::exception& e) {
       run.error.set(e.what());
       run.stop = true;
@@ -493,14 +505,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
 
   srv.stats->set_counters(srv.batcher->counters());
   if (open_loop) srv.stats->set_lateness(lateness);
-  Report report;
-  report.program = info.name;
-  report.profile = info.profile;
-  report.streams = info.streams;
-  report.threads = opt.threads;
-  report.depth = opt.depth;
-  report.batch = info.batch;
-  report.sync_every = info.sync_every;
+  Report report = report_head(info, opt);
   report.duration_s = elapsed;
   for (const auto& t : workers) report.host_cpu_s += t->cpu_s;
   report.host_cpu_s += reporter->cpu_s();

@@ -20,7 +20,7 @@ constexpr char kName[] = "textline_batched";
 constexpr int kBatch = 8;
 }  // namespace program
 
-// Stage 'upload' (h2d), pipelines/serving/textline_batched.yaml:22
+// Stage 'upload' (h2d), pipelines/serving/textline_batched.yaml:23
 namespace upload {
 constexpr char kName[] = "upload";
 constexpr ascgen::serving::HwGear kHwGears[] = {{32, 80}, {32, 160}, {32, 320}};
@@ -30,7 +30,7 @@ constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 81920, 8195
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDevice, 81920, 81952, {8, 2, 0}};
 }  // namespace upload
 
-// Stage 'recognize' (model), pipelines/serving/textline_batched.yaml:24
+// Stage 'recognize' (model), pipelines/serving/textline_batched.yaml:25
 namespace recognize {
 constexpr char kName[] = "recognize";
 constexpr size_t kInputBytes = 81920;
@@ -40,7 +40,7 @@ constexpr ascgen::serving::HwGear kHwGears[] = {{32, 80}, {32, 160}, {32, 320}};
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 94720, 94752, {8, 2, 0}};
 }  // namespace recognize
 
-// Stage 'fetch' (d2h), pipelines/serving/textline_batched.yaml:30
+// Stage 'fetch' (d2h), pipelines/serving/textline_batched.yaml:31
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 11840;
@@ -175,7 +175,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 
 // ------------------------------------------------------------------------------ the steps
 
-// Stage 'upload', pipelines/serving/textline_batched.yaml:22
+// Stage 'upload', pipelines/serving/textline_batched.yaml:23
 void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // upload_host slot is free once the copy that last read it has finished
@@ -194,7 +194,7 @@ void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
   upload_to_recognize.record(b, upload_stream);
 }
 
-// Stage 'recognize', pipelines/serving/textline_batched.yaml:24
+// Stage 'recognize', pipelines/serving/textline_batched.yaml:25
 void Worker::recognize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // One stream, several threads: one at a time, waits to records.
@@ -221,7 +221,7 @@ void Worker::recognize_step(const ascgen::Frame& at, [[maybe_unused]] const ascg
   recognize_to_fetch.record(b, shared->recognize_stream);
 }
 
-// Stage 'fetch', pipelines/serving/textline_batched.yaml:30
+// Stage 'fetch', pipelines/serving/textline_batched.yaml:31
 void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // recognize_out holds what 'fetch' reads
@@ -260,7 +260,7 @@ int main(int argc, char** argv) {
   batching.max_batch = 8;
   batching.preferred = {8};
   batching.max_queue_delay_us = 2000;
-  batching.priority_levels = 1;
+  batching.priority_levels = 2;
   batching.policies = {
       ascgen::serving::QueuePolicy{256, 1000000, false, ascgen::serving::TimeoutAction::kReject}};
   const std::vector<int> gears = {};  // the batches a model execution runs at ({}: its batch)

@@ -75,6 +75,8 @@ def test_an_open_loop_and_a_trace_replay(tmp_path: Path) -> None:
         (["--arrival", "bursty"], "--arrival takes constant or poisson"),
         (["--trace", "/nonexistent/trace.txt"], "--trace"),
         (["--rate", "0"], "--rate takes a number"),
+        (["--priority-mix", "1:1"], "--priority-mix gives 2 levels; the spec's batching has 1"),
+        (["--priority-mix", "1:x"], "weights are whole numbers"),
     ],
 )
 def test_a_server_refuses_loads_that_cannot_work(args: list[str], message: str, tmp_path: Path) -> None:
@@ -125,3 +127,24 @@ def test_a_text_line_wider_than_the_largest_gear_is_refused_at_start_up(tmp_path
     (inputs / "wide.u8").write_bytes(bytes(32 * 10 + 5))
     run = run_program(binary, "--input", str(inputs), "--frames", "8", cwd=tmp_path)
     assert run.returncode != 0 and "325 bytes are not whole rows of a tensor 32 high" in run.stderr
+
+
+@pytest.mark.slow
+def test_higher_priority_requests_wait_less_under_load(tmp_path: Path) -> None:
+    """The text-line service has two priority levels: a quarter of the clients at level 0, under
+    a load that keeps the queue full: level 0's requests leave the queue first (strict priority:
+    with more level-0 clients, level 1 starves and its requests time out)."""
+    binary = built(TEXT_LINES).binary
+    run = run_program(
+        binary, "--clients", "32", "--priority-mix", "1:3", "--warmup", "0.2", "--duration", "2", cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    r = run.report
+    assert r is not None
+    levels = r["serving"]["by_priority"]
+    assert [b["level"] for b in levels] == [0, 1]
+    high, low = levels
+    assert high["latency_ms"]["count"] > 0 and low["latency_ms"]["count"] > 0
+    assert high["latency_ms"]["count"] + low["latency_ms"]["count"] == r["frames"]
+    assert high["queue_ms"]["p50"] < low["queue_ms"]["p50"]
+    assert high["latency_ms"]["p50"] < low["latency_ms"]["p50"]
