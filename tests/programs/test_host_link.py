@@ -24,16 +24,19 @@ def test_a_copy_bound_card_stops_where_the_plan_says_its_link_does(
     assert plan.bottleneck == "host link 0 (devices [0, 1, 2, 3])"
     link_devices = plan.aggregate_qps / plan.per_device_qps  # the link carries this many chips' frames
     assert 2 < link_devices < 3
-    # Model-time figures: the simulated clock slowed so that the simulator's CPU does not limit.
-    env = {"ACL_SIM_DEVICE_OPEN_MS": "0", "ACL_SIM_TIME_SCALE": "5", "ACL_SIM_HAZARD": "0"}
+    # Model-time figures: the simulated clock slowed so that the simulator's CPU does not limit;
+    # 4 s of wall time are ~0.7 s of model time, ~50 batches of 8 on one chip.
+    env = {"ACL_SIM_DEVICE_OPEN_MS": "0", "ACL_SIM_TIME_SCALE": "6", "ACL_SIM_HAZARD": "0"}
     qps = {}
     for devices in ("0", "0,1", "0,1,2,3"):
         run = run_program(
-            result.binary, "--warmup", "0.5", "--duration", "2", "--devices", devices, cwd=tmp_path / devices, env=env
+            result.binary, "--warmup", "1.5", "--duration", "4", "--devices", devices, cwd=tmp_path / devices, env=env
         )
         assert run.returncode == 0 and run.report is not None, run.stderr[-3000:]
         qps[devices.count(",") + 1] = run.report["qps"]
     # Two chips ask less than the link carries: they scale; four ask more: the link binds them
-    # where the plan says, a ratio of figures measured in one run.
-    assert qps[2] / qps[1] == pytest.approx(2.0, rel=0.08)
-    assert qps[4] / qps[1] == pytest.approx(link_devices, rel=0.08)
+    # where the plan says, a ratio of figures measured in one run (one chip's figure measured
+    # twice, alone and beside another, for less noise).
+    assert qps[2] / qps[1] == pytest.approx(2.0, rel=0.1), qps
+    one = (qps[1] + qps[2] / 2) / 2
+    assert qps[4] / one == pytest.approx(link_devices, rel=0.08), (qps, link_devices)
