@@ -73,14 +73,16 @@ def check_deployment(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Dia
 
 
 def host_link_bytes(stages: list[StagePlan], prof: Profile) -> float:
-    """Bytes per frame that cross the host link: every copy to or from the host (from its service
-    time, the inverse of the copy engines' latency + bytes / bandwidth)."""
-    total = 0.0
+    """Bytes per frame that cross the host link the busier way (PCIe is full duplex: copies to the
+    device and copies back share the link's bandwidth each way, not with each other), from each
+    copy's service time, the inverse of the copy engines' latency + bytes / bandwidth."""
+    per_way: dict[str, float] = {}
     for s in stages:
         if kind_of(s.stage).host_link:
             eng = getattr(prof.engines, s.engine)
-            total += max(0.0, s.service_us - eng.latency_us) * eng.bandwidth_GBps * 1e3 / s.frames_per_task
-    return total
+            bytes_ = max(0.0, s.service_us - eng.latency_us) * eng.bandwidth_GBps * 1e3 / s.frames_per_task
+            per_way[s.engine] = per_way.get(s.engine, 0.0) + bytes_
+    return max(per_way.values(), default=0.0)
 
 
 def numa_topology(prof: Profile, ids: list[int]) -> str:

@@ -13,7 +13,7 @@ class LinkPlan(BaseModel):
     link: int
     devices: list[int]
     bandwidth_GBps: float
-    demand_GBps: float  # what its devices move at their roofline
+    demand_GBps: float  # what its devices move the busier way at their roofline
     qps: float  # frames/s the link carries at most
 
 
@@ -25,7 +25,7 @@ class DeploymentPlan(BaseModel):
     processes_per_device: int
     product: str
     per_device_qps: float  # one device's roofline
-    host_link_bytes_per_frame: float
+    host_link_bytes_per_frame: float  # the busier way (H2D or D2H)
     links: list[LinkPlan]
     aggregate_qps: float  # the deployment's roofline
     numa: str  # host.numa: none, device or a node

@@ -133,6 +133,7 @@ class ModelPlan(_Frozen):
     instances: int
     gears: list[int] = []  # dynamic batch gears (ascending, the last is batch); [] static
     traffic_bytes_per_item: int = 0  # of traffic_bytes: what one item adds (a gear moves fewer)
+    hw_gears: list[tuple[int, int]] = []  # dynamic (height, width) gears, ascending; [] none
 
 
 class BatchingPlan(_Frozen):
@@ -147,6 +148,7 @@ class SourcePlan(_Frozen):
     path: str
     max_bytes: int
     input_bytes: int  # one input as the first stage reads it (tensor sources: generated)
+    format: str = "jpeg"  # requests: jpeg files, or raw tensors of their own width (*.u8)
 
 
 class ServingPlan(_Frozen):
@@ -163,6 +165,8 @@ class ServingPlan(_Frozen):
     # run at the smallest of the model's dynamic batch gears that holds it
     executed_batch: int  # the model's compiled batch (the largest gear)
     gears: list[int] = []  # the model's dynamic batch gears ([]: padded)
+    hw_gears: list[tuple[int, int]] = []  # the model's (height, width) gears: requests of their own width
+    hw_gear_ms: list[float] = []  # an execution's time at each of hw_gears (the compiled batch)
     slots_per_thread: int  # batches in flight per host thread (the batcher's executor slots)
     slots: int  # all threads
     default_clients: int  # the closed loop's clients when the program is given no load flag

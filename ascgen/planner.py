@@ -79,6 +79,8 @@ class _Planner:
         model_out = 0
         if model is not None:
             model_in = model.input_bytes or (self.frame.bytes if self.frame else spec.source.bytes or 0) * spec.batch
+            if model.hw_gears and not model.input_bytes:  # uint8 items of the largest gear
+                model_in = spec.batch * max(h * w for h, w in model.hw_gears)
             model_out = self.kinds[self.model_index or 0].output_bytes(model, self.prof, spec.batch)
         return Sizes(source_bytes=source, model_input_bytes=model_in, model_output_bytes=model_out)
 
@@ -204,6 +206,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
             memory_bytes=p.kinds[p.model_index].model_memory_bytes(p.ctxs[p.model_index]),
             instances=1 if model.name in shared else spec.threads, gears=model.gears or [],
             traffic_bytes_per_item=traffic_bytes(model, prof, 1) - traffic_bytes(model, prof, 0),
+            hw_gears=[(h, w) for h, w in model.hw_gears or []],
         )  # fmt: skip
     first = by_ref.get(steps[0].dst) if steps else None
     source = spec.source
@@ -215,6 +218,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
             kind=source.kind, path=source.files or "", max_bytes=source.max_bytes or source.bytes or DEFAULT_MAX_BYTES,
             input_bytes=first.slot_bytes if first is not None and steps[0].src is None else
             (model_plan.input_bytes if model_plan else 0),
+            format=source.format,
         ),
         threads=spec.threads, streams=spec.streams, submit=spec.submit, sync_every=spec.frames_per_sync,
         depth=spec.buffers.depth,
@@ -226,7 +230,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
         api_calls_per_frame=calls, bounds=bounds, roofline_qps=worst.qps, uncontended_qps=uncontended,
         ddr_bytes_per_frame=throughput.ddr_bytes_per_frame(stages, batching), bottleneck=worst.name,
         deployment=plan_deployment(spec, prof, stages, worst.qps),
-        serving=serving_plan(spec, p.slot_rule("", "batch"), window, model_plan.gears if model_plan else []),
+        serving=serving_plan(spec, p.slot_rule("", "batch"), window, model_plan),
     )  # fmt: skip
 
 

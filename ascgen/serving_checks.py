@@ -10,10 +10,28 @@ from ascgen import spec as dsl
 from ascgen.diagnostics import Diagnostic
 from ascgen.yaml_loader import SourceMap
 
+# Paddle Serving's padding rule's first condition (templates/support/ascgen_batcher.h:
+# kPaddingAbsoluteElements): requests may merge when padding adds at most this many elements.
+PADDING_ABSOLUTE_ELEMENTS = 1024
+
 
 def _source(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     source = spec.source
     out = []
+    if source.kind != "requests" and "format" in source.model_fields_set:
+        out.append(smap.error(("source", "format"), "'format' says what a request carries: it is for kind requests"))
+    if (
+        source.kind == "requests"
+        and source.format == "raw"
+        and not any(getattr(s, "hw_gears", None) for s in spec.stages)
+    ):
+        out.append(
+            smap.error(
+                ("source", "format"),
+                "raw requests have their own width: the model needs hw_gears to run them, e.g. "
+                "hw_gears: [[32, 80], [32, 160], [32, 320]] (ATC --dynamic_image_size)",
+            )
+        )
     if source.kind != "requests":
         if source.inputs is not None:
             out.append(smap.error(("source", "inputs"), "'inputs' is for source kind requests; use path"))
@@ -29,7 +47,7 @@ def _source(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     if source.path is not None:
         out.append(smap.error(("source", "path"), "a request source reads its files from 'inputs', not 'path'"))
     if source.bytes is not None:
-        out.append(smap.error(("source", "bytes"), "a request carries a JPEG file: use max_bytes, not bytes"))
+        out.append(smap.error(("source", "bytes"), "a request carries its own file: use max_bytes, not bytes"))
     ids = spec.device.ids
     if ids == "all" or (ids is not None and len(ids) > 1) or spec.device.processes_per_device > 1:
         key = "ids" if ids is not None else "processes_per_device"

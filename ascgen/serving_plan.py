@@ -1,16 +1,20 @@
 """The plan of a service (source kind requests): the batcher's configuration from the spec's
 ``batching`` and how a partial batch runs: at the smallest of the model's dynamic batch gears
-that holds it (the model stage's ``gears``), else padded to the model's compiled batch."""
+that holds it (the model stage's ``gears``), else padded to the model's compiled batch; requests
+of their own width run at the smallest of the model's ``hw_gears`` holding the batch's widest."""
 
 from __future__ import annotations
 
 from ascgen import spec as dsl
-from ascgen.plan_model import ServingPlan, SlotRule
+from ascgen.plan_model import ModelPlan, ServingPlan, SlotRule
+from ascgen.stages.model import hw_share
 
 
-def serving_plan(spec: dsl.Spec, batch_slots: SlotRule, window: int, gears: list[int]) -> ServingPlan | None:
+def serving_plan(spec: dsl.Spec, batch_slots: SlotRule, window: int, model: ModelPlan | None) -> ServingPlan | None:
     if not spec.serving:
         return None
+    gears = model.gears if model else []
+    hw_gears = model.hw_gears if model else []
     b = spec.batching or dsl.Batching(max_batch=1)
     per_thread = batch_slots.slots(window)
     return ServingPlan(
@@ -24,6 +28,8 @@ def serving_plan(spec: dsl.Spec, batch_slots: SlotRule, window: int, gears: list
         partial="gears" if gears else "pad",
         executed_batch=spec.batch,
         gears=gears,
+        hw_gears=hw_gears,
+        hw_gear_ms=[model.latency_ms * hw_share(hw_gears, g) for g in hw_gears] if model else [],
         slots_per_thread=per_thread,
         slots=per_thread * spec.threads,
         default_clients=min(64, 2 * b.max_batch),

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ascgen.plan_model import Plan
+from ascgen.serving_checks import PADDING_ABSOLUTE_ELEMENTS
 from ascgen.serving_predict import executed_ms, padding_cost, predictions
 
 
@@ -37,6 +38,15 @@ def print_serving(plan: Plan, console: Console) -> None:
         )
     else:
         console.print("partial batches: none (one request per execution, the model's batch is 1)")
+    if s.hw_gears:
+        times = ", ".join(f"{h}x{w}: {ms:.2f} ms" for (h, w), ms in zip(s.hw_gears, s.hw_gear_ms, strict=True))
+        console.print(
+            f"requests of their own width: merged only under Paddle Serving's padding rule (padded elements at "
+            f"most {PADDING_ABSOLUTE_ELEMENTS:,} more than a request's, or each request at least half of them), "
+            f"zero-padded to the batch's widest, run at the smallest height x width gear that holds it "
+            f"(aclmdlSetDynamicHWSize before each execute; a batch of {s.executed_batch} at {times}); a request "
+            f"wider than {s.hw_gears[-1][1]} is refused at start-up; predictions below assume the largest gear"
+        )
     table = Table(title="Predicted service (closed loop)", title_justify="left")
     for col in ("clients", "QPS", "p50 ms", "p99 ms", "mean batch"):
         table.add_column(col, justify="right")

@@ -49,11 +49,18 @@ class Source(DslModel):
     typical_bytes: Bytes | None = Field(
         default=None, description="usual input size, for throughput prediction; default max_bytes"
     )
+    format: Literal["jpeg", "raw"] = Field(
+        default="jpeg",
+        description="requests: what a request carries: a JPEG file, or (raw) a uint8 tensor of the model's "
+        "hw_gears height and its own width, row after row (text lines; docs/serving.md)",
+    )
 
     @property
     def data_kind(self) -> str:
-        """What the first stage reads: a request carries a JPEG file."""
-        return "jpeg_files" if self.kind == "requests" else self.kind
+        """What the first stage reads: a request carries a JPEG file, or a raw tensor."""
+        if self.kind == "requests":
+            return "tensor" if self.format == "raw" else "jpeg_files"
+        return self.kind
 
     @property
     def files(self) -> str | None:

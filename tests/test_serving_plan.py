@@ -10,6 +10,7 @@ import pytest
 from ascgen.analysis import analyze_data
 from ascgen.codegen.lower import lower
 from ascgen.codegen.render import render
+from ascgen.diagnostics import SpecError
 from ascgen.plan_model import Plan
 from ascgen.serving_predict import padding_cost, predict
 from ascgen.validate import parse_file
@@ -109,3 +110,65 @@ def test_batching_pays_under_load_only(batched: Plan, unbatched: Plan, tmp_path:
     assert heavy_u.qps == pytest.approx(1 / 2.504e-3, rel=0.01)
     # a closed loop: Little's law ties the latency to the clients and the throughput
     assert heavy_u.p50_ms == pytest.approx(70 / heavy_u.qps * 1e3, rel=0.05)
+
+
+TEXT_LINES = REPO / "pipelines" / "serving" / "textline_batched.yaml"
+
+
+def test_requests_of_their_own_width_run_at_the_smallest_hw_gear_holding_the_batch(tmp_path: Path) -> None:
+    plan = plan_of(TEXT_LINES)
+    s, model = plan.serving, plan.model
+    assert s is not None and model is not None
+    assert s.hw_gears == [(32, 80), (32, 160), (32, 320)] == model.hw_gears
+    # the model's time at a gear is its share of the largest gear's elements
+    assert s.hw_gear_ms == pytest.approx([model.latency_ms / 4, model.latency_ms / 2, model.latency_ms])
+    assert model.input_bytes == 8 * 32 * 320  # uint8 items of the largest gear
+    files = render(lower(plan, tmp_path))
+    assert "hw_gears=32x80,32x160,32x320" in files["sim/crnn_text.om.acl_sim_model"]
+    main = files["main.cpp"]
+    assert "kSourceKind" not in main and "ascgen::SourceKind::kRawFiles" in main
+    assert "aclmdlSetDynamicHWSize" in main and "aclmdlSetDynamicBatchSize" not in main
+    assert "dynamic_hw_input(recognize::kName" in main and "inspect_raw_request(recognize::kName" in main
+    # the upload packs the batch's requests at the gear the model is set to, from the same shape
+    assert main.count("hw_gear_for(") == 2 and "pack_padded(upload_host.slot(b)" in main
+    assert "stages, hw_gears);" in main and "std::begin(recognize::kHwGears)" in main
+    assert "ascgen_padding.h" in files
+
+
+def _errors(text: str, tmp: Path) -> list[str]:
+    path = tmp / "lines.yaml"
+    path.write_text(text)
+    try:
+        plan_of(path)
+    except SpecError as e:
+        return [d.format() for d in e.sorted()]
+    return []
+
+
+@pytest.mark.parametrize(
+    ("gears", "message"),
+    [
+        ("[[32, 160], [32, 80]]", "hw_gears must ascend"),
+        ("[[32, 80], [32, 80]]", "hw_gears must ascend"),
+        ("[[32, 80], [48, 160]]", "the gears must share one height, not [32, 48]"),
+        ("[[32, 80], [32]]", "hw_gears.1: list should have at least 2 items"),
+    ],
+)
+def test_hw_gears_are_checked_with_their_position(gears: str, message: str, tmp_path: Path) -> None:
+    text = TEXT_LINES.read_text().replace("[[32, 80], [32, 160], [32, 320]]", gears)
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if "hw_gears:" in t)
+    errors = _errors(text, tmp_path)
+    assert any(message in e and f":{line}:" in e for e in errors), errors
+
+
+def test_hw_gears_need_raw_requests_and_raw_requests_need_hw_gears(tmp_path: Path) -> None:
+    jpeg = _errors(TEXT_LINES.read_text().replace("format: raw, ", ""), tmp_path)
+    assert any("hw_gears need requests of their own size" in e for e in jpeg), jpeg
+    no_gears = TEXT_LINES.read_text().replace("    hw_gears: [[32, 80], [32, 160], [32, 320]]\n", "")
+    errors = _errors(no_gears, tmp_path)
+    assert any("the model needs hw_gears" in e and ":11:" in e for e in errors), errors
+    frames = _errors(
+        (REPO / "pipelines" / "resnet50_b16.yaml").read_text().replace("source: {", "source: {format: raw, "),
+        tmp_path,
+    )
+    assert any("'format' says what a request carries" in e for e in frames), frames

@@ -24,7 +24,7 @@ def render(results: BenchResults) -> str:
     writer = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
     writer.writeheader()
     for r in results.runs:
-        flat = r.model_dump(exclude={"latency_ms", "stages", "windows_qps", "raw"})
+        flat = r.model_dump(exclude={"latency_ms", "stages", "windows_qps", "windows_latency_ms", "raw"})
         flat.update({f"{k}_ms": v for k, v in r.latency_ms.model_dump().items()})
         writer.writerow({k: _cell(flat[k]) for k in FIELDS})
     return buf.getvalue()

@@ -229,11 +229,21 @@ PLOTS = ("qps.png", "latency.png", "p99_vs_qps.png")
 
 
 def write_plots(results: BenchResults, out_dir: Path, slo: Mapping[str, float] | None = None) -> list[str]:
-    """The three plots into ``out_dir`` (the SLO: ``slo``, else the one the results recorded);
+    """The three plots into ``out_dir`` (the SLO: ``slo``, else the one the results recorded),
+    and scaling.png and jitter.png where the results hold their data (plots_deployment);
     returns their file names."""
+    from ascgen.bench import plots_deployment as more
+
     if not results.summary:
         return []
     plot_qps(results, out_dir / PLOTS[0], slo)
     plot_latency(results, out_dir / PLOTS[1], slo)
     plot_p99_vs_qps(results, out_dir / PLOTS[2], slo)
-    return list(PLOTS)
+    names = list(PLOTS)
+    if more.has_scaling(results):
+        more.plot_scaling(results, out_dir / "scaling.png")
+        names.append("scaling.png")
+    if more.has_jitter(results):
+        more.plot_jitter(results, out_dir / "jitter.png")
+        names.append("jitter.png")
+    return names

@@ -32,6 +32,8 @@ class _Model(BaseModel):
 # A program's latency histogram: (upper bound in microseconds, frames) per non-empty bucket
 # (ascgen.bench.histogram). None from programs and results files that predate it.
 LatencyHistogram = list[tuple[Measured, Annotated[int, Field(ge=0)]]]
+# One second of a run: the p99 and the max latency (ms) of the frames completed in it.
+WindowLatency = tuple[Measured, Measured]
 
 
 class Latency(_Model):
@@ -67,6 +69,7 @@ class ProgramReport(BaseModel):
     process_cpu_s: float | None = None
     device_memory_bytes: int
     windows_qps: list[Measured] = Field(default_factory=list)
+    windows_latency_ms: list[WindowLatency] = Field(default_factory=list)
     latency_histogram_us: LatencyHistogram | None = None
     interrupted: bool = False
     verified: bool | None = None
@@ -143,6 +146,7 @@ class RunRecord(Config):
     efficiency: float  # qps / roofline_qps
     windows_qps: list[Measured]
     window_cv: Measured | None  # coefficient of variation of the one-second windows
+    windows_latency_ms: list[WindowLatency] = Field(default_factory=list)  # [p99, max] per second
     latency_histogram_us: LatencyHistogram | None = None  # the program's, when it exports one
     raw: str  # the program's own JSON, relative to the results file
 

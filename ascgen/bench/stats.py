@@ -40,6 +40,7 @@ def record(config: Config, repeat: int, report: ProgramReport, plan: Plan, raw: 
         efficiency=report.qps / roofline_of(plan) if roofline_of(plan) > 0 else 0.0,
         windows_qps=report.windows_qps,
         window_cv=cv(report.windows_qps),
+        windows_latency_ms=report.windows_latency_ms,
         latency_histogram_us=report.latency_histogram_us,
         raw=raw,
     )

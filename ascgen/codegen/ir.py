@@ -111,6 +111,7 @@ class ServingIR:
     default_clients: int
     note: str  # how a partial batch runs, for the comment
     gears: str  # the model's dynamic batch gears as a C++ list ("{}": padded to the batch)
+    hw_gears: str = ""  # the model stage whose kHwGears a batch runs at ("": no height/width gears)
 
 
 @dataclass(frozen=True)

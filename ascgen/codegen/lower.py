@@ -26,7 +26,7 @@ COMMON_HEADERS = (
     "ascgen_windows.h",
 )  # fmt: skip
 FRAME_HEADERS = ("ascgen_layouts.h", "ascgen_run.h")
-SERVER_HEADERS = ("ascgen_batcher.h", "ascgen_loadgen.h", "ascgen_serving.h")
+SERVER_HEADERS = ("ascgen_batcher.h", "ascgen_loadgen.h", "ascgen_padding.h", "ascgen_serving.h")
 FRAME_INCLUDES = FRAME_HEADERS  # main.cpp names a layout policy and run_main
 SERVER_INCLUDES = ("ascgen_serving.h",)
 _MEMORY = {"dvpp": "kDvpp", "device": "kDevice", "host_pinned": "kHostPinned"}
@@ -178,6 +178,8 @@ def _info(plan: Plan) -> list[tuple[str, str]]:
     r = plan.batch_slots
     model_bytes = plan.model.memory_bytes if plan.model else 0
     source = "ascgen::SourceKind::kTensor" if plan.source.kind == "tensor" else "ascgen::SourceKind::kJpegFiles"
+    if plan.source.format == "raw":
+        source = "ascgen::SourceKind::kRawFiles"
     return [
         ("program::kName", "name"),
         (f'"{plan.profile}"', "profile"),
@@ -225,8 +227,11 @@ def _serving(plan: Plan) -> ServingIR | None:
         note = f"a batch of fewer than {s.executed_batch} requests runs padded to the model's batch"
     else:
         note = "one request per execution"
+    if s.hw_gears:
+        note += "; requests of their own width run at the smallest height/width gear holding the batch"
     gears = "{" + ", ".join(str(g) for g in s.gears) + "}"
-    return ServingIR(config=config, default_clients=s.default_clients, note=note, gears=gears)
+    hw_gears = plan.model.stage if plan.model and s.hw_gears else ""
+    return ServingIR(config=config, default_clients=s.default_clients, note=note, gears=gears, hw_gears=hw_gears)
 
 
 def _devices_default(plan: Plan) -> list[tuple[str, str]]:
@@ -292,7 +297,8 @@ def lower(plan: Plan, out_dir: Path) -> Program:
         completion_stream=last.stream, output_pool=output.member if output else "",
         output_item_bytes=f"{output.stage}::kItemBytes" if output else "",
         status_stage=next((n for n, k in kinds.items() if k.reports_status), ""),
-        inspect_stage=next((n for n, k in kinds.items() if k.inspects_inputs), ""),
+        inspect_stage=next((n for n, k in kinds.items() if k.inspects_inputs), "")
+        or (plan.model.stage if plan.model and plan.model.hw_gears else ""),
         postprocess_stage=next((n for n, k in kinds.items() if k.host_postprocess), ""),
         summary=[
             f"Pipeline '{plan.name}' on {plan.profile}: {names}",

@@ -31,4 +31,8 @@ def descriptor_text(model: ModelPlan, header: list[str]) -> str:
         lines.append("gears=" + ",".join(str(g) for g in model.gears))
         if model.traffic_bytes_per_item:  # a smaller gear moves fewer items' activations
             lines.append(f"traffic_bytes_per_item={model.traffic_bytes_per_item}")
+    if model.hw_gears:  # dynamic height/width gears: the same extra input; time scales with elements
+        lines.append("hw_gears=" + ",".join(f"{h}x{w}" for h, w in model.hw_gears))
+        if model.traffic_bytes_per_item:
+            lines.append(f"traffic_bytes_per_item={model.traffic_bytes_per_item}")
     return "\n".join(lines) + "\n"

@@ -3,6 +3,7 @@ instance per thread so no model id runs on two streams at once."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
@@ -19,6 +20,7 @@ DEFAULT_MODEL_MEMORY = 128 << 20
 DEFAULT_OUTPUT_BYTES_PER_ITEM = 4000
 
 Latency = Annotated[float, Field(gt=0, le=60_000)]
+HwGear = Annotated[list[Annotated[int, Field(ge=1, le=8192)]], Field(min_length=2, max_length=2)]
 
 
 class ModelStage(StageBase):
@@ -35,6 +37,12 @@ class ModelStage(StageBase):
         default=None,
         description="dynamic batch gears compiled into the model (ATC --dynamic_batch_size), ascending, the "
         "largest the spec's batch: a batch of fewer frames or requests runs at the smallest gear that holds it",
+    )
+    hw_gears: list[HwGear] | None = Field(
+        default=None,
+        description="dynamic height/width gears compiled into the model (ATC --dynamic_image_size), "
+        "[height, width] pairs ascending: a batch runs at the smallest gear holding its padded requests; "
+        "latency_ms is at the largest gear, a smaller one takes its share of the elements",
     )
     instances: Literal["auto", "per_thread", "shared"] = Field(
         default="auto",
@@ -61,6 +69,49 @@ def _doubling(batch: int) -> list[int]:
 def gear_for(gears: list[int], items: int) -> int:
     """The smallest gear that holds ``items`` (the last gear is the model's batch)."""
     return next((g for g in gears if g >= items), gears[-1])
+
+
+def _check_hw_gears(ctx: StageContext, stage: ModelStage) -> list[Diagnostic]:
+    """HW gears: ascending (each holds the ones before it), one kind of gears a model, and raw
+    requests to feed them (a request's width picks the gear)."""
+    gears = stage.hw_gears
+    if gears is None:
+        return []
+    out: list[Diagnostic] = []
+    ascending = all(h2 >= h1 and w2 >= w1 and (h2, w2) != (h1, w1) for (h1, w1), (h2, w2) in pairwise(gears))
+    if not gears or not ascending:
+        out.append(
+            ctx.error(
+                "hw_gears",
+                "hw_gears must ascend: each [height, width] at least the one before it in both, each once, "
+                "e.g. [[32, 80], [32, 160], [32, 320]]",
+            )
+        )
+    if stage.gears is not None:
+        out.append(ctx.error("hw_gears", "a model has one kind of gears (CANN): give gears or hw_gears, not both"))
+    source = ctx.spec.source
+    if source.kind != "requests" or source.format != "raw":
+        out.append(
+            ctx.error(
+                "hw_gears",
+                "hw_gears need requests of their own size: source: {kind: requests, format: raw, inputs: ...}",
+            )
+        )
+    elif gears and len({h for h, _ in gears}) != 1:
+        out.append(
+            ctx.error(
+                "hw_gears",
+                "a raw request carries its width only (its height is the model's): the gears must share "
+                f"one height, not {sorted({h for h, _ in gears})}",
+            )
+        )
+    return out
+
+
+def hw_share(gears: list[tuple[int, int]], gear: tuple[int, int]) -> float:
+    """A gear's time and per-item traffic as a share of the largest gear's: its elements'."""
+    most = max(h * w for h, w in gears)
+    return gear[0] * gear[1] / most
 
 
 def latency_table(stage: ModelStage, prof: Profile) -> dict[int, float]:
@@ -142,6 +193,7 @@ class Model(StageKind):
                     f"largest batch): e.g. [{', '.join(str(g) for g in _doubling(spec.batch))}]",
                 )
             )
+        out += _check_hw_gears(ctx, stage)
         if isinstance(stage.latency_ms, dict) and spec.batch not in stage.latency_ms and len(stage.latency_ms) < 2:
             out.append(
                 ctx.error(
@@ -260,15 +312,30 @@ class Model(StageKind):
             "fills_input": any(p.filled_at_setup for p in plan.pools_of(sp.name)),
             "shared": sp.name in plan.shared_stages,
             "gears": bool(plan.model and plan.model.gears),
+            "hw_gears": bool(plan.model and plan.model.hw_gears),
             "serving": plan.serving is not None,
         }
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
-        return [
-            const("size_t", "kInputBytes", sp.input.bytes if sp.input else 0),
-            const("size_t", "kOutputBytes", sp.output.bytes if sp.output else 0),
-        ] + (
-            [const("int", "kGears[]", "{" + ", ".join(str(g) for g in plan.model.gears) + "}")]
-            if plan.model and plan.model.gears
-            else []
+        return (
+            [
+                const("size_t", "kInputBytes", sp.input.bytes if sp.input else 0),
+                const("size_t", "kOutputBytes", sp.output.bytes if sp.output else 0),
+            ]
+            + (
+                [const("int", "kGears[]", "{" + ", ".join(str(g) for g in plan.model.gears) + "}")]
+                if plan.model and plan.model.gears
+                else []
+            )
+            + (
+                [
+                    const(
+                        "ascgen::serving::HwGear",
+                        "kHwGears[]",
+                        "{" + ", ".join(f"{{{h}, {w}}}" for h, w in plan.model.hw_gears) + "}",
+                    )
+                ]
+                if plan.model and plan.model.hw_gears
+                else []
+            )
         )

@@ -94,34 +94,12 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   if (numa.node >= 0) pin_current_thread(cpus);
   const std::vector<Input> inputs = prepare_inputs(info, opt.input, W::inspect_input);
   run.inputs = &inputs;
-  if (init_acl) {
-    check(aclInit(nullptr), "setup", "aclInit");
-    cleanup.add("aclFinalize", [] { return aclFinalize(); });
-  }
-  check(aclrtSetDevice(device), "setup", "aclrtSetDevice");
-  cleanup.add("aclrtResetDevice", [device] { return aclrtResetDevice(device); });
-  aclrtContext context = nullptr;
-  check(aclrtCreateContext(&context, device), "setup", "aclrtCreateContext");
-  cleanup.add("aclrtDestroyContext", [context] { return aclrtDestroyContext(context); });
-
-  const int batch_slots = info.batch_slots.slots(window);
+  const aclrtContext context = open_device(device, init_acl, cleanup);
+  const Setup common{-1, window, info.batch_slots.slots(window), inputs, opt.model};
   typename W::Shared shared;  // what one copy serves every worker (outlives them: joined below)
-  shared.setup(Setup{-1, window, batch_slots, inputs, opt.model}, cleanup);
-  std::vector<std::unique_ptr<W>> workers;
-  for (int w = 0; w < opt.threads; ++w) {
-    workers.push_back(std::make_unique<W>());
-    W& t = *workers.back();
-    t.id = w;
-    t.run = &run;
-    t.shared = &shared;
-    t.batches.resize(static_cast<size_t>(batch_slots));
-    for (BatchRecord& r : t.batches) {
-      r.worker = &t;
-      r.submitted.assign(static_cast<size_t>(info.batch), 0.0);
-      r.inputs.assign(static_cast<size_t>(info.batch), 0);
-    }
-    t.setup(Setup{w, window, batch_slots, inputs, opt.model}, cleanup);
-  }
+  shared.setup(common, cleanup);
+  std::vector<std::unique_ptr<W>> workers =
+      make_workers<W>(info, opt, common, shared, run, cleanup);
   std::unique_ptr<ReportThread> reporter;
   if (Layout::kCallbacks) {
     reporter =
@@ -142,11 +120,7 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   if (opt.verify) record_reference<W, Layout>(*workers[0], inputs);
 
   Progress progress;
-  run.frame_limit = opt.frames;
-  const double t0 = now_s();
-  run.measure_start = t0 + opt.warmup_s;
-  run.measure_end = opt.frames > 0 ? 1e300 : run.measure_start + opt.duration_s;
-  run.windows.reserve(opt.frames > 0 ? 0.0 : opt.duration_s);
+  begin_measurement(run, opt);
   const double cpu0 = process_cpu_s();
   std::vector<std::thread> threads;
   for (auto& t : workers)
@@ -159,14 +133,7 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   if (reporter) finish_callbacks(*reporter);
   run.error.rethrow();
 
-  Report report;
-  report.program = info.name;
-  report.profile = info.profile;
-  report.streams = info.streams;
-  report.threads = opt.threads;
-  report.depth = opt.depth;
-  report.batch = info.batch;
-  report.sync_every = info.sync_every;
+  Report report = report_head(info, opt);
   report.duration_s = elapsed;
   const LatencyHistogram latency = fill_report(report, workers, reporter ? reporter->cpu_s() : 0.0);
   report.process_cpu_s = process_cpu_s() - cpu0;
@@ -232,14 +199,7 @@ int run_main(int argc, char** argv, const ProgramInfo& info, const Options& defa
     opt.devices = std::to_string(devices[0]);
     return run_one<W, Layout>(info, opt, stages);
   }
-  Report head;  // what the merged report says of the program
-  head.program = info.name;
-  head.profile = info.profile;
-  head.streams = info.streams;
-  head.threads = opt.threads;
-  head.depth = opt.depth;
-  head.batch = info.batch;
-  head.sync_every = info.sync_every;
+  const Report head = report_head(info, opt);  // what the merged report says of the program
   try {
     if (opt.deploy == "threads")
       return run_device_threads<Run>(head, opt, devices, [&](const Options& one, Run& run) {

@@ -49,7 +49,8 @@ struct Options {
   double rate = 0;
   bool poisson = false;
   std::string trace;
-  bool load_given = false;  // any of them on the command line
+  std::string priority_mix;  // --priority-mix W0:W1:...: requests per priority level (servers)
+  bool load_given = false;   // any of them on the command line
 };
 
 // Set by parse_options from --quiet; Progress reads it.
@@ -106,6 +107,8 @@ inline const FlagSpec* flag_specs(size_t* count) {
        "servers: the open loop's arrivals (default constant)"},
       {"--trace", FlagKind::kText, "FILE", 0, 0,
        "servers: replay the request times in FILE (one time in microseconds per line)"},
+      {"--priority-mix", FlagKind::kText, "W0:W1:...", 0, 0,
+       "servers: requests at priority level k (0 highest) in proportion Wk (closed loop: clients)"},
       {"--help", FlagKind::kHelp, "", 0, 0, "print this help and exit"},
   };
   *count = sizeof specs / sizeof specs[0];
@@ -276,6 +279,7 @@ inline Options parse_options(int argc, char** argv, Options o) {
         o.load_given = true;
         if (std::find(loads.begin(), loads.end(), name) == loads.end()) loads.push_back(name);
       }
+      if (name == "--priority-mix") o.priority_mix = text;
       if (name == "--arrival") {
         if (text != "constant" && text != "poisson")
           usage_error(program, "--arrival takes constant or poisson, not '" + text + "'");

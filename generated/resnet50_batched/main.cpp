@@ -140,6 +140,8 @@ struct Worker : ascgen::WorkerBase {
   using Shared = SharedResources;
   Shared* shared = nullptr;
   int64_t batch_last = 0;  // the last item of the batch being submitted (the batcher sizes it)
+  std::vector<const ascgen::Input*> batch_inputs;  // its requests' inputs, in batch order
+  ascgen::serving::Shape batch_padded;  // its requests' padded shape (rank 0: fixed shapes)
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
   acldvppChannelDesc* decode_channel = nullptr;  // DVPP work of decode_stream only

@@ -29,7 +29,8 @@ namespace ascgen {
 
 // ---------------------------------------------------------------- what the plan fixed
 
-enum class SourceKind { kJpegFiles, kTensor };
+// kRawFiles: a server's requests of their own width (*.u8 files; ascgen_padding.h).
+enum class SourceKind { kJpegFiles, kTensor, kRawFiles };
 
 // The device's limits and a worker's needs that do not depend on --depth.
 struct DeviceBudget {
@@ -306,7 +307,8 @@ inline std::vector<Input> prepare_inputs(const ProgramInfo& info, const std::str
                         pattern_tensor(info.tensor_bytes, static_cast<uint64_t>(k)), 0, 0});
     return inputs;
   }
-  for (InputFile& file : load_inputs(path, info.max_input_bytes)) {
+  const bool raw = info.source == SourceKind::kRawFiles;
+  for (InputFile& file : load_inputs(path, info.max_input_bytes, raw ? ".u8" : nullptr)) {
     Input in{static_cast<int>(inputs.size()), file.name, std::move(file.bytes), 0, 0};
     inspect(in);
     inputs.push_back(std::move(in));
@@ -343,6 +345,68 @@ inline void check_budget(const ProgramInfo& info, int threads, int window) {
   if (dvpp * threads > d.dvpp_bytes) fail("bytes of DVPP memory", dvpp * threads, d.dvpp_bytes);
   if (device * threads > d.device_bytes)
     fail("bytes of device memory", device * threads, d.device_bytes);
+}
+
+// ---------------------------------------------------------------- shared by run and serve
+
+// The report's head: the program and how it was run.
+inline Report report_head(const ProgramInfo& info, const Options& opt) {
+  Report report;
+  report.program = info.name;
+  report.profile = info.profile;
+  report.streams = info.streams;
+  report.threads = opt.threads;
+  report.depth = opt.depth;
+  report.batch = info.batch;
+  report.sync_every = info.sync_every;
+  return report;
+}
+
+// AscendCL (when this run initialises it), the device and a context for this run's threads,
+// each release registered so that teardown runs them in reverse order.
+inline aclrtContext open_device(int32_t device, bool init_acl, Cleanup& cleanup) {
+  if (init_acl) {
+    check(aclInit(nullptr), "setup", "aclInit");
+    cleanup.add("aclFinalize", [] { return aclFinalize(); });
+  }
+  check(aclrtSetDevice(device), "setup", "aclrtSetDevice");
+  cleanup.add("aclrtResetDevice", [device] { return aclrtResetDevice(device); });
+  aclrtContext context = nullptr;
+  check(aclrtCreateContext(&context, device), "setup", "aclrtCreateContext");
+  cleanup.add("aclrtDestroyContext", [context] { return aclrtDestroyContext(context); });
+  return context;
+}
+
+// opt.threads workers, each with its batch records and its own streams, pools and events
+// (W::setup), serving `run` beside the one `shared` instance.
+template <class W>
+std::vector<std::unique_ptr<W>> make_workers(const ProgramInfo& info, const Options& opt,
+                                             const Setup& common, typename W::Shared& shared,
+                                             Run& run, Cleanup& cleanup) {
+  std::vector<std::unique_ptr<W>> workers;
+  for (int w = 0; w < opt.threads; ++w) {
+    workers.push_back(std::make_unique<W>());
+    W& t = *workers.back();
+    t.id = w;
+    t.run = &run;
+    t.shared = &shared;
+    t.batches.resize(static_cast<size_t>(common.batch_slots));
+    for (BatchRecord& r : t.batches) {
+      r.worker = &t;
+      r.submitted.assign(static_cast<size_t>(info.batch), 0.0);
+      r.inputs.assign(static_cast<size_t>(info.batch), 0);
+    }
+    t.setup(Setup{w, common.window, common.batch_slots, common.inputs, common.model_path}, cleanup);
+  }
+  return workers;
+}
+
+// The measured period: after --warmup, for --duration or until --frames were measured.
+inline void begin_measurement(Run& run, const Options& opt) {
+  run.frame_limit = opt.frames;
+  run.measure_start = now_s() + opt.warmup_s;
+  run.measure_end = opt.frames > 0 ? 1e300 : run.measure_start + opt.duration_s;
+  run.windows.reserve(opt.frames > 0 ? 0.0 : opt.duration_s);
 }
 
 // ---------------------------------------------------------------- the report thread

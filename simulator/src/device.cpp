@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "guard.h"
 #include "hazard.h"
+#include "host_link.h"
 #include "log.h"
 #include "mover.h"
 #include "profile.h"
@@ -19,9 +20,6 @@
 namespace sim {
 namespace {
 
-constexpr int kArrive = 0;
-constexpr int kDispatch = 1;
-constexpr int kComplete = 2;
 constexpr double kNever = std::numeric_limits<double>::infinity();
 constexpr int kNotifyEvery = 64;
 // Link transfers in flight at once per device (more wait in FIFO order).
@@ -109,6 +107,12 @@ void Device::start() {
   ddr_ = Share{};
   ddr_.bytes_per_us = profile().num("memory.bandwidth_GBps", 0.0) * 1e3;
   links_.clear();
+  devices_per_link_ = std::max(1, static_cast<int>(profile().num("topology.devices_per_link", 1)));
+  host_link_bytes_per_us_ = profile().num("topology.host_link_GBps", 0.0) * 1e3;
+  host_link_running_.clear();
+  host_link_pace_[0] = host_link_pace_[1] = 1;
+  notices_.clear();
+  host_link::forget(this);
   submit_us_ = profile().num("engines.host.submit_us");
   for (int e = 1; e < static_cast<int>(Engine::kCount); ++e) {
     // Link transfers have no engine units: they share their link (link.h).
@@ -230,6 +234,7 @@ void Device::run() {
     heap_.pop();
     processed_until_ = std::max(processed_until_, item.time);
     handle(lk, item);
+    if (!notices_.empty()) tell_other_devices(lk);
     // Hosts hear of completions when the device idles, or every so often
     // while it catches up on a backlog.
     if (notify_hosts_ && ++handled_since_notify_ >= kNotifyEvery) {
@@ -325,40 +330,29 @@ void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now)
     share->bytes_per_us = t->spec.link_GBps * 1e3;
     traffic = t->spec.link_bytes;
   }
-  if (share->bytes_per_us > 0 && traffic > 0 && service > 0) {
-    t->bw_left_us = service;
-    t->bw_at = now;
+  bool shares = share->bytes_per_us > 0 && traffic > 0 && service > 0;
+  int direction = t->spec.engine == Engine::kH2D ? 0 : t->spec.engine == Engine::kD2H ? 1 : -1;
+  bool crosses = direction >= 0 && host_link_bytes_per_us_ > 0 && service > 0;
+  if (!shares && !crosses) {
+    push(now + service, kComplete, t);
+    return;
+  }
+  t->bw_left_us = service;
+  t->bw_at = now;
+  t->bw_pace = 1;
+  if (shares) {
     t->bw_demand = traffic / service;
     t->bw_share = share;
     share->running.push_back(t);
+  }
+  if (crosses) {
+    t->host_link = host_link::index_of(id_, devices_per_link_, direction);
+    host_link_join(t, now);
+  }
+  if (shares)
     reshare(*share, now, t);
-    return;
-  }
-  push(now + service, kComplete, t);
-}
-
-// Processor sharing of the device's DDR (docs/shared_bandwidth.md): every
-// running task asks for its traffic at its engine's pace (bw_demand bytes per
-// us); when the demands add up to more than the bandwidth, the memory
-// controller serves every requester in proportion to what it asks, so all of
-// them progress at pace bandwidth / demand < 1. Each change of the running set
-// advances every task's remaining engine time at the old pace, then re-times
-// its completion (an absolute model time) at the new one.
-// A link (link.h) is shared the same way by the transfers crossing it.
-void Device::reshare(Share& share, double now, const std::shared_ptr<Task>& added) {
-  double demand = 0;
-  for (const std::shared_ptr<Task>& r : share.running) {
-    r->bw_left_us = std::max(0.0, r->bw_left_us - (now - r->bw_at) * share.pace);
-    r->bw_at = now;
-    demand += r->bw_demand;
-  }
-  double pace = demand > share.bytes_per_us ? share.bytes_per_us / demand : 1.0;
-  bool changed = pace != share.pace;
-  share.pace = pace;
-  for (const std::shared_ptr<Task>& r : share.running) {
-    if (!changed && r != added) continue;  // its pending completion still holds
-    push(now + r->bw_left_us / pace, kComplete, r, ++r->bw_version);
-  }
+  else
+    retime(t, now, true);
 }
 
 void Device::complete(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t,
@@ -370,6 +364,7 @@ void Device::complete(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Ta
     t->bw_share = nullptr;
     reshare(share, now, nullptr);
   }
+  if (t->host_link >= 0) host_link_leave(t, now);
   if (t->move) {
     // A copy whose bytes a mover has been moving since its start: wait for
     // the rest (only when the host CPU is slower than the modelled copy).

@@ -68,6 +68,9 @@ struct Task {
   double bw_left_us = 0, bw_at = 0, bw_demand = 0;
   uint64_t bw_version = 0;
   struct Share* bw_share = nullptr;  // the DDR or the link it shares while it runs
+  // Its progress per engine us: the slower of its share's pace and its host link's.
+  double bw_pace = 1;
+  int host_link = -1;  // the host link (host_link.h) an H2D or D2H copy crosses, -1: none
   // Hazard detector (ACL_SIM_HAZARD): the public API and the task's clock.
   const char* api = nullptr;
   int hz_agent = -1;
@@ -144,6 +147,9 @@ class Device {
   bool wait_idle_for(std::unique_lock<std::mutex>& lk, int32_t timeout_ms);
   // A blocking callback returned on the host: complete its task now.
   void complete_external(const std::shared_ptr<Task>& task);
+  // Another device's copy started or ended on a host link this device's copies
+  // cross, at model time `now`: re-time them at the links' new pace (host_link.h).
+  void host_link_changed(double now);
 
   // Objects (handles are the raw pointers).
   Stream* create_stream(Context* ctx, bool is_default);
@@ -167,10 +173,11 @@ class Device {
   double submit_us() const { return submit_us_; }
 
  private:
+  static constexpr int kArrive = 0, kDispatch = 1, kComplete = 2;  // Item::what
   struct Item {
     double time;
     uint64_t seq;
-    int what;  // 0 arrive, 1 dispatch, 2 complete
+    int what;  // kArrive, kDispatch, kComplete
     std::shared_ptr<Task> task;
     uint64_t version = 0;  // complete: the task's bw_version when pushed
     bool operator>(const Item& o) const { return time != o.time ? time > o.time : seq > o.seq; }
@@ -188,6 +195,17 @@ class Device {
   // Re-divides the memory bandwidth among the running tasks at `now` and
   // re-times their completions (docs/shared_bandwidth.md).
   void reshare(Share& share, double now, const std::shared_ptr<Task>& added);
+  // Progress of a sharing task up to `now` at its pace; its pace now; a new
+  // completion when the pace changed (or `force`).
+  void advance(Task& t, double now);
+  double pace_of(const Task& t) const;
+  void retime(const std::shared_ptr<Task>& t, double now, bool force);
+  // An H2D or D2H copy joins or leaves its host link: re-time this device's
+  // copies on host links and tell the other devices on that link (notices_).
+  void host_link_join(const std::shared_ptr<Task>& t, double now);
+  void host_link_leave(const std::shared_ptr<Task>& t, double now);
+  void host_link_retime(double now);
+  void tell_other_devices(std::unique_lock<std::mutex>& lk);
   void handle(std::unique_lock<std::mutex>& lk, Item& item);
   void try_ready(const std::shared_ptr<Task>& t, double now);
   void on_dispatched(std::unique_lock<std::mutex>& lk, const std::shared_ptr<Task>& t, double now);
@@ -208,6 +226,13 @@ class Device {
   double sched_free_ = 0;
   Share ddr_;                           // memory.bandwidth_GBps x 1000; 0: not shared
   std::map<std::string, Share> links_;  // by TaskSpec::link_key (link.h)
+  // Host links (host_link.h): topology figures, this device's copies on them,
+  // their last pace per direction, and the devices to tell of a change.
+  int devices_per_link_ = 1;
+  double host_link_bytes_per_us_ = 0;  // 0: the profile has no host link
+  std::vector<std::shared_ptr<Task>> host_link_running_;
+  double host_link_pace_[2] = {1, 1};
+  std::vector<std::pair<Device*, double>> notices_;
   double per_task_us_ = 0;
   double submit_us_ = 0;
   bool notify_hosts_ = false;

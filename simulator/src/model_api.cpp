@@ -8,6 +8,8 @@
 // - An execution is one task on kAicore for latency_ms at the model's batch.
 //   At its completion (reading the input then, not at submit) every batch item
 //   k of every output is a function of input item k alone (model_outputs).
+//   Dynamic batch gears run at the gear set before the execute; dynamic height/width gears
+//   (model_dynamic_hw.cpp) read the gear's items and take the gear's share of the time.
 // - One model id must not execute on two streams at once (ACL_FACTS 2.2): an
 //   execution submitted while one on another stream has not completed fails
 //   with ACL_ERROR_RT_MODEL_EXECUTE (507011), rule model.concurrent_streams.
@@ -195,11 +197,34 @@ aclError execute(const char* api, uint32_t modelId, const aclmdlDataset* input,
     spec.reads[0].size = spec.reads[0].size / m->file.batch * batch;
     for (ByteRange& w : spec.writes) w.size = w.size / m->file.batch * batch;
   }
+  // A dynamic-HW model runs at the (h, w) gear aclmdlSetDynamicHWSize gave the dataset (the
+  // same "before each execute" as batch gears): it reads batch items of h * w elements, packed
+  // from the start of input 0, and its time and per-item traffic scale with the gear's share
+  // of the largest gear's elements (a convolutional network's work per item is proportional
+  // to its pixels; the weights are read once whatever the gear).
+  double hw_share = 1.0;
+  if (m->file.dynamic_hw()) {
+    if (input->dynamic_h == 0) {
+      std::lock_guard<std::mutex> lock(m->mu);
+      --m->in_flight[key];
+      return violate(ACL_ERROR_INVALID_PARAM, api, "model.dynamic_hw_unset",
+                     "model %u has height/width gears: call aclmdlSetDynamicHWSize on the "
+                     "input dataset before each execute",
+                     modelId);
+    }
+    const uint64_t elements = input->dynamic_h * input->dynamic_w;
+    input->dynamic_h = input->dynamic_w = 0;
+    hw_share = static_cast<double>(elements) / static_cast<double>(m->file.hw_max_elements());
+    spec.reads[0].size = batch * elements * m->file.hw_element_bytes;
+  }
   spec.engine = Engine::kAicore;
-  spec.service_us = m->file.latency_at(batch) * 1000.0;
+  spec.service_us = m->file.latency_at(batch) * 1000.0 * hw_share;
   // DDR traffic: inputs and outputs plus the weights and activations it streams.
-  // (a gear below the compiled batch streams fewer items' activations)
-  const size_t fewer = (m->file.batch - batch) * m->file.traffic_bytes_per_item;
+  // (a gear below the compiled batch, or a smaller HW gear, streams fewer items' activations)
+  const size_t per_item =
+      static_cast<size_t>(static_cast<double>(m->file.traffic_bytes_per_item) * hw_share);
+  const size_t fewer = (m->file.batch - batch) * m->file.traffic_bytes_per_item +
+                       batch * (m->file.traffic_bytes_per_item - per_item);
   spec.traffic_bytes =
       static_cast<double>(m->file.traffic_bytes > fewer ? m->file.traffic_bytes - fewer : 0);
   for (const auto* side : {&spec.reads, &spec.writes})

@@ -37,7 +37,7 @@ aclError fill_dims(const char* api, const aclmdlDesc* d, size_t index, bool inpu
                    input ? "input" : "output", index);
   size_t bytes = input ? d->file.input_bytes[index] : d->file.output_bytes[index];
   *dims = aclmdlIODims{};
-  if (input && d->file.dynamic() && index == d->file.mbatch_index()) {
+  if (input && d->file.has_mbatch_input() && index == d->file.mbatch_index()) {
     std::snprintf(dims->name, sizeof(dims->name), "%s", kMbatchName);
     dims->dimCount = 1;
     dims->dims[0] = 1;
@@ -54,7 +54,7 @@ aclError fill_dims(const char* api, const aclmdlDesc* d, size_t index, bool inpu
 const char* tensor_name(const aclmdlDesc* d, size_t index, bool input) {
   static thread_local std::string name;
   if (!has_index(d, index, input)) return "";
-  name = input && d->file.dynamic() && index == d->file.mbatch_index()
+  name = input && d->file.has_mbatch_input() && index == d->file.mbatch_index()
              ? std::string(kMbatchName)
              : std::string(input ? "input_" : "output_") + std::to_string(index);
   return name.c_str();
@@ -153,7 +153,7 @@ aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDesc, const char* name
                    "modelDesc, name and index are needed (after aclmdlGetDesc)");
   const ModelFile& f = modelDesc->file;
   for (size_t i = 0; i < f.input_bytes.size(); ++i) {
-    const bool mbatch = f.dynamic() && i == f.mbatch_index();
+    const bool mbatch = f.has_mbatch_input() && i == f.mbatch_index();
     if ((mbatch ? std::string(kMbatchName) : std::string("input_") + std::to_string(i)) == name) {
       *index = i;
       return ACL_SUCCESS;
@@ -161,7 +161,7 @@ aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDesc, const char* name
   }
   return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.input_name",
                  "the model has no input named '%s'%s", name,
-                 f.dynamic() ? "" : " (it is static: no ascend_mbatch_shape_data)");
+                 f.has_mbatch_input() ? "" : " (it is static: no ascend_mbatch_shape_data)");
 }
 
 aclError aclmdlGetDynamicBatch(const aclmdlDesc* modelDesc, aclmdlBatch* batch) {
@@ -188,7 +188,7 @@ aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset, siz
                    modelId);
   if (!f.dynamic())
     return violate(ACL_ERROR_MODEL_NOT_DYNAMIC, __func__, "model.not_dynamic",
-                   "model %u is static (batch fixed at load); batch %llu refused", modelId,
+                   "model %u has no batch gears (batch fixed at load); batch %llu refused", modelId,
                    static_cast<unsigned long long>(batchSize));
   if (index != f.mbatch_index())
     return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.dynamic_index",

@@ -58,6 +58,34 @@ class Reader {
   std::string path_;
 };
 
+// `hw_gears=32x80,32x160,...`: distinct positive height x width pairs (at most ACL_MAX_HW_NUM,
+// 128), not with batch gears; input 0's bytes per item are a whole number of elements of the
+// largest gear (hw_element_bytes each).
+aclError read_hw_gears(Reader& r, ModelFile* m) {
+  if (m->dynamic()) return r.bad("hw_gears", "cannot join batch gears: one kind of gears a model");
+  std::stringstream list(r.values["hw_gears"]);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    item = trim(item);
+    size_t x = item.find('x');
+    ModelFile::HwGear g;
+    if (x == std::string::npos || !to_u64(item.substr(0, x), &g.h) ||
+        !to_u64(item.substr(x + 1), &g.w) || g.h == 0 || g.w == 0 || g.h > 65536 || g.w > 65536)
+      return r.bad("hw_gears", "must be height x width pairs such as 32x80, separated by commas");
+    for (const ModelFile::HwGear& o : m->hw_gears)
+      if (o.h == g.h && o.w == g.w) return r.bad("hw_gears", "lists a gear twice");
+    m->hw_gears.push_back(g);
+  }
+  if (m->hw_gears.empty() || m->hw_gears.size() > 128)
+    return r.bad("hw_gears", "needs 1 to 128 gears (ACL_MAX_HW_NUM)");
+  const size_t per_item = m->input_bytes.empty() ? 0 : m->input_bytes[0] / m->batch;
+  const uint64_t most = m->hw_max_elements();
+  if (per_item == 0 || m->input_bytes[0] % m->batch != 0 || per_item % most != 0)
+    return r.bad("hw_gears", "needs input.0.bytes to be batch x largest gear's elements x bytes");
+  m->hw_element_bytes = per_item / most;
+  return ACL_SUCCESS;
+}
+
 }  // namespace
 
 double ModelFile::latency_at(uint32_t b) const {
@@ -154,6 +182,10 @@ aclError read_model_file(const char* api, const char* path, ModelFile* out) {
     }
     if (m.gears.empty() || m.gears.back() != m.batch || m.gears.size() > 100)
       return r.bad("gears", "must end with the model's batch (at most 100 gears)");
+    m.input_bytes.push_back(ModelFile::kMbatchBytes);  // ascend_mbatch_shape_data
+  }
+  if (r.values.count("hw_gears")) {
+    if (aclError rc = read_hw_gears(r, &m)) return rc;
     m.input_bytes.push_back(ModelFile::kMbatchBytes);  // ascend_mbatch_shape_data
   }
   *out = std::move(m);

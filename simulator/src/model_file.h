@@ -38,9 +38,27 @@ struct ModelFile {
   // a static model. A dynamic model has one more input, the last, named
   // ascend_mbatch_shape_data (what ATC adds, ACL_FACTS 5 "Dynamic batch").
   std::vector<uint32_t> gears;
+  // Dynamic height/width gears (descriptor `hw_gears=32x80,32x160`, ATC's --dynamic_image_size):
+  // input 0 holds `batch` items of h * w elements of hw_element_bytes each at the gear set
+  // before the execute; its size is the largest gear's. The same extra input as batch gears;
+  // a model has one kind of gears or none (ACL_FACTS 5).
+  struct HwGear {
+    uint64_t h = 0, w = 0;
+    uint64_t elements() const { return h * w; }
+  };
+  std::vector<HwGear> hw_gears;
+  size_t hw_element_bytes = 0;  // input 0's bytes per element (channels times element size)
   static constexpr size_t kMbatchBytes = 8;
   bool dynamic() const { return !gears.empty(); }
+  bool dynamic_hw() const { return !hw_gears.empty(); }
+  // The model has the ascend_mbatch_shape_data input (dynamic batch or dynamic HW).
+  bool has_mbatch_input() const { return dynamic() || dynamic_hw(); }
   size_t mbatch_index() const { return input_bytes.size() - 1; }
+  uint64_t hw_max_elements() const {
+    uint64_t m = 0;
+    for (const HwGear& g : hw_gears) m = g.elements() > m ? g.elements() : m;
+    return m;
+  }
 
   size_t work_bytes() const { return memory_bytes - weight_bytes; }
   // Latency of one execution at `batch`: the table's entry, else linear

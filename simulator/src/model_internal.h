@@ -21,6 +21,9 @@ struct aclmdlDataset {
   // aclmdlSetDynamicBatchSize's gear for the next execute of a dynamic model (0: none set); an
   // execute consumes it.
   mutable uint32_t dynamic_batch = 0;
+  // aclmdlSetDynamicHWSize's gear for the next execute of a dynamic-HW model (0: none set); an
+  // execute consumes it.
+  mutable uint64_t dynamic_h = 0, dynamic_w = 0;
 };
 
 struct aclmdlDesc {

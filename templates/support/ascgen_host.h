@@ -337,9 +337,11 @@ class Json {
   bool fresh_ = true;
 };
 
-// A file, or every *.jpg / *.jpeg in a folder sorted by name (a reproducible frame order).
+// A file, or every *.jpg / *.jpeg (or every file ending in `suffix`) in a folder, sorted by name
+// (a reproducible frame order).
 // Each must be a regular file of at most max_bytes; at most kMaxInputFiles of them.
-inline std::vector<InputFile> load_inputs(const std::string& path, size_t max_bytes) {
+inline std::vector<InputFile> load_inputs(const std::string& path, size_t max_bytes,
+                                          const char* suffix = nullptr) {
   std::vector<std::string> files;
   struct stat st{};
   if (stat(path.c_str(), &st) != 0)
@@ -357,11 +359,14 @@ inline std::vector<InputFile> load_inputs(const std::string& path, size_t max_by
         size_t n = std::strlen(suffix);
         return lower.size() >= n && lower.compare(lower.size() - n, n, suffix) == 0;
       };
-      if (ends(".jpg") || ends(".jpeg")) files.push_back(path + "/" + name);
+      if (suffix != nullptr ? ends(suffix) : ends(".jpg") || ends(".jpeg"))
+        files.push_back(path + "/" + name);
     }
     closedir(dir);
     std::sort(files.begin(), files.end());
-    if (files.empty()) throw std::runtime_error("no .jpg or .jpeg files in '" + path + "'");
+    if (files.empty())
+      throw std::runtime_error(std::string("no ") + (suffix ? suffix : ".jpg or .jpeg") +
+                               " files in '" + path + "'");
     if (files.size() > kMaxInputFiles)
       throw std::runtime_error("'" + path + "' holds " + std::to_string(files.size()) +
                                " inputs, more than " + std::to_string(kMaxInputFiles) +

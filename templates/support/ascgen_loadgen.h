@@ -13,6 +13,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <mutex>
@@ -351,6 +352,49 @@ class DepthSampler {
   std::thread thread_;
 };
 
+// ---------------------------------------------------------------- priority levels
+
+// --priority-mix W0:W1:...: the share of requests at each priority level (0 the highest), as
+// whole weights. Request k (a closed loop: client k) of every cycle of sum(W) takes level l for
+// W_l of its positions, in order: 1:3 gives 0, 1, 1, 1, 0, 1, 1, 1, ...
+class PriorityMix {
+ public:
+  PriorityMix() = default;
+  // Parses "1:3"; throws std::invalid_argument naming what is wrong.
+  static PriorityMix parse(const std::string& text) {
+    PriorityMix m;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ':')) {
+      char* end = nullptr;
+      const long w = std::strtol(part.c_str(), &end, 10);
+      if (part.empty() || end == nullptr || *end != '\0' || w < 0 || w > 1000000)
+        throw std::invalid_argument("'" + text +
+                                    "': weights are whole numbers 0..1000000, e.g. 1:3");
+      m.weights_.push_back(static_cast<uint64_t>(w));
+      m.total_ += static_cast<uint64_t>(w);
+    }
+    if (m.weights_.empty() || m.total_ == 0 || m.weights_.size() > 16)
+      throw std::invalid_argument("'" + text + "': give 1 to 16 weights, at least one above 0");
+    return m;
+  }
+  int levels() const { return weights_.empty() ? 1 : static_cast<int>(weights_.size()); }
+  // The level of request (or client) k: -1 (the batcher's default) without a mix.
+  int level_of(uint64_t k) const {
+    if (total_ == 0) return -1;
+    uint64_t at = k % total_;
+    for (size_t l = 0; l < weights_.size(); ++l) {
+      if (at < weights_[l]) return static_cast<int>(l);
+      at -= weights_[l];
+    }
+    return static_cast<int>(weights_.size()) - 1;
+  }
+
+ private:
+  std::vector<uint64_t> weights_;
+  uint64_t total_ = 0;
+};
+
 // ---------------------------------------------------------------- what a run reports
 
 // Per request: end-to-end latency (from its send time, so queueing counts), queue time and
@@ -358,13 +402,23 @@ class DepthSampler {
 // from several threads.
 class ServingStats {
  public:
-  explicit ServingStats(int max_batch) : batch_sizes_(static_cast<size_t>(max_batch) + 1, 0) {}
+  // `levels`: the batcher's priority levels (more than 1: latency is reported per level too).
+  explicit ServingStats(int max_batch, int levels = 1)
+      : level_e2e_(levels > 1 ? static_cast<size_t>(levels) : 0),
+        level_queue_(level_e2e_.size()),
+        batch_sizes_(static_cast<size_t>(max_batch) + 1, 0) {
+    gears_.reserve(kMaxGears);
+  }
 
-  void record_request(double e2e_us, double queue_us, double compute_us) {
+  void record_request(double e2e_us, double queue_us, double compute_us, int level = 0) {
     std::lock_guard<std::mutex> lock(mu_);
     e2e_.record(e2e_us);
     queue_.record(queue_us);
     compute_.record(compute_us);
+    if (level >= 0 && static_cast<size_t>(level) < level_e2e_.size()) {
+      level_e2e_[static_cast<size_t>(level)].record(e2e_us);
+      level_queue_[static_cast<size_t>(level)].record(queue_us);
+    }
   }
   // A batch of `size` requests executed at batch `executed` (>= size: the compiled batch
   // when padding to it, or the dynamic batch gear chosen), whose inputs hold `real_elements`
@@ -384,6 +438,20 @@ class ServingStats {
     // a padded slot of the executed batch holds the batch's padded shape, as a request does
     int64_t per_request = size > 0 ? padded_elements / size : 0;
     padded_elements_ += per_request * std::max(executed, size);
+  }
+  // Requests of their own shapes: the batch ran at gear `height` x `width`; its requests padded
+  // to the widest hold `padded_elements` each, the smallest of them `smallest_elements` (a
+  // batch the padding rule should not have merged is counted: rule_breaks).
+  void record_shapes(int64_t height, int64_t width, int64_t padded_elements,
+                     int64_t smallest_elements) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!padding_acceptable(padded_elements, smallest_elements)) ++rule_breaks_;
+    for (GearCount& g : gears_)
+      if (g.height == height && g.width == width) {
+        ++g.batches;
+        return;
+      }
+    if (gears_.size() < kMaxGears) gears_.push_back({height, width, 1});
   }
   void set_counters(const BatcherCounters& c) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -428,6 +496,16 @@ class ServingStats {
     latency("latency_ms", e2e_);
     latency("queue_ms", queue_);
     latency("compute_ms", compute_);
+    if (!level_e2e_.empty()) {
+      j.key("by_priority").open('[');  // level 0 first: its requests' latency and queue time
+      for (size_t l = 0; l < level_e2e_.size(); ++l) {
+        j.open('{').key("level").integer(static_cast<int64_t>(l));
+        latency("latency_ms", level_e2e_[l]);
+        latency("queue_ms", level_queue_[l]);
+        j.close('}');
+      }
+      j.close(']');
+    }
     j.key("batch_stats").open('[');
     for (size_t s = 1; s < batch_sizes_.size(); ++s)
       if (batch_sizes_[s] != 0)
@@ -439,6 +517,20 @@ class ServingStats {
     j.key("batches").integer(static_cast<int64_t>(batches_));
     j.key("average_fill").num(fill_locked());
     j.key("padding_waste").num(waste_locked());
+    if (!gears_.empty()) {
+      j.key("padding").open('{');
+      j.key("request_elements").integer(real_elements_);
+      j.key("executed_elements").integer(padded_elements_);
+      j.key("rule_breaks").integer(static_cast<int64_t>(rule_breaks_));
+      j.key("gears").open('[');  // [height, width, batches], by first use
+      for (const GearCount& g : gears_)
+        j.open('[')
+            .integer(g.height)
+            .integer(g.width)
+            .integer(static_cast<int64_t>(g.batches))
+            .close(']');
+      j.close(']').close('}');
+    }
     j.key("submitted").integer(static_cast<int64_t>(counters_.submitted));
     j.key("rejected").open('{');
     j.key("queue_full").integer(static_cast<int64_t>(counters_.rejected_queue_full));
@@ -482,8 +574,17 @@ class ServingStats {
     return 1.0 - static_cast<double>(real_elements_) / static_cast<double>(padded_elements_);
   }
 
+  struct GearCount {
+    int64_t height, width;
+    uint64_t batches;
+  };
+  static constexpr size_t kMaxGears = 128;  // ACL_MAX_HW_NUM
+
   mutable std::mutex mu_;
+  std::vector<GearCount> gears_;
+  uint64_t rule_breaks_ = 0;
   LatencyHistogram e2e_, queue_, compute_;
+  std::vector<LatencyHistogram> level_e2e_, level_queue_;  // per priority level (levels > 1)
   std::vector<uint64_t> batch_sizes_;
   uint64_t batches_ = 0, requests_in_batches_ = 0, executed_slots_ = 0;
   int64_t real_elements_ = 0, padded_elements_ = 0;

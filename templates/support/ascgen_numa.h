@@ -3,6 +3,8 @@
 // the pinned host memory it DMAs from is first touched there. On a real host the layout comes
 // from sysfs; on the simulator from the profile's host topology, baked into the program. And a
 // warning at start-up when the kernel migrates pages between nodes (kernel.numa_balancing).
+// $ASCGEN_HOST_ROOT, when set, is a directory that stands for the host's / (its sys/ and proc/:
+// a fake host's layout for a test); the simulator then reads it too, instead of the profile's.
 // Emitted verbatim by ascgen.
 #ifndef ASCGEN_NUMA_H_
 #define ASCGEN_NUMA_H_
@@ -11,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -53,17 +56,31 @@ inline std::string baked(const std::string& table, const std::string& key) {
   return "";
 }
 
-// The NUMA node device `device`'s link attaches to, -1 if unknown. A real host: the Huawei
-// (vendor 0x19e5) processing accelerators (class 0x12) in PCI address order, their sysfs
-// numa_node. The simulator: the profile's topology, baked into opt.numa_topology.
-inline int numa_node_of_device(const Options& opt, int32_t device) {
+// What stands for the host's /: "" (the real one), or $ASCGEN_HOST_ROOT.
+inline std::string host_root() {
+  const char* root = std::getenv("ASCGEN_HOST_ROOT");
+  return root != nullptr ? root : "";
+}
+
+// Whether the layout comes from sysfs: always on a real host; on the simulator when
+// $ASCGEN_HOST_ROOT names a fake one (else the profile's host, baked into opt.numa_topology).
+inline bool layout_from_sysfs() {
 #if ASCGEN_BACKEND_SIM
-  const std::string node = baked(opt.numa_topology, "device" + std::to_string(device));
-  return node.empty() ? -1 : std::atoi(node.c_str());
+  return !host_root().empty();
 #else
-  (void)opt;
+  return true;
+#endif
+}
+
+// The NUMA node device `device`'s link attaches to, -1 if unknown. sysfs: the Huawei (vendor
+// 0x19e5) processing accelerators (class 0x12) in PCI address order, their numa_node.
+inline int numa_node_of_device(const Options& opt, int32_t device) {
+  if (!layout_from_sysfs()) {
+    const std::string node = baked(opt.numa_topology, "device" + std::to_string(device));
+    return node.empty() ? -1 : std::atoi(node.c_str());
+  }
   std::vector<std::string> npus;
-  const std::string root = "/sys/bus/pci/devices/";
+  const std::string root = host_root() + "/sys/bus/pci/devices/";
   if (DIR* d = opendir(root.c_str())) {
     while (dirent* e = readdir(d)) {
       const std::string dev = root + e->d_name;
@@ -77,18 +94,14 @@ inline int numa_node_of_device(const Options& opt, int32_t device) {
   if (device < 0 || static_cast<size_t>(device) >= npus.size()) return -1;
   const std::string node = read_line(npus[static_cast<size_t>(device)] + "/numa_node");
   return node.empty() ? -1 : std::atoi(node.c_str());
-#endif
 }
 
-// The CPUs of NUMA node `node`: sysfs on a real host, the baked topology on the simulator.
+// The CPUs of NUMA node `node`: from sysfs, or the simulator's baked topology.
 inline std::vector<int> numa_node_cpus(const Options& opt, int node) {
-#if ASCGEN_BACKEND_SIM
-  return parse_cpulist(baked(opt.numa_topology, "node" + std::to_string(node)));
-#else
-  (void)opt;
+  if (!layout_from_sysfs())
+    return parse_cpulist(baked(opt.numa_topology, "node" + std::to_string(node)));
   return parse_cpulist(
-      read_line("/sys/devices/system/node/node" + std::to_string(node) + "/cpulist"));
-#endif
+      read_line(host_root() + "/sys/devices/system/node/node" + std::to_string(node) + "/cpulist"));
 }
 
 // Where one device's threads and pinned memory go.
@@ -152,7 +165,7 @@ inline void numa_json(Json& j, const NumaPlacement& p) {
 // kernel.numa_balancing migrates pages between nodes under load: published 20x latency spikes
 // on an inference service until threads and memory were bound to the device's node.
 inline void warn_numa_balancing(const char* program) {
-  if (read_line("/proc/sys/kernel/numa_balancing") == "1")
+  if (read_line(host_root() + "/proc/sys/kernel/numa_balancing") == "1")
     std::fprintf(stderr,
                  "%s: warning: kernel.numa_balancing is 1: the kernel migrates pages between NUMA "
                  "nodes under load (latency spikes); `sysctl -w kernel.numa_balancing=0`, or bind "

@@ -11,8 +11,16 @@
 // slot held before, and its outputs are ignored.
 // Emitted verbatim by ascgen; hand-written, reviewed once.
 //
+// Requests of their own width (source format raw, a model with hw_gears; ascgen_padding.h):
+// each request's shape goes to the batcher, which merges them under the padding rule; the
+// batch runs at the smallest height/width gear holding its padded shape; a response is
+// verified against its input's output at that gear (the reference run runs every input at
+// every gear that holds it).
+//
 // The generated Worker of a server has, besides the driver's members (ascgen_driver.h):
 //   int64_t batch_last;  // the last item of the batch being submitted: its steps close it
+//   std::vector<const Input*> batch_inputs;  // the batch's requests' inputs, in batch order
+//   Shape batch_padded;  // the batch's padded request shape (rank 0: fixed shapes)
 #ifndef ASCGEN_SERVING_H_
 #define ASCGEN_SERVING_H_
 
@@ -20,6 +28,7 @@
 
 #include "ascgen_driver.h"
 #include "ascgen_loadgen.h"
+#include "ascgen_padding.h"
 
 namespace ascgen::serving {
 
@@ -30,6 +39,7 @@ namespace ascgen::serving {
 // through a ring of them.
 struct PendingRequest {
   int input = 0;             // the input it carries
+  int priority = -1;         // its priority level (-1: the batcher's default)
   int64_t sent_us = 0;       // when it was sent (open loop: its scheduled time)
   std::atomic<int> busy{0};  // open loop: in flight
   std::mutex mu;
@@ -68,8 +78,9 @@ struct Server {
   std::unique_ptr<ServingStats> stats;
   std::vector<std::unique_ptr<PendingRequest>> requests;  // by request id % size
   std::atomic<bool> aborted{false};
-  int executed_batch = 1;  // the model's batch: what a padded batch runs at
-  std::vector<int> gears;  // the model's dynamic batch gears, ascending (empty: padded)
+  int executed_batch = 1;        // the model's batch: what a padded batch runs at
+  std::vector<int> gears;        // the model's dynamic batch gears, ascending (empty: padded)
+  std::vector<HwGear> hw_gears;  // the model's height/width gears, ascending (empty: none)
   std::atomic<int64_t> measured_batches{0};
   std::atomic<int64_t> measured_requests{0};
   LatencyHistogram latency;  // end to end, measured requests (report thread only)
@@ -81,6 +92,16 @@ struct Server {
     for (int g : gears)
       if (static_cast<size_t>(g) >= n) return g;
     return executed_batch;
+  }
+  // The index of the smallest height/width gear holding a batch's padded shape (0: no gears).
+  size_t hw_gear(const Shape& padded) const {
+    for (size_t k = 0; k < hw_gears.size(); ++k)
+      if (hw_gears[k].height >= padded.dims[0] && hw_gears[k].width >= padded.dims[1]) return k;
+    return 0;
+  }
+  // Reference outputs are kept per input and gear.
+  size_t expected_index(int input, size_t gear) const {
+    return static_cast<size_t>(input) * std::max<size_t>(hw_gears.size(), 1) + gear;
   }
   void abort() {
     aborted = true;
@@ -108,6 +129,7 @@ void complete_served(W& t, ServedBatch& sb, double now) {
   const bool measured =
       sb.from_batcher && !run.recording && now >= run.measure_start && now < run.measure_end;
   const std::vector<Input>& inputs = *run.inputs;
+  const size_t gear = srv.hw_gear(sb.taken.padded);
   int64_t counted = 0;
   for (size_t i = 0; i < sb.taken.items.size(); ++i) {
     const BatchItem& item = sb.taken.items[i];
@@ -119,7 +141,7 @@ void complete_served(W& t, ServedBatch& sb, double now) {
     } else if (out != nullptr) {
       const uint8_t* result = out + i * item_bytes;
       t.checksum += t.postprocess(result);
-      std::vector<uint8_t>& expected = run.expected[static_cast<size_t>(req.input)];
+      std::vector<uint8_t>& expected = run.expected[srv.expected_index(req.input, gear)];
       if (run.recording) {
         expected.assign(result, result + item_bytes);
       } else if (run.verify && !same_bytes(expected, result, item_bytes)) {
@@ -135,14 +157,31 @@ void complete_served(W& t, ServedBatch& sb, double now) {
       if (run.frame_limit == 0) ++run.completed;
       const double e2e = static_cast<double>(now_us - req.sent_us);
       srv.stats->record_request(e2e, static_cast<double>(item.queue_us),
-                                static_cast<double>(now_us - sb.taken.formed_us));
+                                static_cast<double>(now_us - sb.taken.formed_us), item.level);
       srv.latency.record(e2e);
       run.windows.record(now - run.measure_start, &e2e, 1);  // p99 and max per second
       ++counted;
     }
   }
-  if (counted > 0) {
+  if (counted > 0 && !srv.hw_gears.empty()) {
+    // Padding to the gear, and the padding rule checked again from the requests' own shapes.
+    const int64_t size = static_cast<int64_t>(sb.taken.items.size());
+    int64_t real = 0, smallest = 0, widest = 0;
+    for (const BatchItem& item : sb.taken.items) {
+      const Input& in = inputs[static_cast<size_t>(srv.request(item.id).input)];
+      const int64_t elements = int64_t{in.height} * in.width;
+      real += elements;
+      smallest = smallest == 0 ? elements : std::min(smallest, elements);
+      widest = std::max<int64_t>(widest, in.width);
+    }
+    const HwGear& g = srv.hw_gears[gear];
+    srv.stats->record_batch(static_cast<int>(size), srv.executed(sb.taken.items.size()), real,
+                            g.elements() * size);
+    srv.stats->record_shapes(g.height, g.width, g.height * widest, smallest);
+  } else if (counted > 0) {
     srv.stats->record_batch(sb.taken, srv.executed(sb.taken.items.size()));
+  }
+  if (counted > 0) {
     srv.rate.add(now, counted);
     srv.measured_requests += counted;
     ++srv.measured_batches;
@@ -181,6 +220,10 @@ void submit_served(ServingWorker<W>& sw, ServedBatch& sb, const std::vector<Inpu
   Server& srv = server();
   const int64_t n = static_cast<int64_t>(sb.taken.items.size());
   t.batch_last = n - 1;
+  t.batch_padded = sb.taken.padded;
+  t.batch_inputs.clear();  // reserved for max_batch at start-up
+  for (const BatchItem& item : sb.taken.items)
+    t.batch_inputs.push_back(&inputs[static_cast<size_t>(srv.request(item.id).input)]);
   for (int64_t i = 0; i < n; ++i) {
     const Input& in =
         inputs[static_cast<size_t>(srv.request(sb.taken.items[static_cast<size_t>(i)].id).input)];
@@ -239,22 +282,32 @@ void serve(ServingWorker<W>& sw, aclrtContext context, const std::vector<Input>&
   t.cpu_s = thread_cpu_s() - cpu0;
 }
 
-// Every input once, alone in a batch, through worker 0: its output is the reference.
+// Every input once, alone in a batch, through worker 0: its output is the reference. With
+// height/width gears, once at every gear that holds it (a batch pads it to its gear).
 template <class W>
 void serve_reference(ServingWorker<W>& sw, const std::vector<Input>& inputs) {
   Run& run = run_state();
   Server& srv = server();
   run.recording = true;
-  run.expected.assign(inputs.size(), {});
+  const size_t gears = std::max<size_t>(srv.hw_gears.size(), 1);
+  run.expected.assign(inputs.size() * gears, {});
   PendingRequest& req = srv.request(0);
   for (const Input& in : inputs) {
-    req.input = in.index;
-    ServedBatch& sb = next_slot(sw);
-    sb.from_batcher = false;
-    sb.taken.items.assign(1, BatchItem{0, 0, false, 0, 0, Shape{}});
-    submit_served(sw, sb, inputs);
-    sw.t->completions.wait_until_done(sw.next_batch);
-    req.wait(srv.aborted);
+    for (size_t g = 0; g < gears; ++g) {
+      Shape padded;
+      if (!srv.hw_gears.empty()) {
+        if (srv.hw_gears[g].width < int64_t{in.width}) continue;  // too narrow: never its gear
+        padded = make_shape({srv.hw_gears[g].height, srv.hw_gears[g].width});
+      }
+      req.input = in.index;
+      ServedBatch& sb = next_slot(sw);
+      sb.from_batcher = false;
+      sb.taken.items.assign(1, BatchItem{0, 0, false, 0, 0, padded});
+      sb.taken.padded = padded;
+      submit_served(sw, sb, inputs);
+      sw.t->completions.wait_until_done(sw.next_batch);
+      req.wait(srv.aborted);
+    }
   }
   run.recording = false;
 }
@@ -279,13 +332,16 @@ inline std::unique_ptr<ArrivalSchedule> arrivals(const Options& opt) {
 // Runs the clients until `run.stop`: a closed loop of opt.clients, or an open loop at the
 // schedule's times (filling `lateness`).
 inline void run_load(const Options& opt, ArrivalSchedule* schedule,
-                     const std::vector<Input>& inputs, const Run& run, Lateness* lateness) {
+                     const std::vector<Input>& inputs, const Run& run, Lateness* lateness,
+                     const PriorityMix& mix) {
   Server& srv = server();
   const size_t n_inputs = inputs.size();
   auto send = [&](PendingRequest& req, uint64_t id, int64_t sent_us) {
     req.sent_us = sent_us;
     Request r;
     r.id = id;
+    r.priority = req.priority;
+    if (!srv.hw_gears.empty()) r.shape = request_shape(inputs[static_cast<size_t>(req.input)]);
     if (srv.batcher->submit(r) != SubmitResult::kQueued) return false;  // counted by the batcher
     return true;
   };
@@ -294,6 +350,7 @@ inline void run_load(const Options& opt, ArrivalSchedule* schedule,
     clients.start([&](int c, uint64_t seq) {
       PendingRequest& req = srv.request(static_cast<uint64_t>(c));
       req.input = static_cast<int>((static_cast<uint64_t>(c) + seq) % n_inputs);
+      req.priority = mix.level_of(static_cast<uint64_t>(c));  // a client's requests share a level
       if (send(req, static_cast<uint64_t>(c), srv.clock.now_us())) req.wait(srv.aborted);
     });
     while (!run.stop && stop_signal() == 0 && !srv.aborted)
@@ -319,6 +376,7 @@ inline void run_load(const Options& opt, ArrivalSchedule* schedule,
       return;
     }
     req.input = static_cast<int>(seq % n_inputs);
+    req.priority = mix.level_of(seq);
     if (!send(req, id, due)) req.busy.store(0);
   });
   watcher.join();
@@ -344,6 +402,18 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   const std::vector<int> cpus = cpus_for(opt.pin);
   const std::vector<Input> inputs = prepare_inputs(info, opt.input, W::inspect_input);
   std::unique_ptr<ArrivalSchedule> schedule = arrivals(opt);
+  PriorityMix mix;
+  if (!opt.priority_mix.empty()) {
+    try {
+      mix = PriorityMix::parse(opt.priority_mix);
+    } catch (const std::exception& e) {
+      throw BadFlags(std::string("--priority-mix ") + e.what());
+    }
+    if (mix.levels() > batching.priority_levels)
+      throw BadFlags("--priority-mix gives " + std::to_string(mix.levels()) +
+                     " levels; the spec's batching has " +
+                     std::to_string(batching.priority_levels) + " (batching: priorities)");
+  }
   const bool open_loop = schedule != nullptr;
   const int batch_slots = info.batch_slots.slots(window);
   batching.slots = batch_slots * opt.threads;
@@ -355,38 +425,27 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
         65536, 4 * (static_cast<size_t>(batching.slots) * static_cast<size_t>(batching.max_batch) +
                     batching.policies.at(0).max_queue_size));
   for (size_t k = 0; k < records; ++k) srv.requests.push_back(std::make_unique<PendingRequest>());
-  srv.stats = std::make_unique<ServingStats>(batching.max_batch);
+  srv.stats = std::make_unique<ServingStats>(batching.max_batch, batching.priority_levels);
   srv.batcher = std::make_unique<Batcher>(batching, srv.clock, [&srv](const Dropped& d) {
     srv.request(d.id).complete();  // timed out: its client hears at once (counted by the batcher)
   });
 
-  check(aclInit(nullptr), "setup", "aclInit");
-  cleanup.add("aclFinalize", [] { return aclFinalize(); });
-  const int32_t device = info.device_id;
-  check(aclrtSetDevice(device), "setup", "aclrtSetDevice");
-  cleanup.add("aclrtResetDevice", [device] { return aclrtResetDevice(device); });
-  aclrtContext context = nullptr;
-  check(aclrtCreateContext(&context, device), "setup", "aclrtCreateContext");
-  cleanup.add("aclrtDestroyContext", [context] { return aclrtDestroyContext(context); });
-
+  const aclrtContext context = open_device(info.device_id, true, cleanup);
+  const Setup common{-1, window, batch_slots, inputs, opt.model};
   typename W::Shared shared;
-  shared.setup(Setup{-1, window, batch_slots, inputs, opt.model}, cleanup);
-  std::vector<std::unique_ptr<W>> workers;
-  std::vector<ServingWorker<W>> serving(static_cast<size_t>(opt.threads));
-  for (int w = 0; w < opt.threads; ++w) {
-    workers.push_back(std::make_unique<W>());
-    W& t = *workers.back();
-    t.id = w;
-    t.shared = &shared;
-    t.batches.resize(static_cast<size_t>(batch_slots));
-    ServingWorker<W>& sw = serving[static_cast<size_t>(w)];
-    sw.t = &t;
+  shared.setup(common, cleanup);
+  std::vector<std::unique_ptr<W>> workers =
+      make_workers<W>(info, opt, common, shared, run, cleanup);
+  std::vector<ServingWorker<W>> serving(workers.size());
+  for (size_t w = 0; w < workers.size(); ++w) {
+    ServingWorker<W>& sw = serving[w];
+    sw.t = workers[w].get();
+    sw.t->batch_inputs.reserve(static_cast<size_t>(batching.max_batch));
     sw.slots.resize(static_cast<size_t>(batch_slots));
     for (ServedBatch& sb : sw.slots) {
-      sb.worker = &t;
+      sb.worker = sw.t;
       sb.taken.items.reserve(static_cast<size_t>(batching.max_batch));
     }
-    t.setup(Setup{w, window, batch_slots, inputs, opt.model}, cleanup);
   }
   run_state().inputs = &inputs;  // the completions read them (Run::inputs)
   auto reporter = start_reporter(context, workers, cleanup, [&workers](const std::string& error) {
@@ -405,11 +464,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   if (opt.verify) serve_reference(serving[0], inputs);
 
   Progress progress;
-  run.frame_limit = opt.frames;
-  const double t0 = now_s();
-  run.measure_start = t0 + opt.warmup_s;
-  run.measure_end = opt.frames > 0 ? 1e300 : run.measure_start + opt.duration_s;
-  run.windows.reserve(opt.frames > 0 ? 0.0 : opt.duration_s);
+  begin_measurement(run, opt);
   const double cpu0 = process_cpu_s();
   std::vector<std::thread> threads;
   for (ServingWorker<W>& sw : serving)
@@ -419,7 +474,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   Lateness lateness;
   std::thread load([&] {
     try {
-      run_load(opt, schedule.get(), inputs, run, &lateness);
+      run_load(opt, schedule.get(), inputs, run, &lateness, mix);
     } catch (const std::exception& e) {
       run.error.set(e.what());
       run.stop = true;
@@ -439,14 +494,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
 
   srv.stats->set_counters(srv.batcher->counters());
   if (open_loop) srv.stats->set_lateness(lateness);
-  Report report;
-  report.program = info.name;
-  report.profile = info.profile;
-  report.streams = info.streams;
-  report.threads = opt.threads;
-  report.depth = opt.depth;
-  report.batch = info.batch;
-  report.sync_every = info.sync_every;
+  Report report = report_head(info, opt);
   report.duration_s = elapsed;
   for (const auto& t : workers) report.host_cpu_s += t->cpu_s;
   report.host_cpu_s += reporter->cpu_s();
@@ -498,7 +546,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
 template <class W>
 int serve_main(int argc, char** argv, const ProgramInfo& info, const BatcherConfig& batching,
                const std::vector<int>& gears, const Options& defaults,
-               const std::vector<StageInfo>& stages) {
+               const std::vector<StageInfo>& stages, const std::vector<HwGear>& hw_gears = {}) {
   Options opt = parse_options(argc, argv, defaults);
   if (opt.rate > 0 || !opt.trace.empty()) opt.clients = 0;
 #if ASCGEN_BACKEND_SIM
@@ -509,6 +557,7 @@ int serve_main(int argc, char** argv, const ProgramInfo& info, const BatcherConf
   int status = 0;
   try {
     server().gears = gears;
+    server().hw_gears = hw_gears;
     status = serve_run<W>(info, batching, opt, cleanup, stages);
   } catch (const BadFlags& e) {
     std::fprintf(stderr, "%s: %s\n", info.name, e.what());

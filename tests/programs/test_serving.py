@@ -75,6 +75,8 @@ def test_an_open_loop_and_a_trace_replay(tmp_path: Path) -> None:
         (["--arrival", "bursty"], "--arrival takes constant or poisson"),
         (["--trace", "/nonexistent/trace.txt"], "--trace"),
         (["--rate", "0"], "--rate takes a number"),
+        (["--priority-mix", "1:1"], "--priority-mix gives 2 levels; the spec's batching has 1"),
+        (["--priority-mix", "1:x"], "weights are whole numbers"),
     ],
 )
 def test_a_server_refuses_loads_that_cannot_work(args: list[str], message: str, tmp_path: Path) -> None:
@@ -86,3 +88,63 @@ def test_a_server_refuses_loads_that_cannot_work(args: list[str], message: str, 
 def test_a_frame_pipeline_has_no_clients(tmp_path: Path) -> None:
     run = run_program(built(FRAMES).binary, "--clients", "4", "--frames", "8", cwd=tmp_path)
     assert run.returncode == 2 and "source: {kind: requests}" in run.stderr, run.stderr[-2000:]
+
+
+TEXT_LINES = REPO / "pipelines" / "serving" / "textline_batched.yaml"
+
+
+@pytest.mark.slow
+def test_text_lines_of_their_own_width_merge_only_under_the_padding_rule(tmp_path: Path) -> None:
+    """12 text lines 24 to 320 wide: a batch takes a request only under the padding rule (the run
+    checks every batch again from its requests' own widths: rule_breaks), runs at the smallest
+    width gear holding its widest, and every response is its own input's output at that gear."""
+    binary = built(TEXT_LINES).binary
+    run = run_program(binary, "--clients", "16", "--warmup", "0", "--frames", "300", "--verify", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    r = run.report
+    assert r is not None and r["verified"] is True and r["frames"] == 300
+    s = r["serving"]
+    padding = s["padding"]
+    assert padding["rule_breaks"] == 0
+    # 16 clients over 12 widths: the rule ends most batches before max_batch
+    assert s["batch_reasons"]["shape_break"] > 0
+    gears = {(h, w): n for h, w, n in padding["gears"]}
+    assert set(gears) <= {(32, 80), (32, 160), (32, 320)} and len(gears) >= 2
+    assert sum(gears.values()) == s["batches"]
+    # waste: what the executions ran (gear x the model's batch of 8) beyond the requests' elements
+    assert 0 < padding["request_elements"] < padding["executed_elements"]
+    assert s["padding_waste"] == pytest.approx(1 - padding["request_elements"] / padding["executed_elements"], abs=1e-5)
+
+
+@pytest.mark.slow
+def test_a_text_line_wider_than_the_largest_gear_is_refused_at_start_up(tmp_path: Path) -> None:
+    binary = built(TEXT_LINES).binary
+    inputs = tmp_path / "lines"
+    inputs.mkdir()
+    (inputs / "wide.u8").write_bytes(bytes(32 * 400))
+    run = run_program(binary, "--input", str(inputs), "--frames", "8", cwd=tmp_path)
+    assert run.returncode != 0 and "400 wide, wider than the model's largest gear (32x320)" in run.stderr
+    (inputs / "wide.u8").write_bytes(bytes(32 * 10 + 5))
+    run = run_program(binary, "--input", str(inputs), "--frames", "8", cwd=tmp_path)
+    assert run.returncode != 0 and "325 bytes are not whole rows of a tensor 32 high" in run.stderr
+
+
+@pytest.mark.slow
+def test_higher_priority_requests_wait_less_under_load(tmp_path: Path) -> None:
+    """The text-line service has two priority levels: a quarter of the clients at level 0, under
+    a load that keeps the queue full: level 0's requests leave the queue first (strict priority:
+    with more level-0 clients, level 1 starves and its requests time out)."""
+    binary = built(TEXT_LINES).binary
+    run = run_program(
+        binary, "--clients", "32", "--priority-mix", "1:3", "--warmup", "0.2", "--duration", "2", cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    r = run.report
+    assert r is not None
+    levels = r["serving"]["by_priority"]
+    assert [b["level"] for b in levels] == [0, 1]
+    high, low = levels
+    assert high["latency_ms"]["count"] > 0 and low["latency_ms"]["count"] > 0
+    assert high["latency_ms"]["count"] + low["latency_ms"]["count"] == r["frames"]
+    assert high["queue_ms"]["p50"] < low["queue_ms"]["p50"]
+    assert high["latency_ms"]["p50"] < low["latency_ms"]["p50"]

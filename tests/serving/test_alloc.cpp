@@ -90,14 +90,15 @@ TEST(alloc, batcher_steady_state) {
 }
 
 TEST(alloc, stats_steady_state) {
-  ServingStats st(8);
+  ServingStats st(8, 3);
   Lateness l;
   DepthSeries depth(64);
   g_allocations = 0;
   g_counting = true;
   for (int i = 0; i < 10000; ++i) {
-    st.record_request(1000 + i, 10, 500);
+    st.record_request(1000 + i, 10, 500, i % 3);
     st.record_batch(i % 8 + 1, 8, 100, 120);
+    st.record_shapes(32, 80 * (i % 3 + 1), 32 * 80, 32 * 40);  // up to 128 gears: reserved
     l.record(i, i + 3);
     depth.offer(i, static_cast<uint64_t>(i % 5));
   }

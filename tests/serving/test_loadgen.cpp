@@ -423,3 +423,53 @@ TEST(loadgen_threads, closed_loop_through_the_batcher) {
   CHECK(stats.average_fill() > 0 && stats.average_fill() <= 1.0);
   CHECK(!sampler.series().samples().empty());
 }
+
+TEST(loadgen, priority_mix_levels_in_proportion) {
+  const PriorityMix m = PriorityMix::parse("1:3");
+  CHECK_EQ(m.levels(), 2);
+  int at[2] = {0, 0};
+  for (uint64_t k = 0; k < 400; ++k) ++at[m.level_of(k)];
+  CHECK_EQ(at[0], 100);
+  CHECK_EQ(at[1], 300);
+  CHECK_EQ(m.level_of(0), 0);
+  CHECK_EQ(m.level_of(1), 1);
+  CHECK_EQ(m.level_of(4), 0);
+  const PriorityMix skip = PriorityMix::parse("0:2:1");  // no level-0 requests
+  CHECK_EQ(skip.levels(), 3);
+  for (uint64_t k = 0; k < 30; ++k) CHECK(skip.level_of(k) == (k % 3 == 2 ? 2 : 1));
+  CHECK_EQ(PriorityMix().level_of(7), -1);  // no mix: the batcher's default level
+  CHECK_THROWS(PriorityMix::parse(""));
+  CHECK_THROWS(PriorityMix::parse("1:x"));
+  CHECK_THROWS(PriorityMix::parse("1::2"));
+  CHECK_THROWS(PriorityMix::parse("-1:2"));
+  CHECK_THROWS(PriorityMix::parse("0:0"));
+  CHECK_THROWS(PriorityMix::parse("1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1:1"));  // 17 levels
+}
+
+TEST(loadgen, stats_per_priority_level_and_per_gear) {
+  ServingStats st(8, 2);
+  for (int i = 1; i <= 50; ++i) st.record_request(2000.0 * i, 100.0 * i, 500, 0);
+  for (int i = 1; i <= 10; ++i) st.record_request(9000.0 * i, 8000.0 * i, 500, 1);
+  st.record_batch(2, 8, 32 * 70 + 32 * 60, 2 * 32 * 80);
+  st.record_shapes(32, 80, 32 * 70, 32 * 60);   // 320 more elements: the rule holds
+  st.record_shapes(32, 320, 32 * 300, 32 * 40);  // 8,320 more and 13 % kept: a break
+  st.record_shapes(32, 80, 32 * 80, 32 * 80);
+  ascgen::Json j;
+  j.open('{');
+  st.write_json(j);
+  j.close('}');
+  const std::string& s = j.text();
+  std::fprintf(stderr, "  %s\n", s.c_str());
+  CHECK(s.find("\"by_priority\": [{\"level\": 0, \"latency_ms\": {\"count\": 50") != std::string::npos);
+  CHECK(s.find("{\"level\": 1, \"latency_ms\": {\"count\": 10") != std::string::npos);
+  CHECK(s.find("\"rule_breaks\": 1") != std::string::npos);
+  CHECK(s.find("\"gears\": [[32, 80, 2], [32, 320, 1]]") != std::string::npos);
+  ServingStats one(8);  // one level: no per-level report
+  one.record_request(1000, 10, 500, 0);
+  ascgen::Json k;
+  k.open('{');
+  one.write_json(k);
+  k.close('}');
+  CHECK(k.text().find("by_priority") == std::string::npos);
+  CHECK(k.text().find("\"padding\"") == std::string::npos);
+}

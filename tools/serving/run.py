@@ -13,7 +13,8 @@ closed loop of 1, 8, 32 and 70 clients, beside the planner's prediction
 (ascgen/serving_predict.py). The program's own CPU time is recorded with every
 point: where the host's two cores limit the figure, --time-scale slows the simulated clock
 (ACL_SIM_TIME_SCALE) and the page reports model-time figures, saying so.
-Raw results go to docs/serving/results.json.
+Then the text-line service with width gears against one gear (tools/serving/textlines.py).
+Raw results go to docs/serving/results.json and docs/serving/textlines.json.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from ascgen.friendly import friendly
 from ascgen.plan_model import Plan
 from ascgen.serving_predict import executed_ms, predict
 from ascgen.validate import parse_file
-from tools.serving import report
+from tools.serving import report, textlines
 
 UNBATCHED = Path("pipelines/serving/resnet50_unbatched.yaml")
 BATCHED = Path("pipelines/serving/resnet50_batched.yaml")
@@ -145,14 +146,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--render-only", action="store_true", help="rewrite the page from the last results.json")
     args = parser.parse_args(argv)
     folder = args.docs / "serving"
-    results = folder / "results.json"
+    results, lines = folder / "results.json", folder / "textlines.json"
     if args.render_only:
         points = json.loads(results.read_text())
+        line_points = json.loads(lines.read_text()) if lines.is_file() else []
     else:
         points = measure(args.duration, args.warmup, args.repeat, args.time_scale, args.build_root)
+        line_points = textlines.measure(args.duration, args.warmup, args.repeat, args.time_scale, args.build_root)
         folder.mkdir(parents=True, exist_ok=True)
         results.write_text(json.dumps(points, indent=2) + "\n")
+        lines.write_text(json.dumps(line_points, indent=2) + "\n")
     plot = report.plot(points, folder / "latency_vs_throughput.png")
-    (args.docs / "serving.md").write_text(report.render(points, plot.relative_to(args.docs).as_posix()))
+    page = report.render(points, plot.relative_to(args.docs).as_posix()).rstrip("\n") + "\n"
+    extra = textlines.render(line_points)
+    (args.docs / "serving.md").write_text(page + ("\n" + "\n".join(extra) if extra else ""))
     print(f"wrote {args.docs / 'serving.md'} and {folder}/", file=sys.stderr)
     return 0

@@ -105,6 +105,11 @@ ACL_FUNC_VISIBILITY aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDe
 // Batch gears of a dynamic-batch model (batchCount 0 for a static model).
 ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicBatch(const aclmdlDesc* modelDesc, aclmdlBatch* batch);
 
+// Height/width gears of a dynamic-HW model (hwCount 0 for a model without them); `index` is
+// reserved and must be (size_t)-1.
+ACL_FUNC_VISIBILITY aclError aclmdlGetDynamicHW(const aclmdlDesc* modelDesc, size_t index,
+                                                aclmdlHW* hw);
+
 // ---------------------------------------------------------------------------
 // Datasets: ordered lists of aclDataBuffer, one per model input or output.
 // Destroying a dataset destroys neither its buffers nor their memory.
@@ -134,6 +139,12 @@ ACL_FUNC_VISIBILITY aclError aclmdlExecuteAsync(uint32_t modelId, const aclmdlDa
 // listed by aclmdlGetDynamicBatch.
 ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset,
                                                        size_t index, uint64_t batchSize);
+
+// Selects the height/width gear for the next execution of a dynamic-HW model. `index` is the
+// position of the ACL_DYNAMIC_TENSOR_NAME input; (height, width) must be a gear listed by
+// aclmdlGetDynamicHW.
+ACL_FUNC_VISIBILITY aclError aclmdlSetDynamicHWSize(uint32_t modelId, aclmdlDataset* dataset,
+                                                    size_t index, uint64_t height, uint64_t width);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,624 @@
+// ascgen_batcher.h: requests, a priority queue with a queue policy, and a dynamic batcher
+// that forms batches by Triton's documented rule, with Paddle Serving's padding rule for
+// requests of different shapes. No AscendCL here; the clock is injected, so the rule is
+// unit-tested against a fake clock (tests/serving/). See docs/serving.md for the sources.
+//
+// Threads: any number of client threads call submit(); one or more pipeline threads call
+// wait_batch() (or try_form()) and release() a slot when a batch has completed. One mutex
+// and one condition variable; nothing busy-waits. After construction nothing allocates in
+// the steady state: queued requests live in a pool of nodes linked into per-level lists,
+// and a Batch reuses its items' storage.
+#ifndef ASCGEN_BATCHER_H_
+#define ASCGEN_BATCHER_H_
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ascgen {
+namespace serving {
+
+// ---------------------------------------------------------------- clock
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual int64_t now_us() const = 0;
+};
+
+class SteadyClock final : public Clock {
+ public:
+  int64_t now_us() const override {
+    using namespace std::chrono;
+    return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
+  }
+};
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+// The longest delay or timeout (about 11.6 days): times plus durations never overflow.
+constexpr int64_t kMaxDurationUs = int64_t{1000000} * 1000000;
+
+// ---------------------------------------------------------------- shapes and padding
+
+// The shape of one request's input without its batch dimension, e.g. {3, 32, 320} for a
+// text line 320 wide. rank 0: every request has the model's one shape (no padding rule).
+constexpr int kMaxRank = 4;
+
+struct Shape {
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};
+
+  int64_t elements() const {
+    int64_t n = 1;
+    for (int i = 0; i < rank; ++i) n *= dims[i];
+    return n;
+  }
+  bool operator==(const Shape& o) const {
+    if (rank != o.rank) return false;
+    for (int i = 0; i < rank; ++i)
+      if (dims[i] != o.dims[i]) return false;
+    return true;
+  }
+};
+
+inline Shape make_shape(std::initializer_list<int64_t> dims) {
+  if (dims.size() > static_cast<size_t>(kMaxRank))
+    throw std::invalid_argument("a request shape has at most 4 dimensions");
+  Shape s;
+  for (int64_t d : dims) s.dims[s.rank++] = d;
+  return s;
+}
+
+// Paddle Serving's merge rule (C++ Serving asynchronous mode, "动态批量"): requests of
+// different shapes are padded to the element-wise maximum shape, and they may be merged
+// when either
+//   1. the padded element count exceeds each request's by at most 1024 elements, or
+//   2. each request keeps at least half of the padded elements.
+// Both take the smallest request in the batch as the worst case, so a batch is acceptable
+// when padded - smallest <= 1024 or 2 * smallest >= padded.
+//
+// This is the documented intent. Paddle's own code (core/predictor/framework/bsf.h,
+// BatchTasks::padding) computes condition 2 as `padded / original >= 0.5` with size_t
+// operands: padded over original, integer division, so the quotient is at least 1 for
+// every pair and condition 2 always holds: any two shapes of equal rank merge. We divide
+// the other way round, in exact integer arithmetic (2 * smallest >= padded).
+constexpr int64_t kPaddingAbsoluteElements = 1024;
+
+inline bool padding_acceptable(int64_t padded_elements, int64_t smallest_elements) {
+  return padded_elements - smallest_elements <= kPaddingAbsoluteElements ||
+         2 * smallest_elements >= padded_elements;
+}
+
+// The padded shape of a batch being formed: the element-wise maximum of its requests'
+// shapes and the smallest element count among them.
+class PaddedShape {
+ public:
+  void clear() {
+    count_ = 0;
+    max_ = Shape{};
+    smallest_ = 0;
+    real_ = 0;
+  }
+  // Whether a request of shape `s` may join under the padding rule (same rank, and the
+  // rule holds for every request with the new padded shape).
+  bool accepts(const Shape& s) const {
+    if (count_ == 0) return true;
+    if (s.rank != max_.rank) return false;
+    Shape m = max_;
+    for (int i = 0; i < m.rank; ++i) m.dims[i] = std::max(m.dims[i], s.dims[i]);
+    return padding_acceptable(m.elements(), std::min(smallest_, s.elements()));
+  }
+  void add(const Shape& s) {
+    if (count_ == 0) {
+      max_ = s;
+      smallest_ = s.elements();
+    } else {
+      for (int i = 0; i < max_.rank; ++i) max_.dims[i] = std::max(max_.dims[i], s.dims[i]);
+      smallest_ = std::min(smallest_, s.elements());
+    }
+    real_ += s.elements();
+    ++count_;
+  }
+  const Shape& padded() const { return max_; }
+  int64_t real_elements() const { return real_; }
+  int64_t padded_elements() const { return max_.elements() * count_; }
+
+ private:
+  int64_t count_ = 0;
+  Shape max_;
+  int64_t smallest_ = 0;
+  int64_t real_ = 0;
+};
+
+// ---------------------------------------------------------------- configuration
+
+// Triton's ModelQueuePolicy, per priority level.
+enum class TimeoutAction { kReject, kDelay };
+
+struct QueuePolicy {
+  uint32_t max_queue_size = 0;          // 0: unbounded; else a request beyond it is rejected
+  int64_t default_timeout_us = 0;       // 0: no timeout
+  bool allow_timeout_override = false;  // a request may set a timeout below the default
+  TimeoutAction timeout_action = TimeoutAction::kReject;
+};
+
+// Triton's ModelDynamicBatching, plus the number of executor slots (batches in flight).
+// Priority levels are numbered from 0, the highest (Triton's priority p >= 1 is level p-1).
+struct BatcherConfig {
+  int max_batch = 1;
+  std::vector<int> preferred;      // preferred batch sizes, each in 1..max_batch
+  int64_t max_queue_delay_us = 0;  // 0: never wait for more requests
+  int priority_levels = 1;
+  int default_priority = 0;           // the level of a request that gives none (-1)
+  std::vector<QueuePolicy> policies;  // empty: defaults; one: every level; else one per level
+  int slots = 1;                      // executor slots: batches formed and not yet released
+  size_t initial_capacity = 1024;     // queued requests before the pool grows (unbounded)
+};
+
+// ---------------------------------------------------------------- requests and batches
+
+struct Request {
+  uint64_t id = 0;         // the caller's token, returned in the batch or the drop report
+  int priority = -1;       // level, or -1 for the default
+  int64_t timeout_us = 0;  // 0: the level's default; a smaller one if the policy allows
+  Shape shape;             // rank 0: the model's fixed shape
+};
+
+enum class SubmitResult { kQueued, kRejectedQueueFull, kRejectedClosed };
+
+// Why a queued request left without being batched (reported through the drop callback).
+enum class DropReason { kTimeout };
+
+struct Dropped {
+  uint64_t id;
+  int level;
+  DropReason reason;
+  int64_t queue_us;
+};
+
+// Which branch of the rule sent a batch.
+enum class BatchReason {
+  kMaxBatch,      // max_batch requests were there
+  kPreferred,     // the largest preferred size reachable now
+  kDelayExpired,  // the oldest request waited max_queue_delay_us: what is there
+  kShapeBreak,    // the next request fails the padding rule: the batch cannot grow
+  kFlush,         // the batcher is closed: the rest, without waiting
+};
+constexpr int kBatchReasons = 5;
+
+inline const char* batch_reason_name(BatchReason r) {
+  switch (r) {
+    case BatchReason::kMaxBatch:
+      return "max_batch";
+    case BatchReason::kPreferred:
+      return "preferred";
+    case BatchReason::kDelayExpired:
+      return "delay_expired";
+    case BatchReason::kShapeBreak:
+      return "shape_break";
+    case BatchReason::kFlush:
+      return "flush";
+  }
+  return "?";
+}
+
+struct BatchItem {
+  uint64_t id;
+  int level;
+  bool delayed;  // it had timed out under TimeoutAction::kDelay
+  int64_t enqueue_us;
+  int64_t queue_us;  // formed_us - enqueue_us
+  Shape shape;
+};
+
+struct Batch {
+  std::vector<BatchItem> items;  // in the order they were taken
+  int64_t formed_us = 0;
+  BatchReason reason = BatchReason::kMaxBatch;
+  Shape padded;                 // element-wise maximum shape (rank 0: fixed shapes)
+  int64_t real_elements = 0;    // sum of the requests' elements
+  int64_t padded_elements = 0;  // padded shape's elements times the batch size
+  size_t size() const { return items.size(); }
+};
+
+struct BatcherCounters {
+  uint64_t submitted = 0;
+  uint64_t rejected_queue_full = 0;
+  uint64_t rejected_closed = 0;
+  uint64_t timed_out_rejected = 0;
+  uint64_t timed_out_delayed = 0;
+  uint64_t batches = 0;
+  uint64_t batched_requests = 0;
+  uint64_t by_reason[kBatchReasons] = {};
+};
+
+// ---------------------------------------------------------------- the batcher
+
+// The rule, applied whenever something changes (a submit, a release, a deadline):
+//  0. Timeouts first: a request past its deadline is rejected (reported through on_drop)
+//     or, under TimeoutAction::kDelay, served after every live request of its level.
+//  1. No batch while no executor slot is free.
+//  2. Candidates are the queued requests in serving order (level 0 first; within a level
+//     arrival order, then the delayed ones), up to max_batch, ending before the first one
+//     that fails the padding rule.
+//  3. max_batch candidates: send them. Else the largest preferred size <= candidates: send
+//     that many. Else, if the padding rule ended the candidates or the batcher is closed:
+//     send them. Else, if the oldest candidate has waited max_queue_delay_us: send them.
+//     Else wait until it has (or until something changes).
+// Sources: Triton's user guide, "Batchers: Dynamic Batcher" (preferred batch sizes, delayed
+// batching, priority levels, queue policy) and model_config.proto (ModelQueuePolicy).
+class Batcher {
+ public:
+  using DropFn = std::function<void(const Dropped&)>;
+
+  // `on_drop` is called, with the batcher's lock held, for every request that times out
+  // under TimeoutAction::kReject; it must not call into the batcher.
+  Batcher(BatcherConfig config, const Clock& clock, DropFn on_drop = nullptr)
+      : cfg_(std::move(config)), clock_(clock), on_drop_(std::move(on_drop)) {
+    validate();
+    std::sort(cfg_.preferred.begin(), cfg_.preferred.end());
+    cfg_.preferred.erase(std::unique(cfg_.preferred.begin(), cfg_.preferred.end()),
+                         cfg_.preferred.end());
+    levels_.resize(static_cast<size_t>(cfg_.priority_levels));
+    for (int l = 0; l < cfg_.priority_levels; ++l)
+      levels_[static_cast<size_t>(l)].policy = policy_for(l);
+    size_t bounded = 0;
+    bool unbounded = false;
+    for (const Level& lv : levels_) {
+      if (lv.policy.max_queue_size == 0) unbounded = true;
+      bounded += lv.policy.max_queue_size;
+    }
+    grow(unbounded ? std::max<size_t>(cfg_.initial_capacity, 1) : bounded);
+    free_slots_ = cfg_.slots;
+  }
+
+  Batcher(const Batcher&) = delete;
+  Batcher& operator=(const Batcher&) = delete;
+
+  const BatcherConfig& config() const { return cfg_; }
+
+  // A new request, timestamped now. Rejected at once when its level's queue is full
+  // (Triton's max_queue_size) or the batcher is closed.
+  SubmitResult submit(const Request& r) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++counters_.submitted;
+    if (closed_) {
+      ++counters_.rejected_closed;
+      return SubmitResult::kRejectedClosed;
+    }
+    // A level beyond the last is served as the last (the lowest priority).
+    int level =
+        r.priority < 0 ? cfg_.default_priority : std::min(r.priority, cfg_.priority_levels - 1);
+    Level& lv = levels_[static_cast<size_t>(level)];
+    if (lv.policy.max_queue_size != 0 &&
+        lv.live.size + lv.delayed.size >= lv.policy.max_queue_size) {
+      ++counters_.rejected_queue_full;
+      return SubmitResult::kRejectedQueueFull;
+    }
+    if (free_ < 0) grow(nodes_.size() * 2);
+    int32_t n = free_;
+    free_ = nodes_[static_cast<size_t>(n)].next;
+    Node& node = nodes_[static_cast<size_t>(n)];
+    node.req = r;
+    node.level = level;
+    node.delayed = false;
+    node.enqueue_us = clock_.now_us();
+    // Triton's allow_timeout_override: a request may shorten the level's timeout, never
+    // lengthen it (no default timeout: any timeout of its own is shorter).
+    int64_t timeout = lv.policy.default_timeout_us;
+    if (r.timeout_us > 0 && lv.policy.allow_timeout_override &&
+        (timeout == 0 || r.timeout_us < timeout))
+      timeout = std::min(r.timeout_us, kMaxDurationUs);
+    node.deadline_us = timeout > 0 ? node.enqueue_us + timeout : kNever;
+    push_back(lv.live, n);
+    ++queued_;
+    cv_.notify_all();
+    return SubmitResult::kQueued;
+  }
+
+  // Applies the rule now, without blocking: true when a batch was formed into `out` (an
+  // executor slot is then taken until release()). `wake_us`, if given, receives the time
+  // at which the rule should be applied again if nothing else happens (kNever: only a
+  // submit, a release or close() can change the answer).
+  bool try_form(Batch* out, int64_t* wake_us = nullptr) {
+    std::lock_guard<std::mutex> lock(mu_);
+    int64_t wake = kNever;
+    bool formed = form_locked(clock_.now_us(), out, &wake);
+    if (wake_us) *wake_us = wake;
+    return formed;
+  }
+
+  // Blocks until a batch is formed (true) or the batcher is closed and empty (false).
+  bool wait_batch(Batch* out) {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      int64_t now = clock_.now_us();
+      int64_t wake = kNever;
+      if (form_locked(now, out, &wake)) return true;
+      if (closed_ && queued_ == 0) return false;
+      if (wake == kNever)
+        cv_.wait(lock);
+      else if (wake > now)
+        cv_.wait_for(lock, std::chrono::microseconds(wake - now));
+    }
+  }
+
+  // A batch formed by this batcher has completed: its executor slot is free again.
+  void release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (free_slots_ < cfg_.slots) ++free_slots_;
+    cv_.notify_all();
+  }
+
+  // No more submits; the queued requests are flushed without waiting (wait_batch returns
+  // false once they are all batched).
+  void close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    cv_.notify_all();
+  }
+
+  size_t depth() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return queued_;
+  }
+  size_t depth(int level) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    const Level& lv = levels_[static_cast<size_t>(level)];
+    return lv.live.size + lv.delayed.size;
+  }
+  int free_slots() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return free_slots_;
+  }
+  BatcherCounters counters() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return counters_;
+  }
+
+ private:
+  struct Node {
+    Request req;
+    int64_t enqueue_us = 0;
+    int64_t deadline_us = kNever;
+    int32_t prev = -1, next = -1;
+    int level = 0;
+    bool delayed = false;
+  };
+  struct List {
+    int32_t head = -1, tail = -1;
+    size_t size = 0;
+  };
+  struct Level {
+    QueuePolicy policy;
+    List live;     // in arrival order
+    List delayed;  // timed out under kDelay: after every live request of this level
+  };
+
+  void validate() const {
+    auto bad = [](const std::string& what) { throw std::invalid_argument("batcher: " + what); };
+    if (cfg_.max_batch < 1) bad("max_batch must be at least 1");
+    for (int p : cfg_.preferred)
+      if (p < 1 || p > cfg_.max_batch)
+        bad("preferred batch size " + std::to_string(p) + " is not in 1..max_batch (" +
+            std::to_string(cfg_.max_batch) + ")");
+    if (cfg_.max_queue_delay_us < 0 || cfg_.max_queue_delay_us > kMaxDurationUs)
+      bad("max_queue_delay_us must be in 0..10^12");
+    if (cfg_.priority_levels < 1) bad("priority_levels must be at least 1");
+    if (cfg_.default_priority < 0 || cfg_.default_priority >= cfg_.priority_levels)
+      bad("default_priority must be a level in 0..priority_levels-1");
+    if (cfg_.policies.size() > 1 &&
+        cfg_.policies.size() != static_cast<size_t>(cfg_.priority_levels))
+      bad("policies: give none, one for every level, or one per level");
+    for (const QueuePolicy& p : cfg_.policies)
+      if (p.default_timeout_us < 0 || p.default_timeout_us > kMaxDurationUs)
+        bad("default_timeout_us must be in 0..10^12");
+    if (cfg_.slots < 1) bad("slots must be at least 1");
+  }
+
+  QueuePolicy policy_for(int level) const {
+    if (cfg_.policies.empty()) return QueuePolicy{};
+    if (cfg_.policies.size() == 1) return cfg_.policies[0];
+    return cfg_.policies[static_cast<size_t>(level)];
+  }
+
+  void grow(size_t capacity) {
+    size_t old = nodes_.size();
+    if (capacity <= old) capacity = old + 1;
+    nodes_.resize(capacity);
+    for (size_t i = capacity; i-- > old;) {
+      nodes_[i].next = free_;
+      free_ = static_cast<int32_t>(i);
+    }
+  }
+
+  void push_back(List& l, int32_t n) {
+    Node& node = nodes_[static_cast<size_t>(n)];
+    node.prev = l.tail;
+    node.next = -1;
+    if (l.tail >= 0)
+      nodes_[static_cast<size_t>(l.tail)].next = n;
+    else
+      l.head = n;
+    l.tail = n;
+    ++l.size;
+  }
+
+  void unlink(List& l, int32_t n) {
+    Node& node = nodes_[static_cast<size_t>(n)];
+    if (node.prev >= 0)
+      nodes_[static_cast<size_t>(node.prev)].next = node.next;
+    else
+      l.head = node.next;
+    if (node.next >= 0)
+      nodes_[static_cast<size_t>(node.next)].prev = node.prev;
+    else
+      l.tail = node.prev;
+    --l.size;
+  }
+
+  void release_node(int32_t n) {
+    nodes_[static_cast<size_t>(n)].next = free_;
+    free_ = n;
+    --queued_;
+  }
+
+  // Timeouts: a live request past its deadline is rejected (reported) or moved behind the
+  // level's other live requests (Triton's DELAY). Returns the earliest deadline still open.
+  int64_t expire(int64_t now) {
+    int64_t earliest = kNever;
+    for (Level& lv : levels_) {
+      for (int32_t n = lv.live.head; n >= 0;) {
+        Node& node = nodes_[static_cast<size_t>(n)];
+        int32_t next = node.next;
+        if (node.deadline_us <= now) {
+          unlink(lv.live, n);
+          if (lv.policy.timeout_action == TimeoutAction::kDelay) {
+            node.delayed = true;
+            node.deadline_us = kNever;
+            push_back(lv.delayed, n);
+            ++counters_.timed_out_delayed;
+          } else {
+            ++counters_.timed_out_rejected;
+            if (on_drop_)
+              on_drop_(
+                  Dropped{node.req.id, node.level, DropReason::kTimeout, now - node.enqueue_us});
+            release_node(n);
+          }
+        } else {
+          earliest = std::min(earliest, node.deadline_us);
+        }
+        n = next;
+      }
+    }
+    return earliest;
+  }
+
+  // Calls f(node index, list) for queued requests in the order they are served: level 0's
+  // live requests in arrival order, then its delayed ones, then level 1's, ...; stops when
+  // f returns false.
+  template <class F>
+  void for_each_in_order(F f) {
+    for (Level& lv : levels_) {
+      for (List* l : {&lv.live, &lv.delayed})
+        for (int32_t n = l->head; n >= 0; n = nodes_[static_cast<size_t>(n)].next)
+          if (!f(n)) return;
+    }
+  }
+
+  bool form_locked(int64_t now, Batch* out, int64_t* wake) {
+    int64_t earliest_deadline = expire(now);
+    *wake = earliest_deadline;
+    if (queued_ == 0 || free_slots_ == 0) return false;
+
+    // What could go now: the first requests in serving order, up to max_batch, stopping at
+    // the first that fails the padding rule. Requests join in order, so a batch that meets
+    // such a request cannot grow and goes at once, as Triton sends its pending batch when
+    // the next request's shape differs (triton-inference-server/core,
+    // src/dynamic_batch_scheduler.cc); the request heads the next batch.
+    PaddedShape shape;
+    int reachable = 0;
+    bool shape_break = false;
+    int64_t oldest = kNever;
+    const int max_batch = cfg_.max_batch;
+    for_each_in_order([&](int32_t n) {
+      const Node& node = nodes_[static_cast<size_t>(n)];
+      if (reachable == max_batch) return false;
+      if (!shape.accepts(node.req.shape)) {
+        shape_break = true;
+        return false;
+      }
+      shape.add(node.req.shape);
+      oldest = std::min(oldest, node.enqueue_us);
+      ++reachable;
+      return true;
+    });
+
+    int take = 0;
+    BatchReason reason = BatchReason::kMaxBatch;
+    if (reachable == max_batch) {
+      take = max_batch;
+      reason = BatchReason::kMaxBatch;
+    } else if (largest_preferred(reachable) > 0) {
+      take = largest_preferred(reachable);
+      reason = BatchReason::kPreferred;
+    } else if (shape_break) {
+      take = reachable;
+      reason = BatchReason::kShapeBreak;
+    } else if (closed_) {
+      take = reachable;
+      reason = BatchReason::kFlush;
+    } else if (now - oldest >= cfg_.max_queue_delay_us) {
+      take = reachable;
+      reason = BatchReason::kDelayExpired;
+    } else {
+      *wake = std::min(earliest_deadline, oldest + cfg_.max_queue_delay_us);
+      return false;
+    }
+
+    out->items.clear();
+    out->items.reserve(static_cast<size_t>(max_batch));  // once per Batch object
+    out->formed_us = now;
+    out->reason = reason;
+    PaddedShape taken;
+    for_each_in_order([&](int32_t n) {
+      if (static_cast<int>(out->items.size()) == take) return false;
+      const Node& node = nodes_[static_cast<size_t>(n)];
+      out->items.push_back(BatchItem{node.req.id, node.level, node.delayed, node.enqueue_us,
+                                     now - node.enqueue_us, node.req.shape});
+      taken.add(node.req.shape);
+      return true;
+    });
+    for (const BatchItem& it : out->items) remove_taken(it);
+    out->padded = taken.padded();
+    out->real_elements = taken.real_elements();
+    out->padded_elements = taken.padded_elements();
+    --free_slots_;
+    ++counters_.batches;
+    counters_.batched_requests += static_cast<uint64_t>(take);
+    ++counters_.by_reason[static_cast<int>(reason)];
+    *wake = queued_ > 0 ? now : earliest_deadline;  // more may be ready at once
+    return true;
+  }
+
+  // The batch's requests are the first `take` in serving order: pop them from the fronts.
+  void remove_taken(const BatchItem& it) {
+    Level& lv = levels_[static_cast<size_t>(it.level)];
+    List& l = it.delayed ? lv.delayed : lv.live;
+    int32_t n = l.head;
+    unlink(l, n);
+    release_node(n);
+  }
+
+  int largest_preferred(int reachable) const {
+    int best = 0;
+    for (int p : cfg_.preferred)
+      if (p <= reachable) best = p;
+    return best;
+  }
+
+  BatcherConfig cfg_;
+  const Clock& clock_;
+  DropFn on_drop_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Node> nodes_;
+  int32_t free_ = -1;
+  std::vector<Level> levels_;
+  size_t queued_ = 0;
+  int free_slots_ = 0;
+  bool closed_ = false;
+  BatcherCounters counters_;
+};
+
+}  // namespace serving
+}  // namespace ascgen
+
+#endif  // ASCGEN_BATCHER_H_
