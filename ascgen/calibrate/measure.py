@@ -167,7 +167,13 @@ def model_batches(ctx: Context, batches: Sequence[int], executions: int, say: Sa
     for b in batches:
         times = []
         for _ in range(ctx.repeat):
-            env = {"ACL_SIM_PROFILE": str(flat), "ACL_SIM_DEVICE_OPEN_MS": "0", "PATH": "/usr/bin:/bin", **ctx.env}
+            env = {
+                "ACL_SIM_PROFILE": str(flat),
+                "ACL_SIM_DEVICE_OPEN_MS": "0",
+                "ACL_SIM_TIME_SCALE": repr(ctx.time_scale),  # model time, not the simulator's own CPU
+                "PATH": "/usr/bin:/bin",
+                **ctx.env,
+            }
             run = subprocess.run(
                 [str(binary), "model_batch", str(b), "--frames", str(executions)],
                 capture_output=True,

@@ -78,12 +78,15 @@ def test_calibrate_round_trip_on_the_simulator(tmp_path: Path, monkeypatch: pyte
     qps = {}
     for path in (DECODE, spec):
         folder = tmp_path / f"bench-{path.stem}"
-        args = ["bench", str(path), "--duration", "2", "--warmup", "0.5", "--repeat", "1",
+        args = ["bench", str(path), "--duration", "2", "--warmup", "0.5", "--repeat", "3",
                 "--build-dir", str(TEST_BUILD), "--out", str(folder)]  # fmt: skip
         result = CliRunner().invoke(cli, args, prog_name="ascgen")
         assert result.exit_code == 0, result.output
-        (run,) = json.loads((folder / "results.json").read_text())["runs"]
-        qps[path.stem] = run["qps"]
+        runs = sorted(r["qps"] for r in json.loads((folder / "results.json").read_text())["runs"])
+        assert len(runs) == 3
+        qps[path.stem] = runs[1]  # the median run: a busy machine slows one now and then
+    # JPEGD-bound: near two JPEGD units' 1 / 2.63 ms each (760 pictures/s).
+    assert 600 < qps["study_decode_per_thread"] < 800
     assert qps["decode_my310"] == pytest.approx(qps["study_decode_per_thread"], rel=0.05)
 
 
