@@ -417,6 +417,17 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   const bool open_loop = schedule != nullptr;
   const int batch_slots = info.batch_slots.slots(window);
   batching.slots = batch_slots * opt.threads;
+#if ASCGEN_BACKEND_SIM
+  // ACL_SIM_TIME_SCALE s: the simulated device runs s times slower than the host, whose clock
+  // the batcher reads: its delay and timeouts are scaled by s, so they are the spec's in the
+  // device's time, as a run's model-time figures are (docs/serving.md). A bad value is the
+  // simulator's error at aclInit.
+  if (const char* env = std::getenv("ACL_SIM_TIME_SCALE"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const double scale = std::strtod(env, &end);
+    if (end != nullptr && *end == '\0' && scale > 0) scale_durations(&batching, scale);
+  }
+#endif
   srv.executed_batch = info.batch;
   // closed loop: one record per client; open loop: a ring beyond what can be in flight
   size_t records = static_cast<size_t>(std::max(opt.clients, 1));

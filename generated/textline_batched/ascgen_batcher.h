@@ -162,6 +162,18 @@ struct BatcherConfig {
   size_t initial_capacity = 1024;     // queued requests before the pool grows (unbounded)
 };
 
+// The batcher's durations (the queue delay and every level's timeout) times `factor`, capped at
+// kMaxDurationUs: what they are on a host clock that runs `factor` times faster than the
+// device's (ascgen_serving.h: the simulator's ACL_SIM_TIME_SCALE).
+inline void scale_durations(BatcherConfig* config, double factor) {
+  auto scaled = [factor](int64_t us) {
+    const double v = static_cast<double>(us) * factor;
+    return v >= static_cast<double>(kMaxDurationUs) ? kMaxDurationUs : static_cast<int64_t>(v);
+  };
+  config->max_queue_delay_us = scaled(config->max_queue_delay_us);
+  for (QueuePolicy& p : config->policies) p.default_timeout_us = scaled(p.default_timeout_us);
+}
+
 // ---------------------------------------------------------------- requests and batches
 
 struct Request {

@@ -581,3 +581,20 @@ TEST(batcher, own_timeout_without_a_default) {
   CHECK(b.try_form(&batch));
   CHECK(ids(batch) == (std::vector<uint64_t>{2, 3}));
 }
+
+TEST(batcher, durations_scale_with_the_host_clock) {
+  BatcherConfig c;
+  c.max_queue_delay_us = 2000;
+  c.policies = {QueuePolicy{256, 1000000, false, TimeoutAction::kReject},
+                QueuePolicy{0, 0, false, TimeoutAction::kDelay}};
+  scale_durations(&c, 3.0);
+  CHECK_EQ(c.max_queue_delay_us, int64_t{6000});
+  CHECK_EQ(c.policies[0].default_timeout_us, int64_t{3000000});
+  CHECK_EQ(c.policies[1].default_timeout_us, int64_t{0});  // no timeout stays none
+  CHECK_EQ(c.policies[0].max_queue_size, uint32_t{256});
+  c.max_queue_delay_us = kMaxDurationUs / 2;
+  scale_durations(&c, 3.0);
+  CHECK_EQ(c.max_queue_delay_us, kMaxDurationUs);  // capped: times plus durations never overflow
+  scale_durations(&c, 0.5);
+  CHECK_EQ(c.max_queue_delay_us, kMaxDurationUs / 2);
+}
