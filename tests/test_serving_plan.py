@@ -172,3 +172,7 @@ def test_hw_gears_need_raw_requests_and_raw_requests_need_hw_gears(tmp_path: Pat
         tmp_path,
     )
     assert any("'format' says what a request carries" in e for e in frames), frames
+    sized = _errors(
+        TEXT_LINES.read_text().replace("    output_bytes:", "    input_bytes: 4096\n    output_bytes:"), tmp_path
+    )
+    assert any("input_bytes 4096 must be batch 8 x the largest gear's 10240 uint8 elements = 81920" in e for e in sized)

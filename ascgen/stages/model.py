@@ -89,6 +89,15 @@ def _check_hw_gears(ctx: StageContext, stage: ModelStage) -> list[Diagnostic]:
         )
     if stage.gears is not None:
         out.append(ctx.error("hw_gears", "a model has one kind of gears (CANN): give gears or hw_gears, not both"))
+    most = max((h * w for h, w in gears), default=0)
+    if stage.input_bytes is not None and gears and stage.input_bytes != ctx.spec.batch * most:
+        out.append(
+            ctx.error(
+                "input_bytes",
+                f"input_bytes {stage.input_bytes} must be batch {ctx.spec.batch} x the largest gear's "
+                f"{most} uint8 elements = {ctx.spec.batch * most} (or leave it out)",
+            )
+        )
     source = ctx.spec.source
     if source.kind != "requests" or source.format != "raw":
         out.append(

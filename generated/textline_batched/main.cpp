@@ -111,10 +111,8 @@ struct Worker : ascgen::WorkerBase {
   ascgen::EventRing fetch_to_recognize;
   // recognize: one dataset per slot of upload_dev and of recognize_out.
   std::vector<aclmdlDataset*> recognize_inputs, recognize_outputs;
-  size_t recognize_gear_input =
-      0;  // the model's height/width gear input (ascend_mbatch_shape_data)
-  // recognize: a request is a uint8 tensor of its gears' height and its own width, at most the
-  // widest.
+  size_t recognize_gear_input = 0;  // its height/width gear input (ascend_mbatch_shape_data)
+  // recognize: a request is a uint8 tensor of the gears' height, at most the widest gear wide.
   static void recognize_inspect(ascgen::Input& in) {
     ascgen::serving::inspect_raw_request(recognize::kName, in, recognize::kHwGears);
   }
