@@ -60,15 +60,13 @@ def configure(spec: Spec, overrides: Mapping[str, object]) -> Spec:
     streams are per_stage (it means nothing there)."""
     for key, value in overrides.items():
         check_value(key, value)
-    # Only the keys the spec set, as loading its YAML gives: checks that look at which keys a spec
-    # names (serving_checks: source.format) see the same spec configured as written.
-    data = spec.model_dump(exclude_unset=True)
+    data = spec.model_dump()
     for key, value in overrides.items():
         if key == "depth":
-            data["buffers"] = {**data.get("buffers", {}), "depth": value}
+            data["buffers"] = {**data["buffers"], "depth": value}
         else:
             data[key] = value
-    if data.get("streams", spec.streams) == "per_stage":
+    if data["streams"] == "per_stage":
         data["sync_every"] = None
         data["submit"] = "by_frame"
     try:
