@@ -227,8 +227,9 @@ def page(
         "ascgen/transfers/hixl_a3_published.yaml, and fit them: "
         "`ascgen.transfers.fit.fit(published.figures(path))` gives the `links:` section of a "
         "profile (the residuals say how well the model holds on that machine).",
-        "- `ascgen calibrate` runs the AscendCL probes a profile's figures come from and writes a "
-        "profile with each figure's provenance.",
+        "- `ascgen calibrate` runs the AscendCL probes a profile's figures come from (the engine "
+        "probe: the task scheduler's and the host's cost per task, JPEGD and VPC by channel count; "
+        "the copies above; the model per batch) and writes a profile with each figure's provenance.",
         "",
     ]
     return "\n".join(lines)
