@@ -39,6 +39,17 @@ def _ints(ctx: click.Context, param: click.Parameter, text: str | None) -> tuple
     "--executions", type=click.IntRange(1, 10000), default=64, show_default=True, help="Model runs per batch."
 )
 @click.option("--time-scale", type=click.FloatRange(min=1.0), default=10.0, show_default=True)
+@click.option("--jpegd-channels", callback=_ints, help="JPEGD channel counts (default: 1, 2, 4.. to 2 x base units).")
+@click.option("--vpc-channels", callback=_ints, help="VPC channel counts (default: 1, 2, 4.. to 2 x base units).")
+@click.option("--pictures", type=click.IntRange(2, 1000), default=12, show_default=True, help="Per channel and run.")
+@click.option("--tasks", type=click.IntRange(10, 5000), default=400, show_default=True, help="Scheduler probe records.")
+@click.option(
+    "--engines-time-scale",
+    type=click.FloatRange(min=1.0),
+    default=40.0,
+    show_default=True,
+    help="Simulator: ACL_SIM_TIME_SCALE of the engine probe (host and scheduler costs of a few us).",
+)
 @click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("build"), show_default=True)
 @friendly
 def calibrate(
@@ -52,6 +63,11 @@ def calibrate(
     repeat: int,
     executions: int,
     time_scale: float,
+    jpegd_channels: tuple[int, ...] | None,
+    vpc_channels: tuple[int, ...] | None,
+    pictures: int,
+    tasks: int,
+    engines_time_scale: float,
     build_dir: Path,
 ) -> None:
     """Measure the device (--backend cann) or a simulated one of --profile (--backend sim) and
@@ -62,7 +78,7 @@ def calibrate(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from ascgen import profile as profiles
-    from ascgen.calibrate import measure
+    from ascgen.calibrate import engines, measure
     from ascgen.names import profile_name_problem
     from ascgen.transfers import probe
 
@@ -85,10 +101,27 @@ def calibrate(
         batches or (sorted(base_prof.models["resnet50"].latency_ms) if "resnet50" in base_prof.models else [])
     )
     ctx = measure.Context(base, backend, build_dir.resolve(), time_scale, repeat)
+    engine_options = engines.Options(
+        profile=base,
+        jpegd_channels=jpegd_channels or engines.default_channels(base_prof.engines.jpegd.units),
+        vpc_channels=vpc_channels or engines.default_channels(base_prof.engines.vpc.units),
+        jpegd_pictures=pictures,
+        vpc_pictures=pictures,
+        tasks=tasks,
+        repeat=repeat,
+    )
+    for name, counts in (
+        ("--jpegd-channels", engine_options.jpegd_channels),
+        ("--vpc-channels", engine_options.vpc_channels),
+    ):
+        if 1 not in counts or len(counts) < 2:
+            raise click.BadParameter("give 1 and at least one more channel count", param_hint=name)
     n_links = 0
     if base_prof.links is not None:
         n_links = len(probe.cases(probe.Options(profile=base, links=("hccs", "rdma"), sizes=tuple(link_sz))))
-    steps = len(copy_sizes) * 3 + n_links + (len(model_batches) if backend == "sim" else 0)
+    steps = (
+        engines.steps(engine_options) + len(copy_sizes) * 3 + n_links + (len(model_batches) if backend == "sim" else 0)
+    )
     figures: list[measure.Figure] = []
     err = Console(stderr=True, highlight=False)
     with Progress(
@@ -99,8 +132,13 @@ def calibrate(
         def say(text: str) -> None:
             bar.update(task, advance=1, description=text)
 
+        def per_task() -> float | None:
+            found = [f.value for f in figures if f.key == "engines.scheduler.per_task_us"]
+            return found[0] if found else None
+
         sections: list[tuple[str, Callable[[], list[measure.Figure]]]] = [
-            ("copies", lambda: measure.copies(ctx, copy_sizes, total_bytes, say)),
+            ("engines", lambda: engines.measure(engine_options, ctx.build_root, backend, engines_time_scale, say)),
+            ("copies", lambda: measure.copies(ctx, copy_sizes, total_bytes, say, per_task())),
             ("links", lambda: measure.links(ctx, link_sz, total_bytes, say)),
             ("model batches", lambda: measure.model_batches(ctx, model_batches, executions, say)),
         ]

@@ -5,6 +5,8 @@
   the engine's latency (intercept) and bandwidth (1 / slope);
 - links (profiles with links): HIXL's columns through the probe at two block sizes, fitted as
   docs/transfers.md fits the published ones;
+- the engines (ascgen/calibrate/engines.py: the task scheduler, the host's submit cost, JPEGD and
+  VPC by channel count), through the generated engine probe;
 - the reference model at each batch size (simulator only: acl_sim_calib model_batch, the model
   descriptor the simulator executes; on a device the model file is the user's, so its latency
   comes from `ascgen bench --stages`).
@@ -76,13 +78,15 @@ def _spread(rows: Sequence[probe.Row]) -> float:
     return max(((r.GBps_max or 0) - (r.GBps_min or 0)) / r.GBps for r in rows if r.GBps)
 
 
-def copies(ctx: Context, sizes: Sequence[int], total: int, say: Say) -> list[Figure]:
+def copies(ctx: Context, sizes: Sequence[int], total: int, say: Say, per_task_us: float | None = None) -> list[Figure]:
     """engines.<h2d|d2h|d2d>.latency_us and bandwidth_GBps.
 
     One stream runs the copies one after the other, so a copy's time is the task scheduler's
     dispatch of it plus the engine's service: the engine's latency is the line's intercept less
-    the base profile's engines.scheduler.per_task_us (the provenance says so)."""
-    dispatch = profiles.load(ctx.base).engines.scheduler.per_task_us
+    engines.scheduler.per_task_us: ``per_task_us`` when it was measured, else the base profile's
+    (the provenance says which)."""
+    dispatch = profiles.load(ctx.base).engines.scheduler.per_task_us if per_task_us is None else per_task_us
+    source = f"of {ctx.base}" if per_task_us is None else "measured (probe_engines)"
     options = probe.Options(
         profile=ctx.base,
         links=("copy",),
@@ -96,7 +100,7 @@ def copies(ctx: Context, sizes: Sequence[int], total: int, say: Say) -> list[Fig
     rows = probe.run(binary, options, ctx.time_scale, on_row=lambda r: say(f"copies: {r.column} {r.block_bytes}"))
     out = []
     what = f"ascgen probe transfer --links copy --sizes {','.join(probe.size_label(s) for s in sizes)}"
-    less = f"; latency: intercept less engines.scheduler.per_task_us {dispatch:g} of {ctx.base}"
+    less = f"; latency: intercept less engines.scheduler.per_task_us {dispatch:g} {source}"
     for engine in COPY_ENGINES:
         mine = [r for r in rows if r.column.startswith(f"copy_{engine}") and r.seconds and r.bytes]
         xs = [float(r.block_bytes) for r in mine]
@@ -163,7 +167,13 @@ def model_batches(ctx: Context, batches: Sequence[int], executions: int, say: Sa
     for b in batches:
         times = []
         for _ in range(ctx.repeat):
-            env = {"ACL_SIM_PROFILE": str(flat), "ACL_SIM_DEVICE_OPEN_MS": "0", "PATH": "/usr/bin:/bin", **ctx.env}
+            env = {
+                "ACL_SIM_PROFILE": str(flat),
+                "ACL_SIM_DEVICE_OPEN_MS": "0",
+                "ACL_SIM_TIME_SCALE": repr(ctx.time_scale),  # model time, not the simulator's own CPU
+                "PATH": "/usr/bin:/bin",
+                **ctx.env,
+            }
             run = subprocess.run(
                 [str(binary), "model_batch", str(b), "--frames", str(executions)],
                 capture_output=True,

@@ -129,7 +129,6 @@ def cases(options: Options) -> list[Case]:
                     for size in options.sizes
                 ]
     for t in link_transfers(options):
-        local, remote = t.direction[0], t.direction[2]
         out += [
             Case(
                 t.column,
@@ -138,8 +137,8 @@ def cases(options: Options) -> list[Case]:
                 "kLink",
                 size,
                 link=t.link,
-                local_host=local == "h",
-                remote_host=remote == "h",
+                local_host=t.direction.first_on_host,
+                remote_host=t.direction.second_on_host,
                 read=t.op == "read",
                 pool=t.pool,
                 cross_host=t.cross_host,
@@ -150,7 +149,8 @@ def cases(options: Options) -> list[Case]:
 
 
 @cache
-def _environment() -> Environment:
+def environment() -> Environment:
+    """The Jinja environment of templates/probes/ (every probe program renders through it)."""
     env = Environment(
         loader=FileSystemLoader(str(templates_dir() / "probes")),
         undefined=StrictUndefined,
@@ -171,7 +171,7 @@ def render(options: Options, out_dir: Path) -> dict[str, str]:
             "no transfer to probe: the options select nothing this profile can do "
             f"(profile {options.profile}: links {'yes' if profiles.load(options.profile).links else 'none'})"
         )
-    env = _environment()
+    env = environment()
     main = env.get_template("transfer.cpp.j2").render(
         version=__version__,
         name=NAME,

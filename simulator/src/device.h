@@ -259,6 +259,9 @@ uint64_t next_object_id();
 // Charges engines.host.submit_us to the calling thread and returns the model
 // time at which its call reaches the device. Call without holding Device::mu().
 double charge_host();
+// The calling thread's host clock: the model time its next call would start
+// from (ahead of the model clock while its charged calls run ahead of it).
+double host_now_us();
 
 }  // namespace sim
 

@@ -55,6 +55,10 @@ double aclsimNowUs(void) {
   return model_clock().now_us();
 }
 
+double aclsimHostNowUs(void) {
+  return host_now_us();
+}
+
 double aclsimCpuSeconds(void) {
   std::lock_guard<std::mutex> lock(device().mu());
   return device().cpu_seconds();

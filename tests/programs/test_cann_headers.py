@@ -134,6 +134,22 @@ def test_probe_programs_compile_against_cann(cann_include: tuple[Path, Path], tm
         assert proc.returncode == 0, proc.stderr[-4000:]
 
 
+@pytest.mark.parametrize("profile_name", ["ascend310", "atlas_a3"])
+def test_engine_probe_compiles_against_cann(profile_name: str, cann_include: tuple[Path, Path], tmp_path: Path) -> None:
+    """The engine probe (ascgen calibrate: scheduler, host submit, JPEGD and VPC by channel count)
+    builds against CANN's real runtime headers and our DVPP header, with and without channel modes."""
+    from ascgen.calibrate import engines
+
+    cann, dvpp_only = cann_include
+    files = engines.render(engines.Options(profile=profile_name), tmp_path)
+    (tmp_path / "main.cpp").write_text(files["main.cpp"])
+    cmd = ["c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-DASCGEN_BACKEND_SIM=0"]
+    proc = subprocess.run(
+        [*cmd, f"-I{cann}", f"-I{dvpp_only}", str(tmp_path / "main.cpp")], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+
+
 def test_probe_cmake_cann_branch_builds_against_a_toolkit(cann_include: tuple[Path, Path], tmp_path: Path) -> None:
     cann, dvpp_only = cann_include
     root = _toolkit(tmp_path / "Ascend" / "latest", cann, dvpp_only)

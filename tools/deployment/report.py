@@ -17,6 +17,8 @@ def by_spec(points: list[dict[str, Any]], deploy: str = "processes") -> dict[str
     """Per spec, its points of one deployment (one device counts for both), by device count."""
     out: dict[str, list[dict[str, Any]]] = {}
     for p in sorted(points, key=lambda p: (p["spec"], p["devices"])):
+        if p.get("study") == "link":
+            continue  # its own section (link_table)
         if p.get("deploy", "processes") == deploy or p["devices"] == 1:
             out.setdefault(p["spec"], []).append(p)
     return out
@@ -102,10 +104,13 @@ def render(points: list[dict[str, Any]], plot_path: str) -> str:
         "results are kept; `--devices 0,2` and `--deploy threads` choose at run time.",
         "",
         "`ascgen plan` shows where scaling stops: each device's roofline, and every host link against",
-        "what its devices move over it (an Atlas 300I card's four 310s share one PCIe uplink). The",
-        "simulator models each device's engines, timeline and memory on its own but not the shared link;",
-        "the plan does, and says so. Several processes on one device (`processes_per_device` > 1) are",
-        "refused with a message naming why: the simulator would give each its own device.",
+        "what its devices move over it the busier way (an Atlas 300I card's four 310s share one PCIe",
+        "uplink, full duplex). The simulator models each device's engines, timeline and memory on its",
+        "own, and the devices of one card, driven by one process, share its link",
+        "(simulator/README.md, host links); each process simulates its own devices, so with a process",
+        "per device the link is not shared there (the plan still counts it). Several processes on one",
+        "device (`processes_per_device` > 1) are refused with a message naming why: the simulator",
+        "would give each its own device.",
         "",
         "## Scaling",
         "",
@@ -126,4 +131,37 @@ def render(points: list[dict[str, Any]], plot_path: str) -> str:
             "",
         ]
     out += [f"![throughput and scaling efficiency against devices]({plot_path})", ""]
+    out += link_section([p for p in points if p.get("study") == "link"])
     return "\n".join(out)
+
+
+def link_section(pts: list[dict[str, Any]]) -> list[str]:
+    """The copy-bound card (tools/deployment/link_bound.py): where its shared link stops it."""
+    if not pts:
+        return []
+    pts = sorted(pts, key=lambda p: p["devices"])
+    one = pts[0]
+    out = [
+        "## Where the card's link stops the scaling",
+        "",
+        f"`{one['spec']}`: a detector whose 4 MiB of outputs per batch of 8 go back to the",
+        "host over a slow D2H engine (0.3 GB/s), on the four chips of an Atlas 300I whose PCIe link",
+        "carries 0.75 GB/s each way: two and a half chips' worth of those copies. A thread per device",
+        "in one process (the simulator shares the link between the devices of one process); time",
+        f"scale {one['time_scale']:g}, {one['repeat']} x {one['duration_s']:g} s per point, median.",
+        "Two chips ask less than the link carries and scale; four ask more, and their copies slow",
+        "each other down to what the link carries, where the plan's aggregate roofline says.",
+        "",
+        "| devices | frames/s | runs | per device | scaling efficiency | plan: aggregate roofline | of plan "
+        "| plan's bottleneck |",
+        "|---:|---:|---|---|---:|---:|---:|---|",
+    ]
+    for p in pts:
+        runs = ", ".join(f"{q:,.1f}" for q in p["qps_runs"])
+        per = ", ".join(f"{q:,.0f}" for q in p["per_device_qps"])
+        plan = p["plan"]["aggregate_qps"]
+        out.append(
+            f"| {p['devices']} | {p['qps']:,.1f} | {runs} | {per} | {100 * efficiency(p, one):.1f} % "
+            f"| {plan:,.0f} | {100 * p['qps'] / plan:.1f} % | {p['plan']['bottleneck']} |"
+        )
+    return [*out, ""]

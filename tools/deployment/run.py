@@ -8,7 +8,9 @@ The seed workload over several devices, as one process per device (the generated
 starts them and merges their reports) and as one process with a thread per device:
 pipelines/ascend310/resnet50_atlas300i.yaml on 1, 2 and 4 of an Atlas 300I card's Ascend 310
 chips, and pipelines/resnet50_atlas800.yaml on 1, 2, 4 and 8 of an Atlas 800's Ascend 910B,
-each against the planner's aggregate roofline.
+each against the planner's aggregate roofline. And a copy-bound detector on the same card
+(tools/deployment/link_bound.py), a thread per device, where the card's shared PCIe link stops
+the scaling where the plan says.
 
 The simulator's own CPU (two shared cores for up to eight simulated devices) would limit the
 figures, so the runs slow the simulated clock (ACL_SIM_TIME_SCALE) and report model-time
@@ -30,12 +32,13 @@ from typing import Any
 
 from rich.progress import Progress
 
+from ascgen import profile as profiles
 from ascgen.analysis import analyze_data
 from ascgen.build import build_variant
 from ascgen.deployment import plan_deployment
 from ascgen.friendly import friendly
 from ascgen.validate import parse_file
-from tools.deployment import report
+from tools.deployment import link_bound, report
 
 # (spec, device counts, time scale): the scale keeps the simulator's CPU below what the
 # devices ask of it (checked: a point whose devices reach less than 97 % of the plan says so).
@@ -44,6 +47,9 @@ STUDIES = [
     (Path("pipelines/ascend310/resnet50_atlas300i.yaml"), [1, 2, 4], 4.0),
     (Path("pipelines/resnet50_atlas800.yaml"), [1, 2, 4, 8], 8.0),
 ]
+# The copy-bound card: threads only (each process simulates its own devices, so processes would
+# not share the link); its spec and profile are written under the build root.
+LINK_BOUND = (Path("tools/deployment/link_bound.py"), [1, 2, 4], 5.0)
 
 
 def predicted(spec_path: Path, n: int) -> dict[str, Any]:
@@ -79,7 +85,7 @@ def run_once(binary: Path, n: int, deploy: str, scale: float, duration: float, w
 
 def measure(duration: float, warmup: float, repeat: int, build_root: Path) -> list[dict[str, Any]]:
     points: list[dict[str, Any]] = []
-    total = sum(2 * len(counts) - 1 for _, counts, _ in STUDIES) * repeat
+    total = (sum(2 * len(counts) - 1 for _, counts, _ in STUDIES) + len(LINK_BOUND[1])) * repeat
     with Progress(transient=True) as bar:
         task = bar.add_task("deployment", total=total)
         for spec, counts, scale in STUDIES:
@@ -93,6 +99,20 @@ def measure(duration: float, warmup: float, repeat: int, build_root: Path) -> li
                         runs.append(run_once(binary, n, deploy, scale, duration, warmup))
                         bar.advance(task)
                     points.append(point(spec, n, deploy, scale, repeat, duration, runs))
+        shown, counts, scale = LINK_BOUND
+        folder = build_root.resolve() / "link_bound"
+        spec = link_bound.write(folder)
+        os.environ[profiles.PATH_VARIABLE] = str(link_bound.profile_folder(folder))  # the build, the plan
+        bar.update(task, description="building link_bound")
+        binary = build_variant(spec, build_root=build_root.resolve()).binary
+        for n in counts:
+            bar.update(task, description=f"link_bound on {n} device(s), threads")
+            runs = []
+            for _ in range(repeat):
+                runs.append(run_once(binary, n, "threads", scale, duration, warmup))
+                bar.advance(task)
+            points.append({**point(spec, n, "threads", scale, repeat, duration, runs), "spec": shown.as_posix(),
+                           "study": "link"})  # fmt: skip
     return points
 
 

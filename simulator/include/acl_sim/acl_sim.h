@@ -55,6 +55,10 @@ void aclsimClearLastRule(void);
 
 // Model time in microseconds since aclInit (the device timeline's clock).
 double aclsimNowUs(void);
+// The calling host thread's clock in model microseconds: each asynchronous call
+// costs it engines.host.submit_us, so it runs ahead of aclsimNowUs while the
+// thread queues work (what a host timer around the calls would show).
+double aclsimHostNowUs(void);
 
 // CPU seconds the simulator's own threads have used since aclInit.
 double aclsimCpuSeconds(void);
