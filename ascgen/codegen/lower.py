@@ -173,6 +173,11 @@ def _relative(target: Path, start: Path) -> str:
     return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
 
 
+def _from_spec_dir(path: str) -> str:
+    """A path the spec gives, as CMake names it: a relative one from the spec's folder."""
+    return Path(path).as_posix() if Path(path).is_absolute() else f"${{ASCGEN_SPEC_DIR}}/{path}"
+
+
 def _info(plan: Plan) -> list[tuple[str, str]]:
     d = plan.device
     r = plan.batch_slots
@@ -273,8 +278,8 @@ def lower(plan: Plan, out_dir: Path) -> Program:
     paths = {
         "simulator": _relative(simulator_dir(), out_dir),
         "spec_dir": _relative(Path(spec_path).parent, out_dir),
-        "input": plan.source.path or ".",
-        "model_file": plan.model.path if plan.model else "",
+        "input": _from_spec_dir(plan.source.path or "."),
+        "model_file": _from_spec_dir(plan.model.path) if plan.model else "",
         "sim_model": f"{model_file}.acl_sim_model" if plan.model else "",
     }
     files = {f"sim/{plan.profile}.profile": profiles.flatten(plan.device)}

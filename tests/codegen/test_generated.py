@@ -65,3 +65,16 @@ def test_generate_writes_nothing_when_a_spec_is_bad(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "bad.yaml:3:" in result.stderr
     assert not out.exists()
+
+
+def test_absolute_source_and_model_paths_are_kept_as_given(tmp_path: Path) -> None:
+    """Relative paths are the spec folder's; an absolute one is not joined onto it."""
+    images = (Path("pipelines") / "data" / "images").resolve()
+    text = Path("pipelines/resnet50_b16.yaml").read_text()
+    spec = tmp_path / "abs.yaml"
+    spec.write_text(text.replace("path: data/images", f"path: {images}").replace("path: models/", f"path: {tmp_path}/"))
+    cmake = next(iter(render_all([spec], tmp_path / "out").values()))["CMakeLists.txt"]
+    assert f'ASCGEN_DEFAULT_INPUT="{images.as_posix()}"' in cmake
+    assert f'ASCGEN_DEFAULT_MODEL="{tmp_path.as_posix()}/' in cmake
+    relative = render_all([Path("pipelines/resnet50_b16.yaml")], Path("generated"))["resnet50_b16"]["CMakeLists.txt"]
+    assert 'ASCGEN_DEFAULT_INPUT="${ASCGEN_SPEC_DIR}/data/images"' in relative

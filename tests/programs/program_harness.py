@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,21 @@ def built(spec: Path, sanitize: str | None = None) -> BuildResult:
     if key not in _builds:
         _builds[key] = build_variant(spec, sanitize=sanitize, build_root=BUILD_ROOT)
     return _builds[key]
+
+
+def prebuild(wanted: list[tuple[Path, str | None]], workers: int = 2) -> None:
+    """Builds these programs ``workers`` at a time. A generated program is one translation unit,
+    so one build keeps one core busy; the simulator library each variant links is built once
+    under a lock (ascgen.build.ensure_simulator). A build that fails is left to the test that
+    asks for it (``built`` builds it again and reports its error there)."""
+    todo = sorted({(str(spec), sanitize) for spec, sanitize in wanted} - set(_builds), key=str)
+
+    def build(key: tuple[str, str | None]) -> None:
+        with contextlib.suppress(Exception):  # reported by the test's own built() call
+            _builds[key] = build_variant(Path(key[0]), sanitize=key[1], build_root=BUILD_ROOT)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(build, todo))
 
 
 def first_devices(result: BuildResult, n: int) -> list[str]:

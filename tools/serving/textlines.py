@@ -59,9 +59,10 @@ def run_once(binary: Path, clients: int, scale: float, duration: float, warmup: 
         "padding_waste": s["padding_waste"],
         # padding to the batch's widest and to the gear, without the model's empty batch slots
         "width_waste": 1 - padding["request_elements"] / padding_within_batch(padding, s),
-        "shape_break": s["batch_reasons"]["shape_break"] / batches,
+        # of every batch the batcher formed (warm-up included, as its counters are)
+        "shape_break": s["batch_reasons"]["shape_break"] / max(sum(s["batch_reasons"].values()), 1),
         "rule_breaks": padding["rule_breaks"],
-        "gears": {f"{h}x{w}": n for h, w, n in padding["gears"]},
+        "gears": {f"{h}x{w}": n for h, w, n in sorted(padding["gears"])},
         "cpu_share": doc["process_cpu_s"] / max(doc["duration_s"] + warmup, 1e-9),
     }
 
