@@ -211,7 +211,8 @@ TEST(timing, host_submit_cost_is_charged) {
 // the simulator's timer slack, not the host's work. The slowest tenth of the
 // calls is left out (a busy machine puts the thread aside now and then).
 TEST(timing, host_clock_advances_by_the_submit_cost) {
-  CHECK_OK(open_device(20.0));  // 3 model us = 60 wall us: it sleeps every few calls
+  CHECK_OK(
+      open_device(100.0));  // 3 model us = 300 wall us: more than a call's CPU, even under TSan
   void* d = nullptr;
   CHECK_OK(aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST));
   std::vector<double> calls;
@@ -231,9 +232,13 @@ TEST(timing, host_clock_advances_by_the_submit_cost) {
   double mean = sum / static_cast<double>(calls.size() * 9 / 10);
   std::printf("host clock: median call %.3f, mean of the fastest 90 %% %.3f model us\n",
               calls[calls.size() / 2], mean);
-  CHECK(calls[calls.size() / 2] > 2.99 &&
-        calls[calls.size() / 2] < 3.06);  // + the thread's own CPU
-  CHECK(mean > 2.99 && mean < 3.15);
+  // 3 us plus what the thread's own CPU adds; the timer's slack, charged, made
+  // the mean 3.5-3.6 us. Under TSan a call's own CPU is several times longer
+  // and adds to many calls: only the lower bound holds there.
+  CHECK(calls[calls.size() / 2] > 2.99 && mean > 2.99);
+#if !defined(__SANITIZE_THREAD__)
+  CHECK(calls[calls.size() / 2] < 3.1 && mean < 3.2);
+#endif
   CHECK_OK(aclrtSynchronizeStream(nullptr));
   CHECK_OK(aclrtFree(d));
 }
