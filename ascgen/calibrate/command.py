@@ -43,13 +43,6 @@ def _ints(ctx: click.Context, param: click.Parameter, text: str | None) -> tuple
 @click.option("--vpc-channels", callback=_ints, help="VPC channel counts (default: 1, 2, 4.. to 2 x base units).")
 @click.option("--pictures", type=click.IntRange(2, 1000), default=12, show_default=True, help="Per channel and run.")
 @click.option("--tasks", type=click.IntRange(10, 5000), default=400, show_default=True, help="Scheduler probe records.")
-@click.option(
-    "--engines-time-scale",
-    type=click.FloatRange(min=1.0),
-    default=40.0,
-    show_default=True,
-    help="Simulator: ACL_SIM_TIME_SCALE of the engine probe (host and scheduler costs of a few us).",
-)
 @click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("build"), show_default=True)
 @friendly
 def calibrate(
@@ -67,7 +60,6 @@ def calibrate(
     vpc_channels: tuple[int, ...] | None,
     pictures: int,
     tasks: int,
-    engines_time_scale: float,
     build_dir: Path,
 ) -> None:
     """Measure the device (--backend cann) or a simulated one of --profile (--backend sim) and
@@ -137,7 +129,7 @@ def calibrate(
             return found[0] if found else None
 
         sections: list[tuple[str, Callable[[], list[measure.Figure]]]] = [
-            ("engines", lambda: engines.measure(engine_options, ctx.build_root, backend, engines_time_scale, say)),
+            ("engines", lambda: engines.measure(engine_options, ctx.build_root, backend, time_scale, say)),
             ("copies", lambda: measure.copies(ctx, copy_sizes, total_bytes, say, per_task())),
             ("links", lambda: measure.links(ctx, link_sz, total_bytes, say)),
             ("model batches", lambda: measure.model_batches(ctx, model_batches, executions, say)),

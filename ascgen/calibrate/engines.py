@@ -18,21 +18,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ascgen import __version__
 from ascgen import profile as profiles
-from ascgen.build import compile_program, content_hash, variant_name
 from ascgen.calibrate.measure import Figure
 from ascgen.codegen.render import clang_format
 from ascgen.errors import StepFailed
-from ascgen.fileio import write_tree_atomic
+from ascgen.probe_program import ProbeFailed, build_probe, run_probe, source_dir
 from ascgen.resources import simulator_dir
-from ascgen.transfers.probe import ProbeFailed, environment
+from ascgen.transfers.probe import environment
 
 NAME = "probe_engines"
 PICTURES = Path(__file__).with_name("pictures")
@@ -120,13 +117,7 @@ def render(options: Options, out_dir: Path) -> dict[str, str]:
 
 def build(options: Options, build_root: Path, backend: str = "sim", sanitize: str | None = None) -> Path:
     """Renders and compiles the probe in build_root/probes/<name>-<hash>/; returns the binary."""
-    base_dir = build_root / "probes"
-    files = render(options, base_dir / NAME / "src")
-    base = base_dir / f"{NAME}-{content_hash(files)}"
-    src = base / "src"
-    if not (src.is_dir() and all((src / k).is_file() and (src / k).read_text() == v for k, v in files.items())):
-        write_tree_atomic(src, files)
-    return compile_program(NAME, src, base / f"{backend}-{variant_name(sanitize)}", backend, sanitize, build_root)
+    return build_probe(NAME, render(options, source_dir(build_root, NAME)), build_root, backend, sanitize)
 
 
 def run(
@@ -137,33 +128,18 @@ def run(
     env: dict[str, str] | None = None,
 ) -> list[dict[str, object]]:
     """Runs the probe (on the simulator with the profile's flat form); one dict per case."""
-    lines: list[dict[str, object]] = []
-    with tempfile.TemporaryDirectory(prefix="ascgen-engines-") as tmp:
-        flat = Path(tmp) / f"{options.profile}.profile"
-        flat.write_text(profiles.flatten(profiles.load(options.profile)), encoding="utf-8")
-        run_env = {**os.environ, "ACL_SIM_PROFILE": str(flat), "ACL_SIM_TIME_SCALE": repr(time_scale), **(env or {})}
-        cmd = [str(binary), "--repeat", str(options.repeat)]
-        for jpeg in JPEGS:
-            cmd += ["--jpeg", str(jpeg)]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=run_env)
-        assert proc.stdout is not None
-        try:
-            for text in proc.stdout:
-                try:
-                    data = json.loads(text)
-                except ValueError as exc:
-                    raise ProbeFailed(f"the engine probe printed a line that is not a result: {text[:200]!r}") from exc
-                lines.append(data)
-                if on_line:
-                    on_line(data)
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-        err = proc.stderr.read() if proc.stderr else ""
-        if proc.wait() != 0:
-            raise ProbeFailed(f"the engine probe {binary} failed (exit {proc.returncode}): {err.strip()[-600:]}")
-    return lines
+    cmd = [str(binary), "--repeat", str(options.repeat)]
+    for jpeg in JPEGS:
+        cmd += ["--jpeg", str(jpeg)]
+    return run_probe(cmd, options.profile, _parse_line, on_line, time_scale, env)
+
+
+def _parse_line(text: str) -> dict[str, object]:
+    try:
+        data: dict[str, object] = json.loads(text)
+    except ValueError as exc:
+        raise ProbeFailed(f"the engine probe printed a line that is not a result: {text[:200]!r}") from exc
+    return data
 
 
 def _f(line: dict[str, object], key: str) -> float:

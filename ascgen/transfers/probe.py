@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cache
@@ -21,10 +19,10 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ascgen import __version__
 from ascgen import profile as profiles
-from ascgen.build import BuildFailed, compile_program, content_hash, variant_name
+from ascgen.build import BuildFailed
 from ascgen.codegen.render import clang_format
 from ascgen.errors import UserError
-from ascgen.fileio import write_tree_atomic
+from ascgen.probe_program import ProbeFailed, build_probe, run_probe, source_dir
 from ascgen.resources import simulator_dir, templates_dir
 from ascgen.transfers.direction import COPY_DIRECTIONS, LINK_DIRECTIONS, Direction
 from ascgen.transfers.model import Transfer, Unsupported, route
@@ -35,10 +33,6 @@ _COPY_KIND = {
     Direction.D2H: "ACL_MEMCPY_DEVICE_TO_HOST",
     Direction.D2D: "ACL_MEMCPY_DEVICE_TO_DEVICE",
 }
-
-
-class ProbeFailed(UserError):
-    """The probe program could not run or printed something unexpected."""
 
 
 @dataclass(frozen=True)
@@ -195,15 +189,8 @@ def build(
     progress: Callable[[str, int, int], None] | None = None,
 ) -> Path:
     """Renders and compiles the probe in build_root/probes/<name>-<hash>/; returns the binary."""
-    base_dir = build_root / "probes"
-    files = render(options, base_dir / NAME / "src")
-    base = base_dir / f"{NAME}-{content_hash(files)}"
-    src = base / "src"
-    if not (src.is_dir() and all((src / k).is_file() and (src / k).read_text() == v for k, v in files.items())):
-        write_tree_atomic(src, files)
-    return compile_program(
-        NAME, src, base / f"{backend}-{variant_name(sanitize)}", backend, sanitize, build_root, progress
-    )
+    files = render(options, source_dir(build_root, NAME))
+    return build_probe(NAME, files, build_root, backend, sanitize, progress)
 
 
 @dataclass
@@ -231,29 +218,8 @@ def run(
 ) -> list[Row]:
     """Runs the probe (on the simulator: with the profile's flat form); one Row per case, as
     each arrives (``on_row``). Rows already received are returned if the run is interrupted."""
-    rows: list[Row] = []
-    with tempfile.TemporaryDirectory(prefix="ascgen-probe-") as tmp:
-        flat = Path(tmp) / f"{options.profile}.profile"
-        flat.write_text(profiles.flatten(profiles.load(options.profile)), encoding="utf-8")
-        run_env = {**os.environ, "ACL_SIM_PROFILE": str(flat), "ACL_SIM_TIME_SCALE": repr(time_scale)}
-        run_env.update(env or {})
-        cmd = [str(binary), "--total", str(options.total_bytes), "--repeat", str(options.repeat)]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=run_env)
-        assert proc.stdout is not None
-        try:
-            for line in proc.stdout:
-                row = _row(line)
-                rows.append(row)
-                if on_row:
-                    on_row(row)
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-        err = proc.stderr.read() if proc.stderr else ""
-        if proc.wait() != 0:
-            raise ProbeFailed(f"the probe {binary} failed (exit {proc.returncode}): {err.strip()[-600:]}")
-    return rows
+    cmd = [str(binary), "--total", str(options.total_bytes), "--repeat", str(options.repeat)]
+    return run_probe(cmd, options.profile, _row, on_row, time_scale, env)
 
 
 def _row(line: str) -> Row:

@@ -184,11 +184,15 @@ int event_ex(bool bad) {
 struct Reporter {
   std::atomic<bool> go{false}, stop{false};
   std::atomic<int> ran{0};
+  std::atomic<int> polls{0};  // aclrtProcessReport calls made
   pthread_t tid{};
   static void* loop(void* p) {
     auto* r = static_cast<Reporter*>(p);
     while (!r->go) std::this_thread::yield();
-    while (!r->stop) aclrtProcessReport(10);  // 507012 "no work yet" until stopped
+    while (!r->stop) {
+      aclrtProcessReport(10);  // 507012 "no work yet" until stopped
+      ++r->polls;
+    }
     return nullptr;
   }
   static void callback(void* p) { ++static_cast<Reporter*>(p)->ran; }
@@ -201,9 +205,9 @@ int report_unsubscribed(bool bad) {
   if (!s.open()) return 2;
   Reporter r;
   pthread_create(&r.tid, nullptr, Reporter::loop, &r);
-  if (bad) {
+  if (bad) {  // the loop has called aclrtProcessReport before the subscription, however loaded
     r.go = true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    while (r.polls.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   aclrtSubscribeReport(static_cast<uint64_t>(r.tid), s.a);
   r.go = true;

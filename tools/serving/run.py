@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -38,6 +37,7 @@ from ascgen.plan_model import Plan
 from ascgen.serving_predict import executed_ms, predict
 from ascgen.validate import parse_file
 from tools.serving import report, textlines
+from tools.serving.server import run_server, spec_variant
 
 UNBATCHED = Path("pipelines/serving/resnet50_unbatched.yaml")
 BATCHED = Path("pipelines/serving/resnet50_batched.yaml")
@@ -48,26 +48,11 @@ GEARS = ", gears: [1, 2, 4, 8, 16]"
 
 def padded_variant(folder: Path) -> Path:
     """The batched service with a model that has no gears: partial batches run padded."""
-    text = BATCHED.read_text()
-    if GEARS not in text:
-        raise RuntimeError(f"{BATCHED} no longer has the model's gears as {GEARS!r}; update tools/serving")
-    text = text.replace(GEARS, "").replace("name: resnet50_batched", "name: resnet50_batched_padded")
-    path = folder / "resnet50_batched_padded.yaml"
-    path.write_text(text)
-    return path
+    return spec_variant(BATCHED, folder, GEARS, "", "resnet50_batched_padded")
 
 
 def run_once(binary: Path, clients: int, scale: float, duration: float, warmup: float) -> dict[str, Any]:
-    env = {**os.environ, "ACL_SIM_TIME_SCALE": f"{scale:g}"}
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "r.json"
-        cmd = [str(binary), "--clients", str(clients), "--duration", f"{duration:g}", "--warmup", f"{warmup:g}"]
-        cmd += ["--input", str(INPUTS.resolve())]
-        cmd += ["--quiet", "--json", str(out)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False, timeout=600)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{binary.name} at {clients} clients exited {proc.returncode}: {proc.stderr[-400:]}")
-        doc: dict[str, Any] = json.loads(out.read_text())
+    doc = run_server(binary, INPUTS, clients, scale, duration, warmup)
     s = doc["serving"]
     batches = sum(n for _, n in s["batch_stats"])
     return {

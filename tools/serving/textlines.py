@@ -7,9 +7,6 @@ raw results in docs/serving/textlines.json."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import tempfile
 from pathlib import Path
 from statistics import median
@@ -18,6 +15,7 @@ from typing import Any
 from rich.progress import Progress
 
 from ascgen.build import build_variant
+from tools.serving.server import run_server, spec_variant
 
 SPEC = Path("pipelines/serving/textline_batched.yaml")
 INPUTS = Path("pipelines/data/text_lines")
@@ -28,25 +26,11 @@ NAMES = {"textline_batched": "three width gears", "textline_one_gear": "one gear
 
 
 def one_gear_variant(folder: Path) -> Path:
-    text = SPEC.read_text()
-    if GEARS not in text:
-        raise RuntimeError(f"{SPEC} no longer has {GEARS!r}; update tools/serving/textlines.py")
-    text = text.replace(GEARS, ONE_GEAR).replace("name: textline_batched", "name: textline_one_gear")
-    path = folder / "textline_one_gear.yaml"
-    path.write_text(text)
-    return path
+    return spec_variant(SPEC, folder, GEARS, ONE_GEAR, "textline_one_gear")
 
 
 def run_once(binary: Path, clients: int, scale: float, duration: float, warmup: float) -> dict[str, Any]:
-    env = {**os.environ, "ACL_SIM_TIME_SCALE": f"{scale:g}"}
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "r.json"
-        cmd = [str(binary), "--clients", str(clients), "--duration", f"{duration:g}", "--warmup", f"{warmup:g}"]
-        cmd += ["--input", str(INPUTS.resolve()), "--quiet", "--json", str(out)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False, timeout=600)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{binary.name} at {clients} clients exited {proc.returncode}: {proc.stderr[-400:]}")
-        doc: dict[str, Any] = json.loads(out.read_text())
+    doc = run_server(binary, INPUTS, clients, scale, duration, warmup)
     s = doc["serving"]
     padding = s["padding"]
     batches = max(s["batches"], 1)
