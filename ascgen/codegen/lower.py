@@ -302,8 +302,7 @@ def lower(plan: Plan, out_dir: Path) -> Program:
         completion_stream=last.stream, output_pool=output.member if output else "",
         output_item_bytes=f"{output.stage}::kItemBytes" if output else "",
         status_stage=next((n for n, k in kinds.items() if k.reports_status), ""),
-        inspect_stage=next((n for n, k in kinds.items() if k.inspects_inputs), "")
-        or (plan.model.stage if plan.model and plan.model.hw_gears else ""),
+        inspect_stage=next((s.name for s in plan.stages if kinds[s.name].inspects_inputs(s, plan)), ""),
         postprocess_stage=next((n for n, k in kinds.items() if k.host_postprocess), ""),
         summary=[
             f"Pipeline '{plan.name}' on {plan.profile}: {names}",

@@ -127,7 +127,6 @@ class StageKind:
     dvpp: ClassVar[bool] = False  # runs on a DVPP channel
     host_link: ClassVar[bool] = False  # its bytes cross the host link (PCIe) the engine copies over
     dvpp_mode: ClassVar[str] = ""  # its acldvppChannelMode enumerator, where channels have modes
-    inspects_inputs: ClassVar[bool] = False  # checks each input at start-up (what JPEGD can decode)
     reads_dvpp: ClassVar[bool] = False  # its input must lie in DVPP memory
     reports_status: ClassVar[bool] = False  # its result code is read at completion (JPEGD)
     host_postprocess: ClassVar[bool] = False  # runs on the host on each completed frame (top-k)
@@ -196,6 +195,10 @@ class StageKind:
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         """The named constants its C++ uses (namespace <stage name>)."""
         return []
+
+    def inspects_inputs(self, sp: StagePlan, plan: Plan) -> bool:
+        """Whether it checks each input at start-up (what JPEGD can decode, what a model's gears hold)."""
+        return False
 
     def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
         """Switches its template reads (e.g. has_crop), so the template decides nothing."""

@@ -31,7 +31,9 @@ class JpegDecode(StageKind):
     dvpp_mode = "DVPP_CHNMODE_JPEGD"
     reads_dvpp = True
     reports_status = True
-    inspects_inputs = True
+
+    def inspects_inputs(self, sp: StagePlan, plan: Plan) -> bool:
+        return True
 
     def check(self, ctx: StageContext) -> list[Diagnostic]:
         stage = ctx.stage

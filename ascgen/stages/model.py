@@ -316,6 +316,10 @@ class Model(StageKind):
     def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
         return PoolRef(sp.name, "out")
 
+    def inspects_inputs(self, sp: StagePlan, plan: Plan) -> bool:
+        """A model with height/width gears checks each raw request against them."""
+        return bool(plan.model and plan.model.hw_gears)
+
     def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
         return {
             "fills_input": any(p.filled_at_setup for p in plan.pools_of(sp.name)),

@@ -30,13 +30,17 @@ inline Shape request_shape(const Input& in) {
   return make_shape({static_cast<int64_t>(in.height), static_cast<int64_t>(in.width)});
 }
 
-// The index of the smallest gear holding `padded` ({height, width}); the gears ascend in both,
-// so the first that holds it. The requests were checked against the largest at start-up.
+// The index of the smallest of `n` gears holding `padded` ({height, width}); the gears ascend
+// in both, so the first that holds it. The requests were checked against the largest at start-up.
+inline size_t smallest_hw_gear(const HwGear* gears, size_t n, const Shape& padded) {
+  for (size_t k = 0; k < n; ++k)
+    if (gears[k].height >= padded.dims[0] && gears[k].width >= padded.dims[1]) return k;
+  return n - 1;
+}
+
 template <size_t N>
 size_t hw_gear_for(const HwGear (&gears)[N], const Shape& padded) {
-  for (size_t k = 0; k < N; ++k)
-    if (gears[k].height >= padded.dims[0] && gears[k].width >= padded.dims[1]) return k;
-  return N - 1;
+  return smallest_hw_gear(gears, N, padded);
 }
 
 // Start-up check of one raw request file: a whole number of rows of the gears' height, no

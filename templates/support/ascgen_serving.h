@@ -95,9 +95,7 @@ struct Server {
   }
   // The index of the smallest height/width gear holding a batch's padded shape (0: no gears).
   size_t hw_gear(const Shape& padded) const {
-    for (size_t k = 0; k < hw_gears.size(); ++k)
-      if (hw_gears[k].height >= padded.dims[0] && hw_gears[k].width >= padded.dims[1]) return k;
-    return 0;
+    return hw_gears.empty() ? 0 : smallest_hw_gear(hw_gears.data(), hw_gears.size(), padded);
   }
   // Reference outputs are kept per input and gear.
   size_t expected_index(int input, size_t gear) const {
@@ -225,13 +223,12 @@ void submit_served(ServingWorker<W>& sw, ServedBatch& sb, const std::vector<Inpu
   for (const BatchItem& item : sb.taken.items)
     t.batch_inputs.push_back(&inputs[static_cast<size_t>(srv.request(item.id).input)]);
   for (int64_t i = 0; i < n; ++i) {
-    const Input& in =
-        inputs[static_cast<size_t>(srv.request(sb.taken.items[static_cast<size_t>(i)].id).input)];
+    const Input& in = *t.batch_inputs[static_cast<size_t>(i)];
     const Frame at{sb.first_frame + i, sb.batch, i};
     for (const StepFn<W>& step : W::kSteps)
       if (!step.per_batch) (t.*step.run)(at, in);
   }
-  const Input& last = inputs[static_cast<size_t>(srv.request(sb.taken.items.back().id).input)];
+  const Input& last = *t.batch_inputs.back();
   const Frame closing{sb.first_frame + n - 1, sb.batch, n - 1};
   for (const StepFn<W>& step : W::kSteps)
     if (step.per_batch) (t.*step.run)(closing, last);
