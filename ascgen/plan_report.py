@@ -11,7 +11,7 @@ from rich.table import Table
 
 from ascgen.deployment_model import DeploymentPlan
 from ascgen.plan_model import Plan
-from ascgen.serving_report import print_serving
+from ascgen.serving_report import print_serving, roofline_note
 
 
 def _mib(n: int) -> str:
@@ -105,7 +105,7 @@ def print_plan(plan: Plan, console: Console) -> None:
     console.print(
         f"[bold]roofline: {plan.roofline_qps:,.0f} frames/s, bottleneck: {plan.bottleneck}[/] "
         f"({plan.uncontended_qps:,.0f} frames/s if the engines did not share the device's memory bandwidth; "
-        f"{plan.ddr_bytes_per_frame / 1e6:.2f} MB of memory traffic per frame)"
+        f"{plan.ddr_bytes_per_frame / 1e6:.2f} MB of memory traffic per frame{roofline_note(plan)})"
     )
     print_serving(plan, console)
     if len(plan.deployment.device_ids) > 1:

@@ -1,16 +1,23 @@
 """The planner's prediction of a service under a closed-loop load: QPS and latency at N clients.
 
 A small discrete-event model with no fitted parameter: every figure comes from the plan.
-- Clients: N, each sends its next request when its previous one completes (no think time).
+- Clients: N, each sends its next request when its previous one completes (no think time);
+  they start in turn, and the clients of a completed batch send their next requests in an
+  order drawn from a seeded generator (the program leaves it to the OS scheduler).
+- Requests of their own width (a model with hw_gears, serving_requests.py): client c's k-th
+  request is the program's input (c + k) mod n, read from the spec's data.
 - The batcher: Triton's rule as ascgen_batcher.h applies it (max_batch, the largest preferred
   size reachable now, else wait until the oldest request is max_queue_delay_us old, then
-  send what is there), forming a batch only while one of the executor slots is free.
+  send what is there), forming a batch only while one of the executor slots is free; with
+  request widths, the candidates end before the first request the padding rule keeps out,
+  and a batch so ended goes at once.
 - The pipeline: each stage an engine with as many units as the plan's capacity implies
   (capacity_qps x service time per frame), serving in the order work arrives, and each host
   thread's stream of a stage runs one task at a time (a shared stage: one stream for all).
   A batch goes to a thread with a free slot (in turn); its requests go through the frame
   stages one by one, then the batch-level stages (the model at the executed batch: the
-  compiled one when partial batches are padded) once.
+  compiled one when partial batches are padded; with request widths at the gear of the
+  batch's widest, whose requests alone the upload copies) once.
 What it leaves out: the host's own CPU time, queue timeouts and the DDR contention the
 roofline's bandwidth bound models (the services here run well below it).
 """
@@ -20,10 +27,13 @@ from __future__ import annotations
 import bisect
 import heapq
 import itertools
+import random
 import statistics
 from dataclasses import dataclass, field
 
 from ascgen.plan_model import Plan, StagePlan
+from ascgen.serving_requests import PaddedShape, Requests, hw_gear_index, read_requests
+from ascgen.stages.h2d import pads_requests
 from ascgen.stages.model import ModelStage, gear_for, latency_ms
 
 CLIENTS = (1, 8, 32, 70)  # the seed's experiment's points (Paddle Serving's, issue 16)
@@ -36,6 +46,9 @@ class Prediction:
     p50_ms: float
     p99_ms: float
     mean_batch: float
+    model_ms: float = 0.0  # the model's mean time per execution
+    gear_share: tuple[float, ...] = ()  # of the executions, at each of the model's hw_gears
+    requests: str = ""  # hw_gears: the requests the clients send, or why they could not be read
 
 
 @dataclass
@@ -76,47 +89,111 @@ def _engine(stage: StagePlan, plan: Plan) -> _Engine:
     return _Engine(service_s, [[] for _ in range(units)], [0.0] * streams)
 
 
-def _batch_size(queued: int, waited_s: float, plan: Plan) -> int:
-    """How many requests the rule sends now (0: wait)."""
+def _batch_size(queue: list[_Queued], now: float, plan: Plan, height: int) -> int:
+    """How many requests the rule sends now (0: wait): ascgen_batcher.h's form_locked. The
+    candidates are the first requests, up to max_batch, ending before the first the padding
+    rule keeps out (requests of their own width); a batch the rule ended goes at once."""
     s = plan.serving
     assert s is not None
-    if queued >= s.max_batch:
+    shape = PaddedShape(height)
+    reachable, shape_break = 0, False
+    for q in queue[: s.max_batch]:
+        if height and not shape.accepts(q.width):
+            shape_break = True
+            break
+        shape.add(q.width)
+        reachable += 1
+    if reachable == s.max_batch:
         return s.max_batch
-    reachable = [p for p in s.preferred if p <= queued]
-    if reachable:
-        return max(reachable)
-    if queued and waited_s >= s.max_queue_delay_us / 1e6 - 1e-12:
-        return queued
+    preferred = [p for p in s.preferred if p <= reachable]
+    if preferred:
+        return max(preferred)
+    if shape_break:
+        return reachable
+    if reachable and now - queue[0].arrived >= s.max_queue_delay_us / 1e6 - 1e-12:
+        return reachable
     return 0
 
 
-def predict(plan: Plan, clients: int, requests: int = 3000, warmup: int = 300) -> Prediction:
+@dataclass
+class _Queued:
+    arrived: float
+    client: int
+    sent: int  # the client's requests before this one
+    width: int  # 0: the model's one shape
+
+
+@dataclass
+class _Service:
+    """What a batch of requests costs at the model and the upload: at the gear of its widest
+    request when the requests have their own width (requests), else at its size."""
+
+    plan: Plan
+    requests: Requests | None
+    model_s: dict[int, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        assert self.plan.serving is not None
+        self.model_s = {n: executed_ms(self.plan, n) / 1e3 for n in range(1, self.plan.serving.max_batch + 1)}
+
+    def gear(self, taken: list[_Queued]) -> int:
+        assert self.plan.serving is not None and self.requests is not None
+        return hw_gear_index(self.plan.serving.hw_gears, self.requests.height, max(q.width for q in taken))
+
+    def model(self, taken: list[_Queued]) -> float:
+        """An execution: the batch's gear's time (a partial batch is padded to the compiled one)."""
+        if self.requests is None:
+            return self.model_s[len(taken)]
+        assert self.plan.serving is not None
+        return self.plan.serving.hw_gear_ms[self.gear(taken)] / 1e3
+
+    def upload(self, stage: StagePlan, taken: list[_Queued]) -> float | None:
+        """The upload that packs requests copies the batch's requests at its gear (pack_padded)."""
+        if self.requests is None or not pads_requests(stage, self.plan):
+            return None
+        assert self.plan.serving is not None
+        h, w = self.plan.serving.hw_gears[self.gear(taken)]
+        return self.plan.device.engines.h2d.service_us(len(taken) * h * w) / 1e6
+
+
+def predict(plan: Plan, clients: int, requests: int | None = None, warmup: int = 300, seed: int = 0) -> Prediction:
     """The steady state of `clients` closed-loop clients: the requests after the first
-    `warmup` completed ones, `requests` of them."""
+    `warmup` completed ones, `requests` of them (default 3,000; 10,000 for requests of their own
+    width, whose batches vary with how the clients' requests interleave). The clients of a completed batch send their
+    next requests in an order the program leaves to the OS scheduler (each waits on its own
+    condition variable): drawn at random, from `seed`, so a prediction is deterministic."""
     s = plan.serving
     assert s is not None, "a service's plan (source kind requests)"
+    widths = read_requests(plan) if s.hw_gears else None
+    sent = widths if isinstance(widths, Requests) else None
+    requests = requests or (10_000 if sent else 3000)
+    height = sent.height if sent else 0
+    service = _Service(plan, sent)
     frame_stages = [st for st in plan.stages if not st.batch_level and st.service_us > 0]
     batch_stages = [st for st in plan.stages if st.batch_level and st.service_us > 0]
     frames = [_engine(st, plan) for st in frame_stages]
     batches = [_engine(st, plan) for st in batch_stages]
     model = [plan.model is not None and st.name == plan.model.stage for st in batch_stages]
-    model_s = {n: executed_ms(plan, n) / 1e3 for n in range(1, s.max_batch + 1)}
     slots = [s.slots_per_thread] * plan.threads  # free batch slots per host thread
     turn = itertools.cycle(range(plan.threads))
-    queue: list[float] = []  # arrival times, oldest first
     events: list[tuple[float, int, int]] = []  # (time, order, requests completing; 0: a timer)
     order = itertools.count()
     done: list[tuple[float, float]] = []  # (completion, latency)
     sizes: list[int] = []
-    in_batch: dict[int, tuple[int, list[float]]] = {}
-    for _ in range(clients):
-        queue.append(0.0)
+    executions: list[tuple[int, float]] = []  # (gear index, model seconds) per batch
+    in_batch: dict[int, tuple[int, list[_Queued]]] = {}
+
+    def send(client: int, k: int, at: float) -> _Queued:
+        return _Queued(at, client, k, sent.of_client(client, k) if sent else 0)
+
+    queue = [send(c, 0, 0.0) for c in range(clients)]  # the clients start in turn
+    wake = random.Random(seed)
     now = 0.0
     while len(done) < warmup + requests:
         while any(slots) and queue:
-            n = _batch_size(len(queue), now - queue[0], plan)
+            n = _batch_size(queue, now, plan, height)
             if n == 0:
-                heapq.heappush(events, (queue[0] + s.max_queue_delay_us / 1e6, next(order), 0))
+                heapq.heappush(events, (queue[0].arrived + s.max_queue_delay_us / 1e6, next(order), 0))
                 break
             thread = next(w for w in turn if slots[w] > 0)
             taken, queue = queue[:n], queue[n:]
@@ -128,8 +205,10 @@ def predict(plan: Plan, clients: int, requests: int = 3000, warmup: int = 300) -
                 for e in frames:
                     t = e.serve(t, thread, now)
                 ready = max(ready, t)
-            for e, is_model in zip(batches, model, strict=True):  # the model and what follows it
-                ready = e.serve(ready, thread, now, model_s[n] if is_model else None)
+            for e, st, is_model in zip(batches, batch_stages, model, strict=True):  # the model and the rest
+                cost = service.model(taken) if is_model else service.upload(st, taken)
+                ready = e.serve(ready, thread, now, cost)
+            executions.append((service.gear(taken) if sent else len(s.hw_gear_ms) - 1, service.model(taken)))
             key = next(order)
             in_batch[key] = (thread, taken)
             heapq.heappush(events, (ready, key, n))
@@ -139,21 +218,26 @@ def predict(plan: Plan, clients: int, requests: int = 3000, warmup: int = 300) -
         if n == 0:
             continue
         thread, taken = in_batch.pop(key)
-        for arrived in taken:
-            done.append((now, now - arrived))
-            queue.append(now)  # the client sends its next request at once
+        for q in wake.sample(taken, len(taken)):  # each client sends its next request at once
+            done.append((now, now - q.arrived))
+            queue.append(send(q.client, q.sent + 1, now))
         slots[thread] += 1
     measured = done[warmup:]
     if len(measured) < 2:
         return Prediction(clients, 0.0, 0.0, 0.0, 0.0)
     span = measured[-1][0] - done[warmup - 1][0] if warmup else measured[-1][0]
     latencies = sorted(lat for _, lat in measured)
+    steady = executions[len(executions) // 10 :]
+    gears = [g for g, _ in steady]
     return Prediction(
         clients=clients,
         qps=len(measured) / span if span > 0 else 0.0,
         p50_ms=statistics.median(latencies) * 1e3,
         p99_ms=latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] * 1e3,
         mean_batch=statistics.fmean(sizes[len(sizes) // 10 :]) if sizes else 0.0,
+        model_ms=statistics.fmean(ms for _, ms in steady) * 1e3 if steady else 0.0,
+        gear_share=tuple(gears.count(k) / len(gears) for k in range(len(s.hw_gears))) if gears else (),
+        requests=sent.describe() if sent else (widths if isinstance(widths, str) else ""),
     )
 
 

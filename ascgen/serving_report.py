@@ -10,6 +10,7 @@ from rich.table import Table
 from ascgen.plan_model import Plan
 from ascgen.serving_checks import PADDING_ABSOLUTE_ELEMENTS
 from ascgen.serving_predict import executed_ms, padding_cost, predictions
+from ascgen.serving_requests import read_requests
 
 
 def print_serving(plan: Plan, console: Console) -> None:
@@ -45,11 +46,48 @@ def print_serving(plan: Plan, console: Console) -> None:
             f"most {PADDING_ABSOLUTE_ELEMENTS:,} more than a request's, or each request at least half of them), "
             f"zero-padded to the batch's widest, run at the smallest height x width gear that holds it "
             f"(aclmdlSetDynamicHWSize before each execute; a batch of {s.executed_batch} at {times}); a request "
-            f"wider than {s.hw_gears[-1][1]} is refused at start-up; predictions below assume the largest gear"
+            f"wider than {s.hw_gears[-1][1]} is refused at start-up; {what_is_predicted(plan)}"
         )
+    predicted = predictions(plan)
     table = Table(title="Predicted service (closed loop)", title_justify="left")
     for col in ("clients", "QPS", "p50 ms", "p99 ms", "mean batch"):
         table.add_column(col, justify="right")
-    for p in predictions(plan):
-        table.add_row(str(p.clients), f"{p.qps:,.1f}", f"{p.p50_ms:,.1f}", f"{p.p99_ms:,.1f}", f"{p.mean_batch:.1f}")
+    if s.hw_gears:
+        table.add_column("model ms per batch", justify="right")
+        table.add_column("batches per gear", justify="left")
+    for p in predicted:
+        row = [str(p.clients), f"{p.qps:,.1f}", f"{p.p50_ms:,.1f}", f"{p.p99_ms:,.1f}", f"{p.mean_batch:.1f}"]
+        if s.hw_gears:
+            shares = zip(s.hw_gears, p.gear_share, strict=False)
+            row += [f"{p.model_ms:.2f}", ", ".join(f"{h}x{w}: {x:.0%}" for (h, w), x in shares)]
+        table.add_row(*row)
     console.print(table)
+    if s.hw_gears and predicted:
+        top = max(predicted, key=lambda p: p.clients)
+        console.print(
+            f"the roofline above runs every batch full ({s.executed_batch} requests) at the largest gear; with these "
+            f"requests the service saturates at about {top.qps:,.0f} requests/s (the prediction at {top.clients} "
+            f"clients: batches of {top.mean_batch:.1f} requests that the padding rule keeps apart, "
+            f"{top.model_ms:.2f} ms of model time each at the gears their widest requests need)"
+        )
+
+
+def what_is_predicted(plan: Plan) -> str:
+    """What the predictions of a service with height/width gears serve: the spec's requests, or
+    (they cannot be read) every batch at the largest gear."""
+    requests = read_requests(plan)
+    if isinstance(requests, str):
+        return f"predictions below assume the largest gear ({requests})"
+    n = len(requests.widths)
+    return (
+        f"predictions below serve the spec's {requests.describe()}, client c's k-th request being "
+        f"input (c + k) mod {n} of {requests.folder.as_posix()} (sorted by name), each batch at its gear"
+    )
+
+
+def roofline_note(plan: Plan) -> str:
+    """What the roofline means for a service whose requests pick the model's gear."""
+    s = plan.serving
+    if s is None or not s.hw_gears:
+        return ""
+    return "; every batch full at the largest gear, not this service's ceiling: see serving below"
