@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "acl/acl_rt.h"
+#include "callback_rules.h"
 #include "log.h"
 #include "runtime.h"
 
@@ -139,6 +140,7 @@ aclError default_fault_code(const char* name) {
 }
 
 aclError api_enter(const char* name) {
+  if (aclError rc = callback_rules::check(name)) return rc;  // inside a host callback
   Faults& f = faults();
   std::lock_guard<std::mutex> lock(f.mu);
   ensure_loaded(f);

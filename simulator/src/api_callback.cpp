@@ -18,6 +18,7 @@
 
 #include "acl/acl_rt.h"
 #include "api.h"
+#include "callback_rules.h"
 #include "clock.h"
 #include "hazard.h"
 #include "log.h"
@@ -138,7 +139,10 @@ aclError aclrtProcessReport(int32_t timeout) {
   q.tasks.pop_front();
   if (hazard::enabled()) hazard::observe(*t);  // the callback runs after its predecessors
   lk.unlock();
-  t->callback(t->user_data);
+  {
+    callback_rules::Running running;  // rule callback.forbidden_call
+    t->callback(t->user_data);
+  }
   if (t->blocking) d.complete_external(t);
   return ACL_SUCCESS;
 }

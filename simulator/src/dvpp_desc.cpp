@@ -6,7 +6,9 @@
 #include "dvpp_rules.h"
 
 #include <atomic>
+#include <mutex>
 #include <new>
+#include <unordered_set>
 
 namespace sim::dvpp {
 namespace {
@@ -43,6 +45,21 @@ aclError set(T* obj, F&& assign) {
   return ACL_SUCCESS;
 }
 
+// Channel descriptors not yet destroyed: acldvppDestroyChannel must tell a live descriptor
+// from one acldvppDestroyChannelDesc already freed (rule dvpp.channel_desc_order).
+std::mutex& channel_descs_mu() {
+  static auto* m = new std::mutex;  // never destroyed, as the rule registries
+  return *m;
+}
+std::unordered_set<const acldvppChannelDesc*>& channel_descs() {
+  static auto* s = new std::unordered_set<const acldvppChannelDesc*>;
+  return *s;
+}
+bool channel_desc_live(const acldvppChannelDesc* desc) {
+  std::lock_guard<std::mutex> lock(channel_descs_mu());
+  return channel_descs().count(desc) != 0;
+}
+
 constexpr uint32_t kAllChannelModes = DVPP_CHNMODE_VPC | DVPP_CHNMODE_JPEGD | DVPP_CHNMODE_JPEGE;
 
 }  // namespace
@@ -61,14 +78,29 @@ using sim::dvpp::counters;
 
 acldvppChannelDesc* acldvppCreateChannelDesc() {
   SIM_API_ENTER_OR(nullptr);
-  return sim::dvpp::make<acldvppChannelDesc>(counters().channel_desc);
+  acldvppChannelDesc* desc = sim::dvpp::make<acldvppChannelDesc>(counters().channel_desc);
+  if (desc != nullptr) {
+    std::lock_guard<std::mutex> lock(sim::dvpp::channel_descs_mu());
+    sim::dvpp::channel_descs().insert(desc);
+  }
+  return desc;
 }
 
 aclError acldvppDestroyChannelDesc(acldvppChannelDesc* channelDesc) {
   SIM_API_ENTER();
-  // CANN expects acldvppDestroyChannel first; a live channel is released here
-  // so that its count stays right.
-  if (channelDesc != nullptr && channelDesc->created) --counters().channels;
+  if (channelDesc == nullptr || !sim::dvpp::channel_desc_live(channelDesc))
+    return ACL_ERROR_INVALID_PARAM;
+  // CANN expects acldvppDestroyChannel first (a later acldvppDestroyChannel reports an
+  // error): rule dvpp.channel_desc_order. The channel is released here so that its count
+  // stays right.
+  if (channelDesc->created) {
+    sim::dvpp::channel_desc_destroyed_first(__func__, channelDesc);
+    --counters().channels;
+  }
+  {
+    std::lock_guard<std::mutex> lock(sim::dvpp::channel_descs_mu());
+    sim::dvpp::channel_descs().erase(channelDesc);
+  }
   return sim::dvpp::destroy(channelDesc, counters().channel_desc);
 }
 
@@ -98,7 +130,11 @@ aclError acldvppCreateChannel(acldvppChannelDesc* channelDesc) {
 
 aclError acldvppDestroyChannel(acldvppChannelDesc* channelDesc) {
   SIM_API_ENTER();
-  if (channelDesc == nullptr || !channelDesc->created) return ACL_ERROR_INVALID_PARAM;
+  if (channelDesc == nullptr) return ACL_ERROR_INVALID_PARAM;
+  if (!sim::dvpp::channel_desc_live(channelDesc))
+    return sim::dvpp::channel_desc_gone(__func__, channelDesc);
+  if (!channelDesc->created) return ACL_ERROR_INVALID_PARAM;
+  sim::dvpp::channel_destroyed(__func__, channelDesc);
   channelDesc->created = false;
   --counters().channels;
   return ACL_SUCCESS;

@@ -88,6 +88,39 @@ aclError submit_on_channel(const char* api, acldvppChannelDesc* channel, void* s
   return rc;
 }
 
+void channel_destroyed(const char* api, const acldvppChannelDesc* channel) {
+  std::shared_ptr<ChannelUse> use;
+  {
+    std::lock_guard<std::mutex> lock(channels_mu());
+    auto it = channel_uses().find(channel);
+    if (it == channel_uses().end()) return;  // never used
+    use = it->second;
+    channel_uses().erase(it);  // in-flight tasks keep their own reference
+  }
+  std::lock_guard<std::mutex> lock(use->mu);
+  if (use->inflight > 0)
+    device_rule(ACL_SUCCESS, api, "dvpp.channel_destroy_pending", rules::kDvppChannelDestroy,
+                "channel %llu destroyed while %d task(s) of it (last from %s) are still queued "
+                "or running: synchronise the stream before acldvppDestroyChannel",
+                static_cast<unsigned long long>(channel->channelId), use->inflight,
+                use->stream_label.c_str());
+}
+
+void channel_desc_destroyed_first(const char* api, const acldvppChannelDesc* channel) {
+  device_rule(ACL_SUCCESS, api, "dvpp.channel_desc_order", rules::kDvppChannelOrder,
+              "channel %llu is still created: acldvppDestroyChannel(desc) first, then "
+              "acldvppDestroyChannelDesc(desc) (the channel is left behind on the device)",
+              static_cast<unsigned long long>(channel->channelId));
+  channel_destroyed(api, channel);
+}
+
+aclError channel_desc_gone(const char* api, const acldvppChannelDesc* channel) {
+  return violate(ACL_ERROR_INVALID_PARAM, api, "dvpp.channel_desc_live",
+                 "channel description %p was destroyed (acldvppDestroyChannelDesc) before its "
+                 "channel: destroy the channel first [source: %s]",
+                 static_cast<const void*>(channel), rules::kDvppChannelOrder);
+}
+
 // ---- decode result codes -------------------------------------------------------
 
 struct PicSlot {

@@ -18,6 +18,16 @@ namespace sim::dvpp {
 aclError submit_on_channel(const char* api, acldvppChannelDesc* channel, void* stream,
                            TaskSpec spec);
 
+// acldvppDestroyChannel: rule dvpp.channel_destroy_pending when tasks of the channel have
+// not completed (they still use it); forgets the channel's use record.
+void channel_destroyed(const char* api, const acldvppChannelDesc* channel);
+// acldvppDestroyChannelDesc of a channel not destroyed yet (rule dvpp.channel_desc_order,
+// returns nothing: the descriptor goes, the program's later acldvppDestroyChannel fails).
+void channel_desc_destroyed_first(const char* api, const acldvppChannelDesc* channel);
+// acldvppDestroyChannel of a descriptor acldvppDestroyChannelDesc already destroyed:
+// ACL_ERROR_INVALID_PARAM (CANN: "an error is reported"), argument rule dvpp.channel_desc_live.
+aclError channel_desc_gone(const char* api, const acldvppChannelDesc* channel);
+
 // Decode result codes (rule jpegd.retcode_unread). A JPEGD task holds the
 // output descriptor's slot; the device thread writes the result code through
 // it at completion (nothing once the descriptor is destroyed).

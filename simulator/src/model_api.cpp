@@ -29,6 +29,7 @@
 #include "log.h"
 #include "memory.h"
 #include "model_internal.h"
+#include "rules.h"
 #include "runtime.h"
 #include "task.h"
 
@@ -63,9 +64,10 @@ namespace {
 struct LoadedModel {
   uint32_t id = 0;
   ModelFile file;
-  void* memory = nullptr;   // owned when not loaded WithMem
-  void* work = nullptr;     // owned: WithMem with a NULL workPtr
-  unsigned generation = 0;  // model_clock() generation at load (aclInit)
+  void* memory = nullptr;        // owned when not loaded WithMem
+  void* work = nullptr;          // owned: WithMem with a NULL workPtr
+  unsigned generation = 0;       // model_clock() generation at load (aclInit)
+  const Context* ctx = nullptr;  // the context it was loaded in (rule model.same_context)
   std::mutex mu;
   std::map<const void*, int> in_flight;  // per stream (nullptr: aclmdlExecute)
 };
@@ -111,6 +113,7 @@ aclError upload_weights(const char* api, const ModelFile& f) {
 
 aclError register_model(const char* api, std::shared_ptr<LoadedModel> m, uint32_t* modelId) {
   m->generation = model_clock().generation();
+  m->ctx = current_context();
   if (aclError rc = upload_weights(api, m->file)) return rc;
   Models& reg = models();
   std::lock_guard<std::mutex> lock(reg.mu);
@@ -118,6 +121,21 @@ aclError register_model(const char* api, std::shared_ptr<LoadedModel> m, uint32_
   *modelId = m->id;
   reg.by_id[m->id] = std::move(m);
   return ACL_SUCCESS;
+}
+
+// Load, execute and unload of one model in one context (device rule model.same_context,
+// ACL_ERROR_RT_MODEL_CONTEXT: the code CANN names for a model outside the current context).
+aclError check_context(const char* api, const LoadedModel& m) {
+  const Context* now = current_context();
+  if (now == m.ctx) return ACL_SUCCESS;
+  return device_rule(ACL_ERROR_RT_MODEL_CONTEXT, api, "model.same_context", rules::kModelContext,
+                     "model %u was loaded in %s context %p (device %d), the calling thread's "
+                     "current context is %s %p: aclrtSetCurrentContext(<the loading context>) "
+                     "first",
+                     m.id, m.ctx->is_default ? "the default" : "a created",
+                     static_cast<const void*>(m.ctx), m.ctx->device_id,
+                     now == nullptr ? "none," : (now->is_default ? "the default" : "a created"),
+                     static_cast<const void*>(now));
 }
 
 // Checks a dataset against the model's sizes; fills the (pointer, size) list.
@@ -158,6 +176,7 @@ aclError execute(const char* api, uint32_t modelId, const aclmdlDataset* input,
   if (!m)
     return violate(ACL_ERROR_INVALID_MODEL_ID, api, "model.id", "model id %u is not loaded",
                    modelId);
+  if (aclError rc = check_context(api, *m)) return rc;
   TaskSpec spec;
   if (aclError rc = check_io(api, input, m->file.input_bytes, true, &spec.reads)) return rc;
   if (aclError rc = check_io(api, output, m->file.output_bytes, false, &spec.writes)) return rc;
@@ -310,15 +329,19 @@ aclError aclmdlUnload(uint32_t modelId) {
       return violate(ACL_ERROR_INVALID_MODEL_ID, __func__, "model.id", "model id %u is not loaded",
                      modelId);
     m = it->second;
+    // After aclFinalize its context is gone: only this initialisation's models are checked.
+    if (m->generation == model_clock().generation())
+      if (aclError rc = check_context(__func__, *m)) return rc;
     reg.by_id.erase(it);
   }
   {
     std::lock_guard<std::mutex> lock(m->mu);
     for (const auto& kv : m->in_flight)
       if (kv.second > 0)
-        warn_rule(__func__, "model.unload_in_flight",
-                  "model %u unloaded with %d execution(s) not complete: synchronize first", modelId,
-                  kv.second);
+        device_rule(ACL_SUCCESS, __func__, "model.unload_in_flight", rules::kModelUnload,
+                    "model %u unloaded with %d execution(s) not complete: synchronize the "
+                    "stream first (its work memory goes back while the execution still uses it)",
+                    modelId, kv.second);
   }
   // After aclFinalize the blocks are gone already (and their addresses may be
   // reused): only free what this initialisation allocated.

@@ -80,6 +80,26 @@ constexpr const char* kDvppSubBuffer =
 constexpr const char* kHostAccess =
     "acldvppJpegGetImageInfo / PredictDecSize take the JPEG in host memory; on ACL_HOST the "
     "bytes live on the host [hicann/docs DVPP_V1_JPEGD.md]; ACL_FACTS 3.3, 3.4";
+constexpr const char* kDvppChannelDestroy =
+    "do not free resources (a channel) until the device task has finished "
+    "[HIA aclcppdevg_03_0255 80RC1alpha002]; DVPP V1 flow: the Async op, aclrtSynchronizeStream, "
+    "then destroy [hicann/docs DVPP_V1_JPEGD.md]; ACL_FACTS 3.4";
+constexpr const char* kDvppChannelOrder =
+    "acldvppDestroyChannel Restrictions: if acldvppDestroyChannelDesc was called before "
+    "acldvppDestroyChannel, acldvppDestroyChannel reports an error [HIA aclcppdevg_03_0328 800, "
+    "0247 700, 0144 5046]";
+constexpr const char* kCallbackCalls =
+    "aclrtLaunchCallback Restrictions: a callback must not call resource allocation or release, "
+    "stream or device synchronisation, task launch or abort APIs, or errors or deadlock may "
+    "follow [HIA aclcppdevg_03_0126 83RC1/850/900, aclcppdevg_03_1959 900]; ACL_FACTS 1.4 "
+    "Callbacks";
+constexpr const char* kModelContext =
+    "aclmdlLoadFromFile / aclmdlUnload Restrictions: loading, executing and unloading a model "
+    "must be performed in the same context [HIA aclcppdevg_03_0291, 0284 800; "
+    "cann/ge docs aclmdlUnload.md]; ACL_FACTS 1.4 Init, device, context";
+constexpr const char* kModelUnload =
+    "aclmdlUnload Restrictions: ensure that the model is not being used by other API calls "
+    "[HIA aclcppdevg_03_0291 800/850]; aclmdlExecuteAsync is asynchronous, ACL_FACTS 2.2";
 constexpr const char* kFaultSpec = "simulator README, Environment: ACL_SIM_FAIL=API:N[:CODE]";
 
 }  // namespace rules

@@ -23,6 +23,9 @@ struct Case {
 
 const std::vector<Case>& cases();
 
+// `base` followed by the cases of the rules audit (rules_corpus_audit.cpp).
+std::vector<Case> with_audit_cases(std::vector<Case> base);
+
 }  // namespace corpus
 
 #endif  // ACL_SIM_TESTS_RULES_CORPUS_H_

@@ -1,0 +1,34 @@
+// Device rule callback.forbidden_call: what a host callback must not do.
+//
+// aclrtLaunchCallback / aclrtLaunchHostFunc, Restrictions: a callback shares resources
+// (locks) with the runtime, so it must not call resource allocation or release, stream or
+// device synchronisation, task launch or task abort APIs; doing so may cause errors or
+// deadlock [HIA aclcppdevg_03_0126 83RC1/850/900, aclcppdevg_03_1959 900]; ACL_FACTS 1.4
+// Callbacks. aclrtProcessReport marks the calling thread while a callback runs; every public
+// entry point (SIM_API_ENTER) asks check() first.
+#ifndef ACL_SIM_SRC_CALLBACK_RULES_H_
+#define ACL_SIM_SRC_CALLBACK_RULES_H_
+
+#include "acl/acl_base.h"
+
+namespace sim::callback_rules {
+
+// Marks the calling thread as running a callback for the scope's lifetime.
+class Running {
+ public:
+  Running();
+  ~Running();
+  Running(const Running&) = delete;
+  Running& operator=(const Running&) = delete;
+};
+
+// `api` (its __func__) called on this thread: ACL_SUCCESS outside a callback or for an
+// allowed API. Inside a callback a forbidden API breaks the rule: a synchronising call (it
+// could wait for the very callback that calls it) is refused with ACL_ERROR_API_NOT_SUPPORT
+// (the documents name no code, "errors or deadlock"; the simulator never hangs), other
+// forbidden calls go on (ACL_SUCCESS) with the rule counted.
+aclError check(const char* api);
+
+}  // namespace sim::callback_rules
+
+#endif  // ACL_SIM_SRC_CALLBACK_RULES_H_
