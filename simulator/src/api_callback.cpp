@@ -33,6 +33,7 @@ uint64_t this_thread_id() {
   return static_cast<uint64_t>(pthread_self());
 }
 
+
 }  // namespace
 
 extern "C" {
@@ -48,6 +49,14 @@ aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream) {
         s->report_thread == threadId ? ACL_ERROR_REPEAT_SUBSCRIBE : ACL_ERROR_RT_STREAM_SUBSCRIBE,
         __func__, "report.one_thread_per_stream", "stream %llu is already served by thread %llu",
         static_cast<unsigned long long>(s->id), static_cast<unsigned long long>(s->report_thread));
+  int32_t other = 0;
+  if (!callback_rules::serve_on(threadId, d.id(), &other))
+    return violate(ACL_ERROR_RT_PARAM_INVALID, __func__, "report.thread_one_device",
+                   "thread %llu already serves streams of device %d; %s is on device %d: one "
+                   "report thread per device [source: aclrtSubscribeReport Restrictions, "
+                   "HIA aclcppdevg_03_0124 800, aclcppdevg_03_0082 700]",
+                   static_cast<unsigned long long>(threadId), other, stream_label(s).c_str(),
+                   d.id());
   s->subscribed = true;
   s->report_thread = threadId;
   ReportQueue& q = d.reports(threadId);
@@ -77,6 +86,7 @@ aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream) {
                 "(and let the report thread process them) before unsubscribing",
                 pending, stream_label(s).c_str());
   s->subscribed = false;
+  callback_rules::stop_serving(threadId);
   --q.subscriptions;
   q.cv.notify_all();
   return ACL_SUCCESS;

@@ -262,6 +262,12 @@ aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus* statu
   std::lock_guard<std::mutex> lock(device().mu());
   std::shared_ptr<Event> e;
   if (aclError rc = find_event(__func__, event, &e)) return rc;
+  // aclrtCreateEventExWithFlag: "cannot be used with aclrtResetEvent, aclrtQueryEvent or
+  // aclrtQueryEventWaitStatus" [RT-doc 07_event_management]; ACL_FACTS 1.4 Events.
+  if (e->ex)
+    return violate(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__, "event.query_ex",
+                   "aclrtCreateEventExWithFlag events have no wait status: use "
+                   "aclrtQueryEventStatus");
   *status = event_complete(*e) ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
   return ACL_SUCCESS;
 }

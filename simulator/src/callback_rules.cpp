@@ -1,7 +1,10 @@
-// Device rule callback.forbidden_call (callback_rules.h).
+// Device rule callback.forbidden_call and the report threads' devices (callback_rules.h).
 #include "callback_rules.h"
 
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "rules.h"
 
@@ -81,7 +84,43 @@ const char* what(Kind k) {
   }
 }
 
+// The device each report thread serves (aclrtSubscribeReport: "in one process, threads that
+// process callbacks on different devices cannot use the same thread ID"), with its number of
+// subscriptions. A leaf lock: taken under Device::mu, takes nothing itself.
+struct ThreadDevices {
+  std::mutex mu;
+  std::map<uint64_t, std::pair<int32_t, int>> serving;  // thread -> (device, streams)
+};
+
+ThreadDevices& thread_devices() {
+  static auto* t = new ThreadDevices;  // never destroyed: report threads may outlive main
+  return *t;
+}
+
 }  // namespace
+
+// Records `thread` as serving one more stream of `device`; false (and nothing recorded) when
+// it serves streams of another device; *other is that device.
+bool serve_on(uint64_t thread, int32_t device, int32_t* other) {
+  ThreadDevices& t = thread_devices();
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto it = t.serving.find(thread);
+  if (it != t.serving.end() && it->second.second > 0 && it->second.first != device) {
+    *other = it->second.first;
+    return false;
+  }
+  auto& entry = t.serving[thread];
+  if (entry.second == 0) entry.first = device;
+  ++entry.second;
+  return true;
+}
+
+void stop_serving(uint64_t thread) {
+  ThreadDevices& t = thread_devices();
+  std::lock_guard<std::mutex> lock(t.mu);
+  auto it = t.serving.find(thread);
+  if (it != t.serving.end() && --it->second.second <= 0) t.serving.erase(it);
+}
 
 Running::Running() {
   ++t_running;

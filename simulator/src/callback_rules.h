@@ -1,4 +1,5 @@
-// Device rule callback.forbidden_call: what a host callback must not do.
+// Device rule callback.forbidden_call: what a host callback must not do; and the device
+// each report thread serves (argument check report.thread_one_device).
 //
 // aclrtLaunchCallback / aclrtLaunchHostFunc, Restrictions: a callback shares resources
 // (locks) with the runtime, so it must not call resource allocation or release, stream or
@@ -8,6 +9,8 @@
 // entry point (SIM_API_ENTER) asks check() first.
 #ifndef ACL_SIM_SRC_CALLBACK_RULES_H_
 #define ACL_SIM_SRC_CALLBACK_RULES_H_
+
+#include <cstdint>
 
 #include "acl/acl_base.h"
 
@@ -28,6 +31,14 @@ class Running {
 // (the documents name no code, "errors or deadlock"; the simulator never hangs), other
 // forbidden calls go on (ACL_SUCCESS) with the rule counted.
 aclError check(const char* api);
+
+// Argument check report.thread_one_device (aclrtSubscribeReport Restrictions: in one process,
+// report threads of different devices cannot share a thread ID [HIA aclcppdevg_03_0124 800,
+// aclcppdevg_03_0082 700]). serve_on records `thread` as serving one more stream of `device`;
+// false, recording nothing, when it serves streams of another device (*other: that device).
+bool serve_on(uint64_t thread, int32_t device, int32_t* other);
+// A stream `thread` served was unsubscribed or destroyed.
+void stop_serving(uint64_t thread);
 
 }  // namespace sim::callback_rules
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <limits>
 
+#include "callback_rules.h"
 #include "clock.h"
 #include "guard.h"
 #include "hazard.h"
@@ -465,6 +466,7 @@ Stream* Device::create_stream(Context* ctx, bool is_default) {
 }
 
 void Device::destroy_stream(Stream* s) {
+  if (s->subscribed) callback_rules::stop_serving(s->report_thread);  // destroyed subscribed
   streams_.erase(s);
 }
 

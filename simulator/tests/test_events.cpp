@@ -162,6 +162,8 @@ TEST(event, rules_and_status_encodings) {
   aclrtEventWaitStatus ws = ACL_EVENT_WAIT_STATUS_RESERVED;
   CHECK_OK(aclrtQueryEventWaitStatus(plain, &ws));
   CHECK_EQ(ws, ACL_EVENT_WAIT_STATUS_COMPLETE);
+  CHECK_RULE(aclrtQueryEventWaitStatus(ex, &ws), ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+             "event.query_ex");
   CHECK_OK(aclrtSynchronizeStream(s));
   for (aclrtEvent e : {plain, timeline, ex}) CHECK_OK(aclrtDestroyEvent(e));
   CHECK_RULE(aclrtRecordEvent(plain, s), ACL_ERROR_RT_INVALID_HANDLE, "event.valid_handle");
@@ -264,6 +266,32 @@ TEST(callback, block_and_no_block_in_stream_order) {
   pthread_join(tid, nullptr);
   CHECK_OK(aclrtUnSubscribeReport(static_cast<uint64_t>(tid), s));
   CHECK_OK(aclrtDestroyStream(s));
+}
+
+// aclrtSubscribeReport Restrictions: one thread ID serves the streams of one device only.
+TEST(callback, one_report_thread_per_device) {
+  CHECK_OK(open_device(0.1));
+  const uint64_t thread = 0x5eed, other_thread = 0x5eee;  // ids only: nothing processes
+  aclrtStream s0 = nullptr, s1 = nullptr;
+  CHECK_OK(aclrtCreateStream(&s0));
+  CHECK_OK(aclrtSubscribeReport(thread, s0));
+  CHECK_OK(aclrtSetDevice(1));
+  CHECK_OK(aclrtCreateStream(&s1));
+  CHECK_RULE(aclrtSubscribeReport(thread, s1), ACL_ERROR_RT_PARAM_INVALID,
+             "report.thread_one_device");
+  CHECK_OK(aclrtSubscribeReport(other_thread, s1));
+  CHECK_OK(aclrtUnSubscribeReport(other_thread, s1));
+  CHECK_OK(aclrtSetDevice(0));
+  CHECK_OK(aclrtUnSubscribeReport(thread, s0));  // it serves no device now
+  CHECK_OK(aclrtSetDevice(1));
+  CHECK_OK(aclrtSubscribeReport(thread, s1));
+  CHECK_OK(aclrtUnSubscribeReport(thread, s1));
+  CHECK_OK(aclrtDestroyStream(s1));
+  CHECK_OK(aclrtResetDevice(1));
+  CHECK_OK(aclrtResetDevice(1));
+  CHECK_OK(aclrtSetDevice(0));
+  CHECK_OK(aclrtDestroyStream(s0));
+  CHECK_OK(aclrtResetDevice(0));
 }
 
 TEST(trace, writes_trace_file) {
