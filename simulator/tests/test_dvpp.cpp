@@ -362,6 +362,38 @@ TEST(vpc, refused_at_the_call) {
   CHECK_OK(aclrtDestroyStream(s));
 }
 
+// VPC input widthStride: ALIGN(w, 16) on the 310 (align.vpc_in.width 16), equal to the width
+// on the A2/A3 (910B profile: align.vpc_in.width 1) [HIA aclcppdevg_03_0337 900beta2, Table 1].
+TEST(vpc, input_stride_alignment_per_profile) {
+  for (bool a2 : {false, true}) {
+    if (a2) use_profile(write_profile("vpc_in_a2", {{"align.vpc_in.width", "1"}}));
+    CHECK_OK(open_device(kFast));
+    acldvppChannelDesc* ch = make_channel();
+    aclrtStream s = nullptr;
+    CHECK_OK(aclrtCreateStream(&s));
+    void *a = nullptr, *b = nullptr;
+    CHECK_OK(acldvppMalloc(&a, 100 * 64 * 3 / 2));
+    CHECK_OK(acldvppMalloc(&b, 64 * 64 * 3 / 2));
+    acldvppPicDesc* in = make_pic(a, 100 * 64 * 3 / 2, 100, 64, 100, 64);  // stride = width
+    acldvppPicDesc* out = make_pic(b, 64 * 64 * 3 / 2, 64, 64, 64, 64);
+    acldvppResizeConfig* cfg = acldvppCreateResizeConfig();
+    if (a2)
+      CHECK_OK(acldvppVpcResizeAsync(ch, in, out, cfg, s));
+    else
+      CHECK_RULE(acldvppVpcResizeAsync(ch, in, out, cfg, s), ACL_ERROR_INVALID_PARAM, "vpc.args");
+    CHECK_OK(aclrtSynchronizeStream(s));
+    acldvppDestroyResizeConfig(cfg);
+    acldvppDestroyPicDesc(in);
+    acldvppDestroyPicDesc(out);
+    CHECK_OK(acldvppFree(a));
+    CHECK_OK(acldvppFree(b));
+    destroy_channel(ch);
+    CHECK_OK(aclrtDestroyStream(s));
+    CHECK_OK(aclrtResetDevice(0));
+    CHECK_OK(aclFinalize());
+  }
+}
+
 TEST(vpc, service_time_from_profile) {
   // 10 resizes to 224x224 on one stream: 10 x (300 + 1196 x 0.050176) us of VPC
   // time plus dispatch; the model clock must show it.
