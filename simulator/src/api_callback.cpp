@@ -33,7 +33,6 @@ uint64_t this_thread_id() {
   return static_cast<uint64_t>(pthread_self());
 }
 
-
 }  // namespace
 
 extern "C" {

@@ -107,10 +107,13 @@ void channel_destroyed(const char* api, const acldvppChannelDesc* channel) {
 }
 
 void channel_desc_destroyed_first(const char* api, const acldvppChannelDesc* channel) {
-  device_rule(ACL_SUCCESS, api, "dvpp.channel_desc_order", rules::kDvppChannelOrder,
-              "channel %llu is still created: acldvppDestroyChannel(desc) first, then "
-              "acldvppDestroyChannelDesc(desc) (the channel is left behind on the device)",
-              static_cast<unsigned long long>(channel->channelId));
+  // A warning: the documents name the consequence (the later acldvppDestroyChannel fails,
+  // dvpp.channel_desc_live), not a device fault. A cleanup that goes on after a failed
+  // acldvppDestroyChannel does exactly this, and rightly.
+  warn_rule(api, "dvpp.channel_desc_order",
+            "channel %llu is still created: acldvppDestroyChannel(desc) first, then "
+            "acldvppDestroyChannelDesc(desc) [source: %s]",
+            static_cast<unsigned long long>(channel->channelId), rules::kDvppChannelOrder);
   channel_destroyed(api, channel);
 }
 

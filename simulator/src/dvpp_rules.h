@@ -21,8 +21,9 @@ aclError submit_on_channel(const char* api, acldvppChannelDesc* channel, void* s
 // acldvppDestroyChannel: rule dvpp.channel_destroy_pending when tasks of the channel have
 // not completed (they still use it); forgets the channel's use record.
 void channel_destroyed(const char* api, const acldvppChannelDesc* channel);
-// acldvppDestroyChannelDesc of a channel not destroyed yet (rule dvpp.channel_desc_order,
-// returns nothing: the descriptor goes, the program's later acldvppDestroyChannel fails).
+// acldvppDestroyChannelDesc of a channel not destroyed yet: warning dvpp.channel_desc_order
+// (the descriptor goes, the program's later acldvppDestroyChannel fails), and the
+// dvpp.channel_destroy_pending check.
 void channel_desc_destroyed_first(const char* api, const acldvppChannelDesc* channel);
 // acldvppDestroyChannel of a descriptor acldvppDestroyChannelDesc already destroyed:
 // ACL_ERROR_INVALID_PARAM (CANN: "an error is reported"), argument rule dvpp.channel_desc_live.

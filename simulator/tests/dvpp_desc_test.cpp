@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "acl_sim/acl_sim.h"
 #include "dvpp_desc.h"
 
 namespace {
@@ -171,7 +172,19 @@ void test_batch_roi_resize_channel_api() {
   EXPECT(acldvppDestroyChannel(ch2) == ACL_SUCCESS);
   EXPECT(acldvppDestroyChannelDesc(ch) == ACL_SUCCESS);
   EXPECT(acldvppDestroyChannelDesc(ch2) == ACL_SUCCESS);
+  EXPECT(acldvppDestroyChannelDesc(ch2) == ACL_ERROR_INVALID_PARAM);  // twice: not freed again
   EXPECT_FAIL(sim::dvpp::validate_channel(nullptr, DVPP_CHNMODE_VPC), "NULL");
+  // The description destroyed before its channel: a warning, and the later
+  // acldvppDestroyChannel reports an error (acldvppDestroyChannel Restrictions) without
+  // reading the freed description (ASan).
+  acldvppChannelDesc* ch3 = acldvppCreateChannelDesc();
+  EXPECT(acldvppCreateChannel(ch3) == ACL_SUCCESS);
+  aclsimClearLastRule();
+  EXPECT(acldvppDestroyChannelDesc(ch3) == ACL_SUCCESS);
+  EXPECT(std::string(aclsimLastRule()) == "dvpp.channel_desc_order");
+  EXPECT(sim::dvpp::live_counts().channels == 0);
+  EXPECT(acldvppDestroyChannel(ch3) == ACL_ERROR_INVALID_PARAM);
+  EXPECT(std::string(aclsimLastRule()) == "dvpp.channel_desc_live");
 }
 
 void test_vpc_picture_checks(const sim::dvpp::Limits& lim) {

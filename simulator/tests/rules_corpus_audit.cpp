@@ -177,26 +177,6 @@ int channel_destroy_pending(bool bad) {
   return resized == ACL_SUCCESS && destroyed == ACL_SUCCESS ? rc : 3;
 }
 
-// Teardown in the wrong order: the channel description first, then the channel (which
-// must fail, not touch the freed description). The twin destroys the channel first.
-int channel_desc_order(bool bad) {
-  aclrtStream s = nullptr;
-  if (!open_device(&s)) return 2;
-  acldvppChannelDesc* ch = acldvppCreateChannelDesc();
-  if (acldvppCreateChannel(ch) != ACL_SUCCESS) return 2;
-  aclError first = ACL_SUCCESS, second = ACL_SUCCESS;
-  if (bad) {
-    first = acldvppDestroyChannelDesc(ch);
-    second = acldvppDestroyChannel(ch);  // documented: reports an error
-  } else {
-    first = acldvppDestroyChannel(ch);
-    second = acldvppDestroyChannelDesc(ch);
-  }
-  const int rc = close_device(s);
-  if (bad) return second == ACL_ERROR_INVALID_PARAM ? rc : 3;
-  return first == ACL_SUCCESS && second == ACL_SUCCESS ? rc : 3;
-}
-
 // ---- callbacks ------------------------------------------------------------------
 
 struct Reporter {
@@ -204,12 +184,14 @@ struct Reporter {
   aclrtContext ctx = nullptr;
   aclrtStream stream = nullptr;
   bool bad = false;
+  std::atomic<bool> go{false};  // set once the thread is subscribed (report.thread_subscribed)
   std::atomic<bool> stop{false};
   std::atomic<int> ran{0};
   std::atomic<aclError> inner{ACL_SUCCESS};
   static void* loop(void* arg) {
     auto* r = static_cast<Reporter*>(arg);
     aclrtSetCurrentContext(r->ctx);
+    while (!r->go.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     while (!r->stop.load()) aclrtProcessReport(10);
     return nullptr;
   }
@@ -232,6 +214,7 @@ int callback_forbidden_call(bool bad) {
   aclrtGetCurrentContext(&r.ctx);
   pthread_create(&r.tid, nullptr, Reporter::loop, &r);
   aclrtSubscribeReport(static_cast<uint64_t>(r.tid), s);
+  r.go = true;
   aclrtLaunchCallback(Reporter::callback, &r, ACL_CALLBACK_BLOCK, s);
   aclrtSynchronizeStream(s);
   while (r.ran.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -252,7 +235,6 @@ std::vector<Case> with_audit_cases(std::vector<Case> base) {
        model_unload_in_flight},
       {"channel_destroy_pending", "RULE dvpp.channel_destroy_pending ", 87, "", "",
        channel_destroy_pending},
-      {"channel_desc_order", "RULE dvpp.channel_desc_order ", 87, "", "", channel_desc_order},
       {"callback_forbidden_call", "RULE callback.forbidden_call ", 87, "", "",
        callback_forbidden_call},
   };
