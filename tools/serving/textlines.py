@@ -197,7 +197,8 @@ def predicted_table(points: list[dict[str, Any]]) -> list[str]:
     worst = max(planned, key=lambda p: abs(p["qps"] / p["plan"]["qps"] - 1))
     lines += [
         "",
-        f"The largest miss in QPS: {NAMES.get(worst['name'], worst['name'])} at {worst['clients']} clients, "
+        f"The largest miss in QPS: {NAMES.get(worst['name'], worst['name'])} at {worst['clients']} "
+        f"client{'s' if worst['clients'] != 1 else ''}, "
         f"measured {worst['qps'] / worst['plan']['qps']:.2f}x the prediction.",
     ]
     return lines
