@@ -71,6 +71,7 @@ def calibrate(
 
     from ascgen import profile as profiles
     from ascgen.calibrate import engines, measure
+    from ascgen.fileio import check_can_create
     from ascgen.names import profile_name_problem
     from ascgen.transfers import probe
 
@@ -80,6 +81,9 @@ def calibrate(
     problem = profile_name_problem(name) if out_path.suffix == ".yaml" else "the output must be NAME.yaml"
     if problem:
         raise UserError(f"--out {out_path}: {problem}")
+    if out_path.is_dir():
+        raise UserError(f"--out {out_path}: it is a folder; name a file NAME.yaml")
+    check_can_create(out_path.parent)  # before the long work, not at the first save
     try:
         copy_sizes = [probe.parse_size(s) for s in sizes.split(",") if s.strip()]
         link_sz = [probe.parse_size(s) for s in link_sizes.split(",") if s.strip()]

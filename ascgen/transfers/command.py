@@ -78,6 +78,14 @@ def probe() -> None:
     show_default=True,
     help="Simulator: ACL_SIM_TIME_SCALE, so the simulator's own CPU does not limit a figure (model time).",
 )
+@click.option(
+    "--unit",
+    type=click.Choice(["GiB", "GB"]),
+    default="GiB",
+    show_default=True,
+    help="The tables' and plot's unit per second: GiB = 2^30 bytes, what HIXL's tables call GB/s "
+    "(so they read against its page); GB = 10^9 bytes. results.json and transfers.csv are in GB.",
+)
 @click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True)
 @click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("build"), show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), help="Results folder.")
@@ -95,11 +103,12 @@ def transfer(
     total: str,
     repeat: int,
     time_scale: float,
+    unit: str,
     backend: str,
     build_dir: Path,
     out_dir: Path | None,
 ) -> None:
-    """Build the transfer probe for PROFILE, run it and print GB/s per block size and column.
+    """Build the transfer probe for PROFILE, run it and print bandwidth per block size and column.
 
     Writes results.json, transfers.csv, table.md and transfers.png to --out (default
     probe-results/transfer/<time>/). Ctrl-C keeps the cases already measured."""
@@ -128,10 +137,12 @@ def transfer(
         repeat=repeat,
     )
     folder = out_dir or Path("probe-results") / "transfer" / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    run_and_write(options, folder, build_dir.resolve(), backend, time_scale)
+    run_and_write(options, folder, build_dir.resolve(), backend, time_scale, unit)
 
 
-def run_and_write(options: Options, folder: Path, build_root: Path, backend: str, time_scale: float) -> None:
+def run_and_write(
+    options: Options, folder: Path, build_root: Path, backend: str, time_scale: float, unit: str = "GiB"
+) -> None:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -160,13 +171,13 @@ def run_and_write(options: Options, folder: Path, build_root: Path, backend: str
         try:
             probe.run(binary, options, time_scale=time_scale, on_row=on_row)
         except KeyboardInterrupt:
-            _write(folder, rows, options, backend, time_scale, complete=False)
+            _write(folder, rows, options, backend, time_scale, unit, complete=False)
             raise Interrupted(f"interrupted: wrote the {len(rows)} finished cases of {n} to {folder}") from None
-    names = _write(folder, rows, options, backend, time_scale, complete=True)
-    for title, header, body in report.table(rows):
+    names = _write(folder, rows, options, backend, time_scale, unit, complete=True)
+    for title, header, body in report.table(rows, unit):
         from rich.table import Table
 
-        t = Table(title=f"{title} (GB/s)", title_justify="left")
+        t = Table(title=title, title_justify="left")
         for h in header:
             t.add_column(h, justify="right")
         for line in body:
@@ -176,7 +187,7 @@ def run_and_write(options: Options, folder: Path, build_root: Path, backend: str
 
 
 def _write(
-    folder: Path, rows: list[Row], options: Options, backend: str, time_scale: float, complete: bool
+    folder: Path, rows: list[Row], options: Options, backend: str, time_scale: float, unit: str, complete: bool
 ) -> list[str]:
     import dataclasses
     import platform
@@ -192,12 +203,13 @@ def _write(
         "host": platform.node(),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "complete": complete,
+        "GBps": "10^9 bytes per second (HIXL's tables: 2^30)",
     }
     write_atomic(folder / "results.json", report.to_json(rows, meta))
     write_atomic(folder / "transfers.csv", report.to_csv(rows))
-    write_atomic(folder / "table.md", report.markdown(rows))
+    write_atomic(folder / "table.md", report.markdown(rows, unit=unit))
     names = ["results.json", "transfers.csv", "table.md"]
     if rows:
-        report.plot(rows, folder / "transfers.png", f"transfer probe, profile {options.profile}")
+        report.plot(rows, folder / "transfers.png", f"transfer probe, profile {options.profile}", unit)
         names.append("transfers.png")
     return names

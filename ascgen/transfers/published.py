@@ -1,4 +1,10 @@
-"""HIXL's published transfer figures on Atlas A3 (hixl_a3_published.yaml, a copy of the seed)."""
+"""HIXL's published transfer figures on Atlas A3 (hixl_a3_published.yaml, a copy of the seed).
+
+HIXL's "GB/s" are 2**30 bytes per second: its benchmark prints bytes / 1024 / 1024 / 1024 / seconds
+(benchmarks/benchmark.cpp, ``Transfer``), and its README's example line, 128 MiB in 1044 us printed
+as "119.732 GB/s", is 128.56e9 bytes/s. ascgen's GB/s are 10**9 bytes/s everywhere (profiles, the
+link model, the probe's JSON), so a figure is converted when it is read; ``Figure.hixl`` gives it
+back in HIXL's unit, the one ``ascgen probe transfer`` prints its table in by default."""
 
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ DATA = Path(__file__).with_name("hixl_a3_published.yaml")
 # The same table's 2 MiB and 8 MiB rows: never fitted, they check the model's predictions.
 HIDDEN = Path(__file__).with_name("hixl_a3_hidden.yaml")
 TOPOLOGIES = ("one_host", "two_hosts")
+HIXL_GB = 1 << 30  # bytes in HIXL's "GB"
 OPS = ("write", "read")
 
 
@@ -22,7 +29,12 @@ OPS = ("write", "read")
 class Figure:
     transfer: Transfer
     block_bytes: int
-    GBps: float
+    GBps: float  # 10**9 bytes per second
+
+    @property
+    def hixl(self) -> float:
+        """The figure in HIXL's unit (2**30 bytes per second), as its table prints it."""
+        return self.GBps * 1e9 / HIXL_GB
 
     @property
     def topology(self) -> str:
@@ -51,7 +63,7 @@ def figures(path: Path = DATA) -> tuple[Figure, ...]:
         for op in OPS:
             for column, values in data[topo][op].items():
                 t = parse_column(column, op, topo == "two_hosts")
-                out += [Figure(t, sizes[k], float(v)) for k, v in values.items()]
+                out += [Figure(t, sizes[k], float(v) * HIXL_GB / 1e9) for k, v in values.items()]
     return tuple(out)
 
 

@@ -152,3 +152,14 @@ def test_engine_figures_from_the_probe_lines() -> None:
     lines[0] = {**lines[0], "host_seconds": 0.02}
     with pytest.raises(StepFailed, match="gate"):
         engines.figures(lines, options)
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_any_measuring(tmp_path: Path) -> None:
+    """--out under a file: refused at once (exit 2, what is in the way), nothing built or made."""
+    (tmp_path / "taken").write_text("a file\n")
+    build = tmp_path / "build"
+    args = ["calibrate", "--backend", "sim", "--out", str(tmp_path / "taken" / "mine.yaml"), "--build-dir", str(build)]
+    result = CliRunner().invoke(cli, args, prog_name="ascgen")
+    assert result.exit_code == 2, result.output
+    assert "is a file, not a folder" in result.output and "Traceback" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]

@@ -63,7 +63,7 @@ def test_probe_runs_on_the_simulator_as_the_model_says(tmp_path: Path) -> None:
     ]  # fmt: skip
     result = CliRunner().invoke(cli, args, prog_name="ascgen")
     assert result.exit_code == 0, result.output
-    assert "one host, write (GB/s)" in result.output and "hccs_h2h_pool" in result.output
+    assert "one host, write (GiB/s" in result.output and "hccs_h2h_pool" in result.output
     for name in ("results.json", "transfers.csv", "table.md", "transfers.png"):
         assert (out / name).is_file(), name
     data = json.loads((out / "results.json").read_text())
@@ -74,6 +74,10 @@ def test_probe_runs_on_the_simulator_as_the_model_says(tmp_path: Path) -> None:
     columns = {r["column"] for r in rows}
     assert columns == {"hccs_d2d", "hccs_h2h_pool", "rdma_d2d", "rdma_h2h", "rdma_h2h_pool"}
     assert len(rows) == 2 * 2 * 2 * len(columns)  # sizes x ops x topologies x columns
+    # The table is in HIXL's unit (2**30 bytes/s); the JSON in 10**9 bytes/s.
+    table = (out / "table.md").read_text()
+    first = next(r for r in rows if r["status"] == "ok")
+    assert f"{first['GBps'] * 1e9 / (1 << 30):.3f}" in table and "GiB/s" in table
     for r in rows:
         t = published.parse_column(r["column"], r["op"], r["topology"] == "two_hosts")
         predicted = model.throughput_GBps(links, t, r["block_bytes"])
