@@ -89,6 +89,14 @@ def _engine(stage: StagePlan, plan: Plan) -> _Engine:
     return _Engine(service_s, [[] for _ in range(units)], [0.0] * streams)
 
 
+@dataclass
+class _Queued:
+    arrived: float
+    client: int
+    sent: int  # the client's requests before this one
+    width: int  # 0: the model's one shape
+
+
 def _batch_size(queue: list[_Queued], now: float, plan: Plan, height: int) -> int:
     """How many requests the rule sends now (0: wait): ascgen_batcher.h's form_locked. The
     candidates are the first requests, up to max_batch, ending before the first the padding
@@ -113,14 +121,6 @@ def _batch_size(queue: list[_Queued], now: float, plan: Plan, height: int) -> in
     if reachable and now - queue[0].arrived >= s.max_queue_delay_us / 1e6 - 1e-12:
         return reachable
     return 0
-
-
-@dataclass
-class _Queued:
-    arrived: float
-    client: int
-    sent: int  # the client's requests before this one
-    width: int  # 0: the model's one shape
 
 
 @dataclass
@@ -157,11 +157,12 @@ class _Service:
 
 
 def predict(plan: Plan, clients: int, requests: int | None = None, warmup: int = 300, seed: int = 0) -> Prediction:
-    """The steady state of `clients` closed-loop clients: the requests after the first
-    `warmup` completed ones, `requests` of them (default 3,000; 10,000 for requests of their own
-    width, whose batches vary with how the clients' requests interleave). The clients of a completed batch send their
-    next requests in an order the program leaves to the OS scheduler (each waits on its own
-    condition variable): drawn at random, from `seed`, so a prediction is deterministic."""
+    """The steady state of `clients` closed-loop clients: the requests after the first `warmup`
+    completed ones, `requests` of them (default 3,000; 10,000 for requests of their own width,
+    whose batches vary with how the clients' requests interleave). The clients of a completed
+    batch send their next requests in an order the program leaves to the OS scheduler (each
+    waits on its own condition variable): drawn at random from `seed`, so a prediction is
+    deterministic."""
     s = plan.serving
     assert s is not None, "a service's plan (source kind requests)"
     widths = read_requests(plan) if s.hw_gears else None

@@ -10,7 +10,7 @@ from rich.table import Table
 from ascgen.plan_model import Plan
 from ascgen.serving_checks import PADDING_ABSOLUTE_ELEMENTS
 from ascgen.serving_predict import executed_ms, padding_cost, predictions
-from ascgen.serving_requests import read_requests
+from ascgen.serving_requests import Requests, read_requests
 
 
 def print_serving(plan: Plan, console: Console) -> None:
@@ -62,7 +62,7 @@ def print_serving(plan: Plan, console: Console) -> None:
             row += [f"{p.model_ms:.2f}", ", ".join(f"{h}x{w}: {x:.0%}" for (h, w), x in shares)]
         table.add_row(*row)
     console.print(table)
-    if s.hw_gears and predicted:
+    if s.hw_gears and predicted and isinstance(read_requests(plan), Requests):
         top = max(predicted, key=lambda p: p.clients)
         console.print(
             f"the roofline above runs every batch full ({s.executed_batch} requests) at the largest gear; with these "

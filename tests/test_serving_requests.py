@@ -13,10 +13,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from ascgen.analysis import analyze_data
 from ascgen.plan_model import Plan
 from ascgen.serving_predict import _batch_size, _Queued, predict
+from ascgen.serving_report import print_serving
 from ascgen.serving_requests import PaddedShape, Requests, hw_gear_index, padding_acceptable, read_requests
 from ascgen.validate import parse_file
 
@@ -163,3 +165,21 @@ def test_without_the_requests_the_prediction_assumes_the_largest_gear(tmp_path: 
     p = predict(plan, 32, requests=500)
     assert "cannot read the requests" in p.requests
     assert p.model_ms == pytest.approx(4.8) and p.mean_batch == pytest.approx(8)
+
+
+def _report(plan: Plan) -> str:
+    console = Console(record=True, width=400)
+    print_serving(plan, console)
+    return console.export_text()
+
+
+def test_the_plan_says_what_its_prediction_serves(lines: Plan, tmp_path: Path) -> None:
+    text = _report(lines)
+    assert "predictions below serve the spec's 12 requests 32 high, 24 to 320 wide" in text
+    assert "input (c + k) mod 12 of " in text and "assume the largest gear" not in text
+    assert "the roofline above runs every batch full (8 requests) at the largest gear" in text
+    path = tmp_path / "lines.yaml"
+    path.write_text(TEXT_LINES.read_text().replace("inputs: ../data/text_lines", "inputs: no_such_folder"))
+    fallback = _report(plan_of(path))
+    assert "predictions below assume the largest gear (cannot read the requests in" in fallback
+    assert "saturates at about" not in fallback

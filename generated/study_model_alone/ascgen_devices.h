@@ -282,6 +282,11 @@ int run_devices(const Report& head, const Options& opt, const std::vector<int32_
   std::string dir;
   const std::vector<DeviceChild> planned = device_files(devices, &dir);
   std::vector<DeviceChild> children;
+#if ASCGEN_BACKEND_SIM
+  // The children are one simulated machine: their devices' copies share the cards' host links
+  // as on a real host (simulator/src/machine.h), unless the caller named the machine already.
+  setenv("ACL_SIM_MACHINE", ("ascgen-" + std::to_string(getpid())).c_str(), 0);
+#endif
   std::fflush(stdout);
   std::fflush(stderr);
   for (size_t i = 0; i < planned.size() && stop_signal() == 0; ++i) {

@@ -1,6 +1,9 @@
 """A copy-bound deployment on one card (tools/deployment/link_bound.py): the devices' copies to
 the host share the card's PCIe link in the simulator (simulator/src/host_link.h), and the
-aggregate throughput stops where `ascgen plan` says the link stops it."""
+aggregate throughput stops where `ascgen plan` says the link stops it. The devices run in a
+process each (deploy: processes): the processes are one simulated machine and share its links
+(simulator/src/machine.h); one process driving them all shares them the same way (the ctest
+sim.host_link)."""
 
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from tools.deployment import link_bound
 def test_a_copy_bound_card_stops_where_the_plan_says_its_link_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    spec = link_bound.write(tmp_path)
+    spec = link_bound.write(tmp_path, deploy="processes")
     monkeypatch.setenv(profiles.PATH_VARIABLE, str(link_bound.profile_folder(tmp_path)))
     result = built(spec)
     plan = result.plan.deployment

@@ -15,6 +15,8 @@ from typing import Any
 from rich.progress import Progress
 
 from ascgen.build import build_variant
+from ascgen.plan_model import Plan
+from ascgen.serving_predict import predict
 from tools.serving.server import run_server, spec_variant
 
 SPEC = Path("pipelines/serving/textline_batched.yaml")
@@ -26,7 +28,19 @@ NAMES = {"textline_batched": "three width gears", "textline_one_gear": "one gear
 
 
 def one_gear_variant(folder: Path) -> Path:
-    return spec_variant(SPEC, folder, GEARS, ONE_GEAR, "textline_one_gear")
+    path = spec_variant(SPEC, folder, GEARS, ONE_GEAR, "textline_one_gear")
+    # the requests where the planner finds them from the temporary folder too
+    path.write_text(path.read_text().replace(f"inputs: ../data/{INPUTS.name}", f"inputs: {INPUTS.resolve()}"))
+    return path
+
+
+def prediction(plan: Plan, clients: int) -> dict[str, Any]:
+    """The planner's prediction (ascgen/serving_predict.py) at ``clients``."""
+    p = predict(plan, clients)
+    assert plan.serving is not None
+    gears = {f"{h}x{w}": share for (h, w), share in zip(plan.serving.hw_gears, p.gear_share, strict=True)}
+    return {"qps": p.qps, "p50_ms": p.p50_ms, "p99_ms": p.p99_ms, "mean_batch": p.mean_batch,
+            "model_ms": p.model_ms, "gears": gears, "requests": p.requests}  # fmt: skip
 
 
 def run_once(binary: Path, clients: int, scale: float, duration: float, warmup: float) -> dict[str, Any]:
@@ -64,7 +78,8 @@ def measure(duration: float, warmup: float, repeat: int, scale: float, build_roo
         task = bar.add_task("text lines", total=len(specs) * len(CLIENTS) * repeat)
         for spec_path in specs:
             bar.update(task, description=f"building {spec_path.stem}")
-            binary = build_variant(spec_path, build_root=build_root.resolve()).binary
+            built = build_variant(spec_path, build_root=build_root.resolve())
+            binary = built.binary
             for clients in CLIENTS:
                 bar.update(task, description=f"{spec_path.stem} at {clients} clients")
                 runs = []
@@ -78,6 +93,7 @@ def measure(duration: float, warmup: float, repeat: int, scale: float, build_roo
                         "duration_s": duration, **{k: median(r[k] for r in runs) for k in numbers},
                         "rule_breaks": sum(r["rule_breaks"] for r in runs),
                         "gears": runs[len(runs) // 2]["gears"], "qps_runs": [r["qps"] for r in runs],
+                        "plan": prediction(built.plan, clients),
                     }
                 )  # fmt: skip
     return points
@@ -112,13 +128,15 @@ def render(points: list[dict[str, Any]]) -> list[str]:
         "| rule ends | batches per gear |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for p in sorted(points, key=lambda p: (p["name"], p["clients"])):
+    ordered = sorted(points, key=lambda p: (p["name"], p["clients"]))
+    for p in ordered:
         gears = ", ".join(f"{g}: {n}" for g, n in p["gears"].items())
         lines.append(
             f"| {NAMES.get(p['name'], p['name'])} | {p['clients']} | {p['qps']:,.1f} | {p['p50_ms']:.1f} "
             f"| {p['p99_ms']:.1f} | {p['mean_batch']:.1f} | {p['fill']:.2f} | {p['padding_waste']:.0%} "
             f"| {p['width_waste']:.0%} | {p['shape_break']:.0%} | {gears} |"
         )
+    lines += predicted_table(ordered)
     breaks = sum(p["rule_breaks"] for p in points)
     top = max(CLIENTS)
     many = {p["name"]: p for p in points if p["clients"] == top}
@@ -141,5 +159,46 @@ def render(points: list[dict[str, Any]]) -> list[str]:
         "the rule keeps apart, over all runs. `tests/programs/test_serving.py` asserts the same on a run with "
         "`--verify`.",
         "",
+    ]
+    return lines
+
+
+def _shares(gears: dict[str, float]) -> str:
+    total = sum(gears.values()) or 1
+    by_width = sorted(gears.items(), key=lambda g: int(g[0].split("x")[1]))
+    return ", ".join(f"{g}: {n / total:.0%}" for g, n in by_width)
+
+
+def predicted_table(points: list[dict[str, Any]]) -> list[str]:
+    """Each point's measurement beside the planner's prediction for it (`ascgen plan`)."""
+    planned = [p for p in points if p.get("plan")]
+    if not planned:
+        return []
+    lines = [
+        "",
+        "Beside the planner's prediction (`ascgen plan`, `ascgen/serving_predict.py` with "
+        "`ascgen/serving_requests.py`): the same requests in the same order per client (input (c + k) mod 12 "
+        "of the data folder), batched under the same rules, each batch at its gear; no fitted parameter. The "
+        "clients of a completed batch send their next requests in an order the program leaves to the OS "
+        "scheduler; the prediction draws it from a fixed seed. Measured / predicted:",
+        "",
+        "| service | clients | QPS | predicted | ratio | p50 ms | predicted | p99 ms | predicted | mean batch "
+        "| predicted | batches per gear | predicted |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for p in planned:
+        q = p["plan"]
+        lines.append(
+            f"| {NAMES.get(p['name'], p['name'])} | {p['clients']} | {p['qps']:,.1f} | {q['qps']:,.1f} "
+            f"| {p['qps'] / q['qps']:.2f} | {p['p50_ms']:.1f} | {q['p50_ms']:.1f} | {p['p99_ms']:.1f} "
+            f"| {q['p99_ms']:.1f} | {p['mean_batch']:.1f} | {q['mean_batch']:.1f} | {_shares(p['gears'])} "
+            f"| {_shares(q['gears'])} |"
+        )
+    worst = max(planned, key=lambda p: abs(p["qps"] / p["plan"]["qps"] - 1))
+    lines += [
+        "",
+        f"The largest miss in QPS: {NAMES.get(worst['name'], worst['name'])} at {worst['clients']} "
+        f"client{'s' if worst['clients'] != 1 else ''}, "
+        f"measured {worst['qps'] / worst['plan']['qps']:.2f}x the prediction.",
     ]
     return lines
