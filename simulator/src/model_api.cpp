@@ -127,7 +127,8 @@ aclError register_model(const char* api, std::shared_ptr<LoadedModel> m, uint32_
 // ACL_ERROR_RT_MODEL_CONTEXT: the code CANN names for a model outside the current context).
 aclError check_context(const char* api, const LoadedModel& m) {
   const Context* now = current_context();
-  if (now == m.ctx) return ACL_SUCCESS;
+  // A model of an earlier aclInit: its context is gone (aclFinalize), nothing to compare.
+  if (now == m.ctx || m.generation != model_clock().generation()) return ACL_SUCCESS;
   return device_rule(ACL_ERROR_RT_MODEL_CONTEXT, api, "model.same_context", rules::kModelContext,
                      "model %u was loaded in %s context %p (device %d), the calling thread's "
                      "current context is %s %p: aclrtSetCurrentContext(<the loading context>) "
@@ -329,9 +330,7 @@ aclError aclmdlUnload(uint32_t modelId) {
       return violate(ACL_ERROR_INVALID_MODEL_ID, __func__, "model.id", "model id %u is not loaded",
                      modelId);
     m = it->second;
-    // After aclFinalize its context is gone: only this initialisation's models are checked.
-    if (m->generation == model_clock().generation())
-      if (aclError rc = check_context(__func__, *m)) return rc;
+    if (aclError rc = check_context(__func__, *m)) return rc;
     reg.by_id.erase(it);
   }
   {
