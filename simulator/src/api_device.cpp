@@ -9,8 +9,10 @@
 #include "clock.h"
 #include "dvpp_rules.h"
 #include "hazard.h"
+#include "host_link.h"
 #include "leak.h"
 #include "log.h"
+#include "machine.h"
 #include "memory.h"
 #include "profile.h"
 #include "rules.h"
@@ -167,6 +169,9 @@ aclError aclInit(const char* configPath) {
                    "ACL_SIM_TIME_SCALE='%s' is not a number > 0",
                    std::getenv("ACL_SIM_TIME_SCALE"));
   model_clock().start(scale);
+  std::string machine_error;
+  if (!machine::attach(host_link::changed_elsewhere, &machine_error))
+    return violate(ACL_ERROR_INVALID_PARAM, __func__, "init.machine", "%s", machine_error.c_str());
   hazard::configure();
   rules::configure();
   trace_open();
@@ -191,6 +196,7 @@ aclError aclFinalize() {
     teardown_device_locked(__func__, id, false);
   }
   for (int32_t id = 0; id < kMaxDevices; ++id) device_at(id).stop();  // those started
+  machine::detach();                      // after the devices' last copies left the machine's links
   dvpp::report_unread(__func__);          // decode failures never read (after the drain)
   aclError hazards = hazard::finalize();  // ACL_SIM_HAZARD: after the device drained
   aclError ruled = rules::finalize();     // device rules broken (rules.h)

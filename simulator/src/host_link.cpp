@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <mutex>
 
+#include "clock.h"
 #include "device.h"
+#include "machine.h"
 
 namespace sim {
 namespace host_link {
@@ -41,6 +43,10 @@ Link* at(int link) {
   return link >= 0 && link < kMaxDevices * kDirections ? &g_links[link] : nullptr;
 }
 
+uint64_t key_of(const Task* task) {
+  return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(task));
+}
+
 }  // namespace
 
 int index_of(int32_t device, int devices_per_link, int direction) {
@@ -55,6 +61,8 @@ void join(int link, double bytes_per_us, Device* device, const Task* task, doubl
   l->bytes_per_us = bytes_per_us;
   l->running.push_back(Entry{device, task, demand});
   l->reshare(device, others);
+  // Other processes of the machine hear of it through their watchers (machine.h).
+  if (machine::shared()) l->pace = machine::join(link, bytes_per_us, key_of(task), demand);
 }
 
 void leave(int link, const Task* task, std::vector<Device*>* others) {
@@ -67,18 +75,34 @@ void leave(int link, const Task* task, std::vector<Device*>* others) {
   Device* device = it->device;
   l->running.erase(it);
   l->reshare(device, others);
+  if (machine::shared()) l->pace = machine::leave(link, key_of(task));
 }
 
 double pace(int link) {
   Link* l = at(link);
   if (l == nullptr) return 1.0;
   std::lock_guard<std::mutex> lock(l->mu);
-  return l->pace;
+  return machine::shared() ? machine::pace(link) : l->pace;
+}
+
+void changed_elsewhere() {
+  std::vector<Device*> devices;
+  for (Link& l : g_links) {
+    std::lock_guard<std::mutex> lock(l.mu);
+    for (const Entry& e : l.running)
+      if (std::find(devices.begin(), devices.end(), e.device) == devices.end())
+        devices.push_back(e.device);
+  }
+  const double now = model_clock().now_us();
+  for (Device* d : devices) d->host_link_changed(now);
 }
 
 void forget(const Device* device) {
   for (Link& l : g_links) {
     std::lock_guard<std::mutex> lock(l.mu);
+    for (const Entry& e : l.running)
+      if (e.device == device && machine::shared())
+        machine::leave(static_cast<int>(&l - g_links), key_of(e.task));
     l.running.erase(std::remove_if(l.running.begin(), l.running.end(),
                                    [&](const Entry& e) { return e.device == device; }),
                     l.running.end());

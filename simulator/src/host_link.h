@@ -11,7 +11,8 @@
 // pace of the other devices' copies. The device whose copy changed the link
 // re-times its own copies at once and tells the others (Device::run), which
 // re-time theirs from the link's pace. Lock order: a device's mutex, then a
-// link's; never the other way round.
+// link's, then the machine's (machine.h); never the other way round. Processes
+// that share one simulated machine (ACL_SIM_MACHINE) share its links too.
 #ifndef ACL_SIM_SRC_HOST_LINK_H_
 #define ACL_SIM_SRC_HOST_LINK_H_
 
@@ -42,6 +43,9 @@ void leave(int link, const Task* task, std::vector<Device*>* others);
 double pace(int link);
 // Forgets every copy of `device` (a device starting again after an abandoned run).
 void forget(const Device* device);
+// Another process of the simulated machine changed a link (machine.h): this
+// process's devices with copies on links re-time them at the links' pace now.
+void changed_elsewhere();
 
 }  // namespace host_link
 }  // namespace sim

@@ -16,7 +16,7 @@ from ascgen import profile as profiles
 PROFILE = "slowlink310"
 SPEC = f"""\
 name: link_bound
-device: {{ids: all, profile: {PROFILE}, deploy: threads}}
+device: {{ids: all, profile: {PROFILE}, deploy: DEPLOY}}
 source: {{kind: jpeg_files, path: data/images, max_bytes: 1MiB, typical_bytes: 75825}}
 threads: 2
 buffers: {{depth: 4}}
@@ -37,9 +37,9 @@ def profile_folder(folder: Path) -> Path:
     return folder / "profiles"
 
 
-def write(folder: Path) -> Path:
-    """The profile, the spec and its images (a link to pipelines/data) into ``folder``; returns
-    the spec's path."""
+def write(folder: Path, deploy: str = "threads") -> Path:
+    """The profile, the spec (its devices driven by ``deploy``: threads or processes) and its
+    images (a link to pipelines/data) into ``folder``; returns the spec's path."""
     base = profiles.load("ascend310")
     d2h = base.engines.d2h.model_copy(update={"bandwidth_GBps": 0.3, "latency_us": 30.0})
     slow = base.model_copy(
@@ -53,7 +53,7 @@ def write(folder: Path) -> Path:
     data = slow.model_dump(mode="json", exclude_none=True)
     (profile_folder(folder) / f"{PROFILE}.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     spec = folder / "link_bound.yaml"
-    spec.write_text(SPEC, encoding="utf-8")
+    spec.write_text(SPEC.replace("DEPLOY", deploy), encoding="utf-8")
     images = folder / "data"
     if not images.exists():
         images.symlink_to(REPO / "pipelines/data")

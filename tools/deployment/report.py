@@ -76,7 +76,7 @@ def table(pts: list[dict[str, Any]], threads: list[dict[str, Any]]) -> list[str]
         plan = p["plan"]["aggregate_qps"]
         t = by_n.get(p["devices"], p)
         lines.append(
-            f"| {p['devices']} | {p['qps']:,.1f} | {runs} | {per} | {100 * efficiency(p, one):.1f} % "
+            f"| {p['devices']} | {p['deploy']} | {p['qps']:,.1f} | {runs} | {per} | {100 * efficiency(p, one):.1f} % "
             f"| {t['qps']:,.1f} | {t['qps'] / p['qps']:.3f} | {plan:,.0f} | {100 * p['qps'] / plan:.1f} % "
             f"| {p['p99_ms']:.1f} | {p['plan']['bottleneck']} |"
         )
@@ -106,9 +106,9 @@ def render(points: list[dict[str, Any]], plot_path: str) -> str:
         "`ascgen plan` shows where scaling stops: each device's roofline, and every host link against",
         "what its devices move over it the busier way (an Atlas 300I card's four 310s share one PCIe",
         "uplink, full duplex). The simulator models each device's engines, timeline and memory on its",
-        "own, and the devices of one card, driven by one process, share its link",
-        "(simulator/README.md, host links); each process simulates its own devices, so with a process",
-        "per device the link is not shared there (the plan still counts it). Several processes on one",
+        "own, and the devices of one card share its link, whether one process drives them or a",
+        "process each: the processes of one run are one simulated machine, whose links they share",
+        "(`ACL_SIM_MACHINE`; simulator/README.md, host links). Several processes on one",
         "device (`processes_per_device` > 1) are refused with a message naming why: the simulator",
         "would give each its own device.",
         "",
@@ -139,29 +139,30 @@ def link_section(pts: list[dict[str, Any]]) -> list[str]:
     """The copy-bound card (tools/deployment/link_bound.py): where its shared link stops it."""
     if not pts:
         return []
-    pts = sorted(pts, key=lambda p: p["devices"])
+    pts = sorted(pts, key=lambda p: (p["devices"], p["deploy"]))
     one = pts[0]
     out = [
         "## Where the card's link stops the scaling",
         "",
         f"`{one['spec']}`: a detector whose 4 MiB of outputs per batch of 8 go back to the",
         "host over a slow D2H engine (0.3 GB/s), on the four chips of an Atlas 300I whose PCIe link",
-        "carries 0.75 GB/s each way: two and a half chips' worth of those copies. A thread per device",
-        "in one process (the simulator shares the link between the devices of one process); time",
+        "carries 0.75 GB/s each way: two and a half chips' worth of those copies. A process per device,",
+        "and a thread per device in one process: the simulator shares the card's link between the",
+        "devices either way (the processes of one run are one simulated machine); time",
         f"scale {one['time_scale']:g}, {one['repeat']} x {one['duration_s']:g} s per point, median.",
         "Two chips ask less than the link carries and scale; four ask more, and their copies slow",
         "each other down to what the link carries, where the plan's aggregate roofline says.",
         "",
-        "| devices | frames/s | runs | per device | scaling efficiency | plan: aggregate roofline | of plan "
-        "| plan's bottleneck |",
-        "|---:|---:|---|---|---:|---:|---:|---|",
+        "| devices | deploy | frames/s | runs | per device | scaling efficiency | plan: aggregate roofline "
+        "| of plan | plan's bottleneck |",
+        "|---:|---|---:|---|---|---:|---:|---:|---|",
     ]
     for p in pts:
         runs = ", ".join(f"{q:,.1f}" for q in p["qps_runs"])
         per = ", ".join(f"{q:,.0f}" for q in p["per_device_qps"])
         plan = p["plan"]["aggregate_qps"]
         out.append(
-            f"| {p['devices']} | {p['qps']:,.1f} | {runs} | {per} | {100 * efficiency(p, one):.1f} % "
+            f"| {p['devices']} | {p['deploy']} | {p['qps']:,.1f} | {runs} | {per} | {100 * efficiency(p, one):.1f} % "
             f"| {plan:,.0f} | {100 * p['qps'] / plan:.1f} % | {p['plan']['bottleneck']} |"
         )
     return [*out, ""]

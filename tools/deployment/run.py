@@ -47,8 +47,9 @@ STUDIES = [
     (Path("pipelines/ascend310/resnet50_atlas300i.yaml"), [1, 2, 4], 4.0),
     (Path("pipelines/resnet50_atlas800.yaml"), [1, 2, 4, 8], 8.0),
 ]
-# The copy-bound card: threads only (each process simulates its own devices, so processes would
-# not share the link); its spec and profile are written under the build root.
+# The copy-bound card, a process per device and a thread per device (the processes of one run are
+# one simulated machine and share its links: simulator/src/machine.h); its spec and profile are
+# written under the build root.
 LINK_BOUND = (Path("tools/deployment/link_bound.py"), [1, 2, 4], 5.0)
 
 
@@ -85,7 +86,7 @@ def run_once(binary: Path, n: int, deploy: str, scale: float, duration: float, w
 
 def measure(duration: float, warmup: float, repeat: int, build_root: Path) -> list[dict[str, Any]]:
     points: list[dict[str, Any]] = []
-    total = (sum(2 * len(counts) - 1 for _, counts, _ in STUDIES) + len(LINK_BOUND[1])) * repeat
+    total = (sum(2 * len(counts) - 1 for _, counts, _ in [*STUDIES, LINK_BOUND])) * repeat
     with Progress(transient=True) as bar:
         task = bar.add_task("deployment", total=total)
         for spec, counts, scale in STUDIES:
@@ -106,13 +107,14 @@ def measure(duration: float, warmup: float, repeat: int, build_root: Path) -> li
         bar.update(task, description="building link_bound")
         binary = build_variant(spec, build_root=build_root.resolve()).binary
         for n in counts:
-            bar.update(task, description=f"link_bound on {n} device(s), threads")
-            runs = []
-            for _ in range(repeat):
-                runs.append(run_once(binary, n, "threads", scale, duration, warmup))
-                bar.advance(task)
-            points.append({**point(spec, n, "threads", scale, repeat, duration, runs), "spec": shown.as_posix(),
-                           "study": "link"})  # fmt: skip
+            for deploy in DEPLOYS if n > 1 else DEPLOYS[:1]:
+                bar.update(task, description=f"link_bound on {n} device(s), {deploy}")
+                runs = []
+                for _ in range(repeat):
+                    runs.append(run_once(binary, n, deploy, scale, duration, warmup))
+                    bar.advance(task)
+                points.append({**point(spec, n, deploy, scale, repeat, duration, runs), "spec": shown.as_posix(),
+                               "study": "link"})  # fmt: skip
     return points
 
 
