@@ -37,6 +37,7 @@ from ascgen.stages.h2d import pads_requests
 from ascgen.stages.model import ModelStage, gear_for, latency_ms
 
 CLIENTS = (1, 8, 32, 70)  # the seed's experiment's points (Paddle Serving's, issue 16)
+SEEDS = 6  # runs whose mean predicts a service of requests of their own width
 
 
 @dataclass(frozen=True)
@@ -156,18 +157,44 @@ class _Service:
         return self.plan.device.engines.h2d.service_us(len(taken) * h * w) / 1e6
 
 
-def predict(plan: Plan, clients: int, requests: int | None = None, warmup: int = 300, seed: int = 0) -> Prediction:
+def predict(
+    plan: Plan, clients: int, requests: int | None = None, warmup: int = 300, seed: int | None = None
+) -> Prediction:
     """The steady state of `clients` closed-loop clients: the requests after the first `warmup`
-    completed ones, `requests` of them (default 3,000; 10,000 for requests of their own width,
-    whose batches vary with how the clients' requests interleave). The clients of a completed
-    batch send their next requests in an order the program leaves to the OS scheduler (each
-    waits on its own condition variable): drawn at random from `seed`, so a prediction is
-    deterministic."""
+    completed ones, `requests` of them (default 3,000). The clients of a completed batch send
+    their next requests in an order the program leaves to the OS scheduler (each waits on its
+    own condition variable): drawn at random from `seed`, so a prediction is deterministic.
+    Requests of their own width form batches that depend on that order, and an arrangement
+    lasts (as in the program, whose runs scatter): without a seed, the mean of SEEDS runs."""
     s = plan.serving
     assert s is not None, "a service's plan (source kind requests)"
     widths = read_requests(plan) if s.hw_gears else None
     sent = widths if isinstance(widths, Requests) else None
-    requests = requests or (10_000 if sent else 3000)
+    note = sent.describe() if sent else (widths if isinstance(widths, str) else "")
+    if sent is None or seed is not None:
+        return _run(plan, clients, sent, note, requests or 3000, warmup, seed or 0)
+    return _mean([_run(plan, clients, sent, note, requests or 3000, warmup, k) for k in range(SEEDS)])
+
+
+def _mean(runs: list[Prediction]) -> Prediction:
+    return Prediction(
+        clients=runs[0].clients,
+        qps=statistics.fmean(r.qps for r in runs),
+        p50_ms=statistics.fmean(r.p50_ms for r in runs),
+        p99_ms=statistics.fmean(r.p99_ms for r in runs),
+        mean_batch=statistics.fmean(r.mean_batch for r in runs),
+        model_ms=statistics.fmean(r.model_ms for r in runs),
+        gear_share=tuple(statistics.fmean(col) for col in zip(*(r.gear_share for r in runs), strict=True)),
+        requests=runs[0].requests,
+    )
+
+
+def _run(
+    plan: Plan, clients: int, sent: Requests | None, note: str, requests: int, warmup: int, seed: int
+) -> Prediction:
+    """One run of the model, the clients of completed batches resubmitting in the order `seed` draws."""
+    s = plan.serving
+    assert s is not None
     height = sent.height if sent else 0
     service = _Service(plan, sent)
     frame_stages = [st for st in plan.stages if not st.batch_level and st.service_us > 0]
@@ -238,7 +265,7 @@ def predict(plan: Plan, clients: int, requests: int | None = None, warmup: int =
         mean_batch=statistics.fmean(sizes[len(sizes) // 10 :]) if sizes else 0.0,
         model_ms=statistics.fmean(ms for _, ms in steady) * 1e3 if steady else 0.0,
         gear_share=tuple(gears.count(k) / len(gears) for k in range(len(s.hw_gears))) if gears else (),
-        requests=sent.describe() if sent else (widths if isinstance(widths, str) else ""),
+        requests=note,
     )
 
 

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from ascgen.plan_model import Plan
 from ascgen.serving_checks import PADDING_ABSOLUTE_ELEMENTS
-from ascgen.serving_predict import executed_ms, padding_cost, predictions
+from ascgen.serving_predict import SEEDS, executed_ms, padding_cost, predictions
 from ascgen.serving_requests import Requests, read_requests
 
 
@@ -81,7 +81,8 @@ def what_is_predicted(plan: Plan) -> str:
     n = len(requests.widths)
     return (
         f"predictions below serve the spec's {requests.describe()}, client c's k-th request being "
-        f"input (c + k) mod {n} of {requests.folder.as_posix()} (sorted by name), each batch at its gear"
+        f"input (c + k) mod {n} of {requests.folder.as_posix()} (sorted by name), each batch at its gear; the "
+        f"clients of a completed batch resubmit in an order the OS scheduler decides: the mean of {SEEDS} seeded orders"
     )
 
 

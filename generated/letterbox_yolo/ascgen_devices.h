@@ -16,6 +16,9 @@
 
 #include "acl/acl.h"
 #include "ascgen_host.h"
+#if ASCGEN_BACKEND_SIM
+#include "acl_sim/acl_sim.h"
+#endif
 
 namespace ascgen {
 
@@ -285,7 +288,9 @@ int run_devices(const Report& head, const Options& opt, const std::vector<int32_
 #if ASCGEN_BACKEND_SIM
   // The children are one simulated machine: their devices' copies share the cards' host links
   // as on a real host (simulator/src/machine.h), unless the caller named the machine already.
-  setenv("ACL_SIM_MACHINE", ("ascgen-" + std::to_string(getpid())).c_str(), 0);
+  const std::string machine = "ascgen-" + std::to_string(getpid());
+  const bool named = std::getenv("ACL_SIM_MACHINE") == nullptr;
+  if (named) setenv("ACL_SIM_MACHINE", machine.c_str(), 1);
 #endif
   std::fflush(stdout);
   std::fflush(stderr);
@@ -324,6 +329,9 @@ int run_devices(const Report& head, const Options& opt, const std::vector<int32_
     }
     if (running > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+#if ASCGEN_BACKEND_SIM
+  if (named) aclsimMachineRemove(machine.c_str());  // a child that died did not remove it
+#endif
   int status = finish_devices(head, opt, children, dir, forwarded, "processes");
   if (status == 0 && children.size() < devices.size()) status = 128 + stop_signal();
   return status;

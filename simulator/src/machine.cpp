@@ -271,6 +271,12 @@ double leave(int link, uint64_t key) {
   return reshare(seg, *l);
 }
 
+bool remove(const std::string& name) {
+  if (!valid_name(name)) return false;
+  shm_unlink(("/acl_sim_machine." + name).c_str());
+  return true;
+}
+
 double pace(int link) {
   Link* l = link_at(state().segment.load(), link);
   if (l == nullptr) return 1.0;

@@ -15,7 +15,8 @@
 // gone) and a mutex that the next locker makes consistent. Each change bumps
 // a generation counter; a watcher thread per process waits on it (a futex)
 // and tells the process's devices to re-time their copies at the new pace.
-// The last process to leave removes the segment.
+// The last process to leave removes the segment; so does whoever named the
+// machine once its processes ended (aclsimMachineRemove), should one have died.
 #ifndef ACL_SIM_SRC_MACHINE_H_
 #define ACL_SIM_SRC_MACHINE_H_
 
@@ -43,6 +44,8 @@ double join(int link, double bytes_per_us, uint64_t key, double demand);
 double leave(int link, uint64_t key);
 // The pace of `link` now.
 double pace(int link);
+// Removes machine `name`'s segment (aclsimMachineRemove); false for a bad name.
+bool remove(const std::string& name);
 
 }  // namespace machine
 }  // namespace sim

@@ -6,6 +6,7 @@
 #include "device.h"
 #include "hazard.h"
 #include "log.h"
+#include "machine.h"
 #include "memory.h"
 #include "rules.h"
 #include "runtime.h"
@@ -88,6 +89,10 @@ uint64_t aclsimRuleCount(void) {
 
 uint64_t aclsimTakeRuleCount(void) {
   return rules::take();
+}
+
+aclError aclsimMachineRemove(const char* name) {
+  return name != nullptr && machine::remove(name) ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
 }
 
 }  // extern "C"

@@ -180,7 +180,9 @@ def predicted_table(points: list[dict[str, Any]]) -> list[str]:
         "`ascgen/serving_requests.py`): the same requests in the same order per client (input (c + k) mod 12 "
         "of the data folder), batched under the same rules, each batch at its gear; no fitted parameter. The "
         "clients of a completed batch send their next requests in an order the program leaves to the OS "
-        "scheduler; the prediction draws it from a fixed seed. Measured / predicted:",
+        "scheduler; the prediction draws it, the mean of six seeded orders (an arrangement of the requests lasts, "
+        "so single runs scatter, the program's as the model's). What it leaves out is the host: its CPU time "
+        "and how long a woken thread takes to run. Measured / predicted:",
         "",
         "| service | clients | QPS | predicted | ratio | p50 ms | predicted | p99 ms | predicted | mean batch "
         "| predicted | batches per gear | predicted |",

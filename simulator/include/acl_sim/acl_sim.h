@@ -107,6 +107,12 @@ aclError aclsimLinkTransferAsync(const aclsimLinkTransfer* transfer, aclrtStream
 // queues its work behind it, so the host's submissions are not what it times.
 aclError aclsimHoldStreamAsync(aclrtStream stream, double us);
 
+// Removes the shared memory of the simulated machine `name` (ACL_SIM_MACHINE),
+// if it is there: for whoever named the machine, once all its processes have
+// ended (the last to call aclFinalize removes it; one that died does not).
+// ACL_ERROR_INVALID_PARAM for a name ACL_SIM_MACHINE would refuse.
+aclError aclsimMachineRemove(const char* name);
+
 #ifdef __cplusplus
 }
 #endif
