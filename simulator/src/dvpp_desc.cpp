@@ -4,6 +4,7 @@
 
 #include "api.h"
 #include "dvpp_rules.h"
+#include "runtime.h"
 
 #include <atomic>
 #include <mutex>
@@ -117,10 +118,14 @@ aclError acldvppSetChannelDescMode(acldvppChannelDesc* channelDesc, uint32_t mod
   return ACL_SUCCESS;
 }
 
-// Pure bookkeeping for now: the runtime wiring (current context, per-device
-// channel limits, creation cost on the timeline) is added with the DVPP ops.
+// Bookkeeping, in the calling thread's current context: a channel is a device resource, and
+// a thread uses a context's resources only after aclrtSetDevice / aclrtSetCurrentContext
+// (ACL_FACTS 1.4; DVPP V1 flow: aclInit, aclrtSetDevice, then the channel [hicann/docs
+// DVPP_V1_JPEGD.md]): 107002 otherwise, argument check context.current_required. Per-device
+// channel limits and the creation cost on the timeline are not modelled.
 aclError acldvppCreateChannel(acldvppChannelDesc* channelDesc) {
   SIM_API_ENTER();
+  if (aclError rc = sim::require_context(__func__)) return rc;
   if (channelDesc == nullptr || channelDesc->created) return ACL_ERROR_INVALID_PARAM;
   channelDesc->channelId = counters().next_channel_id++;
   channelDesc->created = true;

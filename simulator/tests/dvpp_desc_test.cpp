@@ -1,10 +1,12 @@
 // Unit test of the DVPP descriptor objects and the device parameter checks
-// (simulator/src/dvpp_desc.{h,cpp}, dvpp_check.cpp). Plain C++, no framework.
+// (simulator/src/dvpp_desc.{h,cpp}, dvpp_check.cpp). Plain C++, no framework; the device is
+// set only because a channel is created in the current context.
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
 
+#include "acl/acl.h"
 #include "acl_sim/acl_sim.h"
 #include "dvpp_desc.h"
 
@@ -414,6 +416,14 @@ void test_limits_from_profile() {
 }  // namespace
 
 int main() {
+  // A channel is created in the calling thread's current context (acldvppCreateChannel).
+  acldvppChannelDesc* early = acldvppCreateChannelDesc();
+  EXPECT(acldvppCreateChannel(early) == ACL_ERROR_UNINITIALIZE);
+  EXPECT(aclInit(nullptr) == ACL_SUCCESS);
+  EXPECT(acldvppCreateChannel(early) == ACL_ERROR_RT_CONTEXT_NULL);
+  EXPECT(std::string(aclsimLastRule()) == "context.current_required");
+  EXPECT(acldvppDestroyChannelDesc(early) == ACL_SUCCESS);
+  EXPECT(aclrtSetDevice(0) == ACL_SUCCESS);
   const sim::dvpp::Limits lim = limits_310();
   test_pic_desc_api();
   test_batch_roi_resize_channel_api();
@@ -423,6 +433,8 @@ int main() {
   test_batch(lim);
   test_operation_checks(lim);
   test_limits_from_profile();
+  EXPECT(aclrtResetDevice(0) == ACL_SUCCESS);
+  EXPECT(aclFinalize() == ACL_SUCCESS);
   const sim::dvpp::LiveCounts live = sim::dvpp::live_counts();
   EXPECT(live.pic == 0 && live.batch == 0 && live.roi == 0 && live.resize == 0);
   EXPECT(live.channel_desc == 0 && live.channels == 0);
