@@ -96,6 +96,16 @@ def variant_name(sanitize: str | None) -> str:
 _SIM_DIRS = {None: "sim-plain", "address": "sim-asan", "thread": "sim-tsan"}
 
 
+def configured_source(build: Path) -> Path | None:
+    """The source folder a CMake build folder was configured from (None: not configured)."""
+    try:
+        cache = (build / "CMakeCache.txt").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    m = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", cache, re.MULTILINE)
+    return Path(m.group(1)).resolve() if m else None
+
+
 def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress | None = None) -> Path:
     """Build and install the simulator library for this sanitizer setting; returns the install prefix.
 
@@ -108,6 +118,12 @@ def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress 
     base.mkdir(parents=True, exist_ok=True)
     with (base / ".pytest-build.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        if configured_source(base) not in (None, simulator_dir().resolve()):
+            # Configured from another checkout's simulator (a build root shared between clones):
+            # building there would install that checkout's library and headers.
+            for entry in base.iterdir():
+                if entry.name != ".pytest-build.lock":
+                    shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
         if not (base / "build.ninja").exists():
             _run(
                 ["cmake", "-G", "Ninja", "-S", str(simulator_dir()), "-B", str(base), *flags],

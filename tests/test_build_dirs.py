@@ -4,7 +4,9 @@ ascgen bench use): a test run must not fill or disturb it."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 from build_dirs import REPO, TEST_BUILD
 
 
@@ -22,3 +24,31 @@ def test_no_test_builds_under_build() -> None:
         if re.search(r"""(REPO|ROOT|parents\[\d\]) / ["']build["']""", line)
     ]
     assert offenders == []
+
+
+def test_a_simulator_build_of_another_checkout_is_configured_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build root shared between clones (the hostile tests' one in /tmp) holds a simulator
+    configured from another checkout: it is wiped and configured from this one, never built as it
+    is (that would install the other checkout's library and headers)."""
+    from ascgen import build
+    from ascgen.resources import simulator_dir
+
+    base = tmp_path / "sim-plain"
+    base.mkdir()
+    (base / "CMakeCache.txt").write_text("CMAKE_HOME_DIRECTORY:INTERNAL=/elsewhere/simulator\n")
+    (base / "build.ninja").write_text("# from the other checkout\n")
+    (base / "CMakeFiles").mkdir()
+    assert build.configured_source(base) == Path("/elsewhere/simulator").resolve()
+    commands: list[list[str]] = []
+    monkeypatch.setattr(build, "_run", lambda cmd, *args, **kw: commands.append(cmd))
+    build.ensure_simulator(tmp_path, None)
+    assert commands[0][:3] == ["cmake", "-G", "Ninja"] and str(simulator_dir()) in commands[0]
+    assert not (base / "build.ninja").exists() and not (base / "CMakeFiles").exists()
+    # Configured from this checkout: built as it is.
+    (base / "CMakeCache.txt").write_text(f"CMAKE_HOME_DIRECTORY:INTERNAL={simulator_dir().resolve()}\n")
+    (base / "build.ninja").write_text("# ours\n")
+    commands.clear()
+    build.ensure_simulator(tmp_path, None)
+    assert commands[0][:2] == ["cmake", "--build"] and (base / "build.ninja").exists()
