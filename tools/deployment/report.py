@@ -62,6 +62,13 @@ def plot(points: list[dict[str, Any]], path: Path) -> Path:
     return path
 
 
+def measured_cells(p: dict[str, Any], one: dict[str, Any]) -> str:
+    """A point's frames/s, its runs, its devices' figures and its scaling efficiency against ``one``."""
+    runs = ", ".join(f"{q:,.1f}" for q in p["qps_runs"])
+    per = ", ".join(f"{q:,.0f}" for q in p["per_device_qps"])
+    return f"{p['qps']:,.1f} | {runs} | {per} | {100 * efficiency(p, one):.1f} %"
+
+
 def table(pts: list[dict[str, Any]], threads: list[dict[str, Any]]) -> list[str]:
     one = pts[0]
     by_n = {p["devices"]: p for p in threads}
@@ -71,12 +78,10 @@ def table(pts: list[dict[str, Any]], threads: list[dict[str, Any]]) -> list[str]
         "|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for p in pts:
-        runs = ", ".join(f"{q:,.1f}" for q in p["qps_runs"])
-        per = ", ".join(f"{q:,.0f}" for q in p["per_device_qps"])
         plan = p["plan"]["aggregate_qps"]
         t = by_n.get(p["devices"], p)
         lines.append(
-            f"| {p['devices']} | {p['deploy']} | {p['qps']:,.1f} | {runs} | {per} | {100 * efficiency(p, one):.1f} % "
+            f"| {p['devices']} | {measured_cells(p, one)} "
             f"| {t['qps']:,.1f} | {t['qps'] / p['qps']:.3f} | {plan:,.0f} | {100 * p['qps'] / plan:.1f} % "
             f"| {p['p99_ms']:.1f} | {p['plan']['bottleneck']} |"
         )
@@ -158,11 +163,9 @@ def link_section(pts: list[dict[str, Any]]) -> list[str]:
         "|---:|---|---:|---|---|---:|---:|---:|---|",
     ]
     for p in pts:
-        runs = ", ".join(f"{q:,.1f}" for q in p["qps_runs"])
-        per = ", ".join(f"{q:,.0f}" for q in p["per_device_qps"])
         plan = p["plan"]["aggregate_qps"]
         out.append(
-            f"| {p['devices']} | {p['deploy']} | {p['qps']:,.1f} | {runs} | {per} | {100 * efficiency(p, one):.1f} % "
+            f"| {p['devices']} | {p['deploy']} | {measured_cells(p, one)} "
             f"| {plan:,.0f} | {100 * p['qps'] / plan:.1f} % | {p['plan']['bottleneck']} |"
         )
     return [*out, ""]
