@@ -261,18 +261,6 @@ void drop(acldvppChannelDesc* c) {
   acldvppDestroyChannelDesc(c);
 }
 
-acldvppPicDesc* nv12(void* data, uint32_t w, uint32_t h) {
-  acldvppPicDesc* p = acldvppCreatePicDesc();
-  acldvppSetPicDescData(p, data);
-  acldvppSetPicDescFormat(p, PIXEL_FORMAT_YUV_SEMIPLANAR_420);
-  acldvppSetPicDescWidth(p, w);
-  acldvppSetPicDescHeight(p, h);
-  acldvppSetPicDescWidthStride(p, w);
-  acldvppSetPicDescHeightStride(p, h);
-  acldvppSetPicDescSize(p, w * h * 3 / 2);
-  return p;
-}
-
 // Resizes on stream a, then on stream b, through one channel while the first
 // is still queued. The twin gives each stream its own channel.
 int channel_two_streams(bool bad) {
@@ -498,6 +486,18 @@ int hazard_unordered(bool bad) {
 }
 
 }  // namespace
+
+acldvppPicDesc* nv12(void* data, uint32_t w, uint32_t h) {
+  acldvppPicDesc* p = acldvppCreatePicDesc();
+  acldvppSetPicDescData(p, data);
+  acldvppSetPicDescFormat(p, PIXEL_FORMAT_YUV_SEMIPLANAR_420);
+  acldvppSetPicDescWidth(p, w);
+  acldvppSetPicDescHeight(p, h);
+  acldvppSetPicDescWidthStride(p, w);
+  acldvppSetPicDescHeightStride(p, h);
+  acldvppSetPicDescSize(p, w * h * 3 / 2);
+  return p;
+}
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> all = with_audit_cases({

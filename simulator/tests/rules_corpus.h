@@ -6,8 +6,11 @@
 #ifndef ACL_SIM_TESTS_RULES_CORPUS_H_
 #define ACL_SIM_TESTS_RULES_CORPUS_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+struct acldvppPicDesc;  // acl/ops/acl_dvpp.h (which needs ENABLE_DVPP_INTERFACE)
 
 namespace corpus {
 
@@ -22,6 +25,9 @@ struct Case {
 };
 
 const std::vector<Case>& cases();
+
+// An NV12 picture of w x h at `data`, its strides equal to its sizes.
+acldvppPicDesc* nv12(void* data, uint32_t w, uint32_t h);
 
 // `base` followed by the cases of the rules audit (rules_corpus_audit.cpp).
 std::vector<Case> with_audit_cases(std::vector<Case> base);

@@ -136,18 +136,6 @@ int model_unload_in_flight(bool bad) {
 
 // ---- DVPP -----------------------------------------------------------------------
 
-acldvppPicDesc* nv12(void* data, uint32_t w, uint32_t h) {
-  acldvppPicDesc* p = acldvppCreatePicDesc();
-  acldvppSetPicDescData(p, data);
-  acldvppSetPicDescFormat(p, PIXEL_FORMAT_YUV_SEMIPLANAR_420);
-  acldvppSetPicDescWidth(p, w);
-  acldvppSetPicDescHeight(p, h);
-  acldvppSetPicDescWidthStride(p, w);
-  acldvppSetPicDescHeightStride(p, h);
-  acldvppSetPicDescSize(p, w * h * 3 / 2);
-  return p;
-}
-
 // One resize queued behind an upload, then the channel is destroyed (bad: before the stream
 // passed it; twin: after aclrtSynchronizeStream).
 int channel_destroy_pending(bool bad) {
