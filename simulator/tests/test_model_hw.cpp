@@ -131,16 +131,29 @@ TEST(model, dynamic_hw_gear_items_and_time) {
   // time: 4 ms at the largest gear, a quarter of it at a quarter of the elements
   aclrtStream s = nullptr;
   CHECK_OK(aclrtCreateStream(&s));
+  // Timed between two events on the stream (model time on the device), so a loaded host
+  // waking late from the synchronisation does not count.
+  aclrtEvent before = nullptr, after = nullptr;
+  CHECK_OK(aclrtCreateEventWithFlag(&before, ACL_EVENT_SYNC));
+  CHECK_OK(aclrtCreateEventWithFlag(&after, ACL_EVENT_SYNC));
   double took[2] = {0, 0};
   const uint64_t widths[2] = {8, 32};
   for (int k = 0; k < 2; ++k) {
     CHECK_OK(aclmdlSetDynamicHWSize(id, io.ins, 1, 4, widths[k]));
-    const double t0 = aclsimNowUs();
+    CHECK_OK(aclrtRecordEvent(before, s));
     CHECK_OK(aclmdlExecuteAsync(id, io.ins, io.outs, s));
+    CHECK_OK(aclrtRecordEvent(after, s));
     CHECK_OK(aclrtSynchronizeStream(s));
-    took[k] = aclsimNowUs() - t0;
+    float ms = 0;
+    CHECK_OK(aclrtEventElapsedTime(&ms, before, after));
+    took[k] = ms * 1e3;
+    CHECK_OK(aclrtResetEvent(before, s));
+    CHECK_OK(aclrtResetEvent(after, s));
   }
   CHECK(took[0] >= 1000 && took[1] >= 4000 && took[1] > 2.5 * took[0]);
+  CHECK_OK(aclrtSynchronizeStream(s));  // the resets
+  CHECK_OK(aclrtDestroyEvent(before));
+  CHECK_OK(aclrtDestroyEvent(after));
   CHECK_OK(aclrtDestroyStream(s));
   CHECK_OK(aclmdlUnload(id));
 }
