@@ -9,8 +9,6 @@ import os
 import subprocess
 from pathlib import Path
 
-
-
 REPO = Path(__file__).resolve().parents[2]
 LIBS = ("libascendcl.so", "libacl_dvpp.so")
 
