@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "hazard.h"
 #include "log.h"
+#include "profile.h"
 #include "rules.h"
 #include "runtime.h"
 
@@ -48,6 +49,15 @@ aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream) {
         s->report_thread == threadId ? ACL_ERROR_REPEAT_SUBSCRIBE : ACL_ERROR_RT_STREAM_SUBSCRIBE,
         __func__, "report.one_thread_per_stream", "stream %llu is already served by thread %llu",
         static_cast<unsigned long long>(s->id), static_cast<unsigned long long>(s->report_thread));
+  const auto limit = static_cast<uint32_t>(profile().num("limits.report_threads", 0));
+  size_t serving = 0;
+  if (limit > 0 && !callback_rules::room_for(threadId, limit, &serving))
+    return device_rule(ACL_ERROR_RT_THREAD_SUBSCRIBE, __func__, "report.thread_limit",
+                       rules::kReportThreadLimit,
+                       "thread %llu would be report thread %zu of this process; the %s allows %u: "
+                       "let one report thread serve several streams",
+                       static_cast<unsigned long long>(threadId), serving + 1,
+                       profile().str("soc").c_str(), limit);
   int32_t other = 0;
   if (!callback_rules::serve_on(threadId, d.id(), &other))
     return violate(ACL_ERROR_RT_PARAM_INVALID, __func__, "report.thread_one_device",

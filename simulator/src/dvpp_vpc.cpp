@@ -21,6 +21,7 @@
 #include "dvpp_rules.h"
 #include "log.h"
 #include "memory.h"
+#include "rules.h"
 #include "runtime.h"
 #include "task.h"
 
@@ -28,6 +29,13 @@ using namespace sim;
 namespace img = acl_sim::imaging;
 
 namespace {
+
+// A failed check: a device rule (RULE line, the run fails) when it names one, else an
+// argument check (vpc.args).
+aclError refuse(const char* api, const dvpp::Check& c) {
+  if (c.rule != nullptr) return device_rule(c.code, api, c.rule, c.source, "%s", c.message.c_str());
+  return violate(c.code, api, "vpc.args", "%s", c.message.c_str());
+}
 
 struct VpcItem {
   acldvppPicDesc in;
@@ -129,7 +137,7 @@ aclError single(const char* api, acldvppChannelDesc* channel, acldvppPicDesc* in
                       ? dvpp::check_vpc_resize(channel, in, out, resize, lim)
                       : dvpp::check_vpc_crop(channel, in, out, crop, paste, resize, needs_resize,
                                              needs_paste, lim);
-  if (!c.ok()) return violate(c.code, api, "vpc.args", "%s", c.message.c_str());
+  if (!c.ok()) return refuse(api, c);
   VpcJob job;
   VpcItem it{dvpp::snapshot(*in), dvpp::snapshot(*out), {}, {}};
   it.src_roi = crop != nullptr ? to_roi(*crop) : img::full_roi(in->width, in->height);
@@ -151,7 +159,7 @@ aclError batch(const char* api, acldvppChannelDesc* channel, acldvppBatchPicDesc
     return violate(ACL_ERROR_UNINITIALIZE, api, "profile.dvpp", "%s", err);
   dvpp::Check c = dvpp::check_vpc_batch(channel, src, roiNums, size, dst, cropAreas, pasteAreas,
                                         resize, needs_resize, needs_paste, lim);
-  if (!c.ok()) return violate(c.code, api, "vpc.args", "%s", c.message.c_str());
+  if (!c.ok()) return refuse(api, c);
   VpcJob job;
   uint32_t k = 0;
   for (uint32_t i = 0; i < size; ++i) {

@@ -88,6 +88,24 @@ constexpr const char* kDvppChannelOrder =
     "acldvppDestroyChannel Restrictions: if acldvppDestroyChannelDesc was called before "
     "acldvppDestroyChannel, acldvppDestroyChannel reports an error [HIA aclcppdevg_03_0328 800, "
     "0247 700, 0144 5046]";
+constexpr const char* kJpegInfoDevice =
+    "acldvppJpegGetImageInfo / PredictDecSize go through the DVPP manager, whose first use "
+    "creates a stream and device memory (rtStreamCreate, rtMalloc); without a device its image "
+    "processor is null -> ACL_ERROR_INTERNAL_ERROR [published ACL source, Ascend/graphengine "
+    "acl single_op/dvpp jpeg.cpp, mgr/dvpp_manager.cpp]; V1 flow aclInit -> aclrtSetDevice "
+    "first [HIA aclcppdevg_03_0169 5046]";
+constexpr const char* kPasteLeftAlign =
+    "acldvppVpcCropResizePasteAsync / CropAndPaste / Batch*Paste: round the paste ROI's left "
+    "offset up to a multiple of 16 (Atlas 200/300/500, training, inference products) "
+    "[HIA aclcppdevg_03_0344..0347 800; hi_vpc dest_left_offset aclcppdevg_03_1060]";
+constexpr const char* kJpegdEoiMargin =
+    "JPEGD zeroes the 8 bytes after the EOI marker in its input buffer "
+    "[HIA aclcppdevg_03_0169 5046, aclcppdevg_03_0227]; input buffer = data size + 8 bytes, "
+    "a hardware restriction [Atlas 300 DVPP API atlasdvpp_07_0017]";
+constexpr const char* kReportThreadLimit =
+    "aclrtSubscribeReport Restrictions: at most 128 report threads per process on the Atlas "
+    "200/300/500 inference products (310), 1024 on the others, or the call fails "
+    "[HIA aclcppdevg_03_0124 800, aclcppdevg_03_0051 60RC1]";
 constexpr const char* kCallbackCalls =
     "aclrtLaunchCallback Restrictions: a callback must not call resource allocation or release, "
     "stream or device synchronisation, task launch or abort APIs, or errors or deadlock may "
