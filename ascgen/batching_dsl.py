@@ -9,7 +9,7 @@ from pydantic import Field
 
 from ascgen.dsl_base import DslModel
 
-MAX_DURATION_US = 10**12  # templates/support/ascgen_batcher.h: kMaxDurationUs
+MAX_DURATION_US = 10**12  # templates/runtime/ascgen_batcher.h: kMaxDurationUs
 
 
 class QueuePolicy(DslModel):

@@ -1,6 +1,6 @@
 """Checks of a service's keys: ``source: {kind: requests}`` and ``batching`` (docs/serving.md).
 
-What the C++ ``Batcher`` would refuse at start-up (templates/support/ascgen_batcher.h,
+What the C++ ``Batcher`` would refuse at start-up (templates/runtime/ascgen_batcher.h,
 ``validate``) is refused here first, with the spec's positions and a hint.
 """
 
@@ -10,7 +10,7 @@ from ascgen import spec as dsl
 from ascgen.diagnostics import Diagnostic
 from ascgen.yaml_loader import SourceMap
 
-# Paddle Serving's padding rule's first condition (templates/support/ascgen_batcher.h:
+# Paddle Serving's padding rule's first condition (templates/runtime/ascgen_batcher.h:
 # kPaddingAbsoluteElements): requests may merge when padding adds at most this many elements.
 PADDING_ABSOLUTE_ELEMENTS = 1024
 

@@ -26,7 +26,7 @@ def host_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "-Werror",
             "-pedantic",
             "-pthread",
-            f"-I{ROOT / 'templates' / 'support'}",
+            f"-I{ROOT / 'templates' / 'runtime'}",
             str(Path(__file__).with_name("host_driver.cpp")),
             "-o",
             str(out),
