@@ -15,8 +15,8 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ascgen.codegen.ir import Program
-from ascgen.errors import UserError
-from ascgen.resources import clang_format_style, templates_dir
+from ascgen.common.errors import UserError
+from ascgen.common.resources import clang_format_style, templates_dir
 
 CLANG_FORMAT_VERSION = "23.1.3"
 STYLE_FILE = clang_format_style()

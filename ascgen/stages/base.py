@@ -11,15 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from ascgen.diagnostics import Diagnostic
-from ascgen.dsl_base import StageBase
-from ascgen.geometry import Geometry
+from ascgen.plan.geometry import Geometry
+from ascgen.spec.diagnostics import Diagnostic
+from ascgen.spec.dsl_base import StageBase
 
 if TYPE_CHECKING:
-    from ascgen.plan_model import Plan, PoolPlan, StagePlan
-    from ascgen.profile import Profile
-    from ascgen.spec import Spec
-    from ascgen.yaml_loader import SourceMap
+    from ascgen.plan.model import Plan, PoolPlan, StagePlan
+    from ascgen.spec.dsl import Spec
+    from ascgen.spec.profile import Profile
+    from ascgen.spec.yaml_loader import SourceMap
 
 MemoryKind = Literal["dvpp", "device", "host_pinned"]
 Per = Literal["frame", "batch"]

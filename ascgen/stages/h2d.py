@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from ascgen.dsl_base import Bytes, StageBase
-from ascgen.geometry import Geometry, tensor
-from ascgen.plan_model import Plan, PoolPlan, StagePlan
+from ascgen.plan.geometry import Geometry, tensor
+from ascgen.plan.model import Plan, PoolPlan, StagePlan
+from ascgen.spec.dsl_base import Bytes, StageBase
 from ascgen.stages.base import (
     Constant,
     MemoryKind,

@@ -8,12 +8,12 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from ascgen.diagnostics import Diagnostic, did_you_mean, one_of
-from ascgen.dsl_base import Bytes, StageBase
-from ascgen.geometry import Geometry, tensor
-from ascgen.names import SafePath
-from ascgen.plan_model import Plan, PoolPlan, StagePlan
-from ascgen.profile import Profile
+from ascgen.plan.geometry import Geometry, tensor
+from ascgen.plan.model import Plan, PoolPlan, StagePlan
+from ascgen.spec.diagnostics import Diagnostic, did_you_mean, one_of
+from ascgen.spec.dsl_base import Bytes, StageBase
+from ascgen.spec.names import SafePath
+from ascgen.spec.profile import Profile
 from ascgen.stages.base import Constant, PoolRef, PoolRequest, Sizes, StageContext, StageKind, const
 
 DEFAULT_MODEL_MEMORY = 128 << 20

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Union
 
 from pydantic import Field
 
-from ascgen.dsl_base import StageBase
+from ascgen.spec.dsl_base import StageBase
 from ascgen.stages.base import StageKind
 from ascgen.stages.d2h import D2h
 from ascgen.stages.h2d import H2d

@@ -32,12 +32,12 @@ from typing import Any
 
 from rich.progress import Progress
 
-from ascgen import profile as profiles
-from ascgen.analysis import analyze_data
-from ascgen.build import build_variant
-from ascgen.deployment import plan_deployment
-from ascgen.friendly import friendly
-from ascgen.validate import parse_file
+from ascgen.codegen.build import build_variant
+from ascgen.common.friendly import friendly
+from ascgen.deploy.plan import plan_deployment
+from ascgen.pipeline import analyze_data
+from ascgen.spec import profile as profiles
+from ascgen.spec.parse import parse_file
 from tools.deployment import link_bound, report
 
 # (spec, device counts, time scale): the scale keeps the simulator's CPU below what the
