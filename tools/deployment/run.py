@@ -48,7 +48,7 @@ STUDIES = [
     (Path("pipelines/resnet50_atlas800.yaml"), [1, 2, 4, 8], 8.0),
 ]
 # The copy-bound card, a process per device and a thread per device (the processes of one run are
-# one simulated machine and share its links: simulator/src/machine.h); its spec and profile are
+# one simulated machine and share its links: simulator/src/links/machine.h); its spec and profile are
 # written under the build root.
 LINK_BOUND = (Path("tools/deployment/link_bound.py"), [1, 2, 4], 5.0)
 
