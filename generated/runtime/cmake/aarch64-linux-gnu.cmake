@@ -1,5 +1,5 @@
 # Cross-compiling for an aarch64 Atlas host from x86_64 (Debian/Ubuntu: apt install
-# g++-aarch64-linux-gnu): cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
+# g++-aarch64-linux-gnu): cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=runtime/cmake/aarch64-linux-gnu.cmake
 # With CANN, point DDK_PATH at the toolkit that holds the arm64-linux tree.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
