@@ -9,9 +9,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ascgen.errors import UserError
-from ascgen.fileio import FileRefused, read_bounded
-from ascgen.spec import Streams
+from ascgen.common.errors import UserError
+from ascgen.common.fileio import FileRefused, read_bounded
+from ascgen.spec.dsl import Streams
 
 SCHEMA_VERSION = 1  # of the results file written by ``ascgen bench``
 PROGRAM_SCHEMA_VERSION = 1  # of the document a generated program writes with --json
@@ -119,7 +119,7 @@ class Config(_Model):
         return self
 
     def settings(self) -> dict[str, object]:
-        """The spec keys this point sets (ascgen.configure); its load, if any, is run-time flags."""
+        """The spec keys this point sets (ascgen.spec.configure); its load, if any, is run-time flags."""
         return self.model_dump(exclude={*LOAD_KEYS, *DEVICE_KEYS})
 
     def label(self) -> str:

@@ -15,8 +15,8 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ascgen.codegen.ir import Program
-from ascgen.errors import UserError
-from ascgen.resources import clang_format_style, templates_dir
+from ascgen.common.errors import UserError
+from ascgen.common.resources import clang_format_style, templates_dir
 
 CLANG_FORMAT_VERSION = "23.1.3"
 STYLE_FILE = clang_format_style()
@@ -83,7 +83,7 @@ def render(program: Program) -> dict[str, str]:
     main = env.get_template("main.cpp.j2").render(p=program, header=cpp_header, kinds=kinds)
     files = {"main.cpp": clang_format(main, "main.cpp")}
     for name in program.support_headers:
-        files[name] = (templates_dir() / "support" / name).read_text(encoding="utf-8")
+        files[name] = (templates_dir() / "runtime" / name).read_text(encoding="utf-8")
     for toolchain in sorted((templates_dir() / "cmake").glob("*.cmake")):
         files[f"cmake/{toolchain.name}"] = toolchain.read_text(encoding="utf-8")
     cmake_header = "\n".join(f"# {line}" for line in program.header)

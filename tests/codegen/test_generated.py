@@ -6,10 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ascgen.analysis import analyze_file
+from ascgen.codegen.generate import check_tree, render_all
 from ascgen.codegen.lower import lower
 from ascgen.codegen.render import render
-from ascgen.generate import check_tree, render_all
+from ascgen.pipeline import analyze_file
 
 PIPELINES = sorted(Path("pipelines").rglob("*.yaml"))
 UPDATE = "ascgen generate pipelines/"

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from program_harness import BUILD_ROOT, REPO, run_program
 
-from ascgen.build import compile_program
+from ascgen.codegen.build import compile_program
 
 EXAMPLE = REPO / "generated" / "resnet50_b16"
 INPUTS = REPO / "pipelines" / "data" / "images"
