@@ -9,12 +9,12 @@ from functools import cached_property
 from pathlib import Path
 
 from ascgen import __version__
-from ascgen import profile as profiles
 from ascgen.codegen.ir import EventIR, OpIR, PoolIR, Program, RecordIR, ServingIR, StageIR, StreamIR, WaitIR
 from ascgen.codegen.layouts import LAYOUTS, Layout
 from ascgen.codegen.model_descriptor import descriptor_text
-from ascgen.plan_model import EventEdge, Plan, PoolPlan, Step
-from ascgen.resources import simulator_dir
+from ascgen.common.resources import simulator_dir
+from ascgen.plan.model import EventEdge, Plan, PoolPlan, Step
+from ascgen.spec import profile as profiles
 from ascgen.stages.registry import kind_of
 
 SIM_ABI_VERSION = 1  # simulator/include/acl_sim/acl_sim.h: ACL_SIM_ABI_VERSION

@@ -16,8 +16,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ascgen.codegen.ir import Program
 from ascgen.codegen.lower import RUNTIME_FOLDER
-from ascgen.errors import UserError
-from ascgen.resources import clang_format_style, templates_dir
+from ascgen.common.errors import UserError
+from ascgen.common.resources import clang_format_style, templates_dir
 
 CLANG_FORMAT_VERSION = "23.1.3"
 STYLE_FILE = clang_format_style()

@@ -6,14 +6,12 @@ from typing import Literal
 
 from pydantic import Field
 
-from ascgen.dsl_base import Bytes, StageBase
-from ascgen.geometry import Geometry, tensor
-from ascgen.plan_model import Plan, PoolPlan, StagePlan
+from ascgen.plan.geometry import Geometry, tensor
+from ascgen.plan.model import MemoryKind, Plan, PoolPlan, PoolRef, StagePlan
+from ascgen.spec.dsl_base import Bytes, StageBase
 from ascgen.stages.base import (
     Constant,
-    MemoryKind,
     Per,
-    PoolRef,
     PoolRequest,
     Sizes,
     StageContext,

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from ascgen.analysis import analyze_file
+from ascgen.codegen.generate import check_tree, render_all
 from ascgen.codegen.lower import lower
 from ascgen.codegen.render import render
-from ascgen.diagnostics import SpecError
-from ascgen.generate import check_tree, render_all
+from ascgen.pipeline import analyze_file
+from ascgen.spec.diagnostics import SpecError
 
 PIPELINES = sorted(Path("pipelines").rglob("*.yaml"))
 UPDATE = "ascgen generate --shared-runtime pipelines/"

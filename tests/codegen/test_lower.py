@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ascgen.analysis import analyze_file, analyze_text
 from ascgen.codegen.ir import OpIR, Program
 from ascgen.codegen.lower import lower
-from ascgen.diagnostics import SpecError
+from ascgen.pipeline import analyze_file, analyze_text
+from ascgen.spec.diagnostics import SpecError
 from ascgen.stages.registry import KINDS
 
 PIPELINES = sorted(Path("pipelines").rglob("*.yaml"))
