@@ -34,7 +34,8 @@ def reader_of(program: Program, op: OpIR) -> OpIR | None:
 
 
 def test_lower_takes_the_plan_alone() -> None:
-    assert list(inspect.signature(lower).parameters) == ["plan", "out_dir"]
+    # besides the plan, only where the folder lies: its path, and whether its runtime is its own
+    assert list(inspect.signature(lower).parameters) == ["plan", "out_dir", "shared_runtime"]
 
 
 @pytest.mark.parametrize("path", PER_STAGE, ids=lambda p: p.stem)
