@@ -15,15 +15,14 @@ from ascgen.spec.diagnostics import Diagnostic, SpecError
 from ascgen.spec.parse import parse_file, parse_text
 from ascgen.spec.profile import Profile
 from ascgen.spec.yaml_loader import SourceMap
-from ascgen.stages.base import StageContext
-from ascgen.stages.registry import kind_of
+from ascgen.stages.registry import context, kind_of
 
 
 def _resources(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap) -> list[Diagnostic]:
     """Checks that need the plan: the stages' own, batch assembly, streams and events, memory."""
     out: list[Diagnostic] = []
     for i, stage in enumerate(spec.stages):
-        out += kind_of(stage).check_planned(StageContext(spec, prof, i, smap), plan)
+        out += kind_of(stage).check_planned(context(spec, prof, i, smap), plan)
     copy_align = prof.align.memcpy_async_addr
     batching = plan.batching
     if batching.mode == "copy" and batching.frame_bytes % copy_align:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ascgen.bench import options
-from ascgen.common.errors import EXIT_CHECK_FAILED
+from ascgen.common.errors import EXIT_CHECK_FAILED, CheckFailed
 from ascgen.common.friendly import friendly
 
 if TYPE_CHECKING:
@@ -242,9 +242,10 @@ def compare(old_path: Path, new_path: Path, qps_pct: float, p99_pct: float, othe
     A configuration counts as slower when its median QPS drops, or its p99 latency
     rises, by more than max(threshold, 3 x the pooled coefficient of variation of
     the two measurements). Exit 2 when a file is not a results file, holds no
-    runs, or measures another spec.
+    runs, or measures another spec; exit 1 when no configuration is in both files
+    (a comparison of nothing must not pass a gate).
     """
-    from ascgen.bench.compare import check_comparable
+    from ascgen.bench.compare import check_comparable, nothing_compared
     from ascgen.bench.compare import compare as compare_results
     from ascgen.bench.compare_report import print_comparison
     from ascgen.bench.schema import load_results
@@ -254,5 +255,7 @@ def compare(old_path: Path, new_path: Path, qps_pct: float, p99_pct: float, othe
     check_comparable(old, new, str(old_path), str(new_path), other_spec=other_spec)
     result = compare_results(old, new, min_threshold=qps_pct / 100, p99_threshold=p99_pct / 100)
     print_comparison(result, str(old_path), str(new_path), out)
+    if not result.rows:
+        raise CheckFailed(nothing_compared(old, new, str(old_path), str(new_path)))
     if result.slower:
         sys.exit(EXIT_CHECK_FAILED)

@@ -83,6 +83,7 @@ def calibrate(
         raise UserError(f"--out {out_path}: {problem}")
     if out_path.is_dir():
         raise UserError(f"--out {out_path}: it is a folder; name a file NAME.yaml")
+    _check_not_shadowed(out_path)
     check_can_create(out_path.parent)  # before the long work, not at the first save
     try:
         copy_sizes = [probe.parse_size(s) for s in sizes.split(",") if s.strip()]
@@ -151,6 +152,22 @@ def calibrate(
             done.append(section)
             write_profile(out_path, ctx, figures, done, complete=section == sections[-1][0])
     err.print(f"wrote {out_path}: {len(figures)} measured figures ({', '.join(done)}) over the base {base}")
+
+
+def _check_not_shadowed(out_path: Path) -> None:
+    """Refuse an --out whose name a profile found first by name already has (a shipped one, or an
+    earlier one in ASCGEN_PROFILE_PATH): the measurement would never be used. Writing over the
+    same file again (a new calibration of one's own profile) is fine."""
+    from ascgen.spec import profile as profiles
+
+    found = profiles.found_instead(out_path)
+    if found is not None:
+        shipped = found.parent.resolve() == profiles.PROFILE_DIR.resolve()
+        where = "ascgen ships a profile of that name" if shipped else f"{found} has that name"
+        raise UserError(
+            f"--out {out_path}: {where}, and the lookup by name finds it first, so this measurement would never "
+            f"be used; name the file otherwise, e.g. {out_path.stem}_calibrated.yaml"
+        )
 
 
 def write_profile(path: Path, ctx: Any, figures: list[Any], done: list[str], complete: bool) -> None:

@@ -12,8 +12,7 @@ from ascgen.spec import profile as profiles
 from ascgen.spec.diagnostics import Diagnostic, did_you_mean, one_of
 from ascgen.spec.profile import Profile
 from ascgen.spec.yaml_loader import SourceMap
-from ascgen.stages.base import StageContext
-from ascgen.stages.registry import decoders_of, kind_of, producers_of
+from ascgen.stages.registry import context, decoders_of, kind_of, producers_of
 
 SOURCE = "the source"
 
@@ -127,5 +126,5 @@ def check_stages(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Diagnos
     if spec.batch > prof.limits.max_batch:
         out.append(smap.error(("batch",), f"batch {spec.batch} exceeds the device's {prof.limits.max_batch}"))
     for i, stage in enumerate(spec.stages):
-        out += kind_of(stage).check(StageContext(spec, prof, i, smap))
+        out += kind_of(stage).check(context(spec, prof, i, smap))
     return out

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ascgen.plan.model import EventEdge, PoolPlan, StagePlan, Step
-from ascgen.stages.base import PoolRef
+from ascgen.plan.model import EventEdge, PoolPlan, PoolRef, StagePlan, Step
 from ascgen.stages.registry import kind_of
 
 Purpose = Literal["data", "reuse"]

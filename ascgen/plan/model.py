@@ -7,6 +7,7 @@ kinds, service times and the roofline, so that templates only print.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
@@ -15,7 +16,24 @@ from ascgen.deploy.model import DeploymentPlan
 from ascgen.plan.geometry import Geometry, ceil_div
 from ascgen.spec.dsl_base import StageBase, Streams
 from ascgen.spec.profile import Profile
-from ascgen.stages.base import MemoryKind, PoolRef
+
+MemoryKind = Literal["dvpp", "device", "host_pinned"]
+# What a pool is to the stage that owns it: its host staging buffer, its device copy, its
+# output, the whole batch it assembles, or a model input filled once at start-up.
+Role = Literal["host", "dev", "out", "batch", "in"]
+
+
+@dataclass(frozen=True)
+class PoolRef:
+    """A pool named by its owner and its role (never by a name suffix)."""
+
+    stage: str
+    role: Role
+
+    @property
+    def member(self) -> str:
+        """The C++ member that holds the pool."""
+        return f"{self.stage}_{self.role}"
 
 
 class _Frozen(BaseModel):

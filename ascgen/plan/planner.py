@@ -16,6 +16,7 @@ from ascgen.plan.model import (
     ModelPlan,
     Plan,
     PoolPlan,
+    PoolRef,
     SlotRule,
     SourcePlan,
     StagePlan,
@@ -23,9 +24,9 @@ from ascgen.plan.model import (
 from ascgen.serving.plan import serving_plan
 from ascgen.spec import dsl
 from ascgen.spec.profile import Profile
-from ascgen.stages.base import PoolRef, Sizes, StageContext, StageKind
+from ascgen.stages.base import Sizes, StageKind
 from ascgen.stages.model import ModelStage, latency_ms, latency_table, traffic_bytes
-from ascgen.stages.registry import kind_of
+from ascgen.stages.registry import context, kind_of
 
 DEFAULT_MAX_BYTES = 1 << 20
 
@@ -58,7 +59,7 @@ def sub_buffer_stride(frame_bytes: int, prof: Profile) -> int:
 class _Planner:
     def __init__(self, spec: dsl.Spec, prof: Profile, lines: list[int]) -> None:
         self.spec, self.prof, self.lines = spec, prof, lines
-        self.ctxs = [StageContext(spec, prof, i) for i in range(len(spec.stages))]
+        self.ctxs = [context(spec, prof, i) for i in range(len(spec.stages))]
         self.kinds = [kind_of(s) for s in spec.stages]
         self.levels = batch_levels(self.kinds, spec.source.data_kind == "tensor")
         self.model_index = next((i for i, k in enumerate(self.kinds) if k.takes_batches), None)

@@ -12,9 +12,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import ErrorDetails
 
+from ascgen.common.fileio import FileRefused, read_bounded
+from ascgen.spec.diagnostics import Diagnostic, Position, SpecError
+from ascgen.spec.yaml_loader import MAX_BYTES, SourceMap, load_text
 from ascgen.transfers.model import Links
 
 
@@ -222,17 +225,50 @@ def available() -> list[str]:
 
 
 def path_of(name: str) -> Path:
-    """The file of profile ``name``: shipped first, then $ASCGEN_PROFILE_PATH; KeyError if none."""
+    """The file of profile ``name``: shipped first, then $ASCGEN_PROFILE_PATH; KeyError if none.
+    Whatever is there counts (a FIFO, a folder): load_file says why it is not a profile, rather
+    than `available` listing a name that `load` calls unknown."""
     for folder in _folders():
         path = folder / f"{name}.yaml"
-        if path.is_file():
+        if path.exists():
             return path
     raise KeyError(name)
 
 
+def found_instead(path: Path) -> Path | None:
+    """The file a lookup by ``path``'s name finds before ``path`` (a shipped profile, or one
+    earlier in $ASCGEN_PROFILE_PATH); None when ``path`` would be found, or nothing else is."""
+    for folder in _folders():
+        candidate = folder / f"{path.stem}.yaml"
+        if candidate.resolve() == path.resolve():
+            return None
+        if candidate.exists():
+            return candidate
+    return None
+
+
 def load_file(path: Path) -> Profile:
-    with path.open(encoding="utf-8") as fh:
-        return Profile.model_validate(yaml.safe_load(fh))
+    """The profile in ``path``; a SpecError (exit 2, file:line:col) when the file is not one:
+    not a regular file, larger than a spec may be, not YAML, or not a profile's keys and values."""
+    where = str(path)
+    try:
+        raw = read_bounded(path, MAX_BYTES)
+        text = raw.decode("utf-8")
+    except FileRefused as exc:
+        raise SpecError([Diagnostic(where, Position(1, 1), f"not a profile: {exc}")]) from None
+    except UnicodeDecodeError as exc:
+        message = f"not a profile: not UTF-8 text (offset {exc.start})"
+        raise SpecError([Diagnostic(where, Position(1, 1), message)]) from None
+    data, smap = load_text(text, where)
+    try:
+        return Profile.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError([_profile_error(smap, err) for err in exc.errors()]) from None
+
+
+def _profile_error(smap: SourceMap, err: ErrorDetails) -> Diagnostic:
+    key = ".".join(str(p) for p in err["loc"])
+    return smap.error(err["loc"], f"not an ascgen profile: {key + ': ' if key else ''}{err['msg']}")
 
 
 @cache

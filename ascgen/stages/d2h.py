@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Literal
 
 from ascgen.plan.geometry import Geometry, tensor
-from ascgen.plan.model import Plan, PoolPlan, StagePlan
+from ascgen.plan.model import Plan, PoolPlan, PoolRef, StagePlan
 from ascgen.spec.dsl_base import StageBase
-from ascgen.stages.base import Constant, PoolRef, PoolRequest, Sizes, StageContext, StageKind, const
+from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
 
 class D2hStage(StageBase):

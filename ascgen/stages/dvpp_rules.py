@@ -126,7 +126,7 @@ def decoded_size(ctx: StageContext) -> Size | None:
     prev = ctx.prev_kind
     if prev is None:
         return None
-    picture = prev.frame_picture(StageContext(ctx.spec, ctx.prof, ctx.index - 1, ctx.smap))
+    picture = prev.frame_picture(ctx.at(ctx.index - 1))
     return Size(width=picture.width, height=picture.height) if picture else None
 
 

@@ -7,13 +7,11 @@ from typing import Literal
 from pydantic import Field
 
 from ascgen.plan.geometry import Geometry, tensor
-from ascgen.plan.model import Plan, PoolPlan, StagePlan
+from ascgen.plan.model import MemoryKind, Plan, PoolPlan, PoolRef, StagePlan
 from ascgen.spec.dsl_base import Bytes, StageBase
 from ascgen.stages.base import (
     Constant,
-    MemoryKind,
     Per,
-    PoolRef,
     PoolRequest,
     Sizes,
     StageContext,

@@ -9,12 +9,12 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from ascgen.plan.geometry import Geometry, tensor
-from ascgen.plan.model import Plan, PoolPlan, StagePlan
+from ascgen.plan.model import Plan, PoolPlan, PoolRef, StagePlan
 from ascgen.spec.diagnostics import Diagnostic, did_you_mean, one_of
 from ascgen.spec.dsl_base import Bytes, StageBase
 from ascgen.spec.names import SafePath
 from ascgen.spec.profile import Profile
-from ascgen.stages.base import Constant, PoolRef, PoolRequest, Sizes, StageContext, StageKind, const
+from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
 DEFAULT_MODEL_MEMORY = 128 << 20
 DEFAULT_OUTPUT_BYTES_PER_ITEM = 4000
@@ -219,7 +219,7 @@ class Model(StageKind):
         ref = ctx.prof.models.get(str(stage.reference))
         if prev is None or not prev.makes_frames or ref is None:
             return []
-        feeder = StageContext(ctx.spec, ctx.prof, ctx.index - 1, ctx.smap)
+        feeder = ctx.at(ctx.index - 1)
         picture = prev.frame_picture(feeder)
         assert picture is not None
         want = f"{ref.input.width}x{ref.input.height} {ref.input.format}"

@@ -36,7 +36,8 @@ def reader_of(program: Program, op: OpIR) -> OpIR | None:
 
 
 def test_lower_takes_the_plan_alone() -> None:
-    assert list(inspect.signature(lower).parameters) == ["plan", "out_dir"]
+    # besides the plan, only where the folder lies: its path, and whether its runtime is its own
+    assert list(inspect.signature(lower).parameters) == ["plan", "out_dir", "shared_runtime"]
 
 
 def test_no_module_outside_the_stages_names_a_stage_kind() -> None:
