@@ -10,7 +10,7 @@ bin=${VENV:-.venv}/bin
 version=23.1.3  # as pyproject.toml pins it and ascgen/codegen/render.py checks it
 
 python_dirs=(ascgen tests tools)
-mapfile -t cpp < <(find templates/support simulator -type f \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -name '*.cc' \) | sort)
+mapfile -t cpp < <(find templates/runtime simulator -type f \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -name '*.cc' \) | sort)
 
 if ! "$bin/clang-format" --version 2>/dev/null | grep -q " $version"; then
   echo "format.sh: needs clang-format $version in $bin: $bin/python -m pip install clang-format==$version" >&2

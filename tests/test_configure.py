@@ -1,4 +1,4 @@
-"""One way to apply a configuration to a spec (ascgen.configure), used by build and bench."""
+"""One way to apply a configuration to a spec (ascgen.spec.configure), used by build and bench."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from ascgen.bench import points
-from ascgen.configure import LIMITS, configure
-from ascgen.errors import UserError
-from ascgen.spec import Spec
-from ascgen.validate import parse_file
+from ascgen.common.errors import UserError
+from ascgen.spec.configure import LIMITS, configure
+from ascgen.spec.dsl import Spec
+from ascgen.spec.parse import parse_file
 
 SEED = Path(__file__).resolve().parent.parent / "pipelines" / "resnet50_b16.yaml"
 spec = parse_file(SEED)[0]
@@ -57,9 +57,9 @@ def test_the_limits_are_the_dsl_s_own() -> None:
 
 
 def test_the_program_s_flags_take_the_same_limits() -> None:
-    """The generated program's --threads and --depth (templates/support/ascgen_options.h) refuse
+    """The generated program's --threads and --depth (templates/runtime/ascgen_options.h) refuse
     what the DSL refuses; the DSL is the one definition, this keeps the C++ copy honest."""
-    host = (SEED.parents[1] / "templates" / "support" / "ascgen_options.h").read_text(encoding="utf-8")
+    host = (SEED.parents[1] / "templates" / "runtime" / "ascgen_options.h").read_text(encoding="utf-8")
     for flag in ("threads", "depth"):
         line = next(line for line in host.splitlines() if f'"--{flag}"' in line and re.search(r"\b1, \d+", line))
         assert int(re.search(r"\b1, (\d+)", line)[1]) == LIMITS[flag], line  # type: ignore[index]

@@ -36,9 +36,9 @@ def _tree(tmp_path: Path) -> Path:
     (tmp_path / "scripts").mkdir()
     shutil.copy(REPO / "scripts" / "format.sh", tmp_path / "scripts")
     shutil.copy(REPO / ".clang-format", tmp_path)
-    for folder in ("templates/support", "simulator/src", "ascgen", "tests", "tools"):
+    for folder in ("templates/runtime", "simulator/src", "ascgen", "tests", "tools"):
         (tmp_path / folder).mkdir(parents=True)
-    (tmp_path / "templates/support/a.h").write_text("int  f( int x ){return x;}\n")
+    (tmp_path / "templates/runtime/a.h").write_text("int  f( int x ){return x;}\n")
     (tmp_path / "simulator/src/b.cpp").write_text("int g() { return 1; }\n")
     (tmp_path / "ascgen/c.py").write_text("x = [1,2]\n")
     return tmp_path
@@ -59,9 +59,9 @@ def test_the_check_fails_on_unformatted_code_and_make_fmt_fixes_it(tmp_path: Pat
     root = _tree(tmp_path)
     check = _format(root, "--check")
     assert check.returncode == 1
-    assert "templates/support/a.h" in check.stderr and "ascgen/c.py" in check.stdout + check.stderr
+    assert "templates/runtime/a.h" in check.stderr and "ascgen/c.py" in check.stdout + check.stderr
     assert "run: make fmt" in check.stderr
-    assert (root / "templates/support/a.h").read_text() == "int  f( int x ){return x;}\n"  # untouched
+    assert (root / "templates/runtime/a.h").read_text() == "int  f( int x ){return x;}\n"  # untouched
     assert _format(root).returncode == 0
     assert _format(root, "--check").returncode == 0
     assert (root / "ascgen/c.py").read_text() == "x = [1, 2]\n"

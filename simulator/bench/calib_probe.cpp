@@ -37,7 +37,7 @@
 #include "acl/acl_mdl.h"
 #include "acl/ops/acl_dvpp.h"
 #include "acl_sim/acl_sim.h"
-#include "profile.h"
+#include "core/profile.h"
 
 // calib_dvpp.cpp: CANN's DVPP figures by channel count ("vpc" or "jpegd").
 double dvpp_channels(const std::string& engine, int channels, const std::vector<uint8_t>& jpeg);

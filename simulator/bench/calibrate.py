@@ -123,7 +123,7 @@ def probe(binary: Path, flat: Path, *args: str, scale: float = 0.25) -> dict:
 def model_traffic() -> str:
     """The profile's ResNet-50 DDR traffic per execution (fixed, per item) for the probe's descriptor."""
     sys.path.insert(0, str(REPO))
-    from ascgen import profile
+    from ascgen.spec import profile
 
     ref = profile.load("ascend310").models["resnet50"]
     return f"{ref.traffic_bytes_fixed},{ref.traffic_bytes_per_item}"
@@ -366,7 +366,7 @@ def report(
         f"So one 1024x1536 decode takes {decode_us:.0f} us on a JPEGD unit; with {f('engines.jpegd.units')} units",
         f"JPEGD sustains {float(f('engines.jpegd.units')) * 1e6 / decode_us:.0f} decodes/s",
         "(the study's decode front end reached ~760 fps with 8 lanes). These are the formulas of",
-        "ascgen's planner (`ascgen/throughput.py`), so a plan's predicted bottleneck and the",
+        "ascgen's planner (`ascgen/plan/throughput.py`), so a plan's predicted bottleneck and the",
         "simulated one agree.",
         "",
         "**Why a stream switch on the AI Core, proportional to the execution.** With one stream the",

@@ -1,4 +1,4 @@
-// Drives templates/support/ascgen_host.h without a device: parses the flags as a generated
+// Drives templates/runtime/ascgen_host.h without a device: parses the flags as a generated
 // program does and prints them as JSON; with ASCGEN_DRIVER_LOAD=1 it also loads --input as a
 // program loads its inputs (limit: ASCGEN_DRIVER_MAX bytes, default 1 MiB). Built by
 // tests/hostile/harness.py for the hostile-input corpus.

@@ -38,7 +38,7 @@ PER_FRAME = {
     "aclrtSynchronizeStream",
     "aclrtProcessReport",
 }
-SUPPORT = "".join(h.read_text() for h in sorted(Path("templates/support").glob("*.h")))
+SUPPORT = "".join(h.read_text() for h in sorted(Path("templates/runtime").glob("*.h")))
 # Calls that report failure by returning NULL or 0: the program names them with its own code.
 NO_CODE = {
     "acldvppCreateChannelDesc",

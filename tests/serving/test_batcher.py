@@ -1,4 +1,4 @@
-"""The serving headers' C++ unit tests (templates/support/ascgen_batcher.h, ascgen_loadgen.h).
+"""The serving headers' C++ unit tests (templates/runtime/ascgen_batcher.h, ascgen_loadgen.h).
 
 Builds tests/serving/*.cpp with the system C++ compiler into a temporary folder, plain and
 under ASan+UBSan and TSan, and runs every test group in each build. The tests themselves
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SUPPORT = REPO / "templates" / "support"
+SUPPORT = REPO / "templates" / "runtime"
 HERE = Path(__file__).resolve().parent
 SOURCES = sorted(HERE.glob("*.cpp"))
 FLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-pthread"]
