@@ -464,6 +464,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   });
   cleanup.add("aclrtSynchronizeDevice (drain before release)",
               [] { return aclrtSynchronizeDevice(); });
+  CallbackDrain drain(reporter.get());  // before the workers go, on every path
   size_t mem_free = 0, mem_total = 0;
   check(aclrtGetMemInfo(info.memory_attr, &mem_free, &mem_total), "setup", "aclrtGetMemInfo");
 
@@ -496,7 +497,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   srv.batcher->close();  // the workers flush the queue and stop
   for (std::thread& th : threads) th.join();
   sampler.stop();
-  finish_callbacks(*reporter);
+  drain.finish();
   srv.aborted = true;
   run.error.rethrow();
 

@@ -509,6 +509,25 @@ inline void finish_callbacks(ReportThread& reporter) {
   reporter.stop();
 }
 
+// finish_callbacks on every path out of the scope that declares it, an exception included,
+// while what the callbacks touch (the workers) is still alive and before the streams are
+// unsubscribed at cleanup (issue 27: an exception between start and drain left callbacks
+// pending at aclrtUnSubscribeReport). finish() drains on the normal path.
+class CallbackDrain {
+ public:
+  explicit CallbackDrain(ReportThread* reporter) : reporter_(reporter) {}
+  ~CallbackDrain() { finish(); }
+  CallbackDrain(const CallbackDrain&) = delete;
+  CallbackDrain& operator=(const CallbackDrain&) = delete;
+  void finish() {
+    if (reporter_ != nullptr) finish_callbacks(*reporter_);
+    reporter_ = nullptr;
+  }
+
+ private:
+  ReportThread* reporter_;
+};
+
 // Completions are observed by one report thread, subscribed to every worker's last stream
 // before it processes a report, and unsubscribed only after the drain (registered later, so it
 // runs first at teardown).
