@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 bin=${VENV:-.venv}/bin
 version=23.1.3  # as pyproject.toml pins it and ascgen/codegen/render.py checks it
 
-python_dirs=(ascgen tests tools)
+python_dirs=(.)  # every Python file of the repository; pyproject.toml excludes generated/ and build/
 mapfile -t cpp < <(find templates/runtime templates/stages simulator -type f \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -name '*.cc' \) | sort)
 
 if ! "$bin/clang-format" --version 2>/dev/null | grep -q " $version"; then
@@ -28,4 +28,4 @@ if [ "${1:-}" = "--check" ]; then
 fi
 "$bin/ruff" format "${python_dirs[@]}"
 "$bin/clang-format" --style=file:.clang-format -i "${cpp[@]}"
-echo "format.sh: formatted ${#python_dirs[@]} Python folders and ${#cpp[@]} C++ files"
+echo "format.sh: formatted the repository's Python files and ${#cpp[@]} C++ files"

@@ -16,20 +16,17 @@ from pydantic import Field
 from ascgen.plan.geometry import Geometry
 from ascgen.plan.model import Plan, StagePlan
 from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.dsl_base import Size, StageBase
+from ascgen.spec.dsl_base import Size
 from ascgen.stages import dvpp_rules
 from ascgen.stages.base import Constant, Sizes, StageContext, const
-from ascgen.stages.vpc_output import VpcOutputKind
+from ascgen.stages.vpc_output import VpcOutputKind, VpcOutputStage
 
 CHROMA_NEUTRAL = 128
 
 
-class VpcLetterboxStage(StageBase):
+class VpcLetterboxStage(VpcOutputStage):
     kind: Literal["vpc_letterbox"]
-    out: Size
     border: int = Field(default=114, ge=0, le=255, description="gray level of the border (luma; chroma neutral)")
-    format: Literal["nv12", "nv21"] = "nv12"
-    interpolation: Literal["default", "bilinear", "nearest"] = "bilinear"
 
 
 class VpcLetterbox(VpcOutputKind):

@@ -134,10 +134,10 @@ aclError check(const char* api) {
   const Kind k = kind_of(api);
   if (k == Kind::kAllowed) return ACL_SUCCESS;
   const aclError code = k == Kind::kSync ? ACL_ERROR_API_NOT_SUPPORT : ACL_SUCCESS;
-  return device_rule(code, api, "callback.forbidden_call", rules::kCallbackCalls,
-                     "called inside a host callback (aclrtProcessReport): it %s; do the work "
-                     "on another thread the callback signals",
-                     what(k));
+  return raise_rule(Rule::kCallbackForbiddenCall, code, api,
+                    "called inside a host callback (aclrtProcessReport): it %s; do the work "
+                    "on another thread the callback signals",
+                    what(k));
 }
 
 }  // namespace sim::callback_rules

@@ -1,5 +1,5 @@
 """docs/calibration.png: every calibration row's ratio against the band, and the batch-1
-pipeline's QPS by threads, published against simulated. Called by calibrate.py."""
+pipeline's QPS by threads, published against simulated. Called by tools/calibration/run.py."""
 
 from __future__ import annotations
 

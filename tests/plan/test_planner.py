@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from specs import SEED_SPEC
 
 from ascgen.cli import cli
 from ascgen.pipeline import analyze_text
@@ -22,22 +23,7 @@ from ascgen.stages.model import latency_ms as model_latency_ms
 ASCEND310 = profiles.load("ascend310")
 
 # The seed workload: 1024x1536 JPEG -> JPEGD -> VPC 224x224 -> ResNet-50 at batch 16.
-SEED = """\
-name: resnet50_b16
-device: {id: 0, profile: ascend310}
-source: {kind: jpeg_files, path: data/images, max_bytes: 1MiB, typical_bytes: 75825}
-threads: 4
-streams: per_stage
-buffers: {depth: 8}
-batch: 16
-stages:
-  - {name: upload, kind: h2d}
-  - {name: decode, kind: jpeg_decode, max: {width: 1024, height: 1536}}
-  - {name: resize, kind: vpc_resize, out: {width: 224, height: 224}}
-  - {name: infer, kind: model, path: models/resnet50_aipp.om, reference: resnet50}
-  - {name: fetch, kind: d2h}
-  - {name: top5, kind: topk, k: 5}
-"""
+SEED = SEED_SPEC
 
 # The hand-written baseline of issue 2: one stream per thread, 128 frames per sync, batch 1,
 # buffers sized for the study's 75,825-byte JPEGs.
