@@ -4,7 +4,8 @@ centred, into the output, whose border is one constant gray (as YOLO-style detec
 Per frame: two aclrtMemsetAsync paint the canvas (luma = border, chroma neutral), then
 acldvppVpcCropResizePasteAsync (ACL_FACTS 3.3: the output buffer is the canvas and is not
 cleared) writes the picture into the paste area worked out once per input size at start-up
-(ascgen::letterbox_area: even left/top, odd right/bottom, at least 10x6, ACL_FACTS 4).
+(ascgen::letterbox_area: even left/top, odd right/bottom, at least 10x6, ACL_FACTS 4; the
+left offset a multiple of the profile's align.vpc_paste_left, 16 on the 310: ACL_FACTS 8).
 """
 
 from __future__ import annotations
@@ -56,4 +57,5 @@ class VpcLetterbox(VpcOutputKind):
             *super().constants(sp, plan),
             const("int32_t", "kBorderLuma", stage.border),
             const("int32_t", "kBorderChroma", CHROMA_NEUTRAL),
+            const("uint32_t", "kPasteLeftAlign", plan.device.align.vpc_paste_left),
         ]

@@ -26,8 +26,8 @@ namespace upload {
 constexpr char kName[] = "upload";
 // upload_host: 4,194,304 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 4194304, 4194336, {1, 1, 0}};
-// upload_dev: 4,194,304 bytes per frame in DVPP memory (acldvppMalloc)
-constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 4194304, 4194336, {1, 1, 0}};
+// upload_dev: 4,194,312 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 4194312, 4194368, {1, 1, 0}};
 }  // namespace upload
 
 // Stage 'decode' (jpeg_decode), pipelines/crop_910b.yaml:11
@@ -110,7 +110,7 @@ constexpr ascgen::ProgramInfo kProgram = {
     64,                                       // sync_every
     ascgen::SourceKind::kJpegFiles,           // source
     4194304,                                  // max_input_bytes
-    4194304,                                  // tensor_bytes
+    4194312,                                  // tensor_bytes
     {8, 2, 0},                                // batch_slots
     4,                                        // streams_per_worker
     134217728,                                // model_bytes_per_worker
@@ -143,7 +143,7 @@ struct Worker : ascgen::WorkerBase {
   acldvppChannelDesc* crop_channel = nullptr;  // DVPP work of crop_stream only
   aclrtStream fetch_stream = nullptr;
   ascgen::Pool upload_host;  // 4,194,304 bytes per frame in pinned host memory (aclrtMallocHost)
-  ascgen::Pool upload_dev;   // 4,194,304 bytes per frame in DVPP memory (acldvppMalloc)
+  ascgen::Pool upload_dev;   // 4,194,312 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool decode_out;   // 12,441,600 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool crop_out;     // 614,400 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool crop_batch;   // 4,915,200 bytes per batch in device memory (aclrtMalloc)

@@ -287,7 +287,8 @@ int run_devices(const Report& head, const Options& opt, const std::vector<int32_
   std::vector<DeviceChild> children;
 #if ASCGEN_BACKEND_SIM
   // The children are one simulated machine: their devices' copies share the cards' host links
-  // as on a real host (simulator/src/machine.h), unless the caller named the machine already.
+  // as on a real host (simulator/src/links/machine.h), unless the caller named the machine
+  // already.
   const std::string machine = "ascgen-" + std::to_string(getpid());
   const bool named = std::getenv("ACL_SIM_MACHINE") == nullptr;
   if (named) setenv("ACL_SIM_MACHINE", machine.c_str(), 1);

@@ -19,6 +19,7 @@ from ascgen.spec.diagnostics import SpecError
 from ascgen.spec.parse import parse_text
 from ascgen.stages.model import ModelStage
 from ascgen.stages.model import latency_ms as model_latency_ms
+from ascgen.stages.registry import kind_of
 
 ASCEND310 = profiles.load("ascend310")
 
@@ -306,3 +307,21 @@ def test_memory_bandwidth_shared_by_the_engines_bounds_the_roofline(monkeypatch:
     assert narrow.bottleneck == "ddr bandwidth"
     assert narrow.roofline_qps == pytest.approx(8e9 / narrow.ddr_bytes_per_frame)
     assert narrow.uncontended_qps == pytest.approx(plan.uncontended_qps)
+
+
+def test_letterbox_paste_left_offset_follows_the_profile() -> None:
+    """Issue 27 item 2: the paste area's left offset is a multiple of 16 on the 310 (HIA
+    aclcppdevg_03_0345), of nothing more than even on the 910B; the program gets it as a constant."""
+    for profile, align in (("ascend310", 16), ("ascend910b", 1)):
+        plan = plan_of(LETTERBOX.replace("profile: ascend310", f"profile: {profile}"))
+        sp = stage(plan, "resize")
+        consts = {c.name: c.value for c in kind_of(sp.stage).constants(sp, plan)}
+        assert consts["kPasteLeftAlign"] == str(align), profile
+
+
+def test_the_upload_slot_holds_the_8_bytes_jpegd_zeroes_after_eoi() -> None:
+    """Issue 27 item 6: JPEGD zeroes the 8 bytes after the EOI marker in its input buffer
+    (aclcppdevg_03_0169/0227), so the DVPP upload slot is sized with them explicitly."""
+    plan = plan_of(SEED)
+    host, dev = pool(plan, "upload_host"), pool(plan, "upload_dev")
+    assert dev.slot_bytes == host.slot_bytes + 8
