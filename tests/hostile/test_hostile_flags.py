@@ -17,6 +17,8 @@ from harness import Case, run_and_check
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+pytestmark = pytest.mark.slow  # every test runs a program compiled for it (host_driver, small_program)
+
 IMAGES = "{root}/pipelines/data/images"
 
 
