@@ -4,7 +4,11 @@
 #ifndef ASCGEN_RUN_H_
 #define ASCGEN_RUN_H_
 
+#include "ascgen_affinity.h"
+#include "ascgen_devices.h"
 #include "ascgen_driver.h"
+#include "ascgen_numa.h"
+#include "ascgen_signals.h"
 
 namespace ascgen {
 

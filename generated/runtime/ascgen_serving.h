@@ -26,9 +26,11 @@
 
 #include <memory>
 
+#include "ascgen_affinity.h"
 #include "ascgen_driver.h"
 #include "ascgen_loadgen.h"
 #include "ascgen_padding.h"
+#include "ascgen_signals.h"
 
 namespace ascgen::serving {
 
