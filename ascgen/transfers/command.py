@@ -136,8 +136,12 @@ def transfer(
         total_bytes=total_bytes,
         repeat=repeat,
     )
-    folder = out_dir or Path("probe-results") / "transfer" / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    folder = out_dir or default_out_dir(datetime.now(UTC))
     run_and_write(options, folder, build_dir.resolve(), backend, time_scale, unit)
+
+
+def default_out_dir(now: datetime) -> Path:
+    return Path("probe-results") / "transfer" / now.strftime("%Y%m%d-%H%M%S")
 
 
 def run_and_write(
