@@ -15,7 +15,10 @@
 #include <sstream>
 
 #include "acl/acl.h"
-#include "ascgen_host.h"
+#include "ascgen_metrics.h"
+#include "ascgen_options.h"
+#include "ascgen_report.h"
+#include "ascgen_signals.h"
 #if ASCGEN_BACKEND_SIM
 #include "acl_sim/acl_sim.h"
 #endif
