@@ -69,9 +69,9 @@ def test_the_server_closes_a_batch_at_its_last_request(batched: Plan, tmp_path: 
     # the gear of each execute: the smallest that holds the batch's requests
     assert "aclmdlSetDynamicBatchSize" in main and "gear_for(infer::kGears, batch_last + 1)" in main
     assert "gears=1,2,4,8,16" in files["sim/resnet50_aipp.om.acl_sim_model"]
-    assert {"ascgen_batcher.h", "ascgen_loadgen.h", "ascgen_serving.h"} <= set(files)
+    assert {"runtime/ascgen_batcher.h", "runtime/ascgen_loadgen.h", "runtime/ascgen_serving.h"} <= set(files)
     frames = render(lower(plan_of(REPO / "pipelines" / "resnet50_b16.yaml"), tmp_path))
-    assert "ascgen_serving.h" not in frames and "batch_last" not in frames["main.cpp"]
+    assert "runtime/ascgen_serving.h" not in frames and "batch_last" not in frames["main.cpp"]
 
 
 def test_padding_cost_is_the_empty_share_of_the_executed_batch(batched: Plan, unbatched: Plan, tmp_path: Path) -> None:
@@ -132,7 +132,7 @@ def test_requests_of_their_own_width_run_at_the_smallest_hw_gear_holding_the_bat
     # the upload packs the batch's requests at the gear the model is set to, from the same shape
     assert main.count("hw_gear_for(") == 2 and "pack_padded(upload_host.slot(b)" in main
     assert "stages, hw_gears);" in main and "std::begin(recognize::kHwGears)" in main
-    assert "ascgen_padding.h" in files
+    assert "runtime/ascgen_padding.h" in files
 
 
 def _errors(text: str, tmp: Path) -> list[str]:
