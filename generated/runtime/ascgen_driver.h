@@ -10,7 +10,7 @@
 //   static const StepFn<Worker> kSteps[];        // its steps in order, per-batch ones last
 //   aclrtStream completion_stream() const;       // where a batch is complete
 //   const uint8_t* output(int64_t b) const;      // batch b's result on the host, or nullptr
-//   size_t output_item_bytes() const;            // one frame's share of it
+//   size_t output_item_bytes(int64_t b) const;   // one frame's share of it (at b's gear)
 //   uint64_t postprocess(const uint8_t* item);   // host stages on one frame's result
 //   uint32_t frame_status(int64_t f) const;      // frame f's decode result code (0: ok)
 //   static void inspect_input(Input& in);        // start-up check of one input
@@ -174,7 +174,7 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
   const int batch = run.info->batch;
   BatchRecord& r = t.batches[static_cast<size_t>(b % t.batch_slots())];
   const uint8_t* out = t.output(b);
-  const size_t item_bytes = t.output_item_bytes();
+  const size_t item_bytes = t.output_item_bytes(b);
   for (int i = 0; i < batch; ++i) {
     const int input = r.inputs[static_cast<size_t>(i)];
     const uint32_t status = t.frame_status(b * batch + i);
@@ -388,6 +388,25 @@ inline void finish_callbacks(ReportThread& reporter) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   reporter.stop();
 }
+
+// finish_callbacks on every path out of the scope that declares it, an exception included,
+// while what the callbacks touch (the workers) is still alive and before the streams are
+// unsubscribed at cleanup (issue 27: an exception between start and drain left callbacks
+// pending at aclrtUnSubscribeReport). finish() drains on the normal path.
+class CallbackDrain {
+ public:
+  explicit CallbackDrain(ReportThread* reporter) : reporter_(reporter) {}
+  ~CallbackDrain() { finish(); }
+  CallbackDrain(const CallbackDrain&) = delete;
+  CallbackDrain& operator=(const CallbackDrain&) = delete;
+  void finish() {
+    if (reporter_ != nullptr) finish_callbacks(*reporter_);
+    reporter_ = nullptr;
+  }
+
+ private:
+  ReportThread* reporter_;
+};
 
 // Completions are observed by one report thread, subscribed to every worker's last stream
 // before it processes a report, and unsubscribed only after the drain (registered later, so it

@@ -21,7 +21,7 @@ namespace ascgen {
 enum class Memory { kDvpp, kDevice, kHostPinned };
 
 // How many slots a ring has for a window of frames in flight per thread (--depth, or the
-// sync window): the planner's SlotRule (ascgen/plan_model.py), applied to the run-time window.
+// sync window): the planner's SlotRule (ascgen/plan/model.py), applied to the run-time window.
 struct SlotRule {
   int frames_per_slot;  // 1 for frame pools, the batch for batch pools
   int min_slots;        // per_stage batch rings keep two batches

@@ -107,6 +107,7 @@ int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup
   // Runs first at teardown, on every path: nothing is released while the device still uses it.
   cleanup.add("aclrtSynchronizeDevice (drain before release)",
               [] { return aclrtSynchronizeDevice(); });
+  CallbackDrain drain(reporter.get());  // before the workers go, on every path
   size_t mem_free = 0, mem_total = 0;
   check(aclrtGetMemInfo(info.memory_attr, &mem_free, &mem_total), "setup", "aclrtGetMemInfo");
 
@@ -124,7 +125,7 @@ int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup
   mode.join();
   const double end = Mode::kTimedAtStop ? stopped : now_s();
   const double elapsed = std::max(0.0, std::min(end, run.measure_end) - run.measure_start);
-  if (reporter) finish_callbacks(*reporter);
+  drain.finish();
   mode.abort();  // nothing waits any more
   run.error.rethrow();
 
