@@ -8,8 +8,9 @@ from pathlib import Path
 from ascgen.codegen.lower import lower
 from ascgen.codegen.render import render
 from ascgen.common.fileio import write_tree_atomic
-from ascgen.pipeline import analyze_file
-from ascgen.spec.diagnostics import Diagnostic, Position, SpecError
+from ascgen.pipeline import analyze_data
+from ascgen.spec.diagnostics import SpecError
+from ascgen.spec.parse import parse_file
 
 
 def render_all(specs: list[Path], out_dir: Path) -> dict[str, dict[str, str]]:
@@ -19,14 +20,14 @@ def render_all(specs: list[Path], out_dir: Path) -> dict[str, dict[str, str]]:
     problems = SpecError()
     for path in specs:
         try:
-            spec, plan = analyze_file(path)
+            spec, smap = parse_file(path)
+            plan = analyze_data(spec, smap)
         except SpecError as exc:
             problems.diagnostics += exc.diagnostics
             continue
         if spec.name in origin:
-            problems.diagnostics.append(
-                Diagnostic(str(path), Position(1, 1), f"name '{spec.name}' is already used by {origin[spec.name]}")
-            )
+            message = f"name '{spec.name}' is already used by {origin[spec.name]}; each program needs its own"
+            problems.diagnostics.append(smap.error(("name",), message))
             continue
         origin[spec.name] = path
         outputs[spec.name] = render(lower(plan, out_dir / spec.name))
