@@ -8,7 +8,7 @@ install:
 	bash scripts/install.sh
 
 lint: fmt-check
-	$(BIN)/ruff check ascgen tests tools
+	$(BIN)/ruff check .
 
 typecheck:
 	$(BIN)/mypy
@@ -19,13 +19,13 @@ test:
 # Python (ruff) and hand-written C++ (the pinned clang-format, .clang-format): scripts/format.sh
 fmt:
 	VENV=$(VENV) bash scripts/format.sh
-	$(BIN)/ruff check --fix ascgen tests tools
+	$(BIN)/ruff check --fix .
 
 fmt-check:
 	VENV=$(VENV) bash scripts/format.sh --check
 
 regen:
-	$(BIN)/ascgen generate pipelines/
+	$(BIN)/ascgen generate --shared-runtime pipelines/
 
 check-generated:
-	$(BIN)/ascgen generate --check pipelines/
+	$(BIN)/ascgen generate --shared-runtime --check pipelines/

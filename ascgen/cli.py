@@ -153,14 +153,22 @@ def init(path: Path, force: bool) -> None:
     show_default=True,
     help="Folder that receives one sub-folder per spec.",
 )
+@click.option(
+    "--shared-runtime",
+    is_flag=True,
+    help="Write the runtime headers once, to OUT/runtime/, for all programs in OUT (as generated/ is committed) "
+    "instead of into each program folder.",
+)
 @click.option("--check", is_flag=True, help="Write nothing; print a diff and exit 1 if OUT is stale.")
 @friendly
-def generate(specs: tuple[Path, ...], out_dir: Path, check: bool) -> None:
-    """Generate the C++ program of each spec into OUT/<name>/ (atomically)."""
-    from ascgen.codegen.generate import check_tree, render_all, write_all
+def generate(specs: tuple[Path, ...], out_dir: Path, shared_runtime: bool, check: bool) -> None:
+    """Generate the C++ program of each spec into OUT/<name>/ (atomically): a folder that builds
+    alone, or with --shared-runtime one that builds beside OUT/runtime/."""
+    from ascgen.codegen.generate import check_tree, refuse_mixing, render_all, write_all
 
-    outputs = render_all(_expand(specs), out_dir)
+    outputs = render_all(_expand(specs), out_dir, shared_runtime=shared_runtime)
     if not check:
+        refuse_mixing(out_dir, shared_runtime=shared_runtime)
         write_all(outputs, out_dir)
         for name in outputs:
             click.echo(f"wrote {out_dir / name}/")
@@ -168,8 +176,10 @@ def generate(specs: tuple[Path, ...], out_dir: Path, check: bool) -> None:
     stale = check_tree(outputs, out_dir, specs_cover_all=all(p.is_dir() for p in specs))
     if stale:
         click.echo(stale, nl=False)
-        raise CheckFailed(f"{out_dir}/ is stale; run: ascgen generate {' '.join(str(s) for s in specs)}")
-    click.echo(f"{out_dir}/ is up to date ({len(outputs)} programs)")
+        again = " ".join(["ascgen generate", *(["--shared-runtime"] if shared_runtime else []), *map(str, specs)])
+        raise CheckFailed(f"{out_dir}/ is stale; run: {again}")
+    programs = len(outputs) - (1 if shared_runtime else 0)
+    click.echo(f"{out_dir}/ is up to date ({programs} programs)")
 
 
 @cli.command()

@@ -1,20 +1,26 @@
-"""`ascgen generate`: render every spec, then write (atomically) or compare with what is there."""
+"""`ascgen generate`: render every spec, then write (atomically) or compare with what is there.
+
+Each program folder is standalone (its own runtime/), or with ``shared_runtime`` the programs
+share one OUT/runtime/ folder beside them that holds every runtime header (how generated/ is
+committed: the runtime once, not once per program)."""
 
 from __future__ import annotations
 
 import difflib
 from pathlib import Path
 
-from ascgen.codegen.lower import lower
-from ascgen.codegen.render import render
+from ascgen.codegen.lower import RUNTIME_FOLDER, lower
+from ascgen.codegen.render import render, runtime_files
+from ascgen.common.errors import UserError
 from ascgen.common.fileio import write_tree_atomic
 from ascgen.pipeline import analyze_data
 from ascgen.spec.diagnostics import SpecError
 from ascgen.spec.parse import parse_file
 
 
-def render_all(specs: list[Path], out_dir: Path) -> dict[str, dict[str, str]]:
-    """{program name: {relative path: text}} for every spec; all spec errors reported at once."""
+def render_all(specs: list[Path], out_dir: Path, *, shared_runtime: bool = False) -> dict[str, dict[str, str]]:
+    """{folder name: {relative path: text}} for every spec's program, then, with
+    ``shared_runtime``, the shared runtime folder; all spec errors reported at once."""
     outputs: dict[str, dict[str, str]] = {}
     origin: dict[str, Path] = {}
     problems = SpecError()
@@ -29,11 +35,30 @@ def render_all(specs: list[Path], out_dir: Path) -> dict[str, dict[str, str]]:
             message = f"name '{spec.name}' is already used by {origin[spec.name]}; each program needs its own"
             problems.diagnostics.append(smap.error(("name",), message))
             continue
+        if shared_runtime and spec.name == RUNTIME_FOLDER:
+            problems.diagnostics.append(
+                Diagnostic(str(path), Position(1, 1), f"name '{spec.name}' is the shared runtime's folder; rename it")
+            )
+            continue
         origin[spec.name] = path
-        outputs[spec.name] = render(lower(plan, out_dir / spec.name))
+        outputs[spec.name] = render(lower(plan, out_dir / spec.name, shared_runtime=shared_runtime))
     if problems.diagnostics:
         raise problems
+    if shared_runtime:
+        outputs[RUNTIME_FOLDER] = runtime_files()
     return outputs
+
+
+def refuse_mixing(out_dir: Path, *, shared_runtime: bool) -> None:
+    """Standalone programs are not written into a folder that holds a shared runtime (a program
+    folder has a CMakeLists.txt, the runtime folder none): regenerating generated/ without
+    --shared-runtime would put a copy of the runtime in every program folder."""
+    runtime = out_dir / RUNTIME_FOLDER
+    if not shared_runtime and runtime.is_dir() and not (runtime / "CMakeLists.txt").exists():
+        raise UserError(
+            f"{runtime}/ is a shared runtime: regenerate these programs with --shared-runtime, "
+            "or write standalone programs to another --out"
+        )
 
 
 def write_all(outputs: dict[str, dict[str, str]], out_dir: Path) -> None:

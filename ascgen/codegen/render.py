@@ -6,6 +6,7 @@ byte-identical on every machine.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ascgen.codegen.ir import Program
+from ascgen.codegen.lower import RUNTIME_FOLDER
 from ascgen.common.errors import UserError
 from ascgen.common.resources import clang_format_style, templates_dir
 
@@ -75,17 +77,49 @@ def _stage_templates() -> dict[str, str]:
     return {p.stem: f"stages/{p.name}" for p in sorted((templates_dir() / "stages").glob("*.j2"))}
 
 
+_INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)
+
+
+def _runtime_source(rel: str) -> Path:
+    """Where the runtime file ``rel`` (its path in the runtime folder) comes from: a kind's
+    header from templates/stages/, everything else from templates/runtime/."""
+    if rel.startswith("stages/"):
+        return templates_dir() / rel
+    return templates_dir() / "runtime" / rel
+
+
+def runtime_files(includes: tuple[str, ...] | None = None) -> dict[str, str]:
+    """The runtime folder's files, {path in it: text}, verbatim: the headers ``includes`` names
+    and every runtime header they include, or with None all of them (every kind's too); and
+    the cross-compiling toolchain files."""
+    if includes is None:
+        wanted = [p.name for p in sorted((templates_dir() / "runtime").glob("*.h"))]
+        wanted += [f"stages/{p.name}" for p in sorted((templates_dir() / "stages").glob("*.h"))]
+    else:
+        wanted = list(includes)
+    files: dict[str, str] = {}
+    while wanted:
+        rel = wanted.pop()
+        if rel in files:
+            continue
+        files[rel] = _runtime_source(rel).read_text(encoding="utf-8")
+        wanted += [h for h in _INCLUDE.findall(files[rel]) if _runtime_source(h).is_file()]
+    files = dict(sorted(files.items()))
+    for toolchain in sorted((templates_dir() / "runtime" / "cmake").glob("*.cmake")):
+        files[f"cmake/{toolchain.name}"] = toolchain.read_text(encoding="utf-8")
+    return files
+
+
 def render(program: Program) -> dict[str, str]:
-    """All files of ``program``: {relative path: text}. Pure: nothing is read but templates."""
+    """All files of ``program``'s folder: {relative path: text}, its runtime/ folder too when it
+    has its own (lower's ``shared_runtime`` not set). Pure: nothing is read but templates."""
     env = _environment()
     kinds = {kind: env.get_template(name).make_module({"p": program}) for kind, name in _stage_templates().items()}
     cpp_header = "\n".join(f"// {line}" for line in program.header)
     main = env.get_template("main.cpp.j2").render(p=program, header=cpp_header, kinds=kinds)
     files = {"main.cpp": clang_format(main, "main.cpp")}
-    for name in program.support_headers:
-        files[name] = (templates_dir() / "runtime" / name).read_text(encoding="utf-8")
-    for toolchain in sorted((templates_dir() / "cmake").glob("*.cmake")):
-        files[f"cmake/{toolchain.name}"] = toolchain.read_text(encoding="utf-8")
+    if program.paths["runtime"] == RUNTIME_FOLDER:
+        files.update({f"{RUNTIME_FOLDER}/{rel}": text for rel, text in runtime_files(program.includes).items()})
     cmake_header = "\n".join(f"# {line}" for line in program.header)
     files["CMakeLists.txt"] = env.get_template("CMakeLists.txt.j2").render(p=program, header=cmake_header)
     files["README.md"] = env.get_template("README.md.j2").render(p=program, header_text=" ".join(program.header))

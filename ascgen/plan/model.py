@@ -152,6 +152,13 @@ class ModelPlan(_Frozen):
     gears: list[int] = []  # dynamic batch gears (ascending, the last is batch); [] static
     traffic_bytes_per_item: int = 0  # of traffic_bytes: what one item adds (a gear moves fewer)
     hw_gears: list[tuple[int, int]] = []  # dynamic (height, width) gears, ascending; [] none
+    gear_ms: dict[int, float] = {}  # an execution's time at each dynamic batch gear
+    hw_gear_ms: list[float] = []  # an execution's time at each (height, width) gear
+
+
+def gear_for(gears: list[int], items: int) -> int:
+    """The smallest gear that holds ``items`` (the last gear is the model's batch)."""
+    return next((g for g in gears if g >= items), gears[-1])
 
 
 class BatchingPlan(_Frozen):

@@ -13,7 +13,6 @@ from ascgen.plan.geometry import Geometry, align_up, allocation_bytes, tensor
 from ascgen.plan.model import (
     BatchingPlan,
     MemoryPlan,
-    ModelPlan,
     Plan,
     PoolPlan,
     PoolRef,
@@ -25,7 +24,6 @@ from ascgen.serving.plan import serving_plan
 from ascgen.spec import dsl
 from ascgen.spec.profile import Profile
 from ascgen.stages.base import Sizes, StageKind
-from ascgen.stages.model import ModelStage, latency_ms, latency_table, traffic_bytes
 from ascgen.stages.registry import context, kind_of
 
 DEFAULT_MAX_BYTES = 1 << 20
@@ -73,22 +71,15 @@ class _Planner:
         self.sizes = self._sizes()
 
     def _sizes(self) -> Sizes:
-        spec = self.spec
+        spec, at = self.spec, self.model_index
         source = spec.source.bytes or spec.source.max_bytes or DEFAULT_MAX_BYTES
-        model = self.model_stage
         model_in: int | None = None
         model_out = 0
-        if model is not None:
-            model_in = model.input_bytes or (self.frame.bytes if self.frame else spec.source.bytes or 0) * spec.batch
-            if model.hw_gears and not model.input_bytes:  # uint8 items of the largest gear
-                model_in = spec.batch * max(h * w for h, w in model.hw_gears)
-            model_out = self.kinds[self.model_index or 0].output_bytes(model, self.prof, spec.batch)
+        if at is not None:
+            frame_bytes = self.frame.bytes if self.frame else spec.source.bytes or 0
+            model_in = self.kinds[at].batch_input_bytes(self.ctxs[at], frame_bytes)
+            model_out = self.kinds[at].output_bytes(spec.stages[at], self.prof, spec.batch)
         return Sizes(source_bytes=source, model_input_bytes=model_in, model_output_bytes=model_out)
-
-    @property
-    def model_stage(self) -> ModelStage | None:
-        stage = self.spec.stages[self.model_index] if self.model_index is not None else None
-        return stage if isinstance(stage, ModelStage) else None
 
     def geometries(self) -> list[tuple[Geometry | None, Geometry | None]]:
         kind = "jpeg" if self.spec.source.data_kind == "jpeg_files" else "tensor"
@@ -195,20 +186,12 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
     bounds = throughput.bounds(spec, prof, stages, batching, tasks, calls)
     worst = min(bounds, key=lambda b: b.qps)
     uncontended = min(b.qps for b in bounds if b.name != throughput.DDR_BOUND)
-    model = p.model_stage
     model_plan = None
-    if model is not None and p.model_index is not None:
-        gin, gout = geos[p.model_index]
-        model_plan = ModelPlan(
-            stage=model.name, path=model.path, batch=spec.batch, latency_ms=latency_ms(model, prof, spec.batch),
-            latency_table=latency_table(model, prof), traffic_bytes=traffic_bytes(model, prof, spec.batch),
-            input_bytes=gin.bytes if gin else 0,
-            output_bytes=gout.bytes if gout else 0,
-            memory_bytes=p.kinds[p.model_index].model_memory_bytes(p.ctxs[p.model_index]),
-            instances=1 if model.name in shared else spec.threads, gears=model.gears or [],
-            traffic_bytes_per_item=traffic_bytes(model, prof, 1) - traffic_bytes(model, prof, 0),
-            hw_gears=[(h, w) for h, w in model.hw_gears or []],
-        )  # fmt: skip
+    if p.model_index is not None:
+        at = p.model_index
+        gin, gout = geos[at]
+        instances = 1 if stages[at].name in shared else spec.threads
+        model_plan = p.kinds[at].batch_plan(p.ctxs[at], gin, gout, instances)
     first = by_ref.get(steps[0].dst) if steps else None
     source = spec.source
     affinity = affinity_of(spec)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from ascgen.plan.model import ModelPlan, ServingPlan, SlotRule
 from ascgen.spec import dsl
-from ascgen.stages.model import hw_share
 
 
 def serving_plan(spec: dsl.Spec, batch_slots: SlotRule, window: int, model: ModelPlan | None) -> ServingPlan | None:
@@ -29,7 +28,7 @@ def serving_plan(spec: dsl.Spec, batch_slots: SlotRule, window: int, model: Mode
         executed_batch=spec.batch,
         gears=gears,
         hw_gears=hw_gears,
-        hw_gear_ms=[model.latency_ms * hw_share(hw_gears, g) for g in hw_gears] if model else [],
+        hw_gear_ms=model.hw_gear_ms if model else [],
         slots_per_thread=per_thread,
         slots=per_thread * spec.threads,
         default_clients=min(64, 2 * b.max_batch),

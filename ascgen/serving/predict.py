@@ -31,10 +31,9 @@ import random
 import statistics
 from dataclasses import dataclass, field
 
-from ascgen.plan.model import Plan, StagePlan
+from ascgen.plan.model import Plan, StagePlan, gear_for
 from ascgen.serving.requests import PaddedShape, Requests, hw_gear_index, read_requests
-from ascgen.stages.h2d import pads_requests
-from ascgen.stages.model import ModelStage, gear_for, latency_ms
+from ascgen.stages.registry import kind_of
 
 CLIENTS = (1, 8, 32, 70)  # the seed's experiment's points (Paddle Serving's, issue 16)
 SEEDS = 6  # runs whose mean predicts a service of requests of their own width
@@ -150,7 +149,7 @@ class _Service:
 
     def upload(self, stage: StagePlan, taken: list[_Queued]) -> float | None:
         """The upload that packs requests copies the batch's requests at its gear (pack_padded)."""
-        if self.requests is None or not pads_requests(stage, self.plan):
+        if self.requests is None or not kind_of(stage.stage).pads_requests(stage, self.plan):
             return None
         assert self.plan.serving is not None
         h, w = self.plan.serving.hw_gears[self.gear(taken)]
@@ -275,9 +274,7 @@ def executed_ms(plan: Plan, n: int) -> float:
     assert plan.model is not None and plan.serving is not None
     if not plan.serving.gears:
         return plan.model.latency_ms
-    stage = next(s.stage for s in plan.stages if s.name == plan.model.stage)
-    assert isinstance(stage, ModelStage)
-    return latency_ms(stage, plan.device, gear_for(plan.serving.gears, n))
+    return plan.model.gear_ms[gear_for(plan.serving.gears, n)]
 
 
 def predictions(plan: Plan, clients: tuple[int, ...] = CLIENTS) -> list[Prediction]:

@@ -18,7 +18,7 @@ from ascgen.spec.diagnostics import Diagnostic
 from ascgen.spec.dsl_base import StageBase
 
 if TYPE_CHECKING:
-    from ascgen.plan.model import Plan, PoolPlan, StagePlan
+    from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan
     from ascgen.spec.dsl_base import Streams
     from ascgen.spec.profile import Profile
     from ascgen.spec.sections import Source
@@ -133,6 +133,9 @@ class StageKind:
     host_link: ClassVar[bool] = False  # its bytes cross the host link (PCIe) the engine copies over
     dvpp_mode: ClassVar[str] = ""  # its acldvppChannelMode enumerator, where channels have modes
     reads_dvpp: ClassVar[bool] = False  # its input must lie in DVPP memory
+    # bytes its engine may write past the data in its input buffer, which the buffer must hold
+    # (JPEGD zeroes the 8 bytes after the EOI marker: ACL_FACTS 8, aclcppdevg_03_0169/0227)
+    input_margin_bytes: ClassVar[int] = 0
     reports_status: ClassVar[bool] = False  # its result code is read at completion (JPEGD)
     host_postprocess: ClassVar[bool] = False  # runs on the host on each completed frame (top-k)
 
@@ -195,6 +198,14 @@ class StageKind:
         """Device memory one loaded instance takes (model stages)."""
         return 0
 
+    def batch_input_bytes(self, ctx: StageContext, frame_bytes: int) -> int | None:
+        """A batch stage's whole input at the spec's batch, given what one frame is (the model's)."""
+        return None
+
+    def batch_plan(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, instances: int) -> ModelPlan:
+        """What the plan records of a batch stage (Plan.model): asked of the kind that takes batches."""
+        raise NotImplementedError(f"{self.kind} does not take batches")
+
     # ---------------------------------------------------------------- lowering
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
@@ -216,3 +227,8 @@ class StageKind:
     def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
         """The pool the stage's device task writes (None for host stages)."""
         return None
+
+    def pads_requests(self, sp: StagePlan, plan: Plan) -> bool:
+        """Whether it packs each batch's requests, zero-padded to the batch's (height, width) gear
+        (a server's upload), so its time follows the gear."""
+        return False

@@ -62,7 +62,8 @@ class H2d(StageKind):
         per: Per = "batch" if batch_level else "frame"
         nxt = ctx.next_kind
         memory: MemoryKind = "dvpp" if nxt is not None and nxt.reads_dvpp else "device"
-        return [PoolRequest("host", "host_pinned", per, out.bytes), PoolRequest("dev", memory, per, out.bytes)]
+        margin = nxt.input_margin_bytes if nxt is not None else 0  # what the reader writes past the data
+        return [PoolRequest("host", "host_pinned", per, out.bytes), PoolRequest("dev", memory, per, out.bytes + margin)]
 
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
         return ctx.prof.engines.h2d.service_us(copied_bytes(ctx, gout))
@@ -74,16 +75,15 @@ class H2d(StageKind):
         return PoolRef(sp.name, "dev")
 
     def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
-        return {"pads_requests": pads_requests(sp, plan)}
+        return {"pads_requests": self.pads_requests(sp, plan)}
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
-        if not pads_requests(sp, plan) or plan.model is None:
+        if not self.pads_requests(sp, plan) or plan.model is None:
             return []
         gears = ", ".join(f"{{{h}, {w}}}" for h, w in plan.model.hw_gears)
         return [const("ascgen::serving::HwGear", "kHwGears[]", "{" + gears + "}")]
 
-
-def pads_requests(sp: StagePlan, plan: Plan) -> bool:
-    """The upload of a server whose requests have their own width (source format raw): it packs
-    each batch's requests, zero-padded to the width of the model's gear that the batch runs at."""
-    return sp.index == 0 and plan.serving is not None and bool(plan.serving.hw_gears)
+    def pads_requests(self, sp: StagePlan, plan: Plan) -> bool:
+        """The upload of a server whose requests have their own width (source format raw): it packs
+        each batch's requests, zero-padded to the width of the model's gear that the batch runs at."""
+        return sp.index == 0 and plan.serving is not None and bool(plan.serving.hw_gears)

@@ -20,6 +20,7 @@
 #include "api/api.h"
 #include "api/runtime.h"
 #include "core/clock.h"
+#include "core/profile.h"
 #include "report/log.h"
 #include "rules/callback_rules.h"
 #include "rules/hazard.h"
@@ -44,18 +45,27 @@ aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream) {
   Stream* s = nullptr;
   if (aclError rc = resolve_stream(__func__, stream, &s)) return rc;
   if (s->subscribed)
-    return violate(
+    return raise_rule(
+        Rule::kReportOneThreadPerStream,
         s->report_thread == threadId ? ACL_ERROR_REPEAT_SUBSCRIBE : ACL_ERROR_RT_STREAM_SUBSCRIBE,
-        __func__, "report.one_thread_per_stream", "stream %llu is already served by thread %llu",
+        __func__, "stream %llu is already served by thread %llu",
         static_cast<unsigned long long>(s->id), static_cast<unsigned long long>(s->report_thread));
+  const auto limit = static_cast<uint32_t>(profile().num("limits.report_threads", 0));
+  size_t serving = 0;
+  if (limit > 0 && !callback_rules::room_for(threadId, limit, &serving))
+    return raise_rule(Rule::kReportThreadLimit, ACL_ERROR_RT_THREAD_SUBSCRIBE, __func__,
+                      "thread %llu would be report thread %zu of this process; the %s allows %u: "
+                      "let one report thread serve several streams",
+                      static_cast<unsigned long long>(threadId), serving + 1,
+                      profile().str("soc").c_str(), limit);
   int32_t other = 0;
   if (!callback_rules::serve_on(threadId, d.id(), &other))
-    return violate(ACL_ERROR_RT_PARAM_INVALID, __func__, "report.thread_one_device",
-                   "thread %llu already serves streams of device %d; %s is on device %d: one "
-                   "report thread per device [source: aclrtSubscribeReport Restrictions, "
-                   "HIA aclcppdevg_03_0124 800, aclcppdevg_03_0082 700]",
-                   static_cast<unsigned long long>(threadId), other, stream_label(s).c_str(),
-                   d.id());
+    return raise_rule(Rule::kReportThreadOneDevice, ACL_ERROR_RT_PARAM_INVALID, __func__,
+                      "thread %llu already serves streams of device %d; %s is on device %d: one "
+                      "report thread per device [source: aclrtSubscribeReport Restrictions, "
+                      "HIA aclcppdevg_03_0124 800, aclcppdevg_03_0082 700]",
+                      static_cast<unsigned long long>(threadId), other, stream_label(s).c_str(),
+                      d.id());
   s->subscribed = true;
   s->report_thread = threadId;
   ReportQueue& q = d.reports(threadId);
@@ -71,19 +81,19 @@ aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream) {
   Stream* s = nullptr;
   if (aclError rc = resolve_stream(__func__, stream, &s)) return rc;
   if (!s->subscribed || s->report_thread != threadId)
-    return violate(ACL_ERROR_STREAM_NOT_SUBSCRIBE, __func__, "report.subscribed",
-                   "stream %llu is not served by thread %llu",
-                   static_cast<unsigned long long>(s->id),
-                   static_cast<unsigned long long>(threadId));
+    return raise_rule(Rule::kReportSubscribed, ACL_ERROR_STREAM_NOT_SUBSCRIBE, __func__,
+                      "stream %llu is not served by thread %llu",
+                      static_cast<unsigned long long>(s->id),
+                      static_cast<unsigned long long>(threadId));
   ReportQueue& q = d.reports(threadId);
   size_t pending = 0;
   for (const auto& t : q.tasks) pending += t->stream == s;
   for (const auto& t : s->queue) pending += t->kind == TaskKind::kCallback && !t->done;
   if (pending > 0)
-    device_rule(ACL_SUCCESS, __func__, "report.unsubscribe_pending", rules::kReportUnsubscribe,
-                "%zu callback(s) of %s have not run yet and never will: synchronise the stream "
-                "(and let the report thread process them) before unsubscribing",
-                pending, stream_label(s).c_str());
+    raise_rule(Rule::kReportUnsubscribePending, ACL_SUCCESS, __func__,
+               "%zu callback(s) of %s have not run yet and never will: synchronise the stream "
+               "(and let the report thread process them) before unsubscribing",
+               pending, stream_label(s).c_str());
   s->subscribed = false;
   callback_rules::stop_serving(threadId);
   --q.subscriptions;
@@ -96,17 +106,17 @@ aclError aclrtLaunchCallback(aclrtCallback fn, void* userData, aclrtCallbackBloc
   SIM_API_ENTER();
   if (fn == nullptr) return null_arg(__func__, "fn");
   if (blockType != ACL_CALLBACK_BLOCK && blockType != ACL_CALLBACK_NO_BLOCK)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "callback.block_type", "blockType %d",
-                   static_cast<int>(blockType));
+    return raise_rule(Rule::kCallbackBlockType, ACL_ERROR_INVALID_PARAM, __func__, "blockType %d",
+                      static_cast<int>(blockType));
   double stamp = charge_host();
   Device& d = device();
   std::unique_lock<std::mutex> lk(d.mu());
   Stream* s = nullptr;
   if (aclError rc = resolve_stream(__func__, stream, &s)) return rc;
   if (!s->subscribed)
-    return violate(ACL_ERROR_RT_STREAM_NO_CB_REG, __func__, "callback.subscribed",
-                   "stream %llu has no report thread (aclrtSubscribeReport first)",
-                   static_cast<unsigned long long>(s->id));
+    return raise_rule(Rule::kCallbackSubscribed, ACL_ERROR_RT_STREAM_NO_CB_REG, __func__,
+                      "stream %llu has no report thread (aclrtSubscribeReport first)",
+                      static_cast<unsigned long long>(s->id));
   TaskSpec spec;
   spec.name = "callback";
   auto t = d.enqueue(lk, s, TaskKind::kCallback, std::move(spec), stamp, nullptr, __func__);
@@ -127,12 +137,11 @@ aclError aclrtProcessReport(int32_t timeout) {
   // Without a subscription: 107012 at once, as the runtime answers (a callback
   // left over from an earlier subscription still runs).
   if (q.subscriptions == 0 && q.tasks.empty())
-    return device_rule(ACL_ERROR_RT_THREAD_SUBSCRIBE, __func__, "report.thread_subscribed",
-                       rules::kReportThread,
-                       "thread %llu serves no stream: call aclrtSubscribeReport(thread, stream) "
-                       "before the report loop starts, and stop the loop before "
-                       "aclrtUnSubscribeReport",
-                       static_cast<unsigned long long>(this_thread_id()));
+    return raise_rule(Rule::kReportThreadSubscribed, ACL_ERROR_RT_THREAD_SUBSCRIBE, __func__,
+                      "thread %llu serves no stream: call aclrtSubscribeReport(thread, stream) "
+                      "before the report loop starts, and stop the loop before "
+                      "aclrtUnSubscribeReport",
+                      static_cast<unsigned long long>(this_thread_id()));
   while (q.tasks.empty()) {
     bool timed_out = false;
     if (timeout == -1) {

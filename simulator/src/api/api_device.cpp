@@ -33,8 +33,8 @@ aclError live_context(const char* api, void* handle, Context** out) {
       return ACL_SUCCESS;
     }
   }
-  return violate(ACL_ERROR_RT_INVALID_HANDLE, api, "context.valid_handle",
-                 "%p is not a live context", handle);
+  return raise_rule(Rule::kContextValidHandle, ACL_ERROR_RT_INVALID_HANDLE, api,
+                    "%p is not a live context", handle);
 }
 
 namespace {
@@ -45,8 +45,8 @@ int device_count() {
 
 aclError check_device_id(const char* api, int32_t id) {
   if (id < 0 || id >= device_count())
-    return violate(ACL_ERROR_RT_INVALID_DEVICEID, api, "device.valid_id",
-                   "device %d does not exist (the profile has %d)", id, device_count());
+    return raise_rule(Rule::kDeviceValidId, ACL_ERROR_RT_INVALID_DEVICEID, api,
+                      "device %d does not exist (the profile has %d)", id, device_count());
   return ACL_SUCCESS;
 }
 
@@ -89,8 +89,8 @@ aclError sync_device(const char* api, int32_t timeout) {
   if (aclError rc = require_context(api)) return rc;
   std::unique_lock<std::mutex> lk(device().mu());
   if (!device().wait_idle_for(lk, timeout))
-    return violate(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, api, "device.sync_timeout",
-                   "device work not complete after %d ms", timeout);
+    return raise_rule(Rule::kDeviceSyncTimeout, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, api,
+                      "device work not complete after %d ms", timeout);
   if (hazard::enabled()) hazard::observe_all();
   return ACL_SUCCESS;
 }
@@ -124,10 +124,10 @@ void teardown_device_locked(const char* api, int32_t id, bool check_leaks) {
     user_contexts += c->device_id == id && !c->is_default && !c->destroyed;
   size_t streams = d.live_streams(true), events = d.live_events();
   if (streams + events + user_contexts > 0)
-    warn_rule(api, "teardown.order",
-              "%zu stream(s), %zu event(s), %zu context(s) still alive: destroy events and "
-              "streams, then contexts, then reset the device",
-              streams, events, user_contexts);
+    raise_rule(Rule::kTeardownOrder, ACL_SUCCESS, api,
+               "%zu stream(s), %zu event(s), %zu context(s) still alive: destroy events and "
+               "streams, then contexts, then reset the device",
+               streams, events, user_contexts);
   for (const auto& c : r.contexts) {
     if (c->device_id != id) continue;
     for (Stream* s : d.streams_of(c.get())) d.destroy_stream(s);
@@ -137,7 +137,8 @@ void teardown_device_locked(const char* api, int32_t id, bool check_leaks) {
   lk.unlock();
   if (last) dvpp::forget_sub_buffers(nullptr);  // every DVPP block goes below
   if (size_t n = release_all(id))
-    warn_rule(api, "teardown.memory", "%zu memory block(s) still allocated; released", n);
+    raise_rule(Rule::kTeardownMemory, ACL_SUCCESS, api,
+               "%zu memory block(s) still allocated; released", n);
   r.default_ctx[id] = nullptr;
   if (last) bump_context_epoch();
 }
@@ -155,23 +156,24 @@ aclError aclInit(const char* configPath) {
   if (r.initialized) return ACL_ERROR_REPEAT_INITIALIZE;
   rules::configure();  // the exit status below too
   if (*fault_env_error() != '\0')
-    return device_rule(ACL_ERROR_INVALID_PARAM, __func__, "faults.spec", rules::kFaultSpec,
-                       "ACL_SIM_FAIL: %s", fault_env_error());
+    return raise_rule(Rule::kFaultsSpec, ACL_ERROR_INVALID_PARAM, __func__, "ACL_SIM_FAIL: %s",
+                      fault_env_error());
   if (configPath != nullptr && *configPath != '\0' && !std::ifstream(configPath))
-    return violate(ACL_ERROR_INVALID_FILE, __func__, "init.config_file",
-                   "cannot read config file '%s'", configPath);
+    return raise_rule(Rule::kInitConfigFile, ACL_ERROR_INVALID_FILE, __func__,
+                      "cannot read config file '%s'", configPath);
   std::string error;
   if (!mutable_profile().load(profile_path(), &error))
-    return violate(ACL_ERROR_INVALID_FILE, __func__, "init.profile", "%s", error.c_str());
+    return raise_rule(Rule::kInitProfile, ACL_ERROR_INVALID_FILE, __func__, "%s", error.c_str());
   double scale = 1.0;
   if (!parse_time_scale(&scale))
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "init.time_scale",
-                   "ACL_SIM_TIME_SCALE='%s' is not a number > 0",
-                   std::getenv("ACL_SIM_TIME_SCALE"));
+    return raise_rule(Rule::kInitTimeScale, ACL_ERROR_INVALID_PARAM, __func__,
+                      "ACL_SIM_TIME_SCALE='%s' is not a number > 0",
+                      std::getenv("ACL_SIM_TIME_SCALE"));
   model_clock().start(scale);
   std::string machine_error;
   if (!machine::attach(host_link::changed_elsewhere, &machine_error))
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "init.machine", "%s", machine_error.c_str());
+    return raise_rule(Rule::kInitMachine, ACL_ERROR_INVALID_PARAM, __func__, "%s",
+                      machine_error.c_str());
   hazard::configure();
   rules::configure();
   trace_open();
@@ -191,7 +193,8 @@ aclError aclFinalize() {
   aclError leaked = leak_check(__func__);  // ACL_SIM_LEAK_CHECK: before anything is released
   for (int32_t id = 0; id < kMaxDevices; ++id) {
     if (r.device_refs[id] == 0) continue;
-    warn_rule(__func__, "teardown.order", "device %d still set: call aclrtResetDevice first", id);
+    raise_rule(Rule::kTeardownOrder, ACL_SUCCESS, __func__,
+               "device %d still set: call aclrtResetDevice first", id);
     r.device_refs[id] = 0;
     teardown_device_locked(__func__, id, false);
   }
@@ -223,9 +226,9 @@ aclError aclrtSetDevice(int32_t deviceId) {
     // the profile's device_open_ms; other threads setting it meanwhile wait.
     double open_ms = 0;
     if (!device_open_ms(&open_ms))
-      return violate(ACL_ERROR_INVALID_PARAM, __func__, "device.open_ms",
-                     "ACL_SIM_DEVICE_OPEN_MS='%s' is not a number >= 0",
-                     std::getenv("ACL_SIM_DEVICE_OPEN_MS"));
+      return raise_rule(Rule::kDeviceOpenMs, ACL_ERROR_INVALID_PARAM, __func__,
+                        "ACL_SIM_DEVICE_OPEN_MS='%s' is not a number >= 0",
+                        std::getenv("ACL_SIM_DEVICE_OPEN_MS"));
     if (open_ms > 0) std::this_thread::sleep_until(model_clock().deadline_after_ms(open_ms));
     r.default_ctx[deviceId] = new_context(r, deviceId, true);
   }
@@ -240,7 +243,7 @@ static aclError reset_device(const char* api, int32_t deviceId, bool force) {
   if (!r.initialized) return not_initialized(api);
   if (aclError rc = check_device_id(api, deviceId)) return rc;
   if (r.device_refs[deviceId] == 0) {
-    warn_rule(api, "device.reset_unset", "device %d is not set", deviceId);
+    raise_rule(Rule::kDeviceResetUnset, ACL_SUCCESS, api, "device %d is not set", deviceId);
     return ACL_SUCCESS;
   }
   if (force) r.device_refs[deviceId] = 1;
@@ -309,8 +312,8 @@ aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
   if (!r.initialized) return not_initialized(__func__);
   if (aclError rc = check_device_id(__func__, deviceId)) return rc;
   if (r.device_refs[deviceId] == 0)
-    return violate(ACL_ERROR_RT_INVALID_DEVICEID, __func__, "context.device_set",
-                   "call aclrtSetDevice(%d) before creating a context on it", deviceId);
+    return raise_rule(Rule::kContextDeviceSet, ACL_ERROR_RT_INVALID_DEVICEID, __func__,
+                      "call aclrtSetDevice(%d) before creating a context on it", deviceId);
   Context* ctx = new_context(r, deviceId, false);
   set_current_context(ctx);
   *context = ctx;
@@ -324,14 +327,15 @@ aclError aclrtDestroyContext(aclrtContext context) {
   Context* ctx = nullptr;
   if (aclError rc = live_context(__func__, context, &ctx)) return rc;
   if (ctx->is_default)
-    return violate(ACL_ERROR_RT_PARAM_INVALID, __func__, "context.default_not_destroyable",
-                   "the default context is released by aclrtResetDevice");
+    return raise_rule(Rule::kContextDefaultNotDestroyable, ACL_ERROR_RT_PARAM_INVALID, __func__,
+                      "the default context is released by aclrtResetDevice");
   Device& d = device_at(ctx->device_id);
   std::unique_lock<std::mutex> lk(d.mu());
   for (Stream* s : d.streams_of(ctx)) {
     if (!s->is_default)
-      warn_rule(__func__, "teardown.order", "stream %llu of this context is still alive",
-                static_cast<unsigned long long>(s->id));
+      raise_rule(Rule::kTeardownOrder, ACL_SUCCESS, __func__,
+                 "stream %llu of this context is still alive",
+                 static_cast<unsigned long long>(s->id));
     if (s->last) {
       std::shared_ptr<Task> last = s->last;
       d.wait_done(lk, last, nullptr);

@@ -43,17 +43,16 @@ aclError create_event(const char* api, aclrtEvent* event, uint32_t flags, bool p
   if (event == nullptr) return null_arg(api, "event");
   if (aclError rc = require_context(api)) return rc;
   if (ex && profile().num("features.ex_events", 0) == 0)
-    return device_rule(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api, "event.ex_unsupported",
-                       rules::kEventsEx,
-                       "%s has no aclrtCreateEventExWithFlag events: use "
-                       "aclrtCreateEventWithFlag(ACL_EVENT_SYNC) with Record, Wait, Reset",
-                       profile().str("soc").c_str());
+    return raise_rule(Rule::kEventExUnsupported, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api,
+                      "%s has no aclrtCreateEventExWithFlag events: use "
+                      "aclrtCreateEventWithFlag(ACL_EVENT_SYNC) with Record, Wait, Reset",
+                      profile().str("soc").c_str());
   Device& d = device();
   std::lock_guard<std::mutex> lock(d.mu());
   double limit = profile().num("limits.max_events", 1023);
   if (static_cast<double>(d.live_events()) >= limit)
-    return violate(ACL_ERROR_RT_NO_EVENT_RESOURCE, api, "event.limit",
-                   "%g events per device (limits.max_events) already exist", limit);
+    return raise_rule(Rule::kEventLimit, ACL_ERROR_RT_NO_EVENT_RESOURCE, api,
+                      "%g events per device (limits.max_events) already exist", limit);
   *event = d.create_event(flags, plain, ex).get();
   return ACL_SUCCESS;
 }
@@ -63,8 +62,8 @@ aclError find_event(const char* api, aclrtEvent handle, std::shared_ptr<Event>* 
   if (!initialized()) return not_initialized(api);
   *out = device().find_event(handle);
   if (!*out)
-    return violate(ACL_ERROR_RT_INVALID_HANDLE, api, "event.valid_handle", "%p is not a live event",
-                   handle);
+    return raise_rule(Rule::kEventValidHandle, ACL_ERROR_RT_INVALID_HANDLE, api,
+                      "%p is not a live event", handle);
   return ACL_SUCCESS;
 }
 
@@ -86,12 +85,12 @@ void check_classic(const char* api, Event& e, Stream* s, TaskKind kind) {
   auto id = static_cast<unsigned long long>(e.id);
   if (kind == TaskKind::kRecord) {
     if (e.armed)
-      device_rule(ACL_SUCCESS, api, "event.record_not_reset", rules::kEventsClassic,
-                  "event %llu recorded again on %s while its previous record (%s) was not "
-                  "reset: the next wait may pass on the old record; call "
-                  "aclrtResetEvent(event, waiting stream) after aclrtStreamWaitEvent first",
-                  id, stream_label(s).c_str(),
-                  e.waiters > 0 ? ("waited on by " + e.waiter_label).c_str() : "not waited on");
+      raise_rule(Rule::kEventRecordNotReset, ACL_SUCCESS, api,
+                 "event %llu recorded again on %s while its previous record (%s) was not "
+                 "reset: the next wait may pass on the old record; call "
+                 "aclrtResetEvent(event, waiting stream) after aclrtStreamWaitEvent first",
+                 id, stream_label(s).c_str(),
+                 e.waiters > 0 ? ("waited on by " + e.waiter_label).c_str() : "not waited on");
     e.armed = true;
     e.waiters = 0;
     e.reset_since_record = false;
@@ -99,15 +98,15 @@ void check_classic(const char* api, Event& e, Stream* s, TaskKind kind) {
     e.waiter_label.clear();
   } else if (kind == TaskKind::kWait) {
     if (e.reset_since_record)
-      device_rule(ACL_SUCCESS, api, "event.wait_stale", rules::kEventsClassic,
-                  "%s waits on event %llu after its reset and before a new record: it would "
-                  "pass on a stale (or a later) record; record the event again before waiting",
-                  stream_label(s).c_str(), id);
+      raise_rule(Rule::kEventWaitStale, ACL_SUCCESS, api,
+                 "%s waits on event %llu after its reset and before a new record: it would "
+                 "pass on a stale (or a later) record; record the event again before waiting",
+                 stream_label(s).c_str(), id);
     else if (e.armed && e.waiters > 0)
-      device_rule(ACL_SUCCESS, api, "event.one_waiter", rules::kEventsOneWaiter,
-                  "%s is a second waiter on the same record of event %llu (already waited on "
-                  "by %s): use one event per waiting stream",
-                  stream_label(s).c_str(), id, e.waiter_label.c_str());
+      raise_rule(Rule::kEventOneWaiter, ACL_SUCCESS, api,
+                 "%s is a second waiter on the same record of event %llu (already waited on "
+                 "by %s): use one event per waiting stream",
+                 stream_label(s).c_str(), id, e.waiter_label.c_str());
     if (e.armed) {
       ++e.waiters;
       e.waiter_stream = s->id;
@@ -115,10 +114,10 @@ void check_classic(const char* api, Event& e, Stream* s, TaskKind kind) {
     }
   } else if (kind == TaskKind::kReset) {
     if (e.armed && e.waiters > 0 && e.waiter_stream != s->id)
-      device_rule(ACL_SUCCESS, api, "event.reset_other_stream", rules::kEventsClassic,
-                  "event %llu reset on %s but waited on by %s: issue the reset on the waiting "
-                  "stream, after its aclrtStreamWaitEvent",
-                  id, stream_label(s).c_str(), e.waiter_label.c_str());
+      raise_rule(Rule::kEventResetOtherStream, ACL_SUCCESS, api,
+                 "event %llu reset on %s but waited on by %s: issue the reset on the waiting "
+                 "stream, after its aclrtStreamWaitEvent",
+                 id, stream_label(s).c_str(), e.waiter_label.c_str());
     if (e.armed) e.reset_since_record = true;
     e.armed = false;
     e.waiters = 0;
@@ -138,27 +137,27 @@ aclError submit_control(const char* api, aclrtStream stream, aclrtEvent handle, 
   std::shared_ptr<Task> awaited;
   if (kind == TaskKind::kWait) {
     if (!e->plain && !sync_flag)
-      return violate(ACL_ERROR_RT_PARAM_INVALID, api, "event.wait_needs_sync",
-                     "event %llu was created with flags 0x%x, without ACL_EVENT_SYNC",
-                     static_cast<unsigned long long>(e->id), e->flags);
+      return raise_rule(Rule::kEventWaitNeedsSync, ACL_ERROR_RT_PARAM_INVALID, api,
+                        "event %llu was created with flags 0x%x, without ACL_EVENT_SYNC",
+                        static_cast<unsigned long long>(e->id), e->flags);
     if (!e->record)
-      warn_rule(api, "event.wait_unrecorded",
-                "event %llu was never recorded (or was reset): the wait completes at once",
-                static_cast<unsigned long long>(e->id));
+      raise_rule(Rule::kEventWaitUnrecorded, ACL_SUCCESS, api,
+                 "event %llu was never recorded (or was reset): the wait completes at once",
+                 static_cast<unsigned long long>(e->id));
     awaited = e->record;
   }
   if (kind == TaskKind::kReset) {
     if (e->ex)
-      return violate(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api, "event.reset_ex",
-                     "events from aclrtCreateEventExWithFlag cannot be reset");
+      return raise_rule(Rule::kEventResetEx, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api,
+                        "events from aclrtCreateEventExWithFlag cannot be reset");
     if (!e->plain && !sync_flag)
-      return violate(ACL_ERROR_RT_PARAM_INVALID, api, "event.reset_needs_sync",
-                     "event %llu was created with flags 0x%x, without ACL_EVENT_SYNC",
-                     static_cast<unsigned long long>(e->id), e->flags);
+      return raise_rule(Rule::kEventResetNeedsSync, ACL_ERROR_RT_PARAM_INVALID, api,
+                        "event %llu was created with flags 0x%x, without ACL_EVENT_SYNC",
+                        static_cast<unsigned long long>(e->id), e->flags);
     if (e->plain)
-      warn_rule(api, "event.reset_plain",
-                "resetting an aclrtCreateEvent event is undefined in CANN 9; create it with "
-                "aclrtCreateEventWithFlag(ACL_EVENT_SYNC)");
+      raise_rule(Rule::kEventResetPlain, ACL_SUCCESS, api,
+                 "resetting an aclrtCreateEvent event is undefined in CANN 9; create it with "
+                 "aclrtCreateEventWithFlag(ACL_EVENT_SYNC)");
   }
   if (classic(*e)) check_classic(api, *e, s, kind);
   TaskSpec spec;
@@ -181,9 +180,9 @@ aclError sync_event(const char* api, aclrtEvent event, int32_t timeout) {
   if (!e->record) return ACL_SUCCESS;
   std::shared_ptr<Task> record = e->record;
   if (!d.wait_done_for(lk, record, timeout))
-    return violate(ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, api, "event.sync_timeout",
-                   "event %llu not complete after %d ms", static_cast<unsigned long long>(e->id),
-                   timeout);
+    return raise_rule(Rule::kEventSyncTimeout, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, api,
+                      "event %llu not complete after %d ms", static_cast<unsigned long long>(e->id),
+                      timeout);
   if (hazard::enabled()) hazard::observe(*record);
   return ACL_SUCCESS;
 }
@@ -250,8 +249,8 @@ aclError aclrtQueryEvent(aclrtEvent event, aclrtEventStatus* status) {
   std::shared_ptr<Event> e;
   if (aclError rc = find_event(__func__, event, &e)) return rc;
   if (e->ex)
-    return violate(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__, "event.query_ex",
-                   "use aclrtQueryEventStatus for aclrtCreateEventExWithFlag events");
+    return raise_rule(Rule::kEventQueryEx, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__,
+                      "use aclrtQueryEventStatus for aclrtCreateEventExWithFlag events");
   *status = event_complete(*e) ? ACL_EVENT_STATUS_COMPLETE : ACL_EVENT_STATUS_NOT_READY;
   return ACL_SUCCESS;
 }
@@ -265,9 +264,9 @@ aclError aclrtQueryEventWaitStatus(aclrtEvent event, aclrtEventWaitStatus* statu
   // aclrtCreateEventExWithFlag: "cannot be used with aclrtResetEvent, aclrtQueryEvent or
   // aclrtQueryEventWaitStatus" [RT-doc 07_event_management]; ACL_FACTS 1.4 Events.
   if (e->ex)
-    return violate(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__, "event.query_ex",
-                   "aclrtCreateEventExWithFlag events have no wait status: use "
-                   "aclrtQueryEventStatus");
+    return raise_rule(Rule::kEventQueryEx, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, __func__,
+                      "aclrtCreateEventExWithFlag events have no wait status: use "
+                      "aclrtQueryEventStatus");
   *status = event_complete(*e) ? ACL_EVENT_WAIT_STATUS_COMPLETE : ACL_EVENT_WAIT_STATUS_NOT_READY;
   return ACL_SUCCESS;
 }
@@ -290,11 +289,11 @@ aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endE
   if (aclError rc = find_event(__func__, startEvent, &a)) return rc;
   if (aclError rc = find_event(__func__, endEvent, &b)) return rc;
   if (!a->record || !b->record)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "event.elapsed_recorded",
-                   "both events must have been recorded");
+    return raise_rule(Rule::kEventElapsedRecorded, ACL_ERROR_INVALID_PARAM, __func__,
+                      "both events must have been recorded");
   if (!a->record->done || !b->record->done)
-    return violate(ACL_ERROR_RT_EVENT_NOT_COMPLETE, __func__, "event.elapsed_complete",
-                   "synchronize the events before asking for the elapsed time");
+    return raise_rule(Rule::kEventElapsedComplete, ACL_ERROR_RT_EVENT_NOT_COMPLETE, __func__,
+                      "synchronize the events before asking for the elapsed time");
   *ms = static_cast<float>((b->record->end_at - a->record->end_at) / 1000.0);
   return ACL_SUCCESS;
 }

@@ -12,6 +12,7 @@
 #include "report/log.h"
 #include "rules/guard.h"
 #include "rules/hazard.h"
+#include "rules/rules.h"
 
 using namespace sim;
 
@@ -39,20 +40,20 @@ aclError check_side(const char* api, const char* which, const void* p, size_t n,
                     bool async) {
   MemKind k = classify(p, n);
   if (device_side && !on_device(k))
-    return violate(ACL_ERROR_RT_INVALID_MEMORY_TYPE, api, "memcpy.device_pointer",
-                   "%s %p (+%zu bytes) must lie inside device or DVPP memory, found %s", which, p,
-                   n, kind_name(k));
+    return raise_rule(Rule::kMemcpyDevicePointer, ACL_ERROR_RT_INVALID_MEMORY_TYPE, api,
+                      "%s %p (+%zu bytes) must lie inside device or DVPP memory, found %s", which,
+                      p, n, kind_name(k));
   if (!device_side && on_device(k))
-    return violate(ACL_ERROR_RT_INVALID_MEMORY_TYPE, api, "memcpy.host_pointer",
-                   "%s %p is %s but the copy kind says host", which, p, kind_name(k));
+    return raise_rule(Rule::kMemcpyHostPointer, ACL_ERROR_RT_INVALID_MEMORY_TYPE, api,
+                      "%s %p is %s but the copy kind says host", which, p, kind_name(k));
   if (async && !device_side && k != MemKind::kHost)
-    return violate(ACL_ERROR_RT_INVALID_MEMORY_TYPE, api, "memcpy_async.pinned_host",
-                   "%s %p is pageable: async copies need host memory from aclrtMallocHost", which,
-                   p);
+    return raise_rule(Rule::kMemcpyAsyncPinnedHost, ACL_ERROR_RT_INVALID_MEMORY_TYPE, api,
+                      "%s %p is pageable: async copies need host memory from aclrtMallocHost",
+                      which, p);
   size_t align = static_cast<size_t>(profile().num("align.memcpy_async_addr", 64));
   if (async && reinterpret_cast<uintptr_t>(p) % align != 0)
-    return violate(ACL_ERROR_RT_ADDR_UNALIGNED, api, "memcpy_async.addr_aligned",
-                   "%s %p is not %zu-byte aligned", which, p, align);
+    return raise_rule(Rule::kMemcpyAsyncAddrAligned, ACL_ERROR_RT_ADDR_UNALIGNED, api,
+                      "%s %p is not %zu-byte aligned", which, p, align);
   return ACL_SUCCESS;
 }
 
@@ -60,14 +61,15 @@ aclError check_side(const char* api, const char* which, const void* p, size_t n,
 aclError plan_copy(const char* api, void* dst, size_t destMax, const void* src, size_t count,
                    aclrtMemcpyKind kind, bool async, TaskSpec* spec) {
   if (dst == nullptr || src == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, api, "memcpy.args", "dst %p, src %p: both needed", dst,
-                   src);
+    return raise_rule(Rule::kMemcpyArgs, ACL_ERROR_INVALID_PARAM, api,
+                      "dst %p, src %p: both needed", dst, src);
   if (count > destMax)
-    return violate(ACL_ERROR_RT_PARAM_INVALID, api, "memcpy.dest_max",
-                   "count %zu exceeds destMax %zu", count, destMax);
+    return raise_rule(Rule::kMemcpyDestMax, ACL_ERROR_RT_PARAM_INVALID, api,
+                      "count %zu exceeds destMax %zu", count, destMax);
   int k = static_cast<int>(kind);
   if (k < ACL_MEMCPY_HOST_TO_HOST || k > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
-    return violate(ACL_ERROR_RT_PARAM_INVALID, api, "memcpy.kind", "kind %d is not valid", k);
+    return raise_rule(Rule::kMemcpyKind, ACL_ERROR_RT_PARAM_INVALID, api, "kind %d is not valid",
+                      k);
   if (count == 0) return ACL_SUCCESS;  // nothing to copy; callers check count too
   bool src_dev = k == ACL_MEMCPY_DEVICE_TO_HOST || k >= ACL_MEMCPY_DEVICE_TO_DEVICE;
   bool dst_dev = k != ACL_MEMCPY_HOST_TO_HOST && k != ACL_MEMCPY_DEVICE_TO_HOST;
@@ -78,8 +80,8 @@ aclError plan_copy(const char* api, void* dst, size_t destMax, const void* src, 
     src_dev = false;
   }
   if (!src_dev && !dst_dev && async)
-    return violate(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api, "memcpy_async.host_to_host",
-                   "host-to-host copies cannot be asynchronous");
+    return raise_rule(Rule::kMemcpyAsyncHostToHost, ACL_ERROR_RT_FEATURE_NOT_SUPPORT, api,
+                      "host-to-host copies cannot be asynchronous");
   if (aclError rc = check_side(api, "src", src, count, src_dev, async)) return rc;
   if (aclError rc = check_side(api, "dst", dst, count, dst_dev, async)) return rc;
   Engine engine = src_dev ? (dst_dev ? Engine::kD2D : Engine::kD2H)
@@ -96,14 +98,14 @@ aclError plan_copy(const char* api, void* dst, size_t destMax, const void* src, 
 aclError plan_memset(const char* api, void* devPtr, size_t maxCount, int32_t value, size_t count,
                      TaskSpec* spec) {
   if (devPtr == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, api, "memset.args", "devPtr is NULL");
+    return raise_rule(Rule::kMemsetArgs, ACL_ERROR_INVALID_PARAM, api, "devPtr is NULL");
   if (count > maxCount)
-    return violate(ACL_ERROR_RT_PARAM_INVALID, api, "memset.max_count",
-                   "count %zu exceeds maxCount %zu", count, maxCount);
+    return raise_rule(Rule::kMemsetMaxCount, ACL_ERROR_RT_PARAM_INVALID, api,
+                      "count %zu exceeds maxCount %zu", count, maxCount);
   if (count == 0) return ACL_SUCCESS;
   if (!on_device(classify(devPtr, count)))
-    return violate(ACL_ERROR_RT_INVALID_MEMORY_TYPE, api, "memset.device_pointer",
-                   "%p (+%zu bytes) is not inside device or DVPP memory", devPtr, count);
+    return raise_rule(Rule::kMemsetDevicePointer, ACL_ERROR_RT_INVALID_MEMORY_TYPE, api,
+                      "%p (+%zu bytes) is not inside device or DVPP memory", devPtr, count);
   spec->engine = Engine::kD2D;
   spec->service_us = copy_service_us(Engine::kD2D, count);
   spec->writes = {{devPtr, count}};
@@ -208,8 +210,8 @@ aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t* free, size_t* total) {
   SIM_API_ENTER();
   if (free == nullptr || total == nullptr) return null_arg(__func__, "free/total");
   if (static_cast<int>(attr) < ACL_DDR_MEM || static_cast<int>(attr) > ACL_HBM_MEM_P2P_NORMAL)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "meminfo.attr", "attr %d",
-                   static_cast<int>(attr));
+    return raise_rule(Rule::kMeminfoAttr, ACL_ERROR_INVALID_PARAM, __func__, "attr %d",
+                      static_cast<int>(attr));
   if (aclError rc = require_context(__func__)) return rc;
   // The attribute names the memory kind: ACL_DDR_MEM* on DDR devices (310,
   // 310P: LPDDR4X), ACL_HBM_MEM* on HBM devices (910B); the other family

@@ -6,6 +6,7 @@
 #include "core/profile.h"
 #include "report/log.h"
 #include "rules/hazard.h"
+#include "rules/rules.h"
 
 using namespace sim;
 
@@ -18,8 +19,8 @@ aclError create_stream(const char* api, aclrtStream* stream) {
   std::lock_guard<std::mutex> lock(d.mu());
   double limit = profile().num("limits.max_streams", 1024);
   if (static_cast<double>(d.live_streams(false)) >= limit)
-    return violate(ACL_ERROR_RT_NO_STREAM_RESOURCE, api, "stream.limit",
-                   "%g streams per device (limits.max_streams) already exist", limit);
+    return raise_rule(Rule::kStreamLimit, ACL_ERROR_RT_NO_STREAM_RESOURCE, api,
+                      "%g streams per device (limits.max_streams) already exist", limit);
   *stream = d.create_stream(current_context(), false);
   return ACL_SUCCESS;
 }
@@ -27,8 +28,8 @@ aclError create_stream(const char* api, aclrtStream* stream) {
 // A user stream (not the default one) of the current context.
 aclError user_stream(const char* api, aclrtStream handle, Stream** out) {
   if (handle == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, api, "stream.not_default",
-                   "the default stream (NULL) cannot be destroyed");
+    return raise_rule(Rule::kStreamNotDefault, ACL_ERROR_INVALID_PARAM, api,
+                      "the default stream (NULL) cannot be destroyed");
   return resolve_stream(api, handle, out);
 }
 
@@ -41,9 +42,9 @@ aclError sync_stream(const char* api, aclrtStream stream, int32_t timeout) {
   if (!s->last) return ACL_SUCCESS;
   std::shared_ptr<Task> last = s->last;
   if (!d.wait_done_for(lk, last, timeout))
-    return violate(ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, api, "stream.sync_timeout",
-                   "stream %llu not complete after %d ms", static_cast<unsigned long long>(s->id),
-                   timeout);
+    return raise_rule(Rule::kStreamSyncTimeout, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, api,
+                      "stream %llu not complete after %d ms",
+                      static_cast<unsigned long long>(s->id), timeout);
   if (hazard::enabled()) hazard::observe(*last);
   return ACL_SUCCESS;
 }
@@ -61,8 +62,8 @@ aclError aclrtCreateStreamWithConfig(aclrtStream* stream, uint32_t priority, uin
   SIM_API_ENTER();
   (void)flag;  // fast launch / sync flags change nothing in the model
   if (priority > 7)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "stream.priority", "priority %u: want 0..7",
-                   priority);
+    return raise_rule(Rule::kStreamPriority, ACL_ERROR_INVALID_PARAM, __func__,
+                      "priority %u: want 0..7", priority);
   return create_stream(__func__, stream);
 }
 
@@ -73,12 +74,13 @@ aclError aclrtDestroyStream(aclrtStream stream) {
   Stream* s = nullptr;
   if (aclError rc = user_stream(__func__, stream, &s)) return rc;
   if (!s->queue.empty())
-    return violate(ACL_ERROR_RT_STREAM_NOT_COMPLETE, __func__, "stream.destroy_pending",
-                   "stream %llu still has %zu task(s): aclrtSynchronizeStream before destroying",
-                   static_cast<unsigned long long>(s->id), s->queue.size());
+    return raise_rule(Rule::kStreamDestroyPending, ACL_ERROR_RT_STREAM_NOT_COMPLETE, __func__,
+                      "stream %llu still has %zu task(s): aclrtSynchronizeStream before destroying",
+                      static_cast<unsigned long long>(s->id), s->queue.size());
   if (s->subscribed)
-    warn_rule(__func__, "teardown.order", "stream %llu is still subscribed to a report thread",
-              static_cast<unsigned long long>(s->id));
+    raise_rule(Rule::kTeardownOrder, ACL_SUCCESS, __func__,
+               "stream %llu is still subscribed to a report thread",
+               static_cast<unsigned long long>(s->id));
   d.destroy_stream(s);
   return ACL_SUCCESS;
 }

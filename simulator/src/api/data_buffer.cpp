@@ -5,6 +5,7 @@
 #include "api/api.h"
 #include "report/leak.h"
 #include "report/log.h"
+#include "rules/rules.h"
 
 struct aclDataBuffer {
   void* data;

@@ -4,6 +4,7 @@
 
 #include "api/api.h"
 #include "report/log.h"
+#include "rules/rules.h"
 
 namespace sim {
 namespace {
@@ -49,9 +50,9 @@ void bump_context_epoch() {
 aclError require_context(const char* api) {
   if (!initialized()) return not_initialized(api);
   if (current_context() == nullptr)
-    return violate(ACL_ERROR_RT_CONTEXT_NULL, api, "context.current_required",
-                   "the calling thread has no current context (aclrtSetDevice, "
-                   "aclrtCreateContext or aclrtSetCurrentContext first)");
+    return raise_rule(Rule::kContextCurrentRequired, ACL_ERROR_RT_CONTEXT_NULL, api,
+                      "the calling thread has no current context (aclrtSetDevice, "
+                      "aclrtCreateContext or aclrtSetCurrentContext first)");
   return ACL_SUCCESS;
 }
 
@@ -60,20 +61,21 @@ aclError resolve_stream(const char* api, void* handle, Stream** out) {
   Context* ctx = current_context();
   Stream* s = handle == nullptr ? ctx->default_stream : device().find_stream(handle);
   if (s == nullptr)
-    return violate(ACL_ERROR_RT_INVALID_HANDLE, api, "stream.valid_handle",
-                   "%p is not a live stream", handle);
+    return raise_rule(Rule::kStreamValidHandle, ACL_ERROR_RT_INVALID_HANDLE, api,
+                      "%p is not a live stream", handle);
   if (s->ctx != ctx)
-    return violate(ACL_ERROR_RT_STREAM_CONTEXT, api, "stream.own_context",
-                   "stream %llu belongs to another context than the calling thread's current one",
-                   static_cast<unsigned long long>(s->id));
+    return raise_rule(
+        Rule::kStreamOwnContext, ACL_ERROR_RT_STREAM_CONTEXT, api,
+        "stream %llu belongs to another context than the calling thread's current one",
+        static_cast<unsigned long long>(s->id));
   *out = s;
   return ACL_SUCCESS;
 }
 
 aclError check_timeout(const char* api, int32_t timeout) {
   if (timeout == -1 || timeout > 0) return ACL_SUCCESS;
-  return violate(ACL_ERROR_INVALID_PARAM, api, "timeout.range", "timeout %d: want -1 or > 0",
-                 timeout);
+  return raise_rule(Rule::kTimeoutRange, ACL_ERROR_INVALID_PARAM, api, "timeout %d: want -1 or > 0",
+                    timeout);
 }
 
 }  // namespace sim

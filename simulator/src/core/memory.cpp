@@ -117,28 +117,28 @@ void unhold(const std::vector<uintptr_t>& bases) {
 
 aclError allocate(const char* api, MemKind kind, void** ptr, size_t size, size_t alignment) {
   if (ptr == nullptr || size == 0)
-    return violate(ACL_ERROR_INVALID_PARAM, api, "malloc.args",
-                   "pointer %p, size %zu: need a non-NULL pointer and size > 0",
-                   static_cast<void*>(ptr), size);
+    return raise_rule(Rule::kMallocArgs, ACL_ERROR_INVALID_PARAM, api,
+                      "pointer %p, size %zu: need a non-NULL pointer and size > 0",
+                      static_cast<void*>(ptr), size);
   Heap& h = heap();
   Block b{size, kind == MemKind::kHost ? size : accounted_size(size), kind};
   b.device = current_device_id();
   const int32_t d = b.device;
   std::lock_guard<std::mutex> lock(h.mu);
   if (kind != MemKind::kHost && h.device_used[d] + b.accounted > device_budget())
-    return violate(ACL_ERROR_RT_MEMORY_ALLOCATION, api, "malloc.device_budget",
-                   "%zu bytes (%zu accounted) exceed free device memory %zu of %zu", size,
-                   b.accounted, device_budget() - h.device_used[d], device_budget());
+    return raise_rule(Rule::kMallocDeviceBudget, ACL_ERROR_RT_MEMORY_ALLOCATION, api,
+                      "%zu bytes (%zu accounted) exceed free device memory %zu of %zu", size,
+                      b.accounted, device_budget() - h.device_used[d], device_budget());
   size_t dvpp_cap = static_cast<size_t>(profile().num("memory.dvpp_bytes"));
   if (kind == MemKind::kDvpp && h.dvpp_used[d] + b.accounted > dvpp_cap)
-    return violate(ACL_ERROR_RT_MEMORY_ALLOCATION, api, "malloc.dvpp_budget",
-                   "%zu bytes (%zu accounted) exceed free DVPP memory %zu of %zu", size,
-                   b.accounted, dvpp_cap - h.dvpp_used[d], dvpp_cap);
+    return raise_rule(Rule::kMallocDvppBudget, ACL_ERROR_RT_MEMORY_ALLOCATION, api,
+                      "%zu bytes (%zu accounted) exceed free DVPP memory %zu of %zu", size,
+                      b.accounted, dvpp_cap - h.dvpp_used[d], dvpp_cap);
   b.reserved = align_up(b.accounted, alignment);
   void* p = std::aligned_alloc(alignment, b.reserved);
   if (p == nullptr)
-    return violate(ACL_ERROR_RT_MEMORY_ALLOCATION, api, "malloc.host_oom",
-                   "the simulator's host could not provide %zu bytes", b.accounted);
+    return raise_rule(Rule::kMallocHostOom, ACL_ERROR_RT_MEMORY_ALLOCATION, api,
+                      "the simulator's host could not provide %zu bytes", b.accounted);
   h.blocks.emplace(reinterpret_cast<uintptr_t>(p), b);
   if (kind != MemKind::kHost) h.device_used[d] += b.accounted;
   if (kind == MemKind::kDvpp) h.dvpp_used[d] += b.accounted;
@@ -159,14 +159,15 @@ void erase_locked(Heap& h, std::map<uintptr_t, Block>::iterator it) {
 
 aclError release(const char* api, MemKind kind, void* ptr) {
   static const char* const kAllocator[] = {"?", "aclrtMalloc", "acldvppMalloc", "aclrtMallocHost"};
-  if (ptr == nullptr) return violate(ACL_ERROR_INVALID_PARAM, api, "free.null", "pointer is NULL");
+  if (ptr == nullptr)
+    return raise_rule(Rule::kFreeNull, ACL_ERROR_INVALID_PARAM, api, "pointer is NULL");
   Heap& h = heap();
   std::unique_lock<std::mutex> lock(h.mu);
   auto it = h.blocks.find(reinterpret_cast<uintptr_t>(ptr));
   if (it == h.blocks.end() || it->second.kind != kind || it->second.freed)
-    return violate(ACL_ERROR_RT_MEMORY_FREE, api, "free.owner",
-                   "%p is not the start of a live block from %s", ptr,
-                   kAllocator[static_cast<int>(kind)]);
+    return raise_rule(Rule::kFreeOwner, ACL_ERROR_RT_MEMORY_FREE, api,
+                      "%p is not the start of a live block from %s", ptr,
+                      kAllocator[static_cast<int>(kind)]);
   if (it->second.users > 0) {
     // The device would DMA into memory the allocator may hand out again; the
     // simulator keeps the block until the tasks finished (never a crash).
@@ -175,11 +176,11 @@ aclError release(const char* api, MemKind kind, void* ptr) {
     size_t size = it->second.size;
     const char* last = it->second.last_user;
     lock.unlock();
-    return device_rule(ACL_SUCCESS, api, "free.in_use", rules::kFreeInUse,
-                       "%p (%zu bytes from %s) is still used by %d unfinished task(s) (last: "
-                       "%s): synchronise the stream (or wait for its event) before freeing; the "
-                       "block stays reserved until they finish",
-                       ptr, size, kAllocator[static_cast<int>(kind)], users, last);
+    return raise_rule(Rule::kFreeInUse, ACL_SUCCESS, api,
+                      "%p (%zu bytes from %s) is still used by %d unfinished task(s) (last: "
+                      "%s): synchronise the stream (or wait for its event) before freeing; the "
+                      "block stays reserved until they finish",
+                      ptr, size, kAllocator[static_cast<int>(kind)], users, last);
   }
   erase_locked(h, it);
   lock.unlock();  // lock order: the hazard detector's lock before Heap::mu
@@ -286,10 +287,10 @@ void hold_task_memory(const char* api, TaskSpec* spec, int32_t device) {
     for (const ByteRange& r : spec->writes) take(r);
   }
   if (foreign != 0)
-    device_rule(ACL_SUCCESS, api, "memory.other_device", rules::kOwnContext,
-                "the task on device %d uses %p, device memory of device %d: streams and memory "
-                "belong to their device's context",
-                device, reinterpret_cast<void*>(foreign), foreign_device);
+    raise_rule(Rule::kMemoryOtherDevice, ACL_SUCCESS, api,
+               "the task on device %d uses %p, device memory of device %d: streams and memory "
+               "belong to their device's context",
+               device, reinterpret_cast<void*>(foreign), foreign_device);
   if (held.empty()) return;
   std::function<void()> inner = std::move(spec->work);
   spec->work = [inner, held] {

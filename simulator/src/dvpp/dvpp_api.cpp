@@ -38,6 +38,8 @@ namespace img = acl_sim::imaging;
 namespace {
 
 constexpr aclError kUnsupportedJpeg = ACL_ERROR_UNSUPPORTED_JPEG;
+// Bytes after the data JPEGD zeroes in its input buffer (rule jpegd.eoi_margin).
+constexpr size_t kEoiMargin = 8;
 
 bool is_unsupported(img::JpegdReject r) {
   return r != img::JpegdReject::kNone && r != img::JpegdReject::kInvalidStream &&
@@ -47,29 +49,38 @@ bool is_unsupported(img::JpegdReject r) {
 // Parses a host-side JPEG as acldvppJpegGetImageInfo does: unparsable streams are
 // ACL_ERROR_INVALID_PARAM, streams JPEGD cannot decode ACL_ERROR_UNSUPPORTED_JPEG.
 aclError parse_header(const char* api, const void* data, uint32_t size, img::JpegInfo* info) {
+  // The JPEG helpers reach the image processor through the DVPP manager, whose first use
+  // creates a stream and device memory: without a device the processor is null and the call
+  // fails with ACL_ERROR_INTERNAL_ERROR (device rule dvpp.jpeg_info_device).
+  if (!initialized() || current_context() == nullptr)
+    return raise_rule(Rule::kDvppJpegInfoDevice, ACL_ERROR_INTERNAL_ERROR, api,
+                      "the calling thread has no device (%s): aclInit, aclrtSetDevice (or set "
+                      "a context) first, or parse the JPEG header on the host",
+                      initialized() ? "no current context" : "before aclInit");
   if (data == nullptr || size == 0)
-    return violate(ACL_ERROR_INVALID_PARAM, api, "jpeg_info.args", "data %p, size %u", data, size);
+    return raise_rule(Rule::kJpegInfoArgs, ACL_ERROR_INVALID_PARAM, api, "data %p, size %u", data,
+                      size);
   MemKind kind = classify(data, size);
   if (kind == MemKind::kDevice || kind == MemKind::kDvpp)
     // The JPEG helpers parse host memory; on a PCIe card (ACL_HOST) device
     // memory is not mapped into the host: the host load would fault.
-    return device_rule(ACL_ERROR_INVALID_PARAM, api, "host.device_pointer", rules::kHostAccess,
-                       "data %p (+%u bytes) is %s memory, not host memory: parse the JPEG's "
-                       "host copy before uploading it",
-                       data, size,
-                       kind == MemKind::kDvpp ? "DVPP (acldvppMalloc)" : "device (aclrtMalloc)");
+    return raise_rule(Rule::kHostDevicePointer, ACL_ERROR_INVALID_PARAM, api,
+                      "data %p (+%u bytes) is %s memory, not host memory: parse the JPEG's "
+                      "host copy before uploading it",
+                      data, size,
+                      kind == MemKind::kDvpp ? "DVPP (acldvppMalloc)" : "device (aclrtMalloc)");
   *info = img::parse_jpeg_info(static_cast<const uint8_t*>(data), size);
   dvpp::Limits lim;
   img::JpegdLimits jl;
   if (dvpp::current_limits(&lim, nullptr)) jl = dvpp::jpegd_limits(lim);
   img::JpegdVerdict v = img::jpegd_accepts(*info, jl);
   if (v.reject == img::JpegdReject::kInvalidStream)
-    return violate(ACL_ERROR_INVALID_PARAM, api, "jpeg_info.stream", "not a JPEG stream: %s",
-                   info->error);
+    return raise_rule(Rule::kJpegInfoStream, ACL_ERROR_INVALID_PARAM, api, "not a JPEG stream: %s",
+                      info->error);
   if (is_unsupported(v.reject))
-    return violate(kUnsupportedJpeg, api, "jpeg_info.unsupported",
-                   "%ux%u %s JPEG: JPEGD does not decode a %s", info->width, info->height,
-                   img::to_string(info->subsampling), img::to_string(v.reject));
+    return raise_rule(Rule::kJpegInfoUnsupported, ACL_ERROR_UNSUPPORTED_JPEG, api,
+                      "%ux%u %s JPEG: JPEGD does not decode a %s", info->width, info->height,
+                      img::to_string(info->subsampling), img::to_string(v.reject));
   return ACL_SUCCESS;
 }
 
@@ -134,9 +145,9 @@ Outcome run_decode(const DecodeJob& job) {
   dvpp::Check c = dvpp::validate_jpegd_result(job.out, info.width, info.height, fmt, job.lim);
   if (!c.ok()) return fail_decode(job, c.code, "output descriptor", c.message);
   if (fmt != PIXEL_FORMAT_YUV_SEMIPLANAR_420 && fmt != PIXEL_FORMAT_YVU_SEMIPLANAR_420) {
-    warn_rule("acldvppJpegDecodeAsync", "jpegd.keep_format",
-              "the simulator writes NV12 for a %s source with output format UNKNOWN",
-              img::to_string(info.subsampling));
+    raise_rule(Rule::kJpegdKeepFormat, ACL_SUCCESS, "acldvppJpegDecodeAsync",
+               "the simulator writes NV12 for a %s source with output format UNKNOWN",
+               img::to_string(info.subsampling));
   }
   dvpp::JpegdGeometry g = dvpp::jpegd_output_geometry(info.width, info.height, fmt, job.lim);
   uint32_t ws = job.out.widthStride != 0 ? job.out.widthStride : g.widthStride;
@@ -219,19 +230,19 @@ aclError acldvppJpegPredictDecSize(const void* data, uint32_t dataSize,
                                    acldvppPixelFormat outputPixelFormat, uint32_t* decSize) {
   SIM_API_ENTER();
   if (decSize == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "jpeg_info.args", "decSize is NULL");
+    return raise_rule(Rule::kJpegInfoArgs, ACL_ERROR_INVALID_PARAM, __func__, "decSize is NULL");
   if (outputPixelFormat != PIXEL_FORMAT_YUV_SEMIPLANAR_420 &&
       outputPixelFormat != PIXEL_FORMAT_YVU_SEMIPLANAR_420 &&
       outputPixelFormat != PIXEL_FORMAT_UNKNOWN)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "jpegd.output_format",
-                   "JPEGD writes NV12, NV21 or UNKNOWN (keep the source's), not %s",
-                   dvpp::format_name(outputPixelFormat));
+    return raise_rule(Rule::kJpegdOutputFormat, ACL_ERROR_INVALID_PARAM, __func__,
+                      "JPEGD writes NV12, NV21 or UNKNOWN (keep the source's), not %s",
+                      dvpp::format_name(outputPixelFormat));
   img::JpegInfo info;
   if (aclError rc = parse_header(__func__, data, dataSize, &info)) return rc;
   dvpp::Limits lim;
   const char* err = "";
   if (!dvpp::current_limits(&lim, &err))
-    return violate(ACL_ERROR_UNINITIALIZE, __func__, "profile.dvpp", "%s", err);
+    return raise_rule(Rule::kProfileDvpp, ACL_ERROR_UNINITIALIZE, __func__, "%s", err);
   acldvppPixelFormat fmt = written_format(outputPixelFormat, info.subsampling);
   uint32_t w = info.width & ~1u, h = info.height & ~1u;  // NV12 rounds odd sizes down
   *decSize = static_cast<uint32_t>(dvpp::jpegd_output_geometry(w, h, fmt, lim).bytes);
@@ -245,16 +256,24 @@ aclError acldvppJpegDecodeAsync(acldvppChannelDesc* channelDesc, const void* dat
   DecodeJob job;
   const char* err = "";
   if (!dvpp::current_limits(&job.lim, &err))
-    return violate(ACL_ERROR_UNINITIALIZE, __func__, "profile.dvpp", "%s", err);
+    return raise_rule(Rule::kProfileDvpp, ACL_ERROR_UNINITIALIZE, __func__, "%s", err);
   dvpp::Check c = dvpp::check_jpeg_decode(channelDesc, data, size, outputDesc, job.lim);
-  if (!c.ok()) return violate(c.code, __func__, "jpegd.args", "%s", c.message.c_str());
+  if (!c.ok()) return raise_rule(Rule::kJpegdArgs, c.code, __func__, "%s", c.message.c_str());
   if (classify(data, size) != MemKind::kDvpp)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "jpegd.input_memory",
-                   "JPEG input %p (+%u bytes) is not inside one acldvppMalloc block", data, size);
+    return raise_rule(Rule::kJpegdInputMemory, ACL_ERROR_INVALID_PARAM, __func__,
+                      "JPEG input %p (+%u bytes) is not inside one acldvppMalloc block", data,
+                      size);
   if (classify(outputDesc->data, outputDesc->size) != MemKind::kDvpp)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "jpegd.output_memory",
-                   "output %p (+%u bytes) is not inside one acldvppMalloc block", outputDesc->data,
-                   outputDesc->size);
+    return raise_rule(Rule::kJpegdOutputMemory, ACL_ERROR_INVALID_PARAM, __func__,
+                      "output %p (+%u bytes) is not inside one acldvppMalloc block",
+                      outputDesc->data, outputDesc->size);
+  // JPEGD zeroes the 8 bytes after the EOI marker in its input buffer: they must be the
+  // buffer's own (device rule jpegd.eoi_margin), and the task writes them.
+  if (classify(data, static_cast<size_t>(size) + kEoiMargin) != MemKind::kDvpp)
+    return raise_rule(Rule::kJpegdEoiMargin, ACL_ERROR_INVALID_PARAM, __func__,
+                      "JPEG input %p (+%u bytes): the %zu bytes after it, which JPEGD zeroes, "
+                      "run past its acldvppMalloc block; allocate the input with them",
+                      data, size, kEoiMargin);
   job.src = static_cast<const uint8_t*>(data);
   job.size = size;
   job.out = *outputDesc;
@@ -266,11 +285,13 @@ aclError acldvppJpegDecodeAsync(acldvppChannelDesc* channelDesc, const void* dat
   spec.service_us = engine_param(Engine::kJpegd, "base_us") +
                     engine_param(Engine::kJpegd, "per_mpixel_us") * w * h / 1e6;
   spec.reads = {{data, size}};
-  spec.writes = {{job.out.data, job.out.size}};
+  spec.writes = {{job.out.data, job.out.size},
+                 {static_cast<const uint8_t*>(data) + size, kEoiMargin}};
   dvpp::check_sub_buffer(__func__, job.out);
   job.slot = dvpp::decode_submitted(__func__, outputDesc);
   spec.work = [job] {
     Outcome o = run_decode(job);
+    std::memset(const_cast<uint8_t*>(job.src) + job.size, 0, kEoiMargin);
     dvpp::decode_done(job.slot, static_cast<uint32_t>(o.code), o.why);
   };
   spec.name = "jpegd";

@@ -65,11 +65,11 @@ aclError submit_on_channel(const char* api, acldvppChannelDesc* channel, void* s
   {
     std::lock_guard<std::mutex> lock(use->mu);
     if (use->inflight > 0 && use->stream_id != sid)
-      device_rule(ACL_SUCCESS, api, "dvpp.channel_one_stream", rules::kDvppChannel,
-                  "channel %llu gets work on %s while %d task(s) of it from %s are still queued "
-                  "or running: create one channel per stream that runs DVPP work",
-                  static_cast<unsigned long long>(channel->channelId), label.c_str(), use->inflight,
-                  use->stream_label.c_str());
+      raise_rule(Rule::kDvppChannelOneStream, ACL_SUCCESS, api,
+                 "channel %llu gets work on %s while %d task(s) of it from %s are still queued "
+                 "or running: create one channel per stream that runs DVPP work",
+                 static_cast<unsigned long long>(channel->channelId), label.c_str(), use->inflight,
+                 use->stream_label.c_str());
     use->stream_id = sid;
     use->stream_label = label;
     ++use->inflight;
@@ -99,29 +99,31 @@ void channel_destroyed(const char* api, const acldvppChannelDesc* channel) {
   }
   std::lock_guard<std::mutex> lock(use->mu);
   if (use->inflight > 0)
-    device_rule(ACL_SUCCESS, api, "dvpp.channel_destroy_pending", rules::kDvppChannelDestroy,
-                "channel %llu destroyed while %d task(s) of it (last from %s) are still queued "
-                "or running: synchronise the stream before acldvppDestroyChannel",
-                static_cast<unsigned long long>(channel->channelId), use->inflight,
-                use->stream_label.c_str());
+    raise_rule(Rule::kDvppChannelDestroyPending, ACL_SUCCESS, api,
+               "channel %llu destroyed while %d task(s) of it (last from %s) are still queued "
+               "or running: synchronise the stream before acldvppDestroyChannel",
+               static_cast<unsigned long long>(channel->channelId), use->inflight,
+               use->stream_label.c_str());
 }
 
 void channel_desc_destroyed_first(const char* api, const acldvppChannelDesc* channel) {
   // A warning: the documents name the consequence (the later acldvppDestroyChannel fails,
   // dvpp.channel_desc_live), not a device fault. A cleanup that goes on after a failed
   // acldvppDestroyChannel does exactly this, and rightly.
-  warn_rule(api, "dvpp.channel_desc_order",
-            "channel %llu is still created: acldvppDestroyChannel(desc) first, then "
-            "acldvppDestroyChannelDesc(desc) [source: %s]",
-            static_cast<unsigned long long>(channel->channelId), rules::kDvppChannelOrder);
+  raise_rule(Rule::kDvppChannelDescOrder, ACL_SUCCESS, api,
+             "channel %llu is still created: acldvppDestroyChannel(desc) first, then "
+             "acldvppDestroyChannelDesc(desc) [source: %s]",
+             static_cast<unsigned long long>(channel->channelId),
+             rule_info(Rule::kDvppChannelDescOrder).source);
   channel_destroyed(api, channel);
 }
 
 aclError channel_desc_gone(const char* api, const acldvppChannelDesc* channel) {
-  return violate(ACL_ERROR_INVALID_PARAM, api, "dvpp.channel_desc_live",
-                 "channel description %p was destroyed (acldvppDestroyChannelDesc) before its "
-                 "channel: destroy the channel first [source: %s]",
-                 static_cast<const void*>(channel), rules::kDvppChannelOrder);
+  return raise_rule(Rule::kDvppChannelDescLive, ACL_ERROR_INVALID_PARAM, api,
+                    "channel description %p was destroyed (acldvppDestroyChannelDesc) before its "
+                    "channel: destroy the channel first [source: %s]",
+                    static_cast<const void*>(channel),
+                    rule_info(Rule::kDvppChannelDescLive).source);
 }
 
 // ---- decode result codes -------------------------------------------------------
@@ -149,11 +151,11 @@ PicRegistry& pics() {
 
 void report_slot(const char* api, PicSlot& slot, const char* how) {
   slot.unread = false;
-  device_rule(ACL_SUCCESS, api, "jpegd.retcode_unread", rules::kDecodeRetCode,
-              "a decode failed with result code %u (%s) and the program %s: read "
-              "acldvppGetPicDescRetCode(outputDesc) after the stream synchronised and treat "
-              "non-zero as a failed frame",
-              slot.code, slot.why.c_str(), how);
+  raise_rule(Rule::kJpegdRetcodeUnread, ACL_SUCCESS, api,
+             "a decode failed with result code %u (%s) and the program %s: read "
+             "acldvppGetPicDescRetCode(outputDesc) after the stream synchronised and treat "
+             "non-zero as a failed frame",
+             slot.code, slot.why.c_str(), how);
 }
 
 }  // namespace
@@ -256,26 +258,26 @@ void check_sub_buffer(const char* api, const acldvppPicDesc& pic) {
     return;
   }
   if (off % 128 != 0)
-    device_rule(ACL_SUCCESS, api, "dvpp.sub_buffer", rules::kDvppSubBuffer,
-                "output picture at offset %zu of DVPP block %p is not 128-byte aligned",
-                static_cast<size_t>(off), reinterpret_cast<void*>(base));
+    raise_rule(Rule::kDvppSubBuffer, ACL_SUCCESS, api,
+               "output picture at offset %zu of DVPP block %p is not 128-byte aligned",
+               static_cast<size_t>(off), reinterpret_cast<void*>(base));
   auto next = m.upper_bound(off);
   if (next != m.end() && off + footprint(pic.size) > next->first)
-    device_rule(ACL_SUCCESS, api, "dvpp.sub_buffer", rules::kDvppSubBuffer,
-                "output picture at offset %zu of DVPP block %p (%u bytes) needs %zu bytes "
-                "(ALIGN_UP(len, 32) + 32, next start 128-aligned) but the next sub-buffer starts "
-                "at offset %zu",
-                static_cast<size_t>(off), reinterpret_cast<void*>(base), pic.size,
-                footprint(pic.size), static_cast<size_t>(next->first));
+    raise_rule(Rule::kDvppSubBuffer, ACL_SUCCESS, api,
+               "output picture at offset %zu of DVPP block %p (%u bytes) needs %zu bytes "
+               "(ALIGN_UP(len, 32) + 32, next start 128-aligned) but the next sub-buffer starts "
+               "at offset %zu",
+               static_cast<size_t>(off), reinterpret_cast<void*>(base), pic.size,
+               footprint(pic.size), static_cast<size_t>(next->first));
   if (next != m.begin()) {
     auto prev = std::prev(next);
     if (prev->first != off && prev->first + footprint(prev->second) > off)
-      device_rule(ACL_SUCCESS, api, "dvpp.sub_buffer", rules::kDvppSubBuffer,
-                  "output picture at offset %zu of DVPP block %p starts inside the footprint of "
-                  "the sub-buffer at offset %zu (%zu bytes: ALIGN_UP(len, 32) + 32, next start "
-                  "128-aligned)",
-                  static_cast<size_t>(off), reinterpret_cast<void*>(base),
-                  static_cast<size_t>(prev->first), footprint(prev->second));
+      raise_rule(Rule::kDvppSubBuffer, ACL_SUCCESS, api,
+                 "output picture at offset %zu of DVPP block %p starts inside the footprint of "
+                 "the sub-buffer at offset %zu (%zu bytes: ALIGN_UP(len, 32) + 32, next start "
+                 "128-aligned)",
+                 static_cast<size_t>(off), reinterpret_cast<void*>(base),
+                 static_cast<size_t>(prev->first), footprint(prev->second));
   }
   m[off] = pic.size;
 }

@@ -23,11 +23,20 @@
 #include "dvpp/dvpp_desc.h"
 #include "dvpp/dvpp_rules.h"
 #include "report/log.h"
+#include "rules/rules.h"
 
 using namespace sim;
 namespace img = acl_sim::imaging;
 
 namespace {
+
+// A failed check: the rule it names (a device rule: RULE line, the run fails), else the
+// argument check vpc.args.
+aclError refuse(const char* api, const dvpp::Check& c) {
+  if (c.rule == Rule::kDvppPasteLeftAlign)  // the one device rule among the VPC checks
+    return raise_rule(Rule::kDvppPasteLeftAlign, c.code, api, "%s", c.message.c_str());
+  return raise_rule(Rule::kVpcArgs, c.code, api, "%s", c.message.c_str());
+}
 
 struct VpcItem {
   acldvppPicDesc in;
@@ -62,9 +71,9 @@ void run_item(const VpcJob& job, const VpcItem& it) {
   const acldvppPicDesc& in = it.in;
   const acldvppPicDesc& out = it.out;
   if (!semi_planar_420(in.format) || !semi_planar_420(out.format)) {
-    warn_rule(job.api, "vpc.format_not_simulated",
-              "the simulator resamples NV12/NV21 only (%s -> %s): output left unwritten",
-              dvpp::format_name(in.format), dvpp::format_name(out.format));
+    raise_rule(Rule::kVpcFormatNotSimulated, ACL_SUCCESS, job.api,
+               "the simulator resamples NV12/NV21 only (%s -> %s): output left unwritten",
+               dvpp::format_name(in.format), dvpp::format_name(out.format));
     return;
   }
   img::Nv12ConstView src(static_cast<const uint8_t*>(in.data), in.width, in.height, in.widthStride,
@@ -79,7 +88,7 @@ void run_item(const VpcJob& job, const VpcItem& it) {
              : img::resize_nv12(src, it.src_roi, dst, it.dst_roi, job.interpolation);
   dvpp::count_resize(!tagged);
   if (st != img::ResizeStatus::kOk) {
-    violate(ACL_ERROR_INVALID_PARAM, job.api, "vpc.resample", "%s", img::to_string(st));
+    raise_rule(Rule::kVpcResample, ACL_ERROR_INVALID_PARAM, job.api, "%s", img::to_string(st));
     return;
   }
   if (in.format != out.format) swap_roi_chroma(dst, it.dst_roi);
@@ -88,9 +97,9 @@ void run_item(const VpcJob& job, const VpcItem& it) {
 
 aclError check_memory(const char* api, const acldvppPicDesc& pic, const char* role) {
   if (classify(pic.data, pic.size) == MemKind::kDvpp) return ACL_SUCCESS;
-  return violate(ACL_ERROR_INVALID_PARAM, api, "vpc.memory",
-                 "%s %p (+%u bytes) is not inside one acldvppMalloc block", role, pic.data,
-                 pic.size);
+  return raise_rule(Rule::kVpcMemory, ACL_ERROR_INVALID_PARAM, api,
+                    "%s %p (+%u bytes) is not inside one acldvppMalloc block", role, pic.data,
+                    pic.size);
 }
 
 aclError submit_job(const char* api, acldvppChannelDesc* channel, aclrtStream stream, VpcJob job) {
@@ -124,12 +133,12 @@ aclError single(const char* api, acldvppChannelDesc* channel, acldvppPicDesc* in
   dvpp::Limits lim;
   const char* err = "";
   if (!dvpp::current_limits(&lim, &err))
-    return violate(ACL_ERROR_UNINITIALIZE, api, "profile.dvpp", "%s", err);
+    return raise_rule(Rule::kProfileDvpp, ACL_ERROR_UNINITIALIZE, api, "%s", err);
   dvpp::Check c = needs_resize && crop == nullptr
                       ? dvpp::check_vpc_resize(channel, in, out, resize, lim)
                       : dvpp::check_vpc_crop(channel, in, out, crop, paste, resize, needs_resize,
                                              needs_paste, lim);
-  if (!c.ok()) return violate(c.code, api, "vpc.args", "%s", c.message.c_str());
+  if (!c.ok()) return refuse(api, c);
   VpcJob job;
   VpcItem it{dvpp::snapshot(*in), dvpp::snapshot(*out), {}, {}};
   it.src_roi = crop != nullptr ? to_roi(*crop) : img::full_roi(in->width, in->height);
@@ -148,10 +157,10 @@ aclError batch(const char* api, acldvppChannelDesc* channel, acldvppBatchPicDesc
   dvpp::Limits lim;
   const char* err = "";
   if (!dvpp::current_limits(&lim, &err))
-    return violate(ACL_ERROR_UNINITIALIZE, api, "profile.dvpp", "%s", err);
+    return raise_rule(Rule::kProfileDvpp, ACL_ERROR_UNINITIALIZE, api, "%s", err);
   dvpp::Check c = dvpp::check_vpc_batch(channel, src, roiNums, size, dst, cropAreas, pasteAreas,
                                         resize, needs_resize, needs_paste, lim);
-  if (!c.ok()) return violate(c.code, api, "vpc.args", "%s", c.message.c_str());
+  if (!c.ok()) return refuse(api, c);
   VpcJob job;
   uint32_t k = 0;
   for (uint32_t i = 0; i < size; ++i) {
@@ -183,7 +192,7 @@ aclError acldvppVpcCropAsync(acldvppChannelDesc* channelDesc, acldvppPicDesc* in
                              aclrtStream stream) {
   SIM_API_ENTER();
   if (cropArea == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "vpc.args", "cropArea is NULL");
+    return raise_rule(Rule::kVpcArgs, ACL_ERROR_INVALID_PARAM, __func__, "cropArea is NULL");
   return single(__func__, channelDesc, inputDesc, outputDesc, cropArea, nullptr, nullptr, false,
                 false, stream);
 }
@@ -193,7 +202,7 @@ aclError acldvppVpcCropResizeAsync(acldvppChannelDesc* channelDesc, acldvppPicDe
                                    acldvppResizeConfig* resizeConfig, aclrtStream stream) {
   SIM_API_ENTER();
   if (cropArea == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "vpc.args", "cropArea is NULL");
+    return raise_rule(Rule::kVpcArgs, ACL_ERROR_INVALID_PARAM, __func__, "cropArea is NULL");
   return single(__func__, channelDesc, inputDesc, outputDesc, cropArea, nullptr, resizeConfig, true,
                 false, stream);
 }
@@ -203,7 +212,7 @@ aclError acldvppVpcCropAndPasteAsync(acldvppChannelDesc* channelDesc, acldvppPic
                                      acldvppRoiConfig* pasteArea, aclrtStream stream) {
   SIM_API_ENTER();
   if (cropArea == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "vpc.args", "cropArea is NULL");
+    return raise_rule(Rule::kVpcArgs, ACL_ERROR_INVALID_PARAM, __func__, "cropArea is NULL");
   return single(__func__, channelDesc, inputDesc, outputDesc, cropArea, pasteArea, nullptr, false,
                 true, stream);
 }
@@ -214,7 +223,7 @@ aclError acldvppVpcCropResizePasteAsync(acldvppChannelDesc* channelDesc, acldvpp
                                         acldvppResizeConfig* resizeConfig, aclrtStream stream) {
   SIM_API_ENTER();
   if (cropArea == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "vpc.args", "cropArea is NULL");
+    return raise_rule(Rule::kVpcArgs, ACL_ERROR_INVALID_PARAM, __func__, "cropArea is NULL");
   return single(__func__, channelDesc, inputDesc, outputDesc, cropArea, pasteArea, resizeConfig,
                 true, true, stream);
 }

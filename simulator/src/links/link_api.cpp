@@ -11,6 +11,7 @@
 #include "core/task.h"
 #include "links/link.h"
 #include "report/log.h"
+#include "rules/rules.h"
 
 using namespace sim;
 

@@ -129,14 +129,14 @@ aclError check_context(const char* api, const LoadedModel& m) {
   const Context* now = current_context();
   // A model of an earlier aclInit: its context is gone (aclFinalize), nothing to compare.
   if (now == m.ctx || m.generation != model_clock().generation()) return ACL_SUCCESS;
-  return device_rule(ACL_ERROR_RT_MODEL_CONTEXT, api, "model.same_context", rules::kModelContext,
-                     "model %u was loaded in %s context %p (device %d), the calling thread's "
-                     "current context is %s %p: aclrtSetCurrentContext(<the loading context>) "
-                     "first",
-                     m.id, m.ctx->is_default ? "the default" : "a created",
-                     static_cast<const void*>(m.ctx), m.ctx->device_id,
-                     now == nullptr ? "none," : (now->is_default ? "the default" : "a created"),
-                     static_cast<const void*>(now));
+  return raise_rule(Rule::kModelSameContext, ACL_ERROR_RT_MODEL_CONTEXT, api,
+                    "model %u was loaded in %s context %p (device %d), the calling thread's "
+                    "current context is %s %p: aclrtSetCurrentContext(<the loading context>) "
+                    "first",
+                    m.id, m.ctx->is_default ? "the default" : "a created",
+                    static_cast<const void*>(m.ctx), m.ctx->device_id,
+                    now == nullptr ? "none," : (now->is_default ? "the default" : "a created"),
+                    static_cast<const void*>(now));
 }
 
 // Checks a dataset against the model's sizes; fills the (pointer, size) list.
@@ -144,27 +144,28 @@ aclError check_io(const char* api, const aclmdlDataset* ds, const std::vector<si
                   bool is_input, std::vector<ByteRange>* io) {
   const char* side = is_input ? "input" : "output";
   if (ds == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, api, "model.dataset", "%s dataset is NULL", side);
+    return raise_rule(Rule::kModelDataset, ACL_ERROR_INVALID_PARAM, api, "%s dataset is NULL",
+                      side);
   if (ds->buffers.size() != sizes.size())
-    return violate(ACL_ERROR_INVALID_PARAM, api, "model.dataset",
-                   "%s dataset has %zu buffers, the model has %zu %ss", side, ds->buffers.size(),
-                   sizes.size(), side);
+    return raise_rule(Rule::kModelDataset, ACL_ERROR_INVALID_PARAM, api,
+                      "%s dataset has %zu buffers, the model has %zu %ss", side, ds->buffers.size(),
+                      sizes.size(), side);
   for (size_t i = 0; i < sizes.size(); ++i) {
     const aclDataBuffer* b = ds->buffers[i];
     if (b == nullptr || b->data == nullptr)
-      return violate(ACL_ERROR_INVALID_PARAM, api, "model.dataset", "%s buffer %zu is NULL", side,
-                     i);
+      return raise_rule(Rule::kModelDataset, ACL_ERROR_INVALID_PARAM, api, "%s buffer %zu is NULL",
+                        side, i);
     bool ok = is_input ? b->size == sizes[i] : b->size >= sizes[i];
     if (!ok)
-      return violate(
-          ACL_ERROR_INVALID_PARAM, api, is_input ? "model.input_size" : "model.output_size",
+      return raise_rule(
+          is_input ? Rule::kModelInputSize : Rule::kModelOutputSize, ACL_ERROR_INVALID_PARAM, api,
           "%s %zu buffer has %zu bytes, the model %s %zu (aclmdlGet%sSizeByIndex)", side, i,
           b->size, is_input ? "takes" : "writes at least", sizes[i], is_input ? "Input" : "Output");
     MemKind k = classify(b->data, sizes[i]);
     if (k != MemKind::kDevice && k != MemKind::kDvpp)
-      return violate(ACL_ERROR_RT_INVALID_MEMORY_TYPE, api, "model.io_memory",
-                     "%s %zu buffer %p (+%zu bytes) is not inside one device memory block", side, i,
-                     b->data, sizes[i]);
+      return raise_rule(Rule::kModelIoMemory, ACL_ERROR_RT_INVALID_MEMORY_TYPE, api,
+                        "%s %zu buffer %p (+%zu bytes) is not inside one device memory block", side,
+                        i, b->data, sizes[i]);
     io->push_back({b->data, sizes[i]});
   }
   return ACL_SUCCESS;
@@ -175,8 +176,8 @@ aclError execute(const char* api, uint32_t modelId, const aclmdlDataset* input,
   if (aclError rc = require_context(api)) return rc;
   std::shared_ptr<LoadedModel> m = find(modelId);
   if (!m)
-    return violate(ACL_ERROR_INVALID_MODEL_ID, api, "model.id", "model id %u is not loaded",
-                   modelId);
+    return raise_rule(Rule::kModelId, ACL_ERROR_INVALID_MODEL_ID, api, "model id %u is not loaded",
+                      modelId);
   if (aclError rc = check_context(api, *m)) return rc;
   TaskSpec spec;
   if (aclError rc = check_io(api, input, m->file.input_bytes, true, &spec.reads)) return rc;
@@ -192,10 +193,10 @@ aclError execute(const char* api, uint32_t modelId, const aclmdlDataset* input,
     std::lock_guard<std::mutex> lock(m->mu);
     for (const auto& kv : m->in_flight) {
       if (kv.first != key && kv.second > 0)
-        return violate(ACL_ERROR_RT_MODEL_EXECUTE, api, "model.concurrent_streams",
-                       "model %u still executing on another stream: one model id must not run "
-                       "on several streams at once (load one instance per stream)",
-                       modelId);
+        return raise_rule(Rule::kModelConcurrentStreams, ACL_ERROR_RT_MODEL_EXECUTE, api,
+                          "model %u still executing on another stream: one model id must not run "
+                          "on several streams at once (load one instance per stream)",
+                          modelId);
     }
     ++m->in_flight[key];
   }
@@ -208,10 +209,10 @@ aclError execute(const char* api, uint32_t modelId, const aclmdlDataset* input,
     if (batch == 0) {
       std::lock_guard<std::mutex> lock(m->mu);
       --m->in_flight[key];
-      return violate(ACL_ERROR_INVALID_PARAM, api, "model.dynamic_batch_unset",
-                     "model %u has dynamic batch gears: call aclmdlSetDynamicBatchSize on the "
-                     "input dataset before each execute",
-                     modelId);
+      return raise_rule(Rule::kModelDynamicBatchUnset, ACL_ERROR_INVALID_PARAM, api,
+                        "model %u has dynamic batch gears: call aclmdlSetDynamicBatchSize on the "
+                        "input dataset before each execute",
+                        modelId);
     }
     input->dynamic_batch = 0;
     spec.reads[0].size = spec.reads[0].size / m->file.batch * batch;
@@ -227,10 +228,10 @@ aclError execute(const char* api, uint32_t modelId, const aclmdlDataset* input,
     if (input->dynamic_h == 0) {
       std::lock_guard<std::mutex> lock(m->mu);
       --m->in_flight[key];
-      return violate(ACL_ERROR_INVALID_PARAM, api, "model.dynamic_hw_unset",
-                     "model %u has height/width gears: call aclmdlSetDynamicHWSize on the "
-                     "input dataset before each execute",
-                     modelId);
+      return raise_rule(Rule::kModelDynamicHwUnset, ACL_ERROR_INVALID_PARAM, api,
+                        "model %u has height/width gears: call aclmdlSetDynamicHWSize on the "
+                        "input dataset before each execute",
+                        modelId);
     }
     const uint64_t elements = input->dynamic_h * input->dynamic_w;
     input->dynamic_h = input->dynamic_w = 0;
@@ -272,7 +273,8 @@ extern "C" {
 aclError aclmdlQuerySize(const char* fileName, size_t* workSize, size_t* weightSize) {
   SIM_API_ENTER();
   if (workSize == nullptr || weightSize == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "workSize/weightSize NULL");
+    return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, __func__,
+                      "workSize/weightSize NULL");
   ModelFile f;
   if (aclError rc = read_model_file(__func__, fileName, &f)) return rc;
   *workSize = f.work_bytes();
@@ -284,7 +286,7 @@ aclError aclmdlLoadFromFile(const char* modelPath, uint32_t* modelId) {
   SIM_API_ENTER();
   if (aclError rc = require_context(__func__)) return rc;
   if (modelId == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "modelId is NULL");
+    return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, __func__, "modelId is NULL");
   auto m = std::make_shared<LoadedModel>();
   if (aclError rc = read_model_file(__func__, modelPath, &m->file)) return rc;
   if (aclError rc = device_alloc(__func__, &m->memory, m->file.memory_bytes)) return rc;
@@ -298,20 +300,21 @@ aclError aclmdlLoadFromFileWithMem(const char* modelPath, uint32_t* modelId, voi
   SIM_API_ENTER();
   if (aclError rc = require_context(__func__)) return rc;
   if (modelId == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "modelId is NULL");
+    return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, __func__, "modelId is NULL");
   auto m = std::make_shared<LoadedModel>();
   if (aclError rc = read_model_file(__func__, modelPath, &m->file)) return rc;
   const ModelFile& f = m->file;
   if (weightPtr == nullptr || weightSize < f.weight_bytes ||
       classify(weightPtr, f.weight_bytes) != MemKind::kDevice)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.weight_memory",
-                   "weights need %zu bytes of device memory (aclmdlQuerySize), got %p (+%zu)",
-                   f.weight_bytes, weightPtr, weightSize);
+    return raise_rule(Rule::kModelWeightMemory, ACL_ERROR_INVALID_PARAM, __func__,
+                      "weights need %zu bytes of device memory (aclmdlQuerySize), got %p (+%zu)",
+                      f.weight_bytes, weightPtr, weightSize);
   if (workPtr != nullptr &&
       (workSize < f.work_bytes() || classify(workPtr, f.work_bytes()) != MemKind::kDevice))
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.work_memory",
-                   "work memory needs %zu bytes of device memory (aclmdlQuerySize), got %p (+%zu)",
-                   f.work_bytes(), workPtr, workSize);
+    return raise_rule(
+        Rule::kModelWorkMemory, ACL_ERROR_INVALID_PARAM, __func__,
+        "work memory needs %zu bytes of device memory (aclmdlQuerySize), got %p (+%zu)",
+        f.work_bytes(), workPtr, workSize);
   if (workPtr == nullptr && f.work_bytes() > 0)
     if (aclError rc = device_alloc(__func__, &m->work, f.work_bytes())) return rc;
   aclError rc = register_model(__func__, m, modelId);
@@ -327,8 +330,8 @@ aclError aclmdlUnload(uint32_t modelId) {
     std::lock_guard<std::mutex> lock(reg.mu);
     auto it = reg.by_id.find(modelId);
     if (it == reg.by_id.end())
-      return violate(ACL_ERROR_INVALID_MODEL_ID, __func__, "model.id", "model id %u is not loaded",
-                     modelId);
+      return raise_rule(Rule::kModelId, ACL_ERROR_INVALID_MODEL_ID, __func__,
+                        "model id %u is not loaded", modelId);
     m = it->second;
     if (aclError rc = check_context(__func__, *m)) return rc;
     reg.by_id.erase(it);
@@ -337,10 +340,10 @@ aclError aclmdlUnload(uint32_t modelId) {
     std::lock_guard<std::mutex> lock(m->mu);
     for (const auto& kv : m->in_flight)
       if (kv.second > 0)
-        device_rule(ACL_SUCCESS, __func__, "model.unload_in_flight", rules::kModelUnload,
-                    "model %u unloaded with %d execution(s) not complete: synchronize the "
-                    "stream first (its work memory goes back while the execution still uses it)",
-                    modelId, kv.second);
+        raise_rule(Rule::kModelUnloadInFlight, ACL_SUCCESS, __func__,
+                   "model %u unloaded with %d execution(s) not complete: synchronize the "
+                   "stream first (its work memory goes back while the execution still uses it)",
+                   modelId, kv.second);
   }
   // After aclFinalize the blocks are gone already (and their addresses may be
   // reused): only free what this initialisation allocated.

@@ -17,6 +17,7 @@
 #include "api/api.h"
 #include "model/model_internal.h"
 #include "report/log.h"
+#include "rules/rules.h"
 
 using namespace sim;
 
@@ -32,9 +33,9 @@ bool has_index(const aclmdlDesc* d, size_t index, bool input) {
 aclError fill_dims(const char* api, const aclmdlDesc* d, size_t index, bool input,
                    aclmdlIODims* dims) {
   if (dims == nullptr || !has_index(d, index, input))
-    return violate(ACL_ERROR_INVALID_PARAM, api, "model.desc_index",
-                   "no %s %zu in this description (or dims NULL, or aclmdlGetDesc not called)",
-                   input ? "input" : "output", index);
+    return raise_rule(Rule::kModelDescIndex, ACL_ERROR_INVALID_PARAM, api,
+                      "no %s %zu in this description (or dims NULL, or aclmdlGetDesc not called)",
+                      input ? "input" : "output", index);
   size_t bytes = input ? d->file.input_bytes[index] : d->file.output_bytes[index];
   *dims = aclmdlIODims{};
   if (input && d->file.has_mbatch_input() && index == d->file.mbatch_index()) {
@@ -84,7 +85,7 @@ aclmdlDesc* aclmdlCreateDesc() {
 aclError aclmdlDestroyDesc(aclmdlDesc* modelDesc) {
   SIM_API_ENTER();
   if (modelDesc == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "modelDesc is NULL");
+    return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, __func__, "modelDesc is NULL");
   delete modelDesc;
   --g_live_descs;
   return ACL_SUCCESS;
@@ -93,10 +94,10 @@ aclError aclmdlDestroyDesc(aclmdlDesc* modelDesc) {
 aclError aclmdlGetDesc(aclmdlDesc* modelDesc, uint32_t modelId) {
   SIM_API_ENTER();
   if (modelDesc == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "modelDesc is NULL");
+    return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, __func__, "modelDesc is NULL");
   if (!model_file_of(modelId, &modelDesc->file))
-    return violate(ACL_ERROR_INVALID_MODEL_ID, __func__, "model.id", "model id %u is not loaded",
-                   modelId);
+    return raise_rule(Rule::kModelId, ACL_ERROR_INVALID_MODEL_ID, __func__,
+                      "model id %u is not loaded", modelId);
   modelDesc->filled = true;
   return ACL_SUCCESS;
 }
@@ -149,8 +150,8 @@ const char* aclmdlGetOutputNameByIndex(const aclmdlDesc* modelDesc, size_t index
 aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDesc, const char* name, size_t* index) {
   SIM_API_ENTER();
   if (modelDesc == nullptr || !modelDesc->filled || name == nullptr || index == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null",
-                   "modelDesc, name and index are needed (after aclmdlGetDesc)");
+    return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, __func__,
+                      "modelDesc, name and index are needed (after aclmdlGetDesc)");
   const ModelFile& f = modelDesc->file;
   for (size_t i = 0; i < f.input_bytes.size(); ++i) {
     const bool mbatch = f.has_mbatch_input() && i == f.mbatch_index();
@@ -159,15 +160,16 @@ aclError aclmdlGetInputIndexByName(const aclmdlDesc* modelDesc, const char* name
       return ACL_SUCCESS;
     }
   }
-  return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.input_name",
-                 "the model has no input named '%s'%s", name,
-                 f.has_mbatch_input() ? "" : " (it is static: no ascend_mbatch_shape_data)");
+  return raise_rule(Rule::kModelInputName, ACL_ERROR_INVALID_PARAM, __func__,
+                    "the model has no input named '%s'%s", name,
+                    f.has_mbatch_input() ? "" : " (it is static: no ascend_mbatch_shape_data)");
 }
 
 aclError aclmdlGetDynamicBatch(const aclmdlDesc* modelDesc, aclmdlBatch* batch) {
   SIM_API_ENTER();
   if (modelDesc == nullptr || batch == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "modelDesc/batch NULL");
+    return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, __func__,
+                      "modelDesc/batch NULL");
   *batch = aclmdlBatch{};
   if (!modelDesc->filled) return ACL_SUCCESS;  // nothing described: no gears
   for (uint32_t g : modelDesc->file.gears) batch->batch[batch->batchCount++] = g;
@@ -181,26 +183,26 @@ aclError aclmdlSetDynamicBatchSize(uint32_t modelId, aclmdlDataset* dataset, siz
                                    uint64_t batchSize) {
   SIM_API_ENTER();
   if (dataset == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "dataset is NULL");
+    return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, __func__, "dataset is NULL");
   ModelFile f;
   if (!model_file_of(modelId, &f))
-    return violate(ACL_ERROR_INVALID_MODEL_ID, __func__, "model.id", "model id %u is not loaded",
-                   modelId);
+    return raise_rule(Rule::kModelId, ACL_ERROR_INVALID_MODEL_ID, __func__,
+                      "model id %u is not loaded", modelId);
   if (!f.dynamic())
-    return violate(ACL_ERROR_MODEL_NOT_DYNAMIC, __func__, "model.not_dynamic",
-                   "model %u has no batch gears (batch fixed at load); batch %llu refused", modelId,
-                   static_cast<unsigned long long>(batchSize));
+    return raise_rule(Rule::kModelNotDynamic, ACL_ERROR_MODEL_NOT_DYNAMIC, __func__,
+                      "model %u has no batch gears (batch fixed at load); batch %llu refused",
+                      modelId, static_cast<unsigned long long>(batchSize));
   if (index != f.mbatch_index())
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.dynamic_index",
-                   "index %zu is not model %u's dynamic batch input (%s is input %zu; "
-                   "aclmdlGetInputIndexByName)",
-                   index, modelId, kMbatchName, f.mbatch_index());
+    return raise_rule(Rule::kModelDynamicIndex, ACL_ERROR_INVALID_PARAM, __func__,
+                      "index %zu is not model %u's dynamic batch input (%s is input %zu; "
+                      "aclmdlGetInputIndexByName)",
+                      index, modelId, kMbatchName, f.mbatch_index());
   bool gear = false;
   for (uint32_t g : f.gears) gear = gear || g == batchSize;
   if (!gear)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.dynamic_gear",
-                   "batch %llu is not one of model %u's gears (aclmdlGetDynamicBatch)",
-                   static_cast<unsigned long long>(batchSize), modelId);
+    return raise_rule(Rule::kModelDynamicGear, ACL_ERROR_INVALID_PARAM, __func__,
+                      "batch %llu is not one of model %u's gears (aclmdlGetDynamicBatch)",
+                      static_cast<unsigned long long>(batchSize), modelId);
   dataset->dynamic_batch = static_cast<uint32_t>(batchSize);
   return ACL_SUCCESS;
 }
@@ -215,7 +217,7 @@ aclmdlDataset* aclmdlCreateDataset() {
 aclError aclmdlDestroyDataset(const aclmdlDataset* dataset) {
   SIM_API_ENTER();
   if (dataset == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "dataset is NULL");
+    return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, __func__, "dataset is NULL");
   delete dataset;  // the buffers stay: the caller destroys them
   --g_live_datasets;
   return ACL_SUCCESS;
@@ -224,9 +226,9 @@ aclError aclmdlDestroyDataset(const aclmdlDataset* dataset) {
 aclError aclmdlAddDatasetBuffer(aclmdlDataset* dataset, aclDataBuffer* dataBuffer) {
   SIM_API_ENTER();
   if (dataset == nullptr || dataBuffer == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null",
-                   "dataset %p, dataBuffer %p: both needed", static_cast<void*>(dataset),
-                   static_cast<void*>(dataBuffer));
+    return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, __func__,
+                      "dataset %p, dataBuffer %p: both needed", static_cast<void*>(dataset),
+                      static_cast<void*>(dataBuffer));
   dataset->buffers.push_back(dataBuffer);
   return ACL_SUCCESS;
 }

@@ -12,6 +12,7 @@
 #include "api/api.h"
 #include "model/model_internal.h"
 #include "report/log.h"
+#include "rules/rules.h"
 
 using namespace sim;
 
@@ -20,10 +21,10 @@ extern "C" {
 aclError aclmdlGetDynamicHW(const aclmdlDesc* modelDesc, size_t index, aclmdlHW* hw) {
   SIM_API_ENTER();
   if (modelDesc == nullptr || hw == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "modelDesc/hw NULL");
+    return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, __func__, "modelDesc/hw NULL");
   if (index != static_cast<size_t>(-1))
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.dynamic_hw_reserved_index",
-                   "index %zu: the parameter is reserved and must be -1", index);
+    return raise_rule(Rule::kModelDynamicHwReservedIndex, ACL_ERROR_INVALID_PARAM, __func__,
+                      "index %zu: the parameter is reserved and must be -1", index);
   *hw = aclmdlHW{};
   if (!modelDesc->filled) return ACL_SUCCESS;  // nothing described: no gears
   for (const ModelFile::HwGear& g : modelDesc->file.hw_gears) {
@@ -38,28 +39,29 @@ aclError aclmdlSetDynamicHWSize(uint32_t modelId, aclmdlDataset* dataset, size_t
                                 uint64_t height, uint64_t width) {
   SIM_API_ENTER();
   if (dataset == nullptr)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "args.non_null", "dataset is NULL");
+    return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, __func__, "dataset is NULL");
   ModelFile f;
   if (!model_file_of(modelId, &f))
-    return violate(ACL_ERROR_INVALID_MODEL_ID, __func__, "model.id", "model id %u is not loaded",
-                   modelId);
+    return raise_rule(Rule::kModelId, ACL_ERROR_INVALID_MODEL_ID, __func__,
+                      "model id %u is not loaded", modelId);
   if (!f.dynamic_hw())
-    return violate(ACL_ERROR_MODEL_NOT_DYNAMIC, __func__, "model.not_dynamic",
-                   "model %u has no height/width gears; %llux%llu refused", modelId,
-                   static_cast<unsigned long long>(height), static_cast<unsigned long long>(width));
+    return raise_rule(Rule::kModelNotDynamic, ACL_ERROR_MODEL_NOT_DYNAMIC, __func__,
+                      "model %u has no height/width gears; %llux%llu refused", modelId,
+                      static_cast<unsigned long long>(height),
+                      static_cast<unsigned long long>(width));
   if (index != f.mbatch_index())
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.dynamic_index",
-                   "index %zu is not model %u's dynamic input (%s is input %zu; "
-                   "aclmdlGetInputIndexByName)",
-                   index, modelId, ACL_DYNAMIC_TENSOR_NAME, f.mbatch_index());
+    return raise_rule(Rule::kModelDynamicIndex, ACL_ERROR_INVALID_PARAM, __func__,
+                      "index %zu is not model %u's dynamic input (%s is input %zu; "
+                      "aclmdlGetInputIndexByName)",
+                      index, modelId, ACL_DYNAMIC_TENSOR_NAME, f.mbatch_index());
   bool gear = false;
   for (const ModelFile::HwGear& g : f.hw_gears) gear = gear || (g.h == height && g.w == width);
   if (!gear)
-    return violate(ACL_ERROR_INVALID_PARAM, __func__, "model.dynamic_hw_gear",
-                   "%llux%llu (height x width) is not one of model %u's gears "
-                   "(aclmdlGetDynamicHW)",
-                   static_cast<unsigned long long>(height), static_cast<unsigned long long>(width),
-                   modelId);
+    return raise_rule(Rule::kModelDynamicHwGear, ACL_ERROR_INVALID_PARAM, __func__,
+                      "%llux%llu (height x width) is not one of model %u's gears "
+                      "(aclmdlGetDynamicHW)",
+                      static_cast<unsigned long long>(height),
+                      static_cast<unsigned long long>(width), modelId);
   dataset->dynamic_h = height;
   dataset->dynamic_w = width;
   return ACL_SUCCESS;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "report/log.h"
+#include "rules/rules.h"
 
 namespace sim {
 namespace {
@@ -41,8 +42,8 @@ class Reader {
   std::map<std::string, std::string> values;
 
   aclError bad(const std::string& key, const char* why) const {
-    return violate(ACL_ERROR_PARSE_MODEL, api_, "model.descriptor", "%s: key '%s' %s",
-                   path_.c_str(), key.c_str(), why);
+    return raise_rule(Rule::kModelDescriptor, ACL_ERROR_PARSE_MODEL, api_, "%s: key '%s' %s",
+                      path_.c_str(), key.c_str(), why);
   }
   // A required unsigned integer > 0 (>= 0 when zero_ok).
   aclError u64(const std::string& key, uint64_t* out, bool zero_ok = false) const {
@@ -103,10 +104,12 @@ double ModelFile::latency_at(uint32_t b) const {
 
 aclError read_model_file(const char* api, const char* path, ModelFile* out) {
   if (path == nullptr || *path == '\0')
-    return violate(ACL_ERROR_INVALID_PARAM, api, "model.path", "model path is NULL or empty");
+    return raise_rule(Rule::kModelPath, ACL_ERROR_INVALID_PARAM, api,
+                      "model path is NULL or empty");
   std::ifstream in(path);
   if (!in)
-    return violate(ACL_ERROR_INVALID_FILE, api, "model.file", "cannot read model file '%s'", path);
+    return raise_rule(Rule::kModelFile, ACL_ERROR_INVALID_FILE, api, "cannot read model file '%s'",
+                      path);
   Reader r(api, path);
   std::string line;
   for (int lineno = 1; std::getline(in, line); ++lineno) {
@@ -114,8 +117,8 @@ aclError read_model_file(const char* api, const char* path, ModelFile* out) {
     if (line.empty() || line[0] == '#') continue;
     size_t eq = line.find('=');
     if (eq == std::string::npos)
-      return violate(ACL_ERROR_PARSE_MODEL, api, "model.descriptor",
-                     "%s:%d: expected key=value (not an ascgen simulated model?)", path, lineno);
+      return raise_rule(Rule::kModelDescriptor, ACL_ERROR_PARSE_MODEL, api,
+                        "%s:%d: expected key=value (not an ascgen simulated model?)", path, lineno);
     r.values[trim(line.substr(0, eq))] = trim(line.substr(eq + 1));
   }
   ModelFile m;

@@ -74,6 +74,15 @@ void vlog(LogLevel level, const char* prefix, const char* fmt, va_list ap,
   std::fflush(sink().file);
 }
 
+void prefixed(LogLevel level, const char* prefix, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void prefixed(LogLevel level, const char* prefix, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vlog(level, prefix, fmt, ap);
+  va_end(ap);
+}
+
 }  // namespace
 
 bool log_enabled(LogLevel level) {
@@ -95,33 +104,12 @@ void report(const char* tag, const char* fmt, ...) {
   va_end(ap);
 }
 
-aclError violate(aclError code, const char* api, const char* rule, const char* fmt, ...) {
+void rule_line(LogLevel level, const char* rule, const char* api, const char* outcome,
+               const char* detail) {
   t_last_rule = rule;
   char prefix[256];
-  std::snprintf(prefix, sizeof prefix, "RULE %s in %s (-> %d): ", rule, api, code);
-  va_list ap;
-  va_start(ap, fmt);
-  vlog(LogLevel::kError, prefix, fmt, ap);
-  va_end(ap);
-  return code;
-}
-
-void warn_rule(const char* api, const char* rule, const char* fmt, ...) {
-  t_last_rule = rule;
-  char prefix[256];
-  std::snprintf(prefix, sizeof prefix, "RULE %s in %s (warning): ", rule, api);
-  va_list ap;
-  va_start(ap, fmt);
-  vlog(LogLevel::kWarn, prefix, fmt, ap);
-  va_end(ap);
-}
-
-aclError null_arg(const char* api, const char* what) {
-  return violate(ACL_ERROR_INVALID_PARAM, api, "args.non_null", "%s is NULL", what);
-}
-
-aclError not_initialized(const char* api) {
-  return violate(ACL_ERROR_UNINITIALIZE, api, "init.required", "call aclInit first");
+  std::snprintf(prefix, sizeof prefix, "RULE %s in %s (%s): ", rule, api, outcome);
+  prefixed(level, prefix, "%s", detail);
 }
 
 const char* last_rule() {

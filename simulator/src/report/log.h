@@ -21,18 +21,10 @@ void log(LogLevel level, const char* fmt, ...) __attribute__((format(printf, 2, 
 // (HAZARD, LEAK).
 void report(const char* tag, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
-// A device rule was broken: logs one line "RULE <rule> in <api>: <detail> -> <code>",
-// remembers `rule` as the calling thread's last rule, and returns `code`.
-aclError violate(aclError code, const char* api, const char* rule, const char* fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-// A documented-but-dubious use (ACL_FACTS section 7): a warning naming the rule.
-void warn_rule(const char* api, const char* rule, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-// Shorthands for the two commonest violations.
-aclError null_arg(const char* api, const char* what);  // 100000, rule args.non_null
-aclError not_initialized(const char* api);             // 100001, rule init.required
+// One rule line, "[acl_sim] <LEVEL> RULE <rule> in <api> (<outcome>): <detail>", and
+// `rule` as the calling thread's last rule. Only raise_rule (rules/rules.h) calls it.
+void rule_line(LogLevel level, const char* rule, const char* api, const char* outcome,
+               const char* detail);
 
 const char* last_rule();
 void set_last_rule(const char* rule);

@@ -115,6 +115,13 @@ bool serve_on(uint64_t thread, int32_t device, int32_t* other) {
   return true;
 }
 
+bool room_for(uint64_t thread, uint32_t limit, size_t* serving) {
+  ThreadDevices& t = thread_devices();
+  std::lock_guard<std::mutex> lock(t.mu);
+  *serving = t.serving.size();
+  return t.serving.count(thread) != 0 || t.serving.size() < limit;
+}
+
 void stop_serving(uint64_t thread) {
   ThreadDevices& t = thread_devices();
   std::lock_guard<std::mutex> lock(t.mu);
@@ -134,10 +141,10 @@ aclError check(const char* api) {
   const Kind k = kind_of(api);
   if (k == Kind::kAllowed) return ACL_SUCCESS;
   const aclError code = k == Kind::kSync ? ACL_ERROR_API_NOT_SUPPORT : ACL_SUCCESS;
-  return device_rule(code, api, "callback.forbidden_call", rules::kCallbackCalls,
-                     "called inside a host callback (aclrtProcessReport): it %s; do the work "
-                     "on another thread the callback signals",
-                     what(k));
+  return raise_rule(Rule::kCallbackForbiddenCall, code, api,
+                    "called inside a host callback (aclrtProcessReport): it %s; do the work "
+                    "on another thread the callback signals",
+                    what(k));
 }
 
 }  // namespace sim::callback_rules

@@ -44,21 +44,43 @@ void exit_hook() {
 
 }  // namespace
 
-aclError device_rule(aclError code, const char* api, const char* rule, const char* source,
-                     const char* fmt, ...) {
+aclError raise_rule(Rule rule, aclError code, const char* api, const char* fmt, ...) {
+  const RuleInfo& info = rule_info(rule);
   char detail[768];
   va_list ap;
   va_start(ap, fmt);
   std::vsnprintf(detail, sizeof detail, fmt, ap);
   va_end(ap);
-  g_rules.fetch_add(1);
-  // violate() writes the line and sets the thread's last rule; the return
-  // value is ours.
-  if (shown(rule))
-    violate(code, api, rule, "%s [source: %s]", detail, source);
-  else
-    set_last_rule(rule);
+  char outcome[32];
+  std::snprintf(outcome, sizeof outcome, "-> %d", code);
+  switch (info.kind) {
+    case RuleKind::kArgument:
+      rule_line(LogLevel::kError, info.id, api, outcome, detail);
+      break;
+    case RuleKind::kWarning:
+      rule_line(LogLevel::kWarn, info.id, api, "warning", detail);
+      break;
+    case RuleKind::kDevice: {
+      g_rules.fetch_add(1);
+      if (!shown(info.id)) {
+        set_last_rule(info.id);
+        break;
+      }
+      char line[1024];
+      std::snprintf(line, sizeof line, "%s [source: %s]", detail, info.source);
+      rule_line(LogLevel::kError, info.id, api, outcome, line);
+      break;
+    }
+  }
   return code;
+}
+
+aclError null_arg(const char* api, const char* what) {
+  return raise_rule(Rule::kArgsNonNull, ACL_ERROR_INVALID_PARAM, api, "%s is NULL", what);
+}
+
+aclError not_initialized(const char* api) {
+  return raise_rule(Rule::kInitRequired, ACL_ERROR_UNINITIALIZE, api, "call aclInit first");
 }
 
 std::string stream_label(const Stream* s) {

@@ -1,0 +1,422 @@
+// ascgen_driver.h: the part of every generated program that is the same for every pipeline:
+// inputs, the run's state, completing batches (verification, decode result codes, latency),
+// the run-time budget check and the report thread's start and drain. The frame programs'
+// stream layouts are in ascgen_layouts.h, their run() and main() in ascgen_run.h; a server's
+// in ascgen_serving.h. Emitted verbatim by ascgen; hand-written, reviewed once.
+//
+// A generated main.cpp holds only its pipeline: a ProgramInfo, the pool specs, and a Worker
+// (derived from WorkerBase) with these members, which the driver calls:
+//   void setup(const Setup& ctx, Cleanup&);          // streams, channels, pools, events, stages
+//   void submit(const Frame&, const Input& in);  // frame f through every step, in order
+//   static const StepFn<Worker> kSteps[];        // the same steps, for step-by-step submission
+//   aclrtStream completion_stream() const;       // where a batch is complete
+//   const uint8_t* output(int64_t b) const;      // batch b's result on the host, or nullptr
+//   size_t output_item_bytes() const;            // one frame's share of it
+//   uint64_t postprocess(const uint8_t* item);   // host stages on one frame's result
+//   uint32_t frame_status(int64_t f) const;      // frame f's decode result code (0: ok)
+//   static void inspect_input(Input& in);        // start-up check of one input
+#ifndef ASCGEN_DRIVER_H_
+#define ASCGEN_DRIVER_H_
+
+#include <memory>
+
+#include "ascgen_completion.h"
+#include "ascgen_inputs.h"
+#include "ascgen_metrics.h"
+#include "ascgen_options.h"
+#include "ascgen_pools.h"
+#include "ascgen_report.h"
+#include "ascgen_windows.h"
+
+// Bumped when the contract between generated main.cpp files and these headers changes.
+#define ASCGEN_RUNTIME_ABI 3
+
+namespace ascgen {
+
+// ---------------------------------------------------------------- what the plan fixed
+
+// kRawFiles: a server's requests of their own width (*.u8 files; ascgen_padding.h).
+enum class SourceKind { kJpegFiles, kTensor, kRawFiles };
+
+// The device's limits and a worker's needs that do not depend on --depth.
+struct DeviceBudget {
+  int64_t max_events;
+  int64_t max_streams;
+  int64_t device_bytes;  // usable device memory
+  int64_t dvpp_bytes;    // usable DVPP memory
+};
+
+struct ProgramInfo {
+  const char* name;
+  const char* profile;
+  const char* streams;  // the layout's name, for the report
+  int32_t device_id;
+  aclrtMemAttr memory_attr;  // what aclrtGetMemInfo reports on this device: DDR or HBM
+  int batch;
+  int sync_every;
+  SourceKind source;
+  size_t max_input_bytes;  // largest input file
+  size_t tensor_bytes;     // one generated input (tensor sources)
+  SlotRule batch_slots;    // batches in flight per worker
+  int streams_per_worker;
+  int64_t model_bytes_per_worker;
+  DeviceBudget budget;
+  const PoolSpec* const* pools;  // every pool of a worker, up to a nullptr
+  const PoolSpec* const*
+      event_rings;  // per event ring, the pool whose slots it counts; nullptr ends
+};
+
+// ---------------------------------------------------------------- inputs and records
+
+// Which frame a step works on: frame f of the worker, item i of its batch b.
+struct Frame {
+  int64_t f, b, i;
+};
+
+// One device step of the pipeline, a member function of the generated Worker; per_batch: it
+// runs once per batch, after the batch's last frame.
+template <class W>
+struct StepFn {
+  void (W::*run)(const Frame&, const Input&);
+  bool per_batch;
+  const char* stage;  // the stage it belongs to
+};
+
+// What a worker's set-up needs besides its own plan.
+struct Setup {
+  int id;
+  int window;       // frames in flight that size the pools: --depth, or the sync window
+  int batch_slots;  // batches in flight
+  const std::vector<Input>& inputs;
+  const std::string& model_path;
+};
+
+// Each batch slot remembers when its frames were submitted and which inputs they carry.
+struct BatchRecord {
+  void* worker = nullptr;
+  int64_t batch = 0;
+  std::vector<double> submitted;  // seconds, one per frame
+  std::vector<int> inputs;        // input index, one per frame
+};
+
+// The generic half of a worker; the generated Worker adds its resources.
+struct Run;
+
+struct WorkerBase {
+  int id = 0;
+  Run* run = nullptr;                // its device's run (deploy: threads runs one per device)
+  std::vector<BatchRecord> batches;  // per batch slot
+  int64_t next_frame = 0;            // frames are numbered on, across the reference run and the run
+  Completions completions;
+  LatencyHistogram latency;
+  int64_t measured_frames = 0;
+  CompletionRate rate;  // its measured completions, for the QPS
+  uint64_t checksum = 0;
+  double cpu_s = 0;
+  int64_t batch_slots() const { return static_cast<int64_t>(batches.size()); }
+};
+
+// State shared by the workers, the report thread and main.
+struct Run {
+  const ProgramInfo* info = nullptr;
+  std::atomic<bool> stop{false};
+  double measure_start = 0;  // frames completing before this are warm-up
+  double measure_end = 1e300;
+  int64_t frame_limit = 0;            // --frames
+  std::atomic<int64_t> completed{0};  // measured frames, all workers
+  bool verify = false;
+  bool skip_decode_errors = false;
+  std::string only_stage;  // --only-stage: the stage measured alone ("" = every stage)
+  bool recording = false;  // filling `expected` from a serial reference run
+  std::vector<std::vector<uint8_t>> expected;  // per input: the output of one frame
+  std::atomic<int64_t> mismatches{0};
+  std::atomic<int64_t> frames_failed{0};
+  std::atomic<int64_t> callbacks_launched{0};  // batch callbacks queued (per_stage) ...
+  std::atomic<int64_t> callbacks_run{0};       // ... and run by the report thread
+  std::mutex failure_mu;
+  std::string first_failure_input;
+  int64_t first_failure_code = 0;
+  FirstError error;
+  const std::vector<Input>* inputs = nullptr;  // for the completion callbacks
+  WindowLatency windows;                       // p99 and max per second measured
+};
+
+// The calling thread's run: its device's (set on each thread of a device under deploy:
+// threads), else the process's one run.
+inline Run*& current_run() {
+  thread_local Run* run = nullptr;
+  return run;
+}
+
+inline Run& run_state() {
+  static Run run;
+  Run* mine = current_run();
+  return mine != nullptr ? *mine : run;
+}
+
+// ---------------------------------------------------------------- completing a batch
+
+// A frame whose decode failed: counted, never verified; the first one is named.
+inline void frame_failed(Run& run, const std::string& input, uint32_t code) {
+  if (run.frames_failed.fetch_add(1) == 0) {
+    std::lock_guard<std::mutex> lock(run.failure_mu);
+    run.first_failure_input = input;
+    run.first_failure_code = code;
+  }
+  if (!run.skip_decode_errors) run.stop = true;
+}
+
+// Completes batch b of worker t: result codes, host stages, verification, latency. Runs on the
+// report thread (per_stage) or after the window's stream sync (per_thread); `now` is when the
+// host saw it complete.
+template <class W>
+void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& inputs) {
+  Run& run = run_state();
+  const int batch = run.info->batch;
+  BatchRecord& r = t.batches[static_cast<size_t>(b % t.batch_slots())];
+  const uint8_t* out = t.output(b);
+  const size_t item_bytes = t.output_item_bytes();
+  for (int i = 0; i < batch; ++i) {
+    const int input = r.inputs[static_cast<size_t>(i)];
+    const uint32_t status = t.frame_status(b * batch + i);
+    if (status != 0) {
+      frame_failed(run, inputs[static_cast<size_t>(input)].name, status);
+      continue;
+    }
+    if (out == nullptr) continue;
+    const uint8_t* item = out + static_cast<size_t>(i) * item_bytes;
+    t.checksum += t.postprocess(item);
+    std::vector<uint8_t>& expected = run.expected[static_cast<size_t>(input)];
+    if (run.recording) {
+      expected.assign(item, item + item_bytes);
+    } else if (run.verify && !same_bytes(expected, item, item_bytes)) {
+      if (run.mismatches.fetch_add(1) < 5)
+        std::fprintf(stderr,
+                     "verify: worker %d frame %" PRId64
+                     " (input '%s'): output differs from the reference\n",
+                     t.id, b * batch + i, inputs[static_cast<size_t>(input)].name.c_str());
+    }
+  }
+  if (!run.recording && now >= run.measure_start && now < run.measure_end) {
+    double us[64];  // the batch's latencies, 64 at a time into the run's second windows
+    for (int i = 0; i < batch; ++i) {
+      us[i % 64] = (now - r.submitted[static_cast<size_t>(i)]) * 1e6;
+      t.latency.record(us[i % 64]);
+      if (i % 64 == 63 || i == batch - 1)
+        run.windows.record(now - run.measure_start, us, i % 64 + 1);
+    }
+    t.measured_frames += batch;
+    t.rate.add(now, batch);
+    if (run.completed.fetch_add(batch) + batch >= run.frame_limit && run.frame_limit > 0)
+      run.stop = true;
+  }
+  t.completions.done(b);
+}
+
+// The input frame f of worker t carries: frames cycle through the inputs, each worker
+// starting at its own.
+template <class W>
+const Input& input_of(const W& t, int64_t f, const std::vector<Input>& inputs) {
+  return inputs[static_cast<size_t>((f + t.id) % static_cast<int64_t>(inputs.size()))];
+}
+
+inline Frame frame_at(int64_t f) {
+  const int batch = run_state().info->batch;
+  return Frame{f, f / batch, f % batch};
+}
+
+// Frame f's bookkeeping in its batch record: when it was submitted, which input it carries.
+template <class W>
+BatchRecord& record_frame(W& t, int64_t f, const Input& in) {
+  const Frame at = frame_at(f);
+  BatchRecord& r = t.batches[static_cast<size_t>(at.b % t.batch_slots())];
+  r.batch = at.b;
+  r.submitted[static_cast<size_t>(at.i)] = now_s();
+  r.inputs[static_cast<size_t>(at.i)] = in.index;
+  return r;
+}
+
+// Records frame f, then submits it through every step.
+template <class W>
+BatchRecord& submit_frame(W& t, int64_t f, const Input& in) {
+  BatchRecord& r = record_frame(t, f, in);
+  t.submit(frame_at(f), in);
+  return r;
+}
+
+// ---------------------------------------------------------------- start-up
+
+inline std::vector<Input> prepare_inputs(const ProgramInfo& info, const std::string& path,
+                                         void (*inspect)(Input&)) {
+  std::vector<Input> inputs;
+  if (info.source == SourceKind::kTensor) {
+    for (int k = 0; k < 4; ++k)
+      inputs.push_back({k, "tensor" + std::to_string(k),
+                        pattern_tensor(info.tensor_bytes, static_cast<uint64_t>(k)), 0, 0});
+    return inputs;
+  }
+  const bool raw = info.source == SourceKind::kRawFiles;
+  for (InputFile& file : load_inputs(path, info.max_input_bytes, raw ? ".u8" : nullptr)) {
+    Input in{static_cast<int>(inputs.size()), file.name, std::move(file.bytes), 0, 0};
+    inspect(in);
+    inputs.push_back(std::move(in));
+  }
+  return inputs;
+}
+
+// Run-time flags that cannot work: the device cannot hold them, or they contradict the program
+// (exit 2, as a bad flag).
+struct BadFlags : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The run-time flags against the device, before anything is created: one clear error.
+inline void check_budget(const ProgramInfo& info, int threads, int window) {
+  const DeviceBudget& d = info.budget;
+  int64_t events = 0, device = info.model_bytes_per_worker, dvpp = 0;
+  for (const PoolSpec* const* ring = info.event_rings; *ring != nullptr; ++ring)
+    events += (*ring)->rule.slots(window);
+  for (const PoolSpec* const* pool = info.pools; *pool != nullptr; ++pool) {
+    const PoolSpec& p = **pool;
+    const int64_t bytes = static_cast<int64_t>(p.alloc_bytes) * p.rule.slots(window);
+    if (p.memory == Memory::kDvpp) dvpp += bytes;
+    if (p.memory != Memory::kHostPinned) device += bytes;
+  }
+  auto fail = [&](const std::string& what, int64_t need, int64_t limit) {
+    throw BadFlags("--threads " + std::to_string(threads) + " with a window of " +
+                   std::to_string(window) + " frames needs " + std::to_string(need) + " " + what +
+                   ", the device has " + std::to_string(limit) + "; lower --threads or --depth");
+  };
+  if (events * threads > d.max_events) fail("events", events * threads, d.max_events);
+  if (int64_t{info.streams_per_worker} * threads > d.max_streams)
+    fail("streams", int64_t{info.streams_per_worker} * threads, d.max_streams);
+  if (dvpp * threads > d.dvpp_bytes) fail("bytes of DVPP memory", dvpp * threads, d.dvpp_bytes);
+  if (device * threads > d.device_bytes)
+    fail("bytes of device memory", device * threads, d.device_bytes);
+}
+
+// ---------------------------------------------------------------- shared by run and serve
+
+// The report's head: the program and how it was run.
+inline Report report_head(const ProgramInfo& info, const Options& opt) {
+  Report report;
+  report.program = info.name;
+  report.profile = info.profile;
+  report.streams = info.streams;
+  report.threads = opt.threads;
+  report.depth = opt.depth;
+  report.batch = info.batch;
+  report.sync_every = info.sync_every;
+  return report;
+}
+
+// AscendCL (when this run initialises it), the device and a context for this run's threads,
+// each release registered so that teardown runs them in reverse order.
+inline aclrtContext open_device(int32_t device, bool init_acl, Cleanup& cleanup) {
+  if (init_acl) {
+    check(aclInit(nullptr), "setup", "aclInit");
+    cleanup.add("aclFinalize", [] { return aclFinalize(); });
+  }
+  check(aclrtSetDevice(device), "setup", "aclrtSetDevice");
+  cleanup.add("aclrtResetDevice", [device] { return aclrtResetDevice(device); });
+  aclrtContext context = nullptr;
+  check(aclrtCreateContext(&context, device), "setup", "aclrtCreateContext");
+  cleanup.add("aclrtDestroyContext", [context] { return aclrtDestroyContext(context); });
+  return context;
+}
+
+// opt.threads workers, each with its batch records and its own streams, pools and events
+// (W::setup), serving `run` beside the one `shared` instance.
+template <class W>
+std::vector<std::unique_ptr<W>> make_workers(const ProgramInfo& info, const Options& opt,
+                                             const Setup& common, typename W::Shared& shared,
+                                             Run& run, Cleanup& cleanup) {
+  std::vector<std::unique_ptr<W>> workers;
+  for (int w = 0; w < opt.threads; ++w) {
+    workers.push_back(std::make_unique<W>());
+    W& t = *workers.back();
+    t.id = w;
+    t.run = &run;
+    t.shared = &shared;
+    t.batches.resize(static_cast<size_t>(common.batch_slots));
+    for (BatchRecord& r : t.batches) {
+      r.worker = &t;
+      r.submitted.assign(static_cast<size_t>(info.batch), 0.0);
+      r.inputs.assign(static_cast<size_t>(info.batch), 0);
+    }
+    t.setup(Setup{w, common.window, common.batch_slots, common.inputs, common.model_path}, cleanup);
+  }
+  return workers;
+}
+
+// The measured period: after --warmup, for --duration or until --frames were measured.
+inline void begin_measurement(Run& run, const Options& opt) {
+  run.frame_limit = opt.frames;
+  run.measure_start = now_s() + opt.warmup_s;
+  run.measure_end = opt.frames > 0 ? 1e300 : run.measure_start + opt.duration_s;
+  run.windows.reserve(opt.frames > 0 ? 0.0 : opt.duration_s);
+}
+
+// ---------------------------------------------------------------- the report thread
+
+// A stage as the report counts it: in frames, or in batches for batch-level stages.
+struct StageInfo {
+  const char* name;
+  bool per_batch;
+};
+
+// Before the report thread stops (and its streams are unsubscribed, at cleanup): on every path,
+// let the device drain and every queued callback run, so none is left pending (ACL_FACTS 1.4,
+// Callbacks: unsubscribe at the end). Gives up after 60 s or when the report thread failed.
+inline void finish_callbacks(ReportThread& reporter) {
+  Run& run = run_state();
+  aclError ret = aclrtSynchronizeDevice();
+  if (ret != ACL_SUCCESS)
+    run.error.set("completion: aclrtSynchronizeDevice failed with error " + std::to_string(ret));
+  const double deadline = now_s() + 60.0;
+  while (run.callbacks_run < run.callbacks_launched && !reporter.failed() && now_s() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  reporter.stop();
+}
+
+// finish_callbacks on every path out of the scope that declares it, an exception included,
+// while what the callbacks touch (the workers) is still alive and before the streams are
+// unsubscribed at cleanup (issue 27: an exception between start and drain left callbacks
+// pending at aclrtUnSubscribeReport). finish() drains on the normal path.
+class CallbackDrain {
+ public:
+  explicit CallbackDrain(ReportThread* reporter) : reporter_(reporter) {}
+  ~CallbackDrain() { finish(); }
+  CallbackDrain(const CallbackDrain&) = delete;
+  CallbackDrain& operator=(const CallbackDrain&) = delete;
+  void finish() {
+    if (reporter_ != nullptr) finish_callbacks(*reporter_);
+    reporter_ = nullptr;
+  }
+
+ private:
+  ReportThread* reporter_;
+};
+
+// Completions are observed by one report thread, subscribed to every worker's last stream
+// before it processes a report, and unsubscribed only after the drain (registered later, so it
+// runs first at teardown).
+template <class W>
+std::unique_ptr<ReportThread> start_reporter(aclrtContext context,
+                                             std::vector<std::unique_ptr<W>>& workers,
+                                             Cleanup& cleanup,
+                                             std::function<void(const std::string&)> on_error) {
+  auto reporter = std::make_unique<ReportThread>(context, std::move(on_error));
+  for (auto& t : workers) {
+    aclrtStream s = t->completion_stream();
+    check(aclrtSubscribeReport(reporter->id(), s), "completion", "aclrtSubscribeReport");
+    cleanup.add("aclrtUnSubscribeReport",
+                [id = reporter->id(), s] { return aclrtUnSubscribeReport(id, s); });
+  }
+  reporter->start();
+  return reporter;
+}
+
+}  // namespace ascgen
+
+#endif  // ASCGEN_DRIVER_H_

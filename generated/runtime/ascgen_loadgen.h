@@ -1,0 +1,601 @@
+// ascgen_loadgen.h: the built-in load generator of a serving program and what it reports.
+// Closed loop (N clients, each sends its next request when its previous one completes, as
+// perf_analyzer's concurrency mode), open loop at a rate with constant or Poisson arrivals
+// (seeded; MLPerf LoadGen's server scenario), and trace replay (a list of timestamps).
+// Requests sent later than a tolerance after their time are counted; more than 1 % of them
+// and the run says the generator could not keep up. No AscendCL here.
+#ifndef ASCGEN_LOADGEN_H_
+#define ASCGEN_LOADGEN_H_
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ascgen_batcher.h"
+#include "ascgen_json.h"
+#include "ascgen_metrics.h"
+#include "ascgen_options.h"
+
+namespace ascgen {
+namespace serving {
+
+// ---------------------------------------------------------------- arrival schedules
+
+// Send times in microseconds from the start of the run, in order.
+class ArrivalSchedule {
+ public:
+  virtual ~ArrivalSchedule() = default;
+  // The next send time; false when the schedule has ended.
+  virtual bool next(int64_t* t_us) = 0;
+};
+
+// Request k at k / rate seconds exactly (each time computed from k, so nothing drifts).
+class ConstantArrivals final : public ArrivalSchedule {
+ public:
+  explicit ConstantArrivals(double rate_per_s) : rate_(rate_per_s) {
+    if (!(rate_per_s > 0) || !std::isfinite(rate_per_s))
+      throw std::invalid_argument("the request rate must be a positive number per second");
+  }
+  bool next(int64_t* t_us) override {
+    *t_us = std::llround(static_cast<double>(k_++) * 1e6 / rate_);
+    return true;
+  }
+
+ private:
+  double rate_;
+  uint64_t k_ = 0;
+};
+
+// A Poisson process: exponential gaps of mean 1 / rate, by inversion of a uniform variate
+// from a seeded mt19937_64 (whose sequence the C++ standard fixes), so a seed gives the same
+// schedule on every machine. The first request is at 0.
+class PoissonArrivals final : public ArrivalSchedule {
+ public:
+  PoissonArrivals(double rate_per_s, uint64_t seed) : rate_(rate_per_s), rng_(seed) {
+    if (!(rate_per_s > 0) || !std::isfinite(rate_per_s))
+      throw std::invalid_argument("the request rate must be a positive number per second");
+  }
+  bool next(int64_t* t_us) override {
+    if (started_) t_s_ += gap_s();
+    started_ = true;
+    *t_us = std::llround(t_s_ * 1e6);
+    return true;
+  }
+  // One exponential gap in seconds (exposed for the goodness-of-fit test).
+  double gap_s() {
+    double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;  // [0, 1)
+    return -std::log1p(-u) / rate_;
+  }
+
+ private:
+  double rate_;
+  std::mt19937_64 rng_;
+  double t_s_ = 0;
+  bool started_ = false;
+};
+
+// Replays a trace: one timestamp in microseconds per line, non-decreasing; blank lines and
+// lines starting with '#' are skipped. Timestamps are shifted so the first is at 0.
+class TraceArrivals final : public ArrivalSchedule {
+ public:
+  explicit TraceArrivals(std::vector<int64_t> times_us) : times_(std::move(times_us)) {
+    for (size_t i = 1; i < times_.size(); ++i)
+      if (times_[i] < times_[i - 1])
+        throw std::invalid_argument("trace: timestamp " + std::to_string(i + 1) +
+                                    " is earlier than the one before it");
+    if (!times_.empty()) {
+      int64_t first = times_[0];
+      for (int64_t& t : times_) t -= first;
+    }
+  }
+  static TraceArrivals parse(std::istream& in, const std::string& name) {
+    std::vector<int64_t> times;
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      size_t a = line.find_first_not_of(" \t\r");
+      if (a == std::string::npos || line[a] == '#') continue;
+      size_t b = line.find_last_not_of(" \t\r");
+      std::string text = line.substr(a, b - a + 1);
+      int64_t v = 0;
+      if (!parse_int(text, 0, 9.2e18, &v))
+        throw std::invalid_argument(name + ":" + std::to_string(n) +
+                                    ": not a timestamp in microseconds: '" + text + "'");
+      if (!times.empty() && v < times.back())
+        throw std::invalid_argument(name + ":" + std::to_string(n) +
+                                    ": timestamp earlier than the one before it");
+      times.push_back(v);
+    }
+    if (times.empty()) throw std::invalid_argument(name + ": no timestamps");
+    return TraceArrivals(std::move(times));
+  }
+  static TraceArrivals from_file(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) throw std::runtime_error("cannot read the trace '" + path + "'");
+    return parse(f, path);
+  }
+  bool next(int64_t* t_us) override {
+    if (i_ >= times_.size()) return false;
+    *t_us = times_[i_++];
+    return true;
+  }
+  size_t size() const { return times_.size(); }
+
+ private:
+  std::vector<int64_t> times_;
+  size_t i_ = 0;
+};
+
+// ---------------------------------------------------------------- keeping up
+
+struct Lateness {
+  uint64_t sent = 0;
+  uint64_t late = 0;  // sent more than tolerance_us after their time
+  int64_t max_late_us = 0;
+  int64_t tolerance_us = 0;
+
+  void record(int64_t scheduled_us, int64_t actual_us) {
+    ++sent;
+    int64_t d = actual_us - scheduled_us;
+    max_late_us = std::max(max_late_us, d);
+    if (d > tolerance_us) ++late;
+  }
+  // More than 1 % of the requests were late: the measured load is not the one asked for.
+  bool could_not_keep_up() const { return late * 100 > sent; }
+};
+
+// ---------------------------------------------------------------- open loop
+
+// Sends at the schedule's times, from the calling thread: `send(seq, scheduled_us)` must
+// not block for long (it submits the request; completion is reported elsewhere). A request
+// whose time has passed is sent at once (and counted late if beyond the tolerance).
+class OpenLoop {
+ public:
+  OpenLoop(ArrivalSchedule& schedule, const Clock& clock, int64_t tolerance_us)
+      : schedule_(schedule), clock_(clock) {
+    lateness_.tolerance_us = tolerance_us;
+  }
+
+  // Runs until the schedule ends, `max_requests` are sent (0: no limit), the schedule
+  // reaches `duration_us` (0: no limit; a late generator still sends every request due
+  // before it) or stop() is called. Returns the lateness counts.
+  template <class F>
+  Lateness run(F send, uint64_t max_requests = 0, int64_t duration_us = 0) {
+    const int64_t start = clock_.now_us();
+    int64_t t = 0;
+    for (uint64_t seq = 0; max_requests == 0 || seq < max_requests; ++seq) {
+      if (!schedule_.next(&t)) break;
+      if (duration_us > 0 && t >= duration_us) break;
+      const int64_t due = start + t;
+      if (!wait_until(due)) break;
+      int64_t now = clock_.now_us();
+      send(seq, due);
+      lateness_.record(due, now);
+    }
+    return lateness_;
+  }
+
+  void stop() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopped_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  bool wait_until(int64_t due) {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      if (stopped_) return false;
+      int64_t now = clock_.now_us();
+      if (now >= due) return true;
+      cv_.wait_for(lock, std::chrono::microseconds(due - now));
+    }
+  }
+
+  ArrivalSchedule& schedule_;
+  const Clock& clock_;
+  Lateness lateness_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopped_ = false;
+};
+
+// ---------------------------------------------------------------- closed loop
+
+// N client threads; each calls `request(client, seq)`, which returns when that request has
+// completed (or was rejected), then sends its next one: at most N requests outstanding.
+class ClosedLoop {
+ public:
+  using RequestFn = std::function<void(int client, uint64_t seq)>;
+
+  explicit ClosedLoop(int clients) : clients_(clients) {
+    if (clients < 1) throw std::invalid_argument("the closed loop needs at least one client");
+  }
+  ClosedLoop(const ClosedLoop&) = delete;
+  ClosedLoop& operator=(const ClosedLoop&) = delete;
+  ~ClosedLoop() { stop_and_join(); }
+
+  // Starts the clients; each stops after `per_client` requests (0: until stop_and_join()).
+  void start(RequestFn request, uint64_t per_client = 0) {
+    request_ = std::move(request);
+    threads_.reserve(static_cast<size_t>(clients_));
+    for (int c = 0; c < clients_; ++c)
+      threads_.emplace_back([this, c, per_client] {
+        for (uint64_t seq = 0; !stop_.load() && (per_client == 0 || seq < per_client); ++seq) {
+          uint64_t now_out = outstanding_.fetch_add(1) + 1;
+          uint64_t seen = max_outstanding_.load();
+          while (now_out > seen && !max_outstanding_.compare_exchange_weak(seen, now_out)) {
+          }
+          request_(c, seq);
+          outstanding_.fetch_sub(1);
+          completed_.fetch_add(1);
+        }
+      });
+  }
+  // Asks the clients to stop after their current request and waits for them.
+  void stop_and_join() {
+    stop_.store(true);
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+  }
+  void join() {
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+  }
+  int clients() const { return clients_; }
+  uint64_t outstanding() const { return outstanding_.load(); }
+  uint64_t max_outstanding() const { return max_outstanding_.load(); }
+  uint64_t completed() const { return completed_.load(); }
+
+ private:
+  int clients_;
+  RequestFn request_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> outstanding_{0}, max_outstanding_{0}, completed_{0};
+};
+
+// ---------------------------------------------------------------- queue depth over time
+
+// Samples of the pending queue depth, at most `capacity` of them: when full, every other
+// sample is dropped and the interval doubles, so a run of any length fits in fixed memory.
+class DepthSeries {
+ public:
+  explicit DepthSeries(size_t capacity = 4096) : capacity_(std::max<size_t>(capacity, 2)) {
+    samples_.reserve(capacity_);
+  }
+  // Offers a sample at t_us; kept if it falls on the current stride.
+  void offer(int64_t t_us, uint64_t depth) {
+    if (offered_++ % stride_ != 0) return;
+    if (samples_.size() == capacity_) {
+      size_t w = 0;
+      for (size_t r = 0; r < samples_.size(); r += 2) samples_[w++] = samples_[r];
+      samples_.resize(w);
+      stride_ *= 2;
+      if ((offered_ - 1) % stride_ != 0) return;
+    }
+    samples_.push_back({t_us, depth});
+  }
+  struct Sample {
+    int64_t t_us;
+    uint64_t depth;
+  };
+  const std::vector<Sample>& samples() const { return samples_; }
+  uint64_t stride() const { return stride_; }
+
+ private:
+  size_t capacity_;
+  uint64_t stride_ = 1, offered_ = 0;
+  std::vector<Sample> samples_;
+};
+
+// A thread that samples `depth()` every interval_us until stopped (it sleeps on a
+// condition variable between samples).
+class DepthSampler {
+ public:
+  DepthSampler(std::function<uint64_t()> depth, const Clock& clock, int64_t interval_us,
+               size_t capacity = 4096)
+      : depth_(std::move(depth)), clock_(clock), interval_us_(interval_us), series_(capacity) {
+    if (interval_us < 1) throw std::invalid_argument("the sampling interval must be positive");
+    start_us_ = clock_.now_us();
+    thread_ = std::thread([this] { loop(); });
+  }
+  DepthSampler(const DepthSampler&) = delete;
+  DepthSampler& operator=(const DepthSampler&) = delete;
+  ~DepthSampler() { stop(); }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopped_ = true;
+      cv_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+  // After stop(): times relative to the sampler's start.
+  const DepthSeries& series() const { return series_; }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    int64_t next = start_us_;
+    while (!stopped_) {
+      int64_t now = clock_.now_us();
+      if (now >= next) {
+        series_.offer(now - start_us_, depth_());
+        next += interval_us_;  // the series thins itself out when full
+        if (next < now) next = now + interval_us_;
+        continue;
+      }
+      cv_.wait_for(lock, std::chrono::microseconds(next - now));
+    }
+  }
+
+  std::function<uint64_t()> depth_;
+  const Clock& clock_;
+  int64_t interval_us_;
+  int64_t start_us_ = 0;
+  DepthSeries series_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopped_ = false;
+  std::thread thread_;
+};
+
+// ---------------------------------------------------------------- priority levels
+
+// --priority-mix W0:W1:...: the share of requests at each priority level (0 the highest), as
+// whole weights. Request k (a closed loop: client k) of every cycle of sum(W) takes level l for
+// W_l of its positions, in order: 1:3 gives 0, 1, 1, 1, 0, 1, 1, 1, ...
+class PriorityMix {
+ public:
+  PriorityMix() = default;
+  // Parses "1:3"; throws std::invalid_argument naming what is wrong.
+  static PriorityMix parse(const std::string& text) {
+    PriorityMix m;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ':')) {
+      char* end = nullptr;
+      const long w = std::strtol(part.c_str(), &end, 10);
+      if (part.empty() || end == nullptr || *end != '\0' || w < 0 || w > 1000000)
+        throw std::invalid_argument("'" + text +
+                                    "': weights are whole numbers 0..1000000, e.g. 1:3");
+      m.weights_.push_back(static_cast<uint64_t>(w));
+      m.total_ += static_cast<uint64_t>(w);
+    }
+    if (m.weights_.empty() || m.total_ == 0 || m.weights_.size() > 16)
+      throw std::invalid_argument("'" + text + "': give 1 to 16 weights, at least one above 0");
+    return m;
+  }
+  int levels() const { return weights_.empty() ? 1 : static_cast<int>(weights_.size()); }
+  // The level of request (or client) k: -1 (the batcher's default) without a mix.
+  int level_of(uint64_t k) const {
+    if (total_ == 0) return -1;
+    uint64_t at = k % total_;
+    for (size_t l = 0; l < weights_.size(); ++l) {
+      if (at < weights_[l]) return static_cast<int>(l);
+      at -= weights_[l];
+    }
+    return static_cast<int>(weights_.size()) - 1;
+  }
+
+ private:
+  std::vector<uint64_t> weights_;
+  uint64_t total_ = 0;
+};
+
+// ---------------------------------------------------------------- what a run reports
+
+// Per request: end-to-end latency (from its send time, so queueing counts), queue time and
+// compute time; per batch: its size (Triton's batch_stats), fill and padding. Safe to record
+// from several threads.
+class ServingStats {
+ public:
+  // `levels`: the batcher's priority levels (more than 1: latency is reported per level too).
+  explicit ServingStats(int max_batch, int levels = 1)
+      : level_e2e_(levels > 1 ? static_cast<size_t>(levels) : 0),
+        level_queue_(level_e2e_.size()),
+        batch_sizes_(static_cast<size_t>(max_batch) + 1, 0) {
+    gears_.reserve(kMaxGears);
+  }
+
+  void record_request(double e2e_us, double queue_us, double compute_us, int level = 0) {
+    std::lock_guard<std::mutex> lock(mu_);
+    e2e_.record(e2e_us);
+    queue_.record(queue_us);
+    compute_.record(compute_us);
+    if (level >= 0 && static_cast<size_t>(level) < level_e2e_.size()) {
+      level_e2e_[static_cast<size_t>(level)].record(e2e_us);
+      level_queue_[static_cast<size_t>(level)].record(queue_us);
+    }
+  }
+  // A batch of `size` requests executed at batch `executed` (>= size: the compiled batch
+  // when padding to it, or the dynamic batch gear chosen), whose inputs hold `real_elements`
+  // of data in `padded_elements` (per-request padding to the batch's shape; pass equal
+  // values for fixed shapes).
+  void record_batch(const Batch& b, int executed) {
+    record_batch(static_cast<int>(b.size()), executed, b.real_elements, b.padded_elements);
+  }
+  void record_batch(int size, int executed, int64_t real_elements, int64_t padded_elements) {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t s = std::min(static_cast<size_t>(std::max(size, 0)), batch_sizes_.size() - 1);
+    ++batch_sizes_[s];
+    ++batches_;
+    requests_in_batches_ += static_cast<uint64_t>(size);
+    executed_slots_ += static_cast<uint64_t>(std::max(executed, size));
+    real_elements_ += real_elements;
+    // a padded slot of the executed batch holds the batch's padded shape, as a request does
+    int64_t per_request = size > 0 ? padded_elements / size : 0;
+    padded_elements_ += per_request * std::max(executed, size);
+  }
+  // Requests of their own shapes: the batch ran at gear `height` x `width`; its requests padded
+  // to the widest hold `padded_elements` each, the smallest of them `smallest_elements` (a
+  // batch the padding rule should not have merged is counted: rule_breaks).
+  void record_shapes(int64_t height, int64_t width, int64_t padded_elements,
+                     int64_t smallest_elements) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!padding_acceptable(padded_elements, smallest_elements)) ++rule_breaks_;
+    for (GearCount& g : gears_)
+      if (g.height == height && g.width == width) {
+        ++g.batches;
+        return;
+      }
+    if (gears_.size() < kMaxGears) gears_.push_back({height, width, 1});
+  }
+  void set_counters(const BatcherCounters& c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    counters_ = c;
+  }
+  void set_lateness(const Lateness& l) {
+    std::lock_guard<std::mutex> lock(mu_);
+    lateness_ = l;
+    has_lateness_ = true;
+  }
+
+  // Requests in batches over the batch slots executed (1: every batch full).
+  double average_fill() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return fill_locked();
+  }
+  // The share of executed input elements that were padding (to the batch's shape and to
+  // the executed batch size).
+  double padding_waste() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return waste_locked();
+  }
+  std::vector<uint64_t> batch_histogram() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return batch_sizes_;
+  }
+  LatencyHistogram e2e() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return e2e_;
+  }
+
+  // Adds "serving": {...} to an open JSON object.
+  void write_json(Json& j, const DepthSeries* depth = nullptr) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    j.key("serving").open('{');
+    auto latency = [&j](const char* name, const LatencyHistogram& h) {
+      j.key(name).open('{');
+      j.key("count").integer(static_cast<int64_t>(h.count()));
+      j.key("p50").num(h.percentile_ms(50)).key("p90").num(h.percentile_ms(90));
+      j.key("p99").num(h.percentile_ms(99)).key("max").num(h.max_ms()).close('}');
+    };
+    latency("latency_ms", e2e_);
+    latency("queue_ms", queue_);
+    latency("compute_ms", compute_);
+    if (!level_e2e_.empty()) {
+      j.key("by_priority").open('[');  // level 0 first: its requests' latency and queue time
+      for (size_t l = 0; l < level_e2e_.size(); ++l) {
+        j.open('{').key("level").integer(static_cast<int64_t>(l));
+        latency("latency_ms", level_e2e_[l]);
+        latency("queue_ms", level_queue_[l]);
+        j.close('}');
+      }
+      j.close(']');
+    }
+    j.key("batch_stats").open('[');
+    for (size_t s = 1; s < batch_sizes_.size(); ++s)
+      if (batch_sizes_[s] != 0)
+        j.open('[')
+            .integer(static_cast<int64_t>(s))
+            .integer(static_cast<int64_t>(batch_sizes_[s]))
+            .close(']');
+    j.close(']');
+    j.key("batches").integer(static_cast<int64_t>(batches_));
+    j.key("average_fill").num(fill_locked());
+    j.key("padding_waste").num(waste_locked());
+    if (!gears_.empty()) {
+      j.key("padding").open('{');
+      j.key("request_elements").integer(real_elements_);
+      j.key("executed_elements").integer(padded_elements_);
+      j.key("rule_breaks").integer(static_cast<int64_t>(rule_breaks_));
+      j.key("gears").open('[');  // [height, width, batches], by first use
+      for (const GearCount& g : gears_)
+        j.open('[')
+            .integer(g.height)
+            .integer(g.width)
+            .integer(static_cast<int64_t>(g.batches))
+            .close(']');
+      j.close(']').close('}');
+    }
+    j.key("submitted").integer(static_cast<int64_t>(counters_.submitted));
+    j.key("rejected").open('{');
+    j.key("queue_full").integer(static_cast<int64_t>(counters_.rejected_queue_full));
+    j.key("closed").integer(static_cast<int64_t>(counters_.rejected_closed));
+    j.key("timeout").integer(static_cast<int64_t>(counters_.timed_out_rejected)).close('}');
+    j.key("timed_out").open('{');
+    j.key("rejected").integer(static_cast<int64_t>(counters_.timed_out_rejected));
+    j.key("delayed").integer(static_cast<int64_t>(counters_.timed_out_delayed)).close('}');
+    j.key("batch_reasons").open('{');
+    for (int r = 0; r < kBatchReasons; ++r)
+      j.key(batch_reason_name(static_cast<BatchReason>(r)))
+          .integer(static_cast<int64_t>(counters_.by_reason[r]));
+    j.close('}');
+    if (has_lateness_) {
+      j.key("generator").open('{');
+      j.key("sent").integer(static_cast<int64_t>(lateness_.sent));
+      j.key("late").integer(static_cast<int64_t>(lateness_.late));
+      j.key("tolerance_us").integer(lateness_.tolerance_us);
+      j.key("max_late_us").integer(lateness_.max_late_us);
+      j.key("kept_up").boolean(!lateness_.could_not_keep_up()).close('}');
+    }
+    if (depth) {
+      j.key("queue_depth").open('[');
+      for (const DepthSeries::Sample& s : depth->samples())
+        j.open('[')
+            .num(static_cast<double>(s.t_us) / 1e6)
+            .integer(static_cast<int64_t>(s.depth))
+            .close(']');
+      j.close(']');
+    }
+    j.close('}');
+  }
+
+ private:
+  double fill_locked() const {
+    if (executed_slots_ == 0) return 0.0;
+    return static_cast<double>(requests_in_batches_) / static_cast<double>(executed_slots_);
+  }
+  double waste_locked() const {
+    if (padded_elements_ == 0) return 0.0;
+    return 1.0 - static_cast<double>(real_elements_) / static_cast<double>(padded_elements_);
+  }
+
+  struct GearCount {
+    int64_t height, width;
+    uint64_t batches;
+  };
+  static constexpr size_t kMaxGears = 128;  // ACL_MAX_HW_NUM
+
+  mutable std::mutex mu_;
+  std::vector<GearCount> gears_;
+  uint64_t rule_breaks_ = 0;
+  LatencyHistogram e2e_, queue_, compute_;
+  std::vector<LatencyHistogram> level_e2e_, level_queue_;  // per priority level (levels > 1)
+  std::vector<uint64_t> batch_sizes_;
+  uint64_t batches_ = 0, requests_in_batches_ = 0, executed_slots_ = 0;
+  int64_t real_elements_ = 0, padded_elements_ = 0;
+  BatcherCounters counters_;
+  Lateness lateness_;
+  bool has_lateness_ = false;
+};
+
+}  // namespace serving
+}  // namespace ascgen
+
+#endif  // ASCGEN_LOADGEN_H_

@@ -1,0 +1,179 @@
+// ascgen_numa.h: the host's NUMA layout for a device (spec host.numa: device | none | <node>).
+// A device's threads run on the CPUs of its NUMA node (the node its PCIe link attaches to) and
+// the pinned host memory it DMAs from is first touched there. On a real host the layout comes
+// from sysfs; on the simulator from the profile's host topology, baked into the program. And a
+// warning at start-up when the kernel migrates pages between nodes (kernel.numa_balancing).
+// $ASCGEN_HOST_ROOT, when set, is a directory that stands for the host's / (its sys/ and proc/:
+// a fake host's layout for a test); the simulator then reads it too, instead of the profile's.
+// Emitted verbatim by ascgen.
+#ifndef ASCGEN_NUMA_H_
+#define ASCGEN_NUMA_H_
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ascgen_json.h"
+#include "ascgen_options.h"
+
+namespace ascgen {
+
+// "0-3,8,10-11" (the kernel's cpulist form) -> {0, 1, 2, 3, 8, 10, 11}; {} when malformed.
+inline std::vector<int> parse_cpulist(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream all(text);
+  std::string item;
+  while (std::getline(all, item, ',')) {
+    int lo = 0, hi = 0;
+    char dash = 0;
+    std::stringstream one(item);
+    if (!(one >> lo)) return {};
+    hi = lo;
+    if (one >> dash && (dash != '-' || !(one >> hi) || hi < lo)) return {};
+    for (int c = lo; c <= hi; ++c) out.push_back(c);
+  }
+  return out;
+}
+
+inline std::string read_line(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  std::getline(f, line);
+  return line;
+}
+
+// The value for `key` in "k=v;k=v" (the form the plan bakes the simulated host into), or "".
+inline std::string baked(const std::string& table, const std::string& key) {
+  std::stringstream all(table);
+  std::string item;
+  while (std::getline(all, item, ';'))
+    if (item.compare(0, key.size() + 1, key + "=") == 0) return item.substr(key.size() + 1);
+  return "";
+}
+
+// What stands for the host's /: "" (the real one), or $ASCGEN_HOST_ROOT.
+inline std::string host_root() {
+  const char* root = std::getenv("ASCGEN_HOST_ROOT");
+  return root != nullptr ? root : "";
+}
+
+// Whether the layout comes from sysfs: always on a real host; on the simulator when
+// $ASCGEN_HOST_ROOT names a fake one (else the profile's host, baked into opt.numa_topology).
+inline bool layout_from_sysfs() {
+#if ASCGEN_BACKEND_SIM
+  return !host_root().empty();
+#else
+  return true;
+#endif
+}
+
+// The NUMA node device `device`'s link attaches to, -1 if unknown. sysfs: the Huawei (vendor
+// 0x19e5) processing accelerators (class 0x12) in PCI address order, their numa_node.
+inline int numa_node_of_device(const Options& opt, int32_t device) {
+  if (!layout_from_sysfs()) {
+    const std::string node = baked(opt.numa_topology, "device" + std::to_string(device));
+    return node.empty() ? -1 : std::atoi(node.c_str());
+  }
+  std::vector<std::string> npus;
+  const std::string root = host_root() + "/sys/bus/pci/devices/";
+  if (DIR* d = opendir(root.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string dev = root + e->d_name;
+      if (e->d_name[0] == '.') continue;
+      if (read_line(dev + "/vendor") == "0x19e5" && read_line(dev + "/class").rfind("0x12", 0) == 0)
+        npus.push_back(dev);
+    }
+    closedir(d);
+  }
+  std::sort(npus.begin(), npus.end());
+  if (device < 0 || static_cast<size_t>(device) >= npus.size()) return -1;
+  const std::string node = read_line(npus[static_cast<size_t>(device)] + "/numa_node");
+  return node.empty() ? -1 : std::atoi(node.c_str());
+}
+
+// The CPUs of NUMA node `node`: from sysfs, or the simulator's baked topology.
+inline std::vector<int> numa_node_cpus(const Options& opt, int node) {
+  if (!layout_from_sysfs())
+    return parse_cpulist(baked(opt.numa_topology, "node" + std::to_string(node)));
+  return parse_cpulist(
+      read_line(host_root() + "/sys/devices/system/node/node" + std::to_string(node) + "/cpulist"));
+}
+
+// Where one device's threads and pinned memory go.
+struct NumaPlacement {
+  int node = -1;            // -1: no NUMA binding
+  std::vector<int> cpus;    // the node's CPUs (of the topology)
+  std::vector<int> pinned;  // what the threads are pinned to: those of them this machine has,
+                            // within --pin's CPUs
+};
+
+// host.numa (opt.numa): "none", "device" (the device's node) or a node number. `pin`: the CPUs
+// --pin allows (big/little and CPU lists keep working per device, inside the node).
+inline NumaPlacement numa_placement(const Options& opt, int32_t device,
+                                    const std::vector<int>& pin) {
+  NumaPlacement p;
+  p.pinned = pin;
+  if (opt.numa.empty() || opt.numa == "none") return p;
+  p.node = opt.numa == "device" ? numa_node_of_device(opt, device) : std::atoi(opt.numa.c_str());
+  if (p.node < 0) {
+    std::fprintf(stderr, "warning: device %d: its NUMA node is unknown; threads are not bound\n",
+                 device);
+    return p;
+  }
+  p.cpus = numa_node_cpus(opt, p.node);
+  std::vector<int> both;
+  for (int c : pin)
+    if (std::find(p.cpus.begin(), p.cpus.end(), c) != p.cpus.end()) both.push_back(c);
+  if (both.empty()) {
+    std::fprintf(stderr,
+                 "warning: device %d: none of NUMA node %d's CPUs is among this machine's (or "
+                 "--pin's); threads are not bound\n",
+                 device, p.node);
+    return p;
+  }
+  p.pinned = both;
+  return p;
+}
+
+inline std::string cpulist_text(const std::vector<int>& cpus) {
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(cpus[i]);
+    if (j > i) out += "-" + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+// Adds "numa" to a report: the node, its CPUs and those the threads run on.
+inline void numa_json(Json& j, const NumaPlacement& p) {
+  j.key("numa").open('{').key("node");
+  if (p.node < 0)
+    j.null();
+  else
+    j.integer(p.node);
+  j.key("cpus").str(cpulist_text(p.cpus)).key("pinned").str(cpulist_text(p.pinned)).close('}');
+}
+
+// kernel.numa_balancing migrates pages between nodes under load: published 20x latency spikes
+// on an inference service until threads and memory were bound to the device's node.
+inline void warn_numa_balancing(const char* program) {
+  if (read_line(host_root() + "/proc/sys/kernel/numa_balancing") == "1")
+    std::fprintf(stderr,
+                 "%s: warning: kernel.numa_balancing is 1: the kernel migrates pages between NUMA "
+                 "nodes under load (latency spikes); `sysctl -w kernel.numa_balancing=0`, or bind "
+                 "with host: {numa: device}\n",
+                 program);
+}
+
+}  // namespace ascgen
+
+#endif  // ASCGEN_NUMA_H_
