@@ -37,7 +37,7 @@ def render_all(specs: list[Path], out_dir: Path, *, shared_runtime: bool = False
             continue
         if shared_runtime and spec.name == RUNTIME_FOLDER:
             problems.diagnostics.append(
-                Diagnostic(str(path), Position(1, 1), f"name '{spec.name}' is the shared runtime's folder; rename it")
+                smap.error(("name",), f"name '{spec.name}' is the shared runtime's folder; rename it")
             )
             continue
         origin[spec.name] = path
