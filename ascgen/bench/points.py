@@ -12,6 +12,7 @@ from ascgen.common.errors import UserError, shown
 from ascgen.deploy.plan import device_ids
 from ascgen.spec import profile as profiles
 from ascgen.spec.configure import KEYS, LIMITS, check_value
+from ascgen.spec.diagnostics import did_you_mean
 from ascgen.spec.dsl import Spec
 
 SWEEPABLE = (*KEYS, *LOAD_KEYS, *DEVICE_KEYS)
@@ -82,7 +83,9 @@ def parse_sweep(text: str) -> Sweep:
     if not sep or not rest.strip():
         raise BadSweep(f"'{shown(text)}': expected KEY=V1,V2,... with KEY one of {', '.join(SWEEPABLE)}")
     if key not in SWEEPABLE:
-        raise BadSweep(f"'{shown(key)}' cannot be swept; use one of {', '.join(SWEEPABLE)}")
+        raise BadSweep(
+            f"'{shown(key)}' cannot be swept{did_you_mean(key, SWEEPABLE)}; use one of {', '.join(SWEEPABLE)}"
+        )
     items = [v.strip() for v in rest.split(",") if v.strip()]
     values: list[int | float | str] = []
     for item in items:

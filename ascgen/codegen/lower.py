@@ -164,6 +164,17 @@ class _Lowering:
         return out
 
 
+def _output_item_bytes(stages: list[StageIR], output_stage: str) -> str:
+    """C++ for one frame's share of batch b's output: the output stage's constant, or, when the
+    model's output follows its height/width gear, what the model stage read for b's gear."""
+    if not output_stage:
+        return ""
+    scaled = next((s for s in stages if s.flags.get("hw_scaled_output")), None)
+    if scaled is None:
+        return f"{output_stage}::kItemBytes"
+    return f"{scaled.name}_item_bytes[static_cast<size_t>(b % {scaled.dst}.slots())]"
+
+
 def _relative(target: Path, start: Path) -> str:
     return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
 
@@ -304,7 +315,7 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
             f"{', '.join(plan.shared_stages)} (one instance on one stream)" if plan.shared_stages else "nothing"
         ),
         completion_stream=last.stream, output_pool=output.member if output else "",
-        output_item_bytes=f"{output.stage}::kItemBytes" if output else "",
+        output_item_bytes=_output_item_bytes(stages, output.stage if output else ""),
         status_stage=next((n for n, k in kinds.items() if k.reports_status), ""),
         inspect_stage=next((s.name for s in plan.stages if kinds[s.name].inspects_inputs(s, plan)), ""),
         postprocess_stage=next((n for n, k in kinds.items() if k.host_postprocess), ""),

@@ -33,6 +33,8 @@ def descriptor_text(model: ModelPlan, header: list[str]) -> str:
             lines.append(f"traffic_bytes_per_item={model.traffic_bytes_per_item}")
     if model.hw_gears:  # dynamic height/width gears: the same extra input; time scales with elements
         lines.append("hw_gears=" + ",".join(f"{h}x{w}" for h, w in model.hw_gears))
+        if model.hw_scaled_output:  # output 0 follows the gear: its elements' share, packed
+            lines.append("output.0.hw_scaled=1")
         if model.traffic_bytes_per_item:
             lines.append(f"traffic_bytes_per_item={model.traffic_bytes_per_item}")
     return "\n".join(lines) + "\n"

@@ -11,7 +11,7 @@
 //   static const StepFn<Worker> kSteps[];        // the same steps, for step-by-step submission
 //   aclrtStream completion_stream() const;       // where a batch is complete
 //   const uint8_t* output(int64_t b) const;      // batch b's result on the host, or nullptr
-//   size_t output_item_bytes() const;            // one frame's share of it
+//   size_t output_item_bytes(int64_t b) const;   // one frame's share of it (at b's gear)
 //   uint64_t postprocess(const uint8_t* item);   // host stages on one frame's result
 //   uint32_t frame_status(int64_t f) const;      // frame f's decode result code (0: ok)
 //   static void inspect_input(Input& in);        // start-up check of one input
@@ -175,7 +175,7 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
   const int batch = run.info->batch;
   BatchRecord& r = t.batches[static_cast<size_t>(b % t.batch_slots())];
   const uint8_t* out = t.output(b);
-  const size_t item_bytes = t.output_item_bytes();
+  const size_t item_bytes = t.output_item_bytes(b);
   for (int i = 0; i < batch; ++i) {
     const int input = r.inputs[static_cast<size_t>(i)];
     const uint32_t status = t.frame_status(b * batch + i);

@@ -125,7 +125,7 @@ void complete_served(W& t, ServedBatch& sb, double now) {
   Server& srv = server();
   const int64_t now_us = srv.clock.now_us();
   const uint8_t* out = t.output(sb.batch);
-  const size_t item_bytes = t.output_item_bytes();
+  const size_t item_bytes = t.output_item_bytes(sb.batch);
   const bool measured =
       sb.from_batcher && !run.recording && now >= run.measure_start && now < run.measure_end;
   const std::vector<Input>& inputs = *run.inputs;
