@@ -6,6 +6,7 @@ is validated alone against its kind's schema, a broken top-level key falls back 
 default, and a check runs only when everything it reads is well-formed:
 
 - stage names: always (a broken stage keeps its name when it has one);
+- references between stages (`from`): always;
 - stage order: over the stages before the first one whose kind is unknown;
 - the source, layout and batch checks: when the keys they read are well-formed;
 - the device profile: when ``device`` is well-formed;
@@ -19,6 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ascgen.checks import spec as checks
+from ascgen.checks.graph import check_inputs, check_references
 from ascgen.spec import dsl
 from ascgen.spec import profile as profiles
 from ascgen.spec.diagnostics import Diagnostic
@@ -89,10 +91,10 @@ def semantic_diagnostics(data: Any, smap: SourceMap) -> list[Diagnostic]:
     except ValidationError:
         return []
 
-    out = checks._names(spec, smap)
+    out = checks._names(spec, smap) + check_references(spec, smap)
     if known:
         prefix = spec.model_copy(update={"stages": spec.stages[:known]})
-        out += checks._order(prefix, smap)
+        out += check_inputs(prefix, smap)
     if known == len(parts):
         for check, reads in _READS.items():
             if not reads & broken:

@@ -154,7 +154,7 @@ class StepLines(_BarOrLines):
         self.lines = PlainLines(console, every, clock)
         self.done = 0
         self.text = ""
-        self.started = clock()
+        self.started = self.first_at = clock()
 
     def upfront(self) -> str:
         about = f", about {duration_text(self.estimate_s)}" if self.estimate_s is not None else ""
@@ -172,16 +172,24 @@ class StepLines(_BarOrLines):
         """One step done; ``text`` says which."""
         self.done = min(self.done + 1, self.total)
         self.text = text
+        if self.done == 1:
+            self.first_at = self.clock()
         if self.terminal:
             self.bar.update(self.task, advance=1, description=text)
         else:
             self.lines.say(self._line())
 
     def left_s(self) -> float | None:
-        spent = self.clock() - self.started
-        if self.done:
-            return spent / self.done * (self.total - self.done)
-        return None if self.estimate_s is None else max(0.0, self.estimate_s - spent)
+        """At the pace of the steps since the first (the first also holds what came before it, a
+        build say); until there is one, the estimate's share of the steps left."""
+        now = self.clock()
+        if self.done >= 2 and now > self.first_at:
+            return (now - self.first_at) / (self.done - 1) * (self.total - self.done)
+        if self.estimate_s is None:
+            return None
+        if self.done == 0:
+            return max(0.0, self.estimate_s - (now - self.started))
+        return self.estimate_s * (self.total - self.done) / self.total
 
     def _line(self) -> str:
         spent = duration_text(self.clock() - self.started)

@@ -36,6 +36,9 @@ namespace recognize {
 constexpr char kName[] = "recognize";
 constexpr size_t kInputBytes = 81920;
 constexpr size_t kOutputBytes = 94720;
+constexpr size_t kInputSizes[] = {81920};
+constexpr size_t kOutputSizes[] = {94720};
+constexpr size_t kGearInputs = 1;
 constexpr ascgen::serving::HwGear kHwGears[] = {{32, 80}, {32, 160}, {32, 320}};
 // recognize_out: 94,720 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 94720, 94752, {8, 2, 0}};
@@ -146,8 +149,8 @@ void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
   recognize_desc = ascgen::require(aclmdlCreateDesc(), recognize::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = recognize_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(recognize::kName, aclmdlGetDesc(recognize_desc, recognize_model));
-  ascgen::expect_model_sizes(recognize::kName, recognize_desc, recognize::kInputBytes,
-                             recognize::kOutputBytes);
+  ascgen::expect_model_sizes(recognize::kName, recognize_desc, recognize::kInputSizes,
+                             recognize::kOutputSizes, recognize::kGearInputs);
 }
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
@@ -243,7 +246,8 @@ void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
   fetch_to_recognize.record(b, fetch_stream);
 }
 
-// The steps in submission order; per batch: once per batch, after its last frame.
+// The steps in submission order (the runtime submits each frame through them); per batch: once
+// per batch, after its last frame, and after every step that runs per frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, true, upload::kName},
     {&Worker::recognize_step, true, recognize::kName},

@@ -22,18 +22,21 @@ class Clock:
 def test_a_log_gets_the_estimate_then_a_line_per_step() -> None:
     sink = io.StringIO()
     clock = Clock()
-    with StepLines(Console(file=sink, width=200), "calibrate", 3, 60.0, "plus builds", every=3600, clock=clock) as p:
-        clock.now = 10.0
+    with StepLines(Console(file=sink, width=200), "calibrate", 4, 60.0, "plus builds", every=3600, clock=clock) as p:
+        clock.now = 100.0  # the first step holds a build
         p.step("engines: kDispatch")
-        clock.now = 30.0
+        clock.now = 120.0
         p.step("copies: copy_h2d 1M")
-        clock.now = 45.0
+        clock.now = 140.0
+        p.step("copies: copy_d2h 1M")
+        clock.now = 150.0
         p.step("model: batch 1")
     assert sink.getvalue().splitlines() == [
-        "calibrate: 3 steps, about 1m00s (plus builds)",
-        "calibrate [1/3] engines: kDispatch: 10s spent, about 20s left",
-        "calibrate [2/3] copies: copy_h2d 1M: 30s spent, about 15s left",
-        "calibrate [3/3] model: batch 1: 45s spent",
+        "calibrate: 4 steps, about 1m00s (plus builds)",
+        "calibrate [1/4] engines: kDispatch: 1m40s spent, about 45s left",  # the estimate's share
+        "calibrate [2/4] copies: copy_h2d 1M: 2m00s spent, about 40s left",  # the pace since the first
+        "calibrate [3/4] copies: copy_d2h 1M: 2m20s spent, about 20s left",
+        "calibrate [4/4] model: batch 1: 2m30s spent",
     ]
 
 

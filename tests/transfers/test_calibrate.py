@@ -31,6 +31,8 @@ def test_calibrate_round_trip_on_the_simulator(tmp_path: Path, monkeypatch: pyte
     ]  # fmt: skip
     result = CliRunner().invoke(cli, args, prog_name="ascgen")
     assert result.exit_code == 0, result.output
+    # In a log (no terminal): the steps and the estimate first, then a line per step.
+    assert "calibrate: 17 steps, about " in result.stderr and "calibrate [17/17] model: batch 16: " in result.stderr
     calibrated = profile.load_file(out)
     base = profile.load("ascend310")
     assert calibrated.name == "my310" and "partial" not in calibrated.description
