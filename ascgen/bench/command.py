@@ -238,35 +238,23 @@ def _stage_study(
 @click.command()
 @click.argument("old_path", metavar="OLD", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("new_path", metavar="NEW", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--threshold",
-    "qps_pct",
-    type=click.FloatRange(0, 1000),
-    callback=lambda _ctx, param, v: options.finite(param, v),
-    default=5.0,
-    show_default=True,
-    metavar="PCT",
-    help="Smallest QPS change, in percent, that counts (noise may raise it).",
+@options.percent(
+    "--threshold", "qps_pct", 5.0, 1000, "Smallest QPS change, in percent, that counts (noise may raise it)."
 )
-@click.option(
+@options.percent(
     "--p99-threshold",
     "p99_pct",
-    type=click.FloatRange(0, 1000),
-    callback=lambda _ctx, param, v: options.finite(param, v),
-    default=10.0,
-    show_default=True,
-    metavar="PCT",
-    help="Smallest p99 latency change, in percent, that counts (noise may raise it).",
+    10.0,
+    1000,
+    "Smallest p99 latency change, in percent, that counts (noise may raise it).",
 )
-@click.option(
+@options.percent(
     "--min-matched",
     "min_matched_pct",
-    type=click.FloatRange(0, 100),
-    callback=lambda _ctx, param, v: options.finite(param, v),
-    default=100.0,
-    show_default="100: all of the baseline's configurations",
-    metavar="PCT",
-    help="Share of OLD's configurations, in percent, that NEW must have measured too; fewer matched exits 1.",
+    100.0,
+    100,
+    "Share of OLD's configurations, in percent, that NEW must have measured too; fewer matched exits 1.",
+    show="100: all of the baseline's configurations",
 )
 @click.option("--other-spec", is_flag=True, help="Compare files that measure different specs.")
 @click.option(
