@@ -18,10 +18,10 @@ def descriptor_text(model: ModelPlan, header: list[str]) -> str:
         "version=1",
         f"name={model.stage}",
         f"batch={model.batch}",
-        "inputs=1",
-        f"input.0.bytes={model.input_bytes}",
-        "outputs=1",
-        f"output.0.bytes={model.output_bytes}",
+        f"inputs={1 + len(model.extra_input_bytes)}",
+        *(f"input.{k}.bytes={b}" for k, b in enumerate([model.input_bytes, *model.extra_input_bytes])),
+        f"outputs={1 + len(model.extra_output_bytes)}",
+        *(f"output.{k}.bytes={b}" for k, b in enumerate([model.output_bytes, *model.extra_output_bytes])),
         f"memory_bytes={model.memory_bytes}",
     ]
     if model.traffic_bytes:  # DDR bytes per execution besides input and output (else: the weights)

@@ -44,6 +44,16 @@ class ModelStage(StageBase):
         "[height, width] pairs ascending: a batch runs at the smallest gear holding its padded requests; "
         "latency_ms is at the largest gear, a smaller one takes its share of the elements",
     )
+    extra_inputs: list[Bytes] = Field(
+        default=[],
+        description="the model's inputs after the first (the pipeline's data), in the model's order: bytes of "
+        "each at the spec's batch; the program fills them with zeros once at start-up",
+    )
+    extra_outputs: list[Bytes] = Field(
+        default=[],
+        description="the model's outputs after the first (what the next stage reads), in the model's order: "
+        "bytes of each at the spec's batch (a detector's other heads); every execution writes them",
+    )
     hw_scaled_output: bool = Field(
         default=False,
         description="with hw_gears: the output follows the gear (a CRNN's time steps follow the width): at a "
@@ -136,6 +146,16 @@ def _check_hw_scaled_output(ctx: StageContext, stage: ModelStage, gears: list[Hw
     return []
 
 
+def _extras(plan: Plan, inputs: bool) -> list[int]:
+    if plan.model is None:
+        return []
+    return plan.model.extra_input_bytes if inputs else plan.model.extra_output_bytes
+
+
+def _list(values: list[int]) -> str:
+    return "{" + ", ".join(str(v) for v in values) + "}"
+
+
 def hw_gear_output_item_bytes(model: ModelPlan) -> list[int]:
     """One item's output bytes at each (height, width) gear: the whole item unless the output
     follows the gear (hw_scaled_output), then its share of the largest gear's elements."""
@@ -191,6 +211,7 @@ class Model(StageKind):
     schema = ModelStage
     consumes = ("frame", "uploaded", "source")
     produces = "scores"
+    flow = "tensor"
     engine = "aicore"
     takes_batches = True
 
@@ -232,6 +253,14 @@ class Model(StageKind):
                 )
             )
         out += _check_hw_gears(ctx, stage)
+        if stage.extra_inputs and (stage.gears or stage.hw_gears):
+            out.append(
+                ctx.error(
+                    "extra_inputs",
+                    "extra_inputs with gears are not supported: ATC puts the gear input after the data input "
+                    "(ascend_mbatch_shape_data); give one data input, or no gears",
+                )
+            )
         if isinstance(stage.latency_ms, dict) and spec.batch not in stage.latency_ms and len(stage.latency_ms) < 2:
             out.append(
                 ctx.error(
@@ -354,6 +383,7 @@ class Model(StageKind):
             memory_bytes=self.model_memory_bytes(ctx), instances=instances, gears=stage.gears or [],
             traffic_bytes_per_item=traffic_bytes(stage, prof, 1) - traffic_bytes(stage, prof, 0),
             hw_gears=hw_gears, hw_scaled_output=bool(hw_gears) and stage.hw_scaled_output,
+            extra_input_bytes=list(stage.extra_inputs), extra_output_bytes=list(stage.extra_outputs),
             gear_ms={g: latency_ms(stage, prof, g) for g in stage.gears or []},
             hw_gear_ms=[latency * hw_share(hw_gears, g) for g in hw_gears],
         )  # fmt: skip
@@ -382,6 +412,8 @@ class Model(StageKind):
             "gears": bool(plan.model and plan.model.gears),
             "hw_gears": bool(plan.model and plan.model.hw_gears),
             "hw_scaled_output": bool(plan.model and plan.model.hw_scaled_output),
+            "extra_inputs": bool(plan.model and plan.model.extra_input_bytes),
+            "extra_outputs": bool(plan.model and plan.model.extra_output_bytes),
             "serving": plan.serving is not None,
         }
 
@@ -390,6 +422,10 @@ class Model(StageKind):
             [
                 const("size_t", "kInputBytes", sp.input.bytes if sp.input else 0),
                 const("size_t", "kOutputBytes", sp.output.bytes if sp.output else 0),
+                # every input and output the model has, in its order (the first two above)
+                const("size_t", "kInputSizes[]", _list([sp.input.bytes if sp.input else 0, *_extras(plan, True)])),
+                const("size_t", "kOutputSizes[]", _list([sp.output.bytes if sp.output else 0, *_extras(plan, False)])),
+                const("size_t", "kGearInputs", 1 if plan.model and (plan.model.gears or plan.model.hw_gears) else 0),
             ]
             + (
                 [const("int", "kGears[]", "{" + ", ".join(str(g) for g in plan.model.gears) + "}")]

@@ -76,6 +76,9 @@ namespace detect {
 constexpr char kName[] = "detect";
 constexpr size_t kInputBytes = 4915200;
 constexpr size_t kOutputBytes = 32000;
+constexpr size_t kInputSizes[] = {4915200};
+constexpr size_t kOutputSizes[] = {32000};
+constexpr size_t kGearInputs = 0;
 // detect_out: 32,000 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 32000, 32032, {8, 2, 0}};
 }  // namespace detect
@@ -209,7 +212,8 @@ void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
   detect_desc = ascgen::require(aclmdlCreateDesc(), detect::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = detect_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(detect::kName, aclmdlGetDesc(detect_desc, detect_model));
-  ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputBytes, detect::kOutputBytes);
+  ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
+                             detect::kGearInputs);
 }
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {

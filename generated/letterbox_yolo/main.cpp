@@ -70,16 +70,19 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 614400, 614432, {1
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 2457600, 2457632, {4, 2, 0}};
 }  // namespace letterbox
 
-// Stage 'detect' (model), pipelines/letterbox_yolo.yaml:13
+// Stage 'detect' (model), pipelines/letterbox_yolo.yaml:15
 namespace detect {
 constexpr char kName[] = "detect";
 constexpr size_t kInputBytes = 2457600;
 constexpr size_t kOutputBytes = 403200;
+constexpr size_t kInputSizes[] = {2457600};
+constexpr size_t kOutputSizes[] = {403200, 100800, 25200};
+constexpr size_t kGearInputs = 0;
 // detect_out: 403,200 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 403200, 403232, {4, 2, 0}};
 }  // namespace detect
 
-// Stage 'fetch' (d2h), pipelines/letterbox_yolo.yaml:15
+// Stage 'fetch' (d2h), pipelines/letterbox_yolo.yaml:17
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 100800;
@@ -210,7 +213,8 @@ void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
   detect_desc = ascgen::require(aclmdlCreateDesc(), detect::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = detect_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(detect::kName, aclmdlGetDesc(detect_desc, detect_model));
-  ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputBytes, detect::kOutputBytes);
+  ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
+                             detect::kGearInputs);
 }
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
@@ -261,6 +265,10 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   for (int slot = 0; slot < detect_out.slots(); ++slot)
     detect_outputs.push_back(
         ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
+  // The model's other outputs (the spec's extra_outputs): written by every execution, read by no
+  // stage.
+  for (aclmdlDataset* set : detect_outputs)
+    ascgen::add_model_buffers(detect::kName, set, detect::kOutputSizes, cleanup);
 }
 
 // ------------------------------------------------------------------------------ the steps
@@ -326,7 +334,7 @@ void Worker::letterbox_assemble(const ascgen::Frame& at, [[maybe_unused]] const 
   if (i == program::kBatch - 1) letterbox_to_detect.record(b, letterbox_stream);
 }
 
-// Stage 'detect', pipelines/letterbox_yolo.yaml:13
+// Stage 'detect', pipelines/letterbox_yolo.yaml:15
 void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // One stream, several threads: one at a time, waits to records.
@@ -344,7 +352,7 @@ void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
   detect_to_fetch.record(b, shared->detect_stream);
 }
 
-// Stage 'fetch', pipelines/letterbox_yolo.yaml:15
+// Stage 'fetch', pipelines/letterbox_yolo.yaml:17
 void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // detect_out holds what 'fetch' reads

@@ -70,6 +70,9 @@ namespace infer {
 constexpr char kName[] = "infer";
 constexpr size_t kInputBytes = 75264;
 constexpr size_t kOutputBytes = 4000;
+constexpr size_t kInputSizes[] = {75264};
+constexpr size_t kOutputSizes[] = {4000};
+constexpr size_t kGearInputs = 0;
 // infer_out: 4,000 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 4000, 4032, {1, 1, 0}};
 }  // namespace infer
@@ -207,7 +210,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
-  ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputBytes, infer::kOutputBytes);
+  ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
+                             infer::kGearInputs);
   for (int slot = 0; slot < resize_batch.slots(); ++slot)
     infer_inputs.push_back(
         ascgen::new_dataset(infer::kName, resize_batch.slot(slot), infer::kInputBytes, cleanup));

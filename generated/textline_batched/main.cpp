@@ -36,6 +36,9 @@ namespace recognize {
 constexpr char kName[] = "recognize";
 constexpr size_t kInputBytes = 81920;
 constexpr size_t kOutputBytes = 94720;
+constexpr size_t kInputSizes[] = {81920};
+constexpr size_t kOutputSizes[] = {94720};
+constexpr size_t kGearInputs = 1;
 constexpr ascgen::serving::HwGear kHwGears[] = {{32, 80}, {32, 160}, {32, 320}};
 // recognize_out: 94,720 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 94720, 94752, {8, 2, 0}};
@@ -146,8 +149,8 @@ void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
   recognize_desc = ascgen::require(aclmdlCreateDesc(), recognize::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = recognize_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(recognize::kName, aclmdlGetDesc(recognize_desc, recognize_model));
-  ascgen::expect_model_sizes(recognize::kName, recognize_desc, recognize::kInputBytes,
-                             recognize::kOutputBytes);
+  ascgen::expect_model_sizes(recognize::kName, recognize_desc, recognize::kInputSizes,
+                             recognize::kOutputSizes, recognize::kGearInputs);
 }
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
