@@ -130,7 +130,7 @@ def bench(
     from ascgen.bench.roofline import Planner
     from ascgen.bench.runner import RunOptions
     from ascgen.common.console import out
-    from ascgen.common.fileio import check_can_create
+    from ascgen.common.fileio import check_can_create, check_can_write
 
     if stages:
         if sweep_texts or depth is not None:
@@ -141,8 +141,10 @@ def bench(
     fixed = {k: v for k, v in (("threads", threads), ("depth", depth)) if v is not None}
     planner = Planner(spec_path)
     folder = out_dir or default_out_dir(planner.spec.name, datetime.now(UTC))
-    for where in (folder, build_dir, *([json_path.parent] if json_path else [])):
+    for where in (folder, build_dir):
         check_can_create(where)  # before minutes of building and measuring
+    if json_path:
+        check_can_write(json_path)
     request = session.Request(
         spec_path=spec_path,
         out_dir=folder,

@@ -4,10 +4,11 @@ checked against the DSL's own limits (ascgen.spec.configure)."""
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, Config
-from ascgen.common.errors import UserError
+from ascgen.common.errors import UserError, shown
 from ascgen.deploy.plan import device_ids
 from ascgen.spec import profile as profiles
 from ascgen.spec.configure import KEYS, LIMITS, check_value
@@ -16,7 +17,9 @@ from ascgen.spec.dsl import Spec
 
 SWEEPABLE = (*KEYS, *LOAD_KEYS, *DEVICE_KEYS)
 MAX_CLIENTS = 4096  # the program's --clients limit (ascgen_options.h)
-MAX_RATE = 1e7  # its --rate limit
+MIN_RATE, MAX_RATE = 1e-3, 1e7  # its --rate limits
+WHOLE = re.compile(r"^[+-]?[0-9]+$")
+MAX_CHARS = 24  # of one swept value: longer is no number any limit allows (never converted, echoed cut)
 
 
 class BadSweep(UserError):
@@ -29,15 +32,27 @@ class Sweep:
     values: tuple[int | float | str, ...]
 
 
+def _whole(key: str, item: str, what: str) -> int:
+    """A whole number written in ASCII digits (and a sign), at most MAX_CHARS of them."""
+    if not WHOLE.match(item):
+        raise BadSweep(f"{key}={shown(item)}: not {what}")
+    if len(item) > MAX_CHARS:
+        raise BadSweep(f"{key}={shown(item)}: a number of more than {MAX_CHARS} digits is beyond every limit")
+    return int(item)
+
+
 def _load_value(key: str, item: str) -> int | float:
-    """A --sweep clients=/rate= value: a whole number of clients, or requests per second."""
+    """A --sweep clients=/rate= value: a whole number of clients, or requests per second, within
+    the program's own limits (a value it would refuse is refused here, before the build)."""
     try:
+        if len(item) > MAX_CHARS:
+            raise ValueError(item)
         value: int | float = int(item) if key == "clients" else float(item)
     except ValueError:
-        raise BadSweep(f"{key}={item}: not a {'whole ' if key == 'clients' else ''}number") from None
-    top = MAX_CLIENTS if key == "clients" else MAX_RATE
-    if not 0 < value <= top or value != value:
-        raise BadSweep(f"{key}={item}: must be {'1' if key == 'clients' else 'above 0'}..{top:g}")
+        raise BadSweep(f"{key}={shown(item)}: not a {'whole ' if key == 'clients' else ''}number") from None
+    low, top = (1, MAX_CLIENTS) if key == "clients" else (MIN_RATE, MAX_RATE)
+    if not low <= value <= top:  # NaN too
+        raise BadSweep(f"{key}={shown(item)}: must be {low:g}..{top:g}")
     return value
 
 
@@ -45,14 +60,11 @@ def _device_value(key: str, item: str) -> int | str:
     """A --sweep devices= value (how many of the spec's devices) or deploy= (processes, threads)."""
     if key == "deploy":
         if item not in ("processes", "threads"):
-            raise BadSweep(f"deploy={item}: use processes or threads")
+            raise BadSweep(f"deploy={shown(item)}: use processes or threads")
         return item
-    try:
-        count = int(item)
-    except ValueError:
-        raise BadSweep(f"devices={item}: not a whole number of devices") from None
+    count = _whole(key, item, "a whole number of devices")
     if count < 1:
-        raise BadSweep(f"devices={item}: must be 1 or more")
+        raise BadSweep(f"devices={shown(item)}: must be 1 or more")
     return count
 
 
@@ -69,9 +81,11 @@ def parse_sweep(text: str) -> Sweep:
     key, sep, rest = text.partition("=")
     key = key.strip().replace("-", "_")
     if not sep or not rest.strip():
-        raise BadSweep(f"'{text}': expected KEY=V1,V2,... with KEY one of {', '.join(SWEEPABLE)}")
+        raise BadSweep(f"'{shown(text)}': expected KEY=V1,V2,... with KEY one of {', '.join(SWEEPABLE)}")
     if key not in SWEEPABLE:
-        raise BadSweep(f"'{key}' cannot be swept{did_you_mean(key, SWEEPABLE)}; use one of {', '.join(SWEEPABLE)}")
+        raise BadSweep(
+            f"'{shown(key)}' cannot be swept{did_you_mean(key, SWEEPABLE)}; use one of {', '.join(SWEEPABLE)}"
+        )
     items = [v.strip() for v in rest.split(",") if v.strip()]
     values: list[int | float | str] = []
     for item in items:
@@ -83,17 +97,14 @@ def parse_sweep(text: str) -> Sweep:
             continue
         value: int | str = item
         if key != "streams":
-            try:
-                value = int(item)
-            except ValueError:
-                raise BadSweep(f"{key}={item}: not a whole number") from None
+            value = _whole(key, item, "a whole number")
         try:
             check_value(key, value)
         except UserError as exc:
             raise BadSweep(str(exc)) from None
         values.append(value)
     if len(set(values)) != len(values):
-        raise BadSweep(f"{key}: a value is listed twice in '{rest}'")
+        raise BadSweep(f"{key}: a value is listed twice in '{shown(rest)}'")
     return Sweep(key, tuple(values))
 
 

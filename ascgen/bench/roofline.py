@@ -31,7 +31,7 @@ def variant_config(spec: Spec, config: Config) -> Config:
 
 def roofline_of(plan: Plan) -> float:
     """What a run of ``plan`` can reach: over several devices the deployment's aggregate."""
-    return plan.deployment.aggregate_qps if len(plan.deployment.device_ids) > 1 else plan.roofline_qps
+    return plan.deployed_qps
 
 
 class Planner:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ascgen.bench.schema import BadResults, Config, ProgramReport, parse_program_report
 from ascgen.common.errors import StepFailed
+from ascgen.common.friendly import stop_child
 
 PROGRESS = re.compile(r"^progress: t=(?P<t>[0-9.]+)s frames=(?P<frames>\d+) qps=(?P<qps>[0-9.]+)\s*$")
 EXIT_MEANINGS = {
@@ -117,7 +118,7 @@ def run_program(
 
     def kill_late() -> None:
         timed_out.set()
-        proc.kill()
+        stop_child(proc)
 
     timer = threading.Timer(timeout, kill_late)
     timer.start()
@@ -130,9 +131,8 @@ def run_program(
             if progress is not None and on_progress is not None:
                 on_progress(progress)
         code = proc.wait()
-    except BaseException:
-        proc.kill()
-        proc.wait()
+    except BaseException:  # Ctrl-C, SIGTERM: the program keeps its results and cleans up, as at its own SIGINT
+        stop_child(proc)
         raise
     finally:
         timer.cancel()

@@ -263,6 +263,12 @@ class Plan(_Frozen):
     deployment: DeploymentPlan  # the devices it runs on and where scaling over them stops
     serving: ServingPlan | None = None  # source kind requests only
 
+    @property
+    def deployed_qps(self) -> float:
+        """What a run of the whole spec can reach: over several devices the deployment's
+        aggregate, else the one device's roofline. Measured totals are held against this."""
+        return self.deployment.aggregate_qps if len(self.deployment.device_ids) > 1 else self.roofline_qps
+
     def pool(self, ref: PoolRef) -> PoolPlan:
         return next(p for p in self.pools if p.ref == ref)
 

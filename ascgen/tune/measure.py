@@ -32,8 +32,9 @@ class BenchMeasurer:
         self._binaries: dict[Config, Path] = {}
 
     def roofline(self, config: Config) -> float:
-        """The planned roofline; PointDoesNotFit (a UserError) when the plan refuses the point."""
-        return self.planner.plan(config).roofline_qps
+        """The planned roofline of the whole run (over several devices, the deployment's: the
+        measured QPS is their total); PointDoesNotFit (a UserError) when the plan refuses the point."""
+        return self.planner.plan(config).deployed_qps
 
     def measure(self, config: Config) -> Measurement:
         """``repeat`` runs of ``config``: their median QPS and the p99 of all their frames."""
