@@ -196,9 +196,10 @@ class Serving(_Model):
     """A server's figures of one run, or the median over a configuration's repeats: the load
     offered and what became of it, in model time (requests/s; ms)."""
 
-    offered_rps: Measured  # requests submitted to the server per second (a closed loop's: what its clients sent)
+    # requests submitted per second (a closed loop's: what its clients sent), from the load's start
+    offered_rps: Measured
     achieved_rps: Measured  # requests completed per second
-    submitted: int = Field(ge=0)
+    submitted: int = Field(ge=0)  # counted from the load's start, warm-up included, as the next two
     rejected: int = Field(ge=0)  # refused: queue full, server closing, or timed out in the queue
     timed_out: int = Field(ge=0)  # past the queue timeout (rejected or sent late)
     queue_p50_ms: Measured

@@ -24,11 +24,13 @@ SERVER_SPEC = REPO / "pipelines" / "serving" / "resnet50_batched.yaml"
 OPTIONS = RunOptions(duration_s=2, warmup_s=0)
 
 
-def bench(tmp_path: Path, fake_builder: FakeBuilder, *sweeps: str, **fixed: object) -> session.BenchResults:
+def bench(
+    tmp_path: Path, fake_builder: FakeBuilder, *sweeps: str, options: RunOptions = OPTIONS, **fixed: object
+) -> session.BenchResults:
     request = session.Request(
         spec_path=SERVER_SPEC,
         out_dir=tmp_path / "out",
-        options=OPTIONS,
+        options=options,
         repeat=1,
         sweeps=[parse_sweep(s) for s in sweeps],
         fixed=dict(fixed),  # type: ignore[arg-type]
@@ -130,3 +132,12 @@ def test_arrival_needs_an_open_loop_of_a_server() -> None:
         parse_sweep("arrival=uniform")
     with pytest.raises(BadSweep, match="time_scale=0: must be above 0"):
         parse_sweep("time_scale=0")
+
+
+def test_the_offered_rate_counts_the_requests_of_the_warm_up_too(fake_builder: FakeBuilder, tmp_path: Path) -> None:
+    """The program counts submitted requests from the start of its load: 300/s over a 1 s
+    warm-up and 2 s measured is 900 submitted, offered 300/s (not 450)."""
+    results = bench(tmp_path, fake_builder, "rate=300", options=RunOptions(duration_s=2, warmup_s=1))
+    served = results.summary[0].serving
+    assert served is not None and served.submitted == 900
+    assert served.offered_rps == pytest.approx(300)
