@@ -35,6 +35,20 @@ def finite(param: click.Parameter, value: float) -> float:
     return value
 
 
+def percent(flag: str, dest: str, default: float, high: float, help: str, show: bool | str = True) -> Callable[[F], F]:
+    """A PCT option: a finite number of percent, 0..``high``."""
+    return click.option(
+        flag,
+        dest,
+        type=click.FloatRange(0, high),
+        callback=lambda _ctx, param, v: finite(param, v),
+        default=default,
+        show_default=show,
+        metavar="PCT",
+        help=help,
+    )
+
+
 def file_or_folder(param: click.Parameter, value: Path | None) -> Path | None:
     """A regular file or a folder: the program would refuse a FIFO or a device after the build."""
     if value is not None and not (value.is_file() or value.is_dir()):

@@ -7,7 +7,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, Config
+from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, RUN_KEYS, Config
 from ascgen.common.errors import UserError, shown
 from ascgen.deploy.plan import device_ids
 from ascgen.spec import profile as profiles
@@ -15,11 +15,13 @@ from ascgen.spec.configure import KEYS, LIMITS, check_value
 from ascgen.spec.diagnostics import did_you_mean
 from ascgen.spec.dsl import Spec
 
-SWEEPABLE = (*KEYS, *LOAD_KEYS, *DEVICE_KEYS)
+SWEEPABLE = (*KEYS, *LOAD_KEYS, *DEVICE_KEYS, *RUN_KEYS)
 MAX_CLIENTS = 4096  # the program's --clients limit (ascgen_options.h)
 MIN_RATE, MAX_RATE = 1e-3, 1e7  # its --rate limits
 WHOLE = re.compile(r"^[+-]?[0-9]+$")
 MAX_CHARS = 24  # of one swept value: longer is no number any limit allows (never converted, echoed cut)
+MAX_TIME_SCALE = 1000.0  # Config.time_scale's limit
+ARRIVALS = ("constant", "poisson")  # the program's --arrival
 
 
 class BadSweep(UserError):
@@ -68,6 +70,24 @@ def _device_value(key: str, item: str) -> int | str:
     return count
 
 
+def _run_value(key: str, item: str) -> float | str:
+    """A --sweep arrival= value (constant, poisson) or time_scale= (how many times slower the
+    simulated device runs than the host)."""
+    if key == "arrival":
+        if item not in ARRIVALS:
+            raise BadSweep(f"arrival={shown(item)}: use {' or '.join(ARRIVALS)}")
+        return item
+    try:
+        if len(item) > MAX_CHARS:
+            raise ValueError(item)
+        value = float(item)
+    except ValueError:
+        raise BadSweep(f"time_scale={shown(item)}: not a number") from None
+    if not 0 < value <= MAX_TIME_SCALE:  # NaN too
+        raise BadSweep(f"time_scale={shown(item)}: must be above 0, at most {MAX_TIME_SCALE:g}")
+    return value
+
+
 def _devices_of(spec: Spec, count: int) -> str:
     """The first ``count`` of the spec's devices, as --devices takes them."""
     ids = device_ids(spec, profiles.load(spec.device.profile))
@@ -95,6 +115,9 @@ def parse_sweep(text: str) -> Sweep:
         if key in DEVICE_KEYS:
             values.append(_device_value(key, item))
             continue
+        if key in RUN_KEYS:
+            values.append(_run_value(key, item))
+            continue
         value: int | str = item
         if key != "streams":
             value = _whole(key, item, "a whole number")
@@ -108,12 +131,16 @@ def parse_sweep(text: str) -> Sweep:
     return Sweep(key, tuple(values))
 
 
-def check_sweeps(sweeps: list[Sweep], fixed: dict[str, int], serving: bool = False) -> None:
+Fixed = dict[str, int | float | str]  # --threads, --depth, --arrival, --time-scale as given
+
+
+def check_sweeps(sweeps: list[Sweep], fixed: Fixed, serving: bool = False) -> None:
     """One --sweep per key, and no key both swept and fixed (--threads with --sweep threads);
-    a load (clients, rate) only for a server, and one kind of load."""
+    a load (clients, rate) and its arrivals only for a server, and one kind of load."""
     loads = [s.key for s in sweeps if s.key in LOAD_KEYS]
-    if loads and not serving:
-        raise BadSweep(f"{loads[0]} is the load of a server: the spec needs source: {{kind: requests}}")
+    if not serving and (loads or any(s.key == "arrival" for s in sweeps) or "arrival" in fixed):
+        what = loads[0] if loads else "arrival"
+        raise BadSweep(f"{what} is the load of a server: the spec needs source: {{kind: requests}}")
     if len(set(loads)) > 1:
         raise BadSweep("sweep clients (closed loop) or rate (open loop), not both")
     seen: set[str] = set()
@@ -121,11 +148,11 @@ def check_sweeps(sweeps: list[Sweep], fixed: dict[str, int], serving: bool = Fal
         if sweep.key in seen:
             raise BadSweep(f"{sweep.key} is swept twice; give all its values in one --sweep")
         if sweep.key in fixed:
-            raise BadSweep(f"{sweep.key} is both fixed (--{sweep.key}) and swept; drop one")
+            raise BadSweep(f"{sweep.key} is both fixed (--{sweep.key.replace('_', '-')}) and swept; drop one")
         seen.add(sweep.key)
 
 
-def configurations(spec: Spec, sweeps: list[Sweep], fixed: dict[str, int]) -> list[Config]:
+def configurations(spec: Spec, sweeps: list[Sweep], fixed: Fixed) -> list[Config]:
     """The cartesian product of the sweeps over the spec's own values (fixed flags win).
 
     ``sync_every`` means nothing to ``per_stage`` streams, so those points carry None and
@@ -140,6 +167,8 @@ def configurations(spec: Spec, sweeps: list[Sweep], fixed: dict[str, int]) -> li
         "rate": None,
         "devices": None,
         "deploy": None,
+        "arrival": None,
+        "time_scale": None,
         "threads": spec.threads,
         "depth": spec.buffers.depth,
         "batch": spec.batch,
@@ -153,6 +182,8 @@ def configurations(spec: Spec, sweeps: list[Sweep], fixed: dict[str, int]) -> li
         values.update(zip((s.key for s in sweeps), combo, strict=True))
         if values["devices"] is not None:
             values["devices"] = _devices_of(spec, int(values["devices"]))
+        if values["arrival"] is not None and values["rate"] is None:
+            raise BadSweep(f"arrival={values['arrival']}: arrivals are an open loop's; give a rate (--sweep rate=...)")
         if values["streams"] == "per_stage":
             values["sync_every"] = None
         elif values["sync_every"] is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import os
 import re
 import subprocess
 import threading
@@ -65,13 +66,22 @@ def command(binary: Path, config: Config, options: RunOptions, json_path: Path) 
         cmd += ["--pin", options.pin]
     if config.clients is not None:
         cmd += ["--clients", str(config.clients)]
-    if config.rate is not None:
-        cmd += ["--rate", f"{config.rate:g}"]
+    if config.rate is not None:  # in the device's time: the host's is time_scale times slower
+        cmd += ["--rate", f"{config.rate / (config.time_scale or 1.0):g}"]
+    if config.arrival is not None:
+        cmd += ["--arrival", config.arrival]
     if config.devices is not None:
         cmd += ["--devices", config.devices]
     if config.deploy is not None:
         cmd += ["--deploy", config.deploy]
     return cmd + list(options.extra)
+
+
+def environment(config: Config) -> dict[str, str] | None:
+    """The program's environment: the simulator's clock slowed by the configuration's time scale."""
+    if config.time_scale is None:
+        return None
+    return {**os.environ, "ACL_SIM_TIME_SCALE": f"{config.time_scale:g}"}
 
 
 def _status(code: int) -> str:
@@ -105,6 +115,7 @@ def run_program(
     try:
         proc = subprocess.Popen(
             command(binary, config, options, json_path),
+            env=environment(config),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

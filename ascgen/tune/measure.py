@@ -44,8 +44,8 @@ class BenchMeasurer:
             raise PointFailed(str(exc)) from None
         mine = []
         for repeat in range(1, self.request.repeat + 1):
-            plan = self.planner.plan(config)
-            run = session.measure_point(self.request, self.runner, self.monitor, binary, config, repeat, plan)
+            point = session.Point(binary, config, self.planner.plan(config))
+            run = session.measure_point(self.request, self.runner, self.monitor, point, repeat)
             if isinstance(run, str):
                 raise PointFailed(run)
             self.backend = self.backend or run.backend

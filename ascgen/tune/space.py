@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, Config
+from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, RUN_KEYS, Config
 from ascgen.common.errors import UserError, shown
 from ascgen.spec.configure import LIMITS, STREAMS, check_value
 from ascgen.spec.diagnostics import did_you_mean
@@ -21,7 +21,7 @@ from ascgen.spec.diagnostics import did_you_mean
 # What a bench point configures, threads .. sync_every. A server's load (clients, rate) is what
 # the service is asked to carry and the devices are where it runs: `ascgen bench` sweeps them,
 # they are not settings to tune.
-KEYS: tuple[str, ...] = tuple(k for k in Config.model_fields if k not in (*LOAD_KEYS, *DEVICE_KEYS))
+KEYS: tuple[str, ...] = tuple(k for k in Config.model_fields if k not in (*LOAD_KEYS, *DEVICE_KEYS, *RUN_KEYS))
 DEFAULT_SPACE = "threads=1..16,depth=2..32"
 MAX_VALUES = 64  # per key: a range that expands further is almost surely a typo
 RANGE = re.compile(r"^(?P<lo>[0-9]+)\.\.(?P<hi>[0-9]+)(?::(?P<step>[0-9]+))?$")
