@@ -82,6 +82,7 @@ struct Server {
   std::vector<int> gears;        // the model's dynamic batch gears, ascending (empty: padded)
   std::vector<HwGear> hw_gears;  // the model's height/width gears, ascending (empty: none)
   std::atomic<int64_t> measured_batches{0};
+  std::atomic<int> workers_serving{0};  // the last worker to stop ends the run
   std::atomic<int64_t> measured_requests{0};
   LatencyHistogram latency;  // end to end, measured requests (report thread only)
   CompletionRate rate;       // of measured requests (report thread only)
@@ -277,6 +278,7 @@ void serve(ServingWorker<W>& sw, aclrtContext context, const std::vector<Input>&
     t.completions.abort();
   }
   t.cpu_s = thread_cpu_s() - cpu0;
+  if (server().workers_serving.fetch_sub(1) == 1) run.stop = true;  // the batcher closed: done
 }
 
 // Every input once, alone in a batch, through worker 0: its output is the reference. With
@@ -311,15 +313,40 @@ void serve_reference(ServingWorker<W>& sw, const std::vector<Input>& inputs) {
 
 // ---------------------------------------------------------------- the load
 
+// A trace that could not give the run a result is refused at start-up: none of its requests
+// falls in the measured window (after --warmup, within --duration), or fewer than --frames do.
+inline void check_trace(const TraceArrivals& trace, const Options& opt) {
+  const int64_t warmup_us = std::llround(opt.warmup_s * 1e6);
+  const int64_t end_us =
+      opt.frames > 0 ? INT64_MAX : warmup_us + std::llround(opt.duration_s * 1e6);
+  const size_t measured = trace.count_between(warmup_us, end_us);
+  const std::string requests = std::to_string(trace.size()) + " request" +
+                               (trace.size() == 1 ? "" : "s") + " (at 0.." +
+                               format_limit(static_cast<double>(trace.last_us()) / 1e6) + " s)";
+  if (measured == 0)
+    throw BadFlags(
+        "--trace: none of its " + requests + " falls after the --warmup of " +
+        format_limit(opt.warmup_s) + " s" +
+        (opt.frames > 0 ? "" : " within --duration " + format_limit(opt.duration_s) + " s") +
+        ": nothing would be measured; shorten --warmup or give a longer trace");
+  if (opt.frames > 0 && static_cast<uint64_t>(opt.frames) > measured)
+    throw BadFlags("--frames " + std::to_string(opt.frames) + ": the trace's " + requests +
+                   " has only " + std::to_string(measured) + " after the --warmup of " +
+                   format_limit(opt.warmup_s) + " s; give fewer --frames or a longer trace");
+}
+
 // The open loop's arrival times (--rate, --trace), or nullptr for a closed loop; read at
 // start-up, so a bad trace file is a bad flag.
 inline std::unique_ptr<ArrivalSchedule> arrivals(const Options& opt) {
   if (!opt.trace.empty()) {
+    std::unique_ptr<TraceArrivals> trace;
     try {
-      return std::make_unique<TraceArrivals>(TraceArrivals::from_file(opt.trace));
+      trace = std::make_unique<TraceArrivals>(TraceArrivals::from_file(opt.trace));
     } catch (const std::exception& e) {
       throw BadFlags(std::string("--trace: ") + e.what());
     }
+    check_trace(*trace, opt);
+    return trace;
   }
   if (opt.rate > 0 && opt.poisson) return std::make_unique<PoissonArrivals>(opt.rate, 42);
   if (opt.rate > 0) return std::make_unique<ConstantArrivals>(opt.rate);
@@ -327,8 +354,9 @@ inline std::unique_ptr<ArrivalSchedule> arrivals(const Options& opt) {
 }
 
 // Runs the clients until `run.stop`: a closed loop of opt.clients, or an open loop at the
-// schedule's times (filling `lateness`).
-inline void run_load(const Options& opt, ArrivalSchedule* schedule,
+// schedule's times (filling `lateness`). True when the open loop's schedule ran out (a trace
+// replayed to its end): no request will come any more.
+inline bool run_load(const Options& opt, ArrivalSchedule* schedule,
                      const std::vector<Input>& inputs, const Run& run, Lateness* lateness,
                      const PriorityMix& mix) {
   Server& srv = server();
@@ -353,11 +381,12 @@ inline void run_load(const Options& opt, ArrivalSchedule* schedule,
     while (!run.stop && stop_signal() == 0 && !srv.aborted)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     clients.stop_and_join();  // each finishes its request in flight
-    return;
+    return false;
   }
   OpenLoop loop(*schedule, srv.clock, 1000);  // late: more than 1 ms after its time
+  std::atomic<bool> sending{true};
   std::thread watcher([&] {
-    while (!run.stop && stop_signal() == 0 && !srv.aborted)
+    while (sending && !run.stop && stop_signal() == 0 && !srv.aborted)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     loop.stop();
   });
@@ -376,10 +405,12 @@ inline void run_load(const Options& opt, ArrivalSchedule* schedule,
     req.priority = mix.level_of(seq);
     if (!send(req, id, due)) req.busy.store(0);
   });
+  sending = false;
   watcher.join();
   if (overrun > 0)
     std::fprintf(stderr, "serving: %" PRIu64 " requests found every request slot in flight\n",
                  overrun);
+  return loop.ended();
 }
 
 // ---------------------------------------------------------------- the run
@@ -475,6 +506,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   begin_measurement(run, opt);
   const double cpu0 = process_cpu_s();
   std::vector<std::thread> threads;
+  srv.workers_serving = static_cast<int>(serving.size());
   for (ServingWorker<W>& sw : serving)
     threads.emplace_back(serve<W>, std::ref(sw), context, std::cref(inputs), std::cref(cpus));
   DepthSampler sampler([&srv] { return static_cast<uint64_t>(srv.batcher->depth()); }, srv.clock,
@@ -482,7 +514,8 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   Lateness lateness;
   std::thread load([&] {
     try {
-      run_load(opt, schedule.get(), inputs, run, &lateness, mix);
+      // A trace replayed to its end: the workers serve what is queued, then the run ends.
+      if (run_load(opt, schedule.get(), inputs, run, &lateness, mix)) srv.batcher->close();
     } catch (const std::exception& e) {
       run.error.set(e.what());
       run.stop = true;
@@ -516,8 +549,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   report.interrupted = stop_signal() != 0;
   report.windows_qps = progress.windows();
   report.windows_latency = run.windows.p99_max_ms();
-  report.verified =
-      opt.verify && workers[0]->output(0) != nullptr ? (run.mismatches == 0 ? 1 : 0) : -1;
+  report.verified = verified_state(run, opt, workers[0]->output(0) != nullptr);
   for (const StageInfo& s : stages)
     report.stages.push_back({s.name, s.per_batch ? srv.measured_batches.load() : report.frames});
   const DepthSeries& depth = sampler.series();
@@ -540,13 +572,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
                  " us late; the measured load is lower "
                  "than the one asked for\n",
                  info.name, lateness.late, lateness.sent, lateness.tolerance_us);
-  if (run.mismatches > 0) return 1;
-  if (run.frames_failed > 0 && !opt.skip_decode_errors) {
-    std::fprintf(stderr, "%s: decoding input '%s' failed with result code %" PRId64 "\n", info.name,
-                 run.first_failure_input.c_str(), run.first_failure_code);
-    return 1;
-  }
-  return report.interrupted ? 128 + stop_signal() : 0;
+  return run_status(info.name, run, opt, report.frames);
 }
 
 // The server's main: options (a closed loop of the spec's default clients unless a load is

@@ -189,23 +189,26 @@ constexpr size_t kMaxHostFileBytes = size_t{1} << 30;  // read_file without a li
 
 // The bytes of the regular file `path`, at most `max_bytes` of them. Opened without blocking
 // (a FIFO would wait for a writer) and never read past max_bytes + 1 (/dev/zero never ends).
-inline std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes) {
+// `what` names the file in messages ("input", "trace"), `limit` its limit ("the spec's
+// max_bytes").
+inline std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes,
+                                      const char* what = "input",
+                                      const char* limit = "the spec's max_bytes") {
+  const std::string named = std::string(what) + " '" + shown(path, kShownPath) + "'";
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+  if (fd < 0) throw std::runtime_error("cannot read " + named + ": " + std::strerror(errno));
   struct Closer {
     int fd;
     ~Closer() { close(fd); }
   } closer{fd};
   struct stat st{};
   if (fstat(fd, &st) != 0)
-    throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+    throw std::runtime_error("cannot read " + named + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode))
-    throw std::runtime_error("input '" + path + "' is " + file_kind(st.st_mode) +
-                             ", not a regular file");
+    throw std::runtime_error(named + " is " + file_kind(st.st_mode) + ", not a regular file");
   auto too_big = [&](size_t bytes) {
-    return std::runtime_error("input '" + path + "' has " + std::to_string(bytes) +
-                              " bytes, more than the spec's max_bytes " +
-                              std::to_string(max_bytes));
+    return std::runtime_error(named + " has " + std::to_string(bytes) + " bytes, more than " +
+                              limit + " " + std::to_string(max_bytes));
   };
   if (static_cast<uint64_t>(st.st_size) > max_bytes) throw too_big(static_cast<size_t>(st.st_size));
   // st_size is a hint (0 for /proc files): read until the end, never past max_bytes + 1.
@@ -218,8 +221,7 @@ inline std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes)
     }
     ssize_t r = read(fd, out.data() + got, out.size() - got);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0)
-      throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+    if (r < 0) throw std::runtime_error("cannot read " + named + ": " + std::strerror(errno));
     if (r == 0) break;
     got += static_cast<size_t>(r);
   }
@@ -460,9 +462,10 @@ struct Report {
   std::vector<StageCount> stages;
   std::function<void(Json&)> more;  // adds keys to the object (a server's "serving")
 
-  // print: also on stdout (not for one device of several: the merged report is printed).
-  void write(const LatencyHistogram& latency, const std::string& path, bool quiet,
-             bool print = true) const {
+  // To stdout and to `path` (if any); one device of several hands it to its device_output()
+  // instead, for the parent's merged report.
+  void write(const LatencyHistogram& latency, const std::string& path, bool quiet) const;
+  std::string json(const LatencyHistogram& latency) const {
     Json j;
     j.open('{');
     j.key("schema_version").integer(1).key("program").str(program).key("backend").str(backend());
@@ -509,17 +512,7 @@ struct Report {
       j.boolean(verified == 1);
     if (more) more(j);
     j.close('}');
-    (void)quiet;  // --quiet drops the progress lines only; the result is always printed
-    if (print) {
-      std::printf("%s\n", j.text().c_str());
-      std::fflush(stdout);
-    }
-    if (!path.empty()) {
-      std::ofstream f(path);
-      f << j.text() << "\n";
-      f.close();
-      if (!f) throw std::runtime_error("cannot write the JSON report to '" + path + "'");
-    }
+    return j.text();
   }
   static const char* backend() {
 #if ASCGEN_BACKEND_SIM
@@ -529,6 +522,39 @@ struct Report {
 #endif
   }
 };
+
+// What one device of several leaves for the parent that merges their reports: its report and
+// its error line, in memory (deploy: threads, set on the device's thread) or sent up a pipe
+// (deploy: processes, set in the device's process). nullptr: the program's only device.
+struct DeviceOutput {
+  std::string report;
+  std::string error;
+};
+
+inline DeviceOutput*& device_output() {
+  thread_local DeviceOutput* out = nullptr;
+  return out;
+}
+
+// A JSON document to stdout and, if given, to a file; a failed write is an error.
+inline void write_json(const std::string& text, const std::string& path) {
+  std::printf("%s\n", text.c_str());
+  std::fflush(stdout);
+  if (path.empty()) return;
+  std::ofstream f(path);
+  f << text << "\n";
+  f.close();
+  if (!f) throw std::runtime_error("cannot write the JSON report to '" + path + "'");
+}
+
+inline void Report::write(const LatencyHistogram& latency, const std::string& path,
+                          bool quiet) const {
+  (void)quiet;  // --quiet drops the progress lines only; the result is always printed
+  if (DeviceOutput* out = device_output())
+    out->report = json(latency);
+  else
+    write_json(json(latency), path);
+}
 
 // ---------------------------------------------------------------- host postprocess
 
