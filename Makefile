@@ -25,7 +25,7 @@ fmt-check:
 	VENV=$(VENV) bash scripts/format.sh --check
 
 regen:
-	$(BIN)/ascgen generate pipelines/
+	$(BIN)/ascgen generate --shared-runtime pipelines/
 
 check-generated:
-	$(BIN)/ascgen generate --check pipelines/
+	$(BIN)/ascgen generate --shared-runtime --check pipelines/

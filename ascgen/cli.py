@@ -1,6 +1,6 @@
 """The ``ascgen`` command line. Exit codes: 0 ok, 1 a check failed, 2 bad spec or usage,
 3 a build or run step failed, 70 an internal error (one line; ASCGEN_TRACEBACK=1 for the trace),
-130 interrupted: ascgen.errors, mapped to messages by ascgen.friendly.
+130 interrupted: ascgen.common.errors, mapped to messages by ascgen.common.friendly.
 """
 
 from __future__ import annotations
@@ -11,16 +11,17 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ascgen import __version__, profile
+from ascgen import __version__
 from ascgen.bench import command as bench_command
 from ascgen.calibrate import command as calibrate_command
-from ascgen.console import out
-from ascgen.diagnostics import SpecError
-from ascgen.errors import CheckFailed, UserError
-from ascgen.fileio import write_atomic
-from ascgen.friendly import friendly
-from ascgen.names import profile_name_problem
-from ascgen.spec_files import expand_specs
+from ascgen.common.console import out
+from ascgen.common.errors import CheckFailed, UserError
+from ascgen.common.fileio import write_atomic
+from ascgen.common.friendly import friendly
+from ascgen.spec import profile
+from ascgen.spec.diagnostics import SpecError
+from ascgen.spec.files import expand_specs
+from ascgen.spec.names import profile_name_problem
 from ascgen.transfers import command as transfers_command
 from ascgen.tune import command as tune_command
 
@@ -57,9 +58,9 @@ def validate(specs: tuple[Path, ...], backend: str) -> None:
     """Check spec files (or folders of them); report every problem as file:line:col.
 
     Also warns when an input named by the spec is missing or its SLO is above the roofline."""
-    from ascgen.analysis import analyze_file
-    from ascgen.readiness import readiness_warnings
-    from ascgen.yaml_loader import load_file
+    from ascgen.checks.readiness import readiness_warnings
+    from ascgen.pipeline import analyze_file
+    from ascgen.spec.yaml_loader import load_file
 
     problems = SpecError()
     for path in _expand(specs):
@@ -87,8 +88,8 @@ def validate(specs: tuple[Path, ...], backend: str) -> None:
 @friendly
 def plan(spec_path: Path, as_json: bool) -> None:
     """Show sizes, strides, pools, memory and the predicted bottleneck of SPEC."""
-    from ascgen.analysis import analyze_file
-    from ascgen.plan_report import dumps, print_plan
+    from ascgen.pipeline import analyze_file
+    from ascgen.plan.report import dumps, print_plan
 
     _, result = analyze_file(spec_path)
     if as_json:
@@ -102,7 +103,7 @@ def plan(spec_path: Path, as_json: bool) -> None:
 @friendly
 def schema(output: Path | None) -> None:
     """Print the JSON Schema of the DSL (for editor completion)."""
-    from ascgen.spec import Spec
+    from ascgen.spec.dsl import Spec
 
     doc = Spec.model_json_schema()
     doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
@@ -121,7 +122,7 @@ def schema(output: Path | None) -> None:
 def init(path: Path, force: bool) -> None:
     """Write a commented example spec to PATH (default pipeline.yaml), and sample JPEGs to
     data/images/ beside it, ready for validate, plan, build and bench."""
-    from ascgen.init_files import write_example
+    from ascgen.spec.example import write_example
 
     written = write_example(path, force=force)
     click.echo(f"wrote {', '.join(str(p) for p in written)}")
@@ -138,14 +139,22 @@ def init(path: Path, force: bool) -> None:
     show_default=True,
     help="Folder that receives one sub-folder per spec.",
 )
+@click.option(
+    "--shared-runtime",
+    is_flag=True,
+    help="Write the runtime headers once, to OUT/runtime/, for all programs in OUT (as generated/ is committed) "
+    "instead of into each program folder.",
+)
 @click.option("--check", is_flag=True, help="Write nothing; print a diff and exit 1 if OUT is stale.")
 @friendly
-def generate(specs: tuple[Path, ...], out_dir: Path, check: bool) -> None:
-    """Generate the C++ program of each spec into OUT/<name>/ (atomically)."""
-    from ascgen.generate import check_tree, render_all, write_all
+def generate(specs: tuple[Path, ...], out_dir: Path, shared_runtime: bool, check: bool) -> None:
+    """Generate the C++ program of each spec into OUT/<name>/ (atomically): a folder that builds
+    alone, or with --shared-runtime one that builds beside OUT/runtime/."""
+    from ascgen.codegen.generate import check_tree, refuse_mixing, render_all, write_all
 
-    outputs = render_all(_expand(specs), out_dir)
+    outputs = render_all(_expand(specs), out_dir, shared_runtime=shared_runtime)
     if not check:
+        refuse_mixing(out_dir, shared_runtime=shared_runtime)
         write_all(outputs, out_dir)
         for name in outputs:
             click.echo(f"wrote {out_dir / name}/")
@@ -153,8 +162,10 @@ def generate(specs: tuple[Path, ...], out_dir: Path, check: bool) -> None:
     stale = check_tree(outputs, out_dir, specs_cover_all=all(p.is_dir() for p in specs))
     if stale:
         click.echo(stale, nl=False)
-        raise CheckFailed(f"{out_dir}/ is stale; run: ascgen generate {' '.join(str(s) for s in specs)}")
-    click.echo(f"{out_dir}/ is up to date ({len(outputs)} programs)")
+        again = " ".join(["ascgen generate", *(["--shared-runtime"] if shared_runtime else []), *map(str, specs)])
+        raise CheckFailed(f"{out_dir}/ is stale; run: {again}")
+    programs = len(outputs) - (1 if shared_runtime else 0)
+    click.echo(f"{out_dir}/ is up to date ({programs} programs)")
 
 
 @cli.command()
@@ -167,8 +178,8 @@ def generate(specs: tuple[Path, ...], out_dir: Path, check: bool) -> None:
 @friendly
 def build(spec_path: Path, backend: str, sanitize: str | None, build_dir: Path) -> None:
     """Generate SPEC's program and build it with CMake and Ninja; print the binary's path."""
-    from ascgen.build import build_variant
-    from ascgen.progress import BuildProgress
+    from ascgen.codegen.build import build_variant
+    from ascgen.common.progress import BuildProgress
 
     with BuildProgress(Console(stderr=True, highlight=False)) as progress:
         result = build_variant(

@@ -32,8 +32,8 @@ def test_a_simulator_build_of_another_checkout_is_configured_again(
     """A build root shared between clones (the hostile tests' one in /tmp) holds a simulator
     configured from another checkout: it is wiped and configured from this one, never built as it
     is (that would install the other checkout's library and headers)."""
-    from ascgen import build
-    from ascgen.resources import simulator_dir
+    from ascgen.codegen import build
+    from ascgen.common.resources import simulator_dir
 
     base = tmp_path / "sim-plain"
     base.mkdir()

@@ -1,4 +1,4 @@
-"""One test per semantic check (ascgen/checks.py and the plan-time checks of ascgen/analysis.py),
+"""One test per semantic check (ascgen/checks/spec.py and the plan-time checks of ascgen/pipeline.py),
 through ``analyze_text``: each asserts the message and the line it points at."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ascgen import profile as profiles
-from ascgen.analysis import analyze_file, analyze_text
-from ascgen.diagnostics import Diagnostic, SpecError
+from ascgen.pipeline import analyze_file, analyze_text
+from ascgen.spec import profile as profiles
+from ascgen.spec.diagnostics import Diagnostic, SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
 VALID_SPECS = [*sorted(ROOT.glob("pipelines/*.yaml")), ROOT / "ascgen" / "example_spec.yaml"]

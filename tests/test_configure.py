@@ -1,4 +1,4 @@
-"""One way to apply a configuration to a spec (ascgen.configure), used by build and bench."""
+"""One way to apply a configuration to a spec (ascgen.spec.configure), used by build and bench."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from ascgen.bench import points
-from ascgen.configure import LIMITS, configure
-from ascgen.errors import UserError
-from ascgen.spec import Spec
-from ascgen.validate import parse_file
+from ascgen.common.errors import UserError
+from ascgen.spec.configure import LIMITS, configure
+from ascgen.spec.dsl import Spec
+from ascgen.spec.parse import parse_file
 
 SEED = Path(__file__).resolve().parent.parent / "pipelines" / "resnet50_b16.yaml"
 spec = parse_file(SEED)[0]

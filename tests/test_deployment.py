@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ascgen import profile as profiles
-from ascgen.analysis import analyze_text
 from ascgen.cli import cli
 from ascgen.codegen.lower import lower
-from ascgen.deployment import host_link_bytes, plan_deployment
+from ascgen.deploy.plan import host_link_bytes, plan_deployment
+from ascgen.pipeline import analyze_text
+from ascgen.spec import profile as profiles
 
 SEED = Path("pipelines/resnet50_b16.yaml").read_text()
 

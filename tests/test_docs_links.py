@@ -1,7 +1,7 @@
 """The docs point only at files that are in the repository.
 
 Every relative Markdown link ``[text](path)`` and every backquoted repository path (one that
-starts with a top-level folder of the repository, such as `ascgen/planner.py`) in README.md,
+starts with a top-level folder of the repository, such as `ascgen/plan/planner.py`) in README.md,
 docs/*.md, simulator/README.md and simulator/docs/*.md must exist in this checkout. A file
 outside the repository (the study's sources in ``../shared/``) is named as such, never as a
 repository path: a path that leaves the repository fails here even when it exists on this

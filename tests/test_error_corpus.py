@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ascgen.cli import cli
-from ascgen.errors import EXIT_USER_ERROR
+from ascgen.common.errors import EXIT_USER_ERROR
 
 ERRORS = Path(__file__).parent / "errors"
 EXPECTED = "expected_stderr.txt"

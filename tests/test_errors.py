@@ -1,5 +1,5 @@
 """The one error model: every failure ascgen raises for a user is an AscgenError whose class
-gives the exit code, mapped to a message in one place (ascgen.friendly)."""
+gives the exit code, mapped to a message in one place (ascgen.common.friendly)."""
 
 from __future__ import annotations
 
@@ -12,16 +12,16 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from ascgen import errors
 from ascgen.bench.points import BadSweep
 from ascgen.bench.roofline import PointDoesNotFit
 from ascgen.bench.runner import RunFailed
 from ascgen.bench.schema import BadResults
 from ascgen.bench.session import BenchFailed
-from ascgen.build import BuildFailed
+from ascgen.codegen.build import BuildFailed
 from ascgen.codegen.render import ToolMissing
-from ascgen.diagnostics import Diagnostic, Position, SpecError
-from ascgen.friendly import friendly
+from ascgen.common import errors
+from ascgen.common.friendly import friendly
+from ascgen.spec.diagnostics import Diagnostic, Position, SpecError
 
 ASCGEN = Path(__file__).resolve().parent.parent / "ascgen"
 

@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from ascgen.cli import cli
-from ascgen.errors import UserError
-from ascgen.fileio import FileRefused, check_can_create, read_bounded, write_atomic, write_tree_atomic
-from ascgen.spec_files import expand_specs
+from ascgen.common.errors import UserError
+from ascgen.common.fileio import FileRefused, check_can_create, read_bounded, write_atomic, write_tree_atomic
+from ascgen.spec.files import expand_specs
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "pipelines" / "resnet50_b16.yaml"

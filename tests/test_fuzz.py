@@ -19,10 +19,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ascgen.analysis import analyze_text
-from ascgen.diagnostics import SpecError
-from ascgen.errors import EXIT_USER_ERROR
-from ascgen.plan_report import dumps
+from ascgen.common.errors import EXIT_USER_ERROR
+from ascgen.pipeline import analyze_text
+from ascgen.plan.report import dumps
+from ascgen.spec.diagnostics import SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
 VALID = [*sorted(ROOT.glob("pipelines/*.yaml")), ROOT / "ascgen" / "example_spec.yaml"]

@@ -1,13 +1,13 @@
 """A spec that fails its schema still gets the semantic checks of its well-formed parts
-(ascgen/partial.py), and never a check that reads a broken part (no false errors)."""
+(ascgen/checks/partial.py), and never a check that reads a broken part (no false errors)."""
 
 from __future__ import annotations
 
 import pytest
 from test_checks import edit, without
 
-from ascgen.analysis import analyze_text
-from ascgen.diagnostics import SpecError
+from ascgen.pipeline import analyze_text
+from ascgen.spec.diagnostics import SpecError
 
 
 def messages(text: str) -> list[str]:

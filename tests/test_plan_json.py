@@ -7,8 +7,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ascgen.analysis import analyze_file
-from ascgen.plan_report import dumps, strict
+from ascgen.pipeline import analyze_file
+from ascgen.plan.report import dumps, strict
 
 SEED = Path(__file__).resolve().parent.parent / "pipelines" / "resnet50_b16.yaml"
 

@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ascgen import profile as profiles
-from ascgen.analysis import analyze_text
 from ascgen.cli import cli
-from ascgen.diagnostics import SpecError
-from ascgen.geometry import allocation_bytes, yuv420sp
-from ascgen.plan_model import Plan, PoolPlan, StagePlan
-from ascgen.planner import fits, largest_fitting, sub_buffer_stride
+from ascgen.pipeline import analyze_text
+from ascgen.plan.geometry import allocation_bytes, yuv420sp
+from ascgen.plan.model import Plan, PoolPlan, StagePlan
+from ascgen.plan.planner import fits, largest_fitting, sub_buffer_stride
+from ascgen.spec import profile as profiles
+from ascgen.spec.diagnostics import SpecError
+from ascgen.spec.parse import parse_text
 from ascgen.stages.model import ModelStage
 from ascgen.stages.model import latency_ms as model_latency_ms
-from ascgen.validate import parse_text
 
 ASCEND310 = profiles.load("ascend310")
 

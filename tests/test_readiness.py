@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from ascgen.analysis import analyze_file
 from ascgen.cli import cli
+from ascgen.pipeline import analyze_file
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -91,7 +91,7 @@ def test_what_init_writes_builds_and_runs_on_its_sample(tmp_path: Path) -> None:
     import subprocess
     import tempfile
 
-    from ascgen.build import build_variant
+    from ascgen.codegen.build import build_variant
 
     spec = tmp_path / "pipeline.yaml"
     assert run("init", str(spec)).exit_code == 0

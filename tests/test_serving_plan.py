@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from ascgen.analysis import analyze_data
 from ascgen.codegen.lower import lower
 from ascgen.codegen.render import render
-from ascgen.diagnostics import SpecError
-from ascgen.plan_model import Plan
-from ascgen.serving_predict import padding_cost, predict
-from ascgen.validate import parse_file
+from ascgen.pipeline import analyze_data
+from ascgen.plan.model import Plan
+from ascgen.serving.predict import padding_cost, predict
+from ascgen.spec.diagnostics import SpecError
+from ascgen.spec.parse import parse_file
 
 REPO = Path(__file__).resolve().parents[1]
 BATCHED = REPO / "pipelines" / "serving" / "resnet50_batched.yaml"

@@ -1,5 +1,5 @@
 """The planner's prediction of a service whose requests have their own width
-(ascgen/serving_requests.py, ascgen/serving_predict.py): the padding rule and the batches it
+(ascgen/serving/requests.py, ascgen/serving/predict.py): the padding rule and the batches it
 forms against the server's C++ (templates/runtime/ascgen_batcher.h), the gear a batch runs at,
 which request each client sends, and what a lone request costs at its gear."""
 
@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from ascgen.analysis import analyze_data
-from ascgen.plan_model import Plan
-from ascgen.serving_predict import _batch_size, _Queued, predict
-from ascgen.serving_report import print_serving
-from ascgen.serving_requests import PaddedShape, Requests, hw_gear_index, padding_acceptable, read_requests
-from ascgen.validate import parse_file
+from ascgen.pipeline import analyze_data
+from ascgen.plan.model import Plan
+from ascgen.serving.predict import _batch_size, _Queued, predict
+from ascgen.serving.report import print_serving
+from ascgen.serving.requests import PaddedShape, Requests, hw_gear_index, padding_acceptable, read_requests
+from ascgen.spec.parse import parse_file
 
 REPO = Path(__file__).resolve().parents[1]
 TEXT_LINES = REPO / "pipelines" / "serving" / "textline_batched.yaml"

@@ -1,7 +1,7 @@
 """The Click commands ``ascgen bench SPEC`` and ``ascgen compare OLD NEW``.
 
 Only Click and ascgen's error model are imported at module level (ascgen.cli imports this
-module); the rest is loaded when a command runs. Exit codes are ascgen.errors': 0 ok, 1 a check
+module); the rest is loaded when a command runs. Exit codes are ascgen.common.errors': 0 ok, 1 a check
 failed (SLO missed, NEW slower), 2 bad spec or usage, 3 a build or run failed, 130 interrupted.
 """
 
@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 import click
 
 from ascgen.bench import options
-from ascgen.errors import EXIT_CHECK_FAILED
-from ascgen.friendly import friendly
+from ascgen.common.errors import EXIT_CHECK_FAILED, CheckFailed
+from ascgen.common.friendly import friendly
 
 if TYPE_CHECKING:
     from ascgen.bench.schema import BenchResults
     from ascgen.bench.session import Built
-    from ascgen.plan_model import Plan
-    from ascgen.spec import Spec
+    from ascgen.plan.model import Plan
+    from ascgen.spec.dsl import Spec
 
 
 def default_builder(
@@ -35,9 +35,9 @@ def default_builder(
     backend: str = "sim",
     build_root: Path | None = None,
 ) -> Built:
-    """ascgen.build.build_program, imported when first needed; a failure names the variant.
+    """ascgen.codegen.build.build_program, imported when first needed; a failure names the variant.
     ``progress(what, done, total)`` hears the compiler's progress."""
-    from ascgen.build import BuildFailed, build_program
+    from ascgen.codegen.build import BuildFailed, build_program
 
     try:
         result: Built = build_program(spec_path, spec, plan, backend=backend, build_root=build_root, progress=progress)
@@ -54,7 +54,7 @@ def default_out_dir(spec_name: str, now: datetime) -> Path:
 def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) -> list[str]:
     from ascgen.bench import csvfile, markdown, plots
     from ascgen.bench.schema import dumps
-    from ascgen.fileio import write_atomic
+    from ascgen.common.fileio import write_atomic
 
     text = dumps(results)
     write_atomic(out_dir / "results.json", text)
@@ -121,8 +121,8 @@ def bench(
     from ascgen.bench.points import parse_sweep
     from ascgen.bench.roofline import Planner
     from ascgen.bench.runner import RunOptions
-    from ascgen.console import out
-    from ascgen.fileio import check_can_create
+    from ascgen.common.console import out
+    from ascgen.common.fileio import check_can_create
 
     if stages:
         if sweep_texts or depth is not None:
@@ -187,8 +187,8 @@ def _stage_study(
 
     from ascgen.bench import stages
     from ascgen.bench.runner import RunOptions
-    from ascgen.console import out
-    from ascgen.fileio import check_can_create, write_atomic
+    from ascgen.common.console import out
+    from ascgen.common.fileio import check_can_create, write_atomic
 
     folder = out_dir or default_out_dir(spec_path.stem + "-stages", datetime.now(UTC))
     for where in (folder, build_dir):
@@ -242,17 +242,20 @@ def compare(old_path: Path, new_path: Path, qps_pct: float, p99_pct: float, othe
     A configuration counts as slower when its median QPS drops, or its p99 latency
     rises, by more than max(threshold, 3 x the pooled coefficient of variation of
     the two measurements). Exit 2 when a file is not a results file, holds no
-    runs, or measures another spec.
+    runs, or measures another spec; exit 1 when no configuration is in both files
+    (a comparison of nothing must not pass a gate).
     """
-    from ascgen.bench.compare import check_comparable
+    from ascgen.bench.compare import check_comparable, nothing_compared
     from ascgen.bench.compare import compare as compare_results
     from ascgen.bench.compare_report import print_comparison
     from ascgen.bench.schema import load_results
-    from ascgen.console import out
+    from ascgen.common.console import out
 
     old, new = load_results(old_path), load_results(new_path)
     check_comparable(old, new, str(old_path), str(new_path), other_spec=other_spec)
     result = compare_results(old, new, min_threshold=qps_pct / 100, p99_threshold=p99_pct / 100)
     print_comparison(result, str(old_path), str(new_path), out)
+    if not result.rows:
+        raise CheckFailed(nothing_compared(old, new, str(old_path), str(new_path)))
     if result.slower:
         sys.exit(EXIT_CHECK_FAILED)

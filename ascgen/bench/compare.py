@@ -118,6 +118,19 @@ def check_comparable(old: BenchResults, new: BenchResults, old_name: str, new_na
         )
 
 
+def _measured(results: BenchResults) -> str:
+    more = len(results.summary) - 1
+    return results.summary[0].label() + (f" and {more} more" if more else "")
+
+
+def nothing_compared(old: BenchResults, new: BenchResults, old_name: str, new_name: str) -> str:
+    """Why a comparison found no configuration in both files (a gate that compares nothing fails)."""
+    return (
+        f"nothing compared: no configuration of {old_name} ({_measured(old)}) was measured in {new_name} "
+        f"({_measured(new)}); bench the same configurations and load"
+    )
+
+
 def _ratio(new: float, old: float) -> float:
     if old > 0:
         return new / old

@@ -14,7 +14,7 @@ from ascgen.bench.eta import STARTUP_S, SweepEta
 from ascgen.bench.runner import Progress as RunProgress
 from ascgen.bench.runner import RunOptions
 from ascgen.bench.schema import Config, RunRecord
-from ascgen.progress import HEARTBEAT_S, PlainLines, duration_text
+from ascgen.common.progress import HEARTBEAT_S, PlainLines, duration_text
 
 
 def done_line(label: str, run: RunRecord) -> str:

@@ -1,17 +1,17 @@
 """Sweeps: ``--sweep threads=1,2,4`` options -> the configurations to measure. Values are
-checked against the DSL's own limits (ascgen.configure)."""
+checked against the DSL's own limits (ascgen.spec.configure)."""
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
 
-from ascgen import profile as profiles
 from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, Config
-from ascgen.configure import KEYS, LIMITS, check_value
-from ascgen.deployment import device_ids
-from ascgen.errors import UserError
-from ascgen.spec import Spec
+from ascgen.common.errors import UserError
+from ascgen.deploy.plan import device_ids
+from ascgen.spec import profile as profiles
+from ascgen.spec.configure import KEYS, LIMITS, check_value
+from ascgen.spec.dsl import Spec
 
 SWEEPABLE = (*KEYS, *LOAD_KEYS, *DEVICE_KEYS)
 MAX_CLIENTS = 4096  # the program's --clients limit (ascgen_options.h)

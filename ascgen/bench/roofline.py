@@ -1,20 +1,20 @@
 """The planner's view of the configurations of one spec: the spec configured
-(ascgen.configure) and planned as ``ascgen plan`` would, so that a measured QPS can be set
+(ascgen.spec.configure) and planned as ``ascgen plan`` would, so that a measured QPS can be set
 against its roofline. Each configuration is planned once; the bench and its builds share it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ascgen.analysis import analyze_data
 from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, Config
-from ascgen.configure import configure
-from ascgen.diagnostics import SpecError
-from ascgen.errors import UserError
-from ascgen.plan_model import Plan
-from ascgen.spec import Spec
-from ascgen.validate import parse_file
-from ascgen.yaml_loader import SourceMap
+from ascgen.common.errors import UserError
+from ascgen.pipeline import analyze_data
+from ascgen.plan.model import Plan
+from ascgen.spec.configure import configure
+from ascgen.spec.diagnostics import SpecError
+from ascgen.spec.dsl import Spec
+from ascgen.spec.parse import parse_file
+from ascgen.spec.yaml_loader import SourceMap
 
 
 class PointDoesNotFit(UserError):

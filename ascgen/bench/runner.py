@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ascgen.bench.schema import BadResults, Config, ProgramReport, parse_program_report
-from ascgen.errors import StepFailed
+from ascgen.common.errors import StepFailed
 
 PROGRESS = re.compile(r"^progress: t=(?P<t>[0-9.]+)s frames=(?P<frames>\d+) qps=(?P<qps>[0-9.]+)\s*$")
 EXIT_MEANINGS = {

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ascgen.errors import UserError
-from ascgen.fileio import FileRefused, read_bounded
-from ascgen.spec import Streams
+from ascgen.common.errors import UserError
+from ascgen.common.fileio import FileRefused, read_bounded
+from ascgen.spec.dsl import Streams
 
 SCHEMA_VERSION = 1  # of the results file written by ``ascgen bench``
 PROGRAM_SCHEMA_VERSION = 1  # of the document a generated program writes with --json
@@ -19,6 +19,7 @@ PROGRAM_SCHEMA_VERSION = 1  # of the document a generated program writes with --
 # in a results file would make a comparison pass or fail for no reason).
 Measured = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 MAX_RESULTS_BYTES = 256 * 2**20  # a results file of a long sweep is a few MB
+Count = Annotated[int, Field(ge=1)]  # threads, depth, batch, sync_every, clients of a configuration
 
 
 class BadResults(UserError):
@@ -100,18 +101,25 @@ class Context(_Model):
 class Config(_Model):
     """One measured configuration: the build variant and the runtime flags."""
 
-    threads: int
-    depth: int
-    batch: int
+    threads: Count
+    depth: Count
+    batch: Count
     streams: Streams
-    sync_every: int | None  # per_thread only
-    clients: int | None = None  # a server's closed-loop clients (--clients)
-    rate: float | None = None  # a server's open-loop requests/s (--rate)
-    devices: str | None = None  # the devices run on (--devices "0,1"); None: the spec's
-    deploy: str | None = None  # several devices: processes or threads (--deploy); None: the spec's
+    sync_every: Count | None  # per_thread only
+    clients: Count | None = None  # a server's closed-loop clients (--clients)
+    rate: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None  # a server's open-loop requests/s (--rate)
+    # the devices run on (--devices "0,1"); None: the spec's
+    devices: Annotated[str, Field(pattern=r"^[0-9]{1,2}(,[0-9]{1,2})*$")] | None = None
+    deploy: Literal["processes", "threads"] | None = None  # several devices (--deploy); None: the spec's
+
+    @model_validator(mode="after")
+    def _one_load(self) -> Config:
+        if self.clients is not None and self.rate is not None:
+            raise ValueError(f"clients {self.clients} and rate {self.rate:g}: a run has one load, not both")
+        return self
 
     def settings(self) -> dict[str, object]:
-        """The spec keys this point sets (ascgen.configure); its load, if any, is run-time flags."""
+        """The spec keys this point sets (ascgen.spec.configure); its load, if any, is run-time flags."""
         return self.model_dump(exclude={*LOAD_KEYS, *DEVICE_KEYS})
 
     def label(self) -> str:

@@ -18,9 +18,9 @@ from ascgen.bench.points import Sweep, configurations, swept_keys
 from ascgen.bench.roofline import Planner, variant_config
 from ascgen.bench.runner import Progress, RunFailed, RunOptions, run_program
 from ascgen.bench.schema import BenchResults, Config, Context, ProgramReport, RunRecord
-from ascgen.errors import Interrupted, StepFailed
-from ascgen.plan_model import Plan
-from ascgen.spec import Spec
+from ascgen.common.errors import Interrupted, StepFailed
+from ascgen.plan.model import Plan
+from ascgen.spec.dsl import Spec
 
 
 class Built(Protocol):

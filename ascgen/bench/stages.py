@@ -13,14 +13,14 @@ from pathlib import Path
 
 from rich.table import Table
 
-from ascgen.analysis import analyze_data
 from ascgen.bench.runner import RunOptions, run_program
 from ascgen.bench.schema import Config
-from ascgen.build import build_program
-from ascgen.configure import configure
-from ascgen.plan_model import Plan
-from ascgen.spec import Spec
-from ascgen.validate import parse_file
+from ascgen.codegen.build import build_program
+from ascgen.pipeline import analyze_data
+from ascgen.plan.model import Plan
+from ascgen.spec.configure import configure
+from ascgen.spec.dsl import Spec
+from ascgen.spec.parse import parse_file
 
 DEFAULT_WINDOW = 64  # frames per sync when the spec gives none: the study's
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from ascgen.bench import histogram
 from ascgen.bench.roofline import roofline_of
 from ascgen.bench.schema import Config, Latency, ProgramReport, RunRecord, Summary
-from ascgen.plan_model import Plan
+from ascgen.plan.model import Plan
 
 
 def cv(values: Sequence[float]) -> float | None:

@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from ascgen.errors import Interrupted, UserError
-from ascgen.friendly import friendly
+from ascgen.common.errors import Interrupted, UserError
+from ascgen.common.friendly import friendly
 
 
 def _ints(ctx: click.Context, param: click.Parameter, text: str | None) -> tuple[int, ...] | None:
@@ -69,10 +69,10 @@ def calibrate(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from ascgen import profile as profiles
     from ascgen.calibrate import engines, measure
-    from ascgen.fileio import check_can_create
-    from ascgen.names import profile_name_problem
+    from ascgen.common.fileio import check_can_create
+    from ascgen.spec import profile as profiles
+    from ascgen.spec.names import profile_name_problem
     from ascgen.transfers import probe
 
     if base not in profiles.available():
@@ -83,6 +83,7 @@ def calibrate(
         raise UserError(f"--out {out_path}: {problem}")
     if out_path.is_dir():
         raise UserError(f"--out {out_path}: it is a folder; name a file NAME.yaml")
+    _check_not_shadowed(out_path)
     check_can_create(out_path.parent)  # before the long work, not at the first save
     try:
         copy_sizes = [probe.parse_size(s) for s in sizes.split(",") if s.strip()]
@@ -153,12 +154,28 @@ def calibrate(
     err.print(f"wrote {out_path}: {len(figures)} measured figures ({', '.join(done)}) over the base {base}")
 
 
+def _check_not_shadowed(out_path: Path) -> None:
+    """Refuse an --out whose name a profile found first by name already has (a shipped one, or an
+    earlier one in ASCGEN_PROFILE_PATH): the measurement would never be used. Writing over the
+    same file again (a new calibration of one's own profile) is fine."""
+    from ascgen.spec import profile as profiles
+
+    found = profiles.found_instead(out_path)
+    if found is not None:
+        shipped = found.parent.resolve() == profiles.PROFILE_DIR.resolve()
+        where = "ascgen ships a profile of that name" if shipped else f"{found} has that name"
+        raise UserError(
+            f"--out {out_path}: {where}, and the lookup by name finds it first, so this measurement would never "
+            f"be used; name the file otherwise, e.g. {out_path.stem}_calibrated.yaml"
+        )
+
+
 def write_profile(path: Path, ctx: Any, figures: list[Any], done: list[str], complete: bool) -> None:
     """The base profile with the measured figures in, their provenance, written atomically."""
     import yaml
 
-    from ascgen import profile as profiles
-    from ascgen.fileio import write_atomic
+    from ascgen.common.fileio import write_atomic
+    from ascgen.spec import profile as profiles
 
     data = yaml.safe_load(profiles.path_of(ctx.base).read_text(encoding="utf-8"))
     data["name"] = path.stem

@@ -23,12 +23,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ascgen import __version__
-from ascgen import profile as profiles
 from ascgen.calibrate.measure import Figure
+from ascgen.codegen.probe import ProbeFailed, build_probe, run_probe, source_dir
 from ascgen.codegen.render import clang_format
-from ascgen.errors import StepFailed
-from ascgen.probe_program import ProbeFailed, build_probe, run_probe, source_dir
-from ascgen.resources import simulator_dir
+from ascgen.common.errors import StepFailed
+from ascgen.common.resources import simulator_dir
+from ascgen.spec import profile as profiles
 from ascgen.transfers.probe import environment
 
 NAME = "probe_engines"

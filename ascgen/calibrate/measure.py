@@ -23,9 +23,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ascgen import __version__
-from ascgen import profile as profiles
-from ascgen.build import ensure_simulator
-from ascgen.errors import StepFailed
+from ascgen.codegen.build import ensure_simulator
+from ascgen.common.errors import StepFailed
+from ascgen.spec import profile as profiles
 from ascgen.transfers import fit, probe, published
 from ascgen.transfers.direction import COPY_DIRECTIONS
 from ascgen.transfers.model import Transfer

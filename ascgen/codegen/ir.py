@@ -148,8 +148,8 @@ class Program:
     default_threads: int
     sim_abi: int
     support_abi: int
-    paths: dict[str, str]  # for CMake: simulator, spec_dir, input, model, sim_model
+    paths: dict[str, str]  # for CMake: simulator, runtime (its headers), spec_dir, input, model, sim_model
     files: dict[str, str]  # extra files, e.g. the simulator's profile and model descriptor
     serving: ServingIR | None = None  # source kind requests: the program is a server
     includes: tuple[str, ...] = ()  # the support headers main.cpp includes
-    support_headers: tuple[str, ...] = ()  # every support header copied beside it
+    support_headers: tuple[str, ...] = ()  # every runtime header it builds with

@@ -6,7 +6,7 @@ the batch, the latency per batch size, and the device memory one loaded instance
 
 from __future__ import annotations
 
-from ascgen.plan_model import ModelPlan
+from ascgen.plan.model import ModelPlan
 
 
 def descriptor_text(model: ModelPlan, header: list[str]) -> str:

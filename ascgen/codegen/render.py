@@ -15,8 +15,9 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ascgen.codegen.ir import Program
-from ascgen.errors import UserError
-from ascgen.resources import clang_format_style, templates_dir
+from ascgen.codegen.lower import RUNTIME_FOLDER
+from ascgen.common.errors import UserError
+from ascgen.common.resources import clang_format_style, templates_dir
 
 CLANG_FORMAT_VERSION = "23.1.3"
 STYLE_FILE = clang_format_style()
@@ -75,17 +76,27 @@ def _stage_templates() -> dict[str, str]:
     return {p.stem: f"stages/{p.name}" for p in sorted((templates_dir() / "stages").glob("*.j2"))}
 
 
+def runtime_files(headers: tuple[str, ...] | None = None) -> dict[str, str]:
+    """The runtime folder's files, {path in it: text}: the hand-written headers (``headers``, or
+    all of templates/runtime/) and the cross-compiling toolchain files, verbatim."""
+    source = templates_dir() / "runtime"
+    names = headers if headers is not None else tuple(sorted(p.name for p in source.glob("*.h")))
+    files = {name: (source / name).read_text(encoding="utf-8") for name in names}
+    for toolchain in sorted((source / "cmake").glob("*.cmake")):
+        files[f"cmake/{toolchain.name}"] = toolchain.read_text(encoding="utf-8")
+    return files
+
+
 def render(program: Program) -> dict[str, str]:
-    """All files of ``program``: {relative path: text}. Pure: nothing is read but templates."""
+    """All files of ``program``'s folder: {relative path: text}, its runtime/ folder too when it
+    has its own (lower's ``shared_runtime`` not set). Pure: nothing is read but templates."""
     env = _environment()
     kinds = {kind: env.get_template(name).make_module({"p": program}) for kind, name in _stage_templates().items()}
     cpp_header = "\n".join(f"// {line}" for line in program.header)
     main = env.get_template("main.cpp.j2").render(p=program, header=cpp_header, kinds=kinds)
     files = {"main.cpp": clang_format(main, "main.cpp")}
-    for name in program.support_headers:
-        files[name] = (templates_dir() / "runtime" / name).read_text(encoding="utf-8")
-    for toolchain in sorted((templates_dir() / "cmake").glob("*.cmake")):
-        files[f"cmake/{toolchain.name}"] = toolchain.read_text(encoding="utf-8")
+    if program.paths["runtime"] == RUNTIME_FOLDER:
+        files.update({f"{RUNTIME_FOLDER}/{rel}": text for rel, text in runtime_files(program.support_headers).items()})
     cmake_header = "\n".join(f"# {line}" for line in program.header)
     files["CMakeLists.txt"] = env.get_template("CMakeLists.txt.j2").render(p=program, header=cmake_header)
     files["README.md"] = env.get_template("README.md.j2").render(p=program, header_text=" ".join(program.header))

@@ -8,37 +8,23 @@ A kind's C++ lives beside it in templates/stages/<kind>.j2 (macros `members`, `s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
-from ascgen.diagnostics import Diagnostic
-from ascgen.dsl_base import StageBase
-from ascgen.geometry import Geometry
+from ascgen.plan.geometry import Geometry
+from ascgen.plan.model import MemoryKind, PoolRef, Role
+from ascgen.spec.diagnostics import Diagnostic
+from ascgen.spec.dsl_base import StageBase
 
 if TYPE_CHECKING:
-    from ascgen.plan_model import Plan, PoolPlan, StagePlan
-    from ascgen.profile import Profile
-    from ascgen.spec import Spec
-    from ascgen.yaml_loader import SourceMap
+    from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan
+    from ascgen.spec.dsl_base import Streams
+    from ascgen.spec.profile import Profile
+    from ascgen.spec.sections import Source
+    from ascgen.spec.yaml_loader import SourceMap
 
-MemoryKind = Literal["dvpp", "device", "host_pinned"]
 Per = Literal["frame", "batch"]
-# What a pool is to the stage that owns it: its host staging buffer, its device copy, its
-# output, the whole batch it assembles, or a model input filled once at start-up.
-Role = Literal["host", "dev", "out", "batch", "in"]
-
-
-@dataclass(frozen=True)
-class PoolRef:
-    """A pool named by its owner and its role (never by a name suffix)."""
-
-    stage: str
-    role: Role
-
-    @property
-    def member(self) -> str:
-        """The C++ member that holds the pool."""
-        return f"{self.stage}_{self.role}"
 
 
 @dataclass(frozen=True)
@@ -63,25 +49,44 @@ def const(type_: str, name: str, value: object) -> Constant:
     return Constant(type_, name, str(value).lower() if isinstance(value, bool) else str(value))
 
 
+class SpecView(Protocol):
+    """What a stage kind reads of its spec (an ascgen.spec.dsl.Spec). Kinds see the spec
+    through this view because the Spec's `stages:` are the kinds' own schemas: the spec
+    imports the registry of kinds, never the other way round."""
+
+    @property
+    def source(self) -> Source: ...
+    @property
+    def threads(self) -> int: ...
+    @property
+    def streams(self) -> Streams: ...
+    @property
+    def batch(self) -> int: ...
+    @property
+    def stages(self) -> Sequence[StageBase]: ...
+
+
 @dataclass(frozen=True)
 class StageContext:
-    """One stage of a spec, as the planner sees it while planning."""
+    """One stage of a spec, as the planner sees it while planning
+    (ascgen.stages.registry.context makes one)."""
 
-    spec: Spec
+    spec: SpecView
     prof: Profile
     index: int
+    kinds: tuple[StageKind, ...]  # the kind of each stage of the spec, in order
     smap: SourceMap | None = None
 
     @property
     def stage(self) -> StageBase:
-        stage: StageBase = self.spec.stages[self.index]
-        return stage
+        return self.spec.stages[self.index]
+
+    def at(self, index: int) -> StageContext:
+        """The context of another stage of the same spec."""
+        return replace(self, index=index)
 
     def kind_at(self, index: int) -> StageKind | None:
-        from ascgen.stages.registry import kind_of
-
-        stages = self.spec.stages
-        return kind_of(stages[index]) if 0 <= index < len(stages) else None
+        return self.kinds[index] if 0 <= index < len(self.kinds) else None
 
     @property
     def next_kind(self) -> StageKind | None:
@@ -190,6 +195,14 @@ class StageKind:
         """Device memory one loaded instance takes (model stages)."""
         return 0
 
+    def batch_input_bytes(self, ctx: StageContext, frame_bytes: int) -> int | None:
+        """A batch stage's whole input at the spec's batch, given what one frame is (the model's)."""
+        return None
+
+    def batch_plan(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, instances: int) -> ModelPlan:
+        """What the plan records of a batch stage (Plan.model): asked of the kind that takes batches."""
+        raise NotImplementedError(f"{self.kind} does not take batches")
+
     # ---------------------------------------------------------------- lowering
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
@@ -211,3 +224,8 @@ class StageKind:
     def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
         """The pool the stage's device task writes (None for host stages)."""
         return None
+
+    def pads_requests(self, sp: StagePlan, plan: Plan) -> bool:
+        """Whether it packs each batch's requests, zero-padded to the batch's (height, width) gear
+        (a server's upload), so its time follows the gear."""
+        return False

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ascgen.dsl_base import StageBase
-from ascgen.geometry import Geometry, tensor
-from ascgen.plan_model import Plan, PoolPlan, StagePlan
-from ascgen.stages.base import Constant, PoolRef, PoolRequest, Sizes, StageContext, StageKind, const
+from ascgen.plan.geometry import Geometry, tensor
+from ascgen.plan.model import Plan, PoolPlan, PoolRef, StagePlan
+from ascgen.spec.dsl_base import StageBase
+from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
 
 class D2hStage(StageBase):

@@ -3,10 +3,10 @@ resolution ranges, crop areas and resize ratios, with the profile's figures."""
 
 from __future__ import annotations
 
-from ascgen.diagnostics import Diagnostic
-from ascgen.dsl_base import Crop, Size, StageBase
-from ascgen.geometry import Geometry, nice_multiples, yuv420sp
-from ascgen.profile import Profile, Resolution, StrideAlign
+from ascgen.plan.geometry import Geometry, nice_multiples, yuv420sp
+from ascgen.spec.diagnostics import Diagnostic
+from ascgen.spec.dsl_base import Crop, Size, StageBase
+from ascgen.spec.profile import Profile, Resolution, StrideAlign
 from ascgen.stages.base import StageContext
 
 PIXEL_FORMAT = {"nv12": "PIXEL_FORMAT_YUV_SEMIPLANAR_420", "nv21": "PIXEL_FORMAT_YVU_SEMIPLANAR_420"}
@@ -126,7 +126,7 @@ def decoded_size(ctx: StageContext) -> Size | None:
     prev = ctx.prev_kind
     if prev is None:
         return None
-    picture = prev.frame_picture(StageContext(ctx.spec, ctx.prof, ctx.index - 1, ctx.smap))
+    picture = prev.frame_picture(ctx.at(ctx.index - 1))
     return Size(width=picture.width, height=picture.height) if picture else None
 
 

@@ -6,14 +6,12 @@ from typing import Literal
 
 from pydantic import Field
 
-from ascgen.dsl_base import Bytes, StageBase
-from ascgen.geometry import Geometry, tensor
-from ascgen.plan_model import Plan, PoolPlan, StagePlan
+from ascgen.plan.geometry import Geometry, tensor
+from ascgen.plan.model import MemoryKind, Plan, PoolPlan, PoolRef, StagePlan
+from ascgen.spec.dsl_base import Bytes, StageBase
 from ascgen.stages.base import (
     Constant,
-    MemoryKind,
     Per,
-    PoolRef,
     PoolRequest,
     Sizes,
     StageContext,
@@ -76,16 +74,15 @@ class H2d(StageKind):
         return PoolRef(sp.name, "dev")
 
     def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
-        return {"pads_requests": pads_requests(sp, plan)}
+        return {"pads_requests": self.pads_requests(sp, plan)}
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
-        if not pads_requests(sp, plan) or plan.model is None:
+        if not self.pads_requests(sp, plan) or plan.model is None:
             return []
         gears = ", ".join(f"{{{h}, {w}}}" for h, w in plan.model.hw_gears)
         return [const("ascgen::serving::HwGear", "kHwGears[]", "{" + gears + "}")]
 
-
-def pads_requests(sp: StagePlan, plan: Plan) -> bool:
-    """The upload of a server whose requests have their own width (source format raw): it packs
-    each batch's requests, zero-padded to the width of the model's gear that the batch runs at."""
-    return sp.index == 0 and plan.serving is not None and bool(plan.serving.hw_gears)
+    def pads_requests(self, sp: StagePlan, plan: Plan) -> bool:
+        """The upload of a server whose requests have their own width (source format raw): it packs
+        each batch's requests, zero-padded to the width of the model's gear that the batch runs at."""
+        return sp.index == 0 and plan.serving is not None and bool(plan.serving.hw_gears)

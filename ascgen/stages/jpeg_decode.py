@@ -6,12 +6,12 @@ from typing import Literal
 
 from pydantic import Field
 
-from ascgen.diagnostics import Diagnostic
-from ascgen.dsl_base import Size, StageBase
-from ascgen.geometry import Geometry, yuv420sp
-from ascgen.plan_model import Plan, PoolPlan, StagePlan
+from ascgen.plan.geometry import Geometry, yuv420sp
+from ascgen.plan.model import Plan, PoolPlan, PoolRef, StagePlan
+from ascgen.spec.diagnostics import Diagnostic
+from ascgen.spec.dsl_base import Size, StageBase
 from ascgen.stages import dvpp_rules
-from ascgen.stages.base import Constant, PoolRef, PoolRequest, Sizes, StageContext, StageKind, const
+from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
 
 class JpegDecodeStage(StageBase):

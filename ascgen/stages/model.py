@@ -8,13 +8,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from ascgen.diagnostics import Diagnostic, did_you_mean, one_of
-from ascgen.dsl_base import Bytes, StageBase
-from ascgen.geometry import Geometry, tensor
-from ascgen.names import SafePath
-from ascgen.plan_model import Plan, PoolPlan, StagePlan
-from ascgen.profile import Profile
-from ascgen.stages.base import Constant, PoolRef, PoolRequest, Sizes, StageContext, StageKind, const
+from ascgen.plan.geometry import Geometry, tensor
+from ascgen.plan.model import ModelPlan, Plan, PoolPlan, PoolRef, StagePlan
+from ascgen.spec.diagnostics import Diagnostic, did_you_mean, one_of
+from ascgen.spec.dsl_base import Bytes, StageBase
+from ascgen.spec.names import SafePath
+from ascgen.spec.profile import Profile
+from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
 DEFAULT_MODEL_MEMORY = 128 << 20
 DEFAULT_OUTPUT_BYTES_PER_ITEM = 4000
@@ -64,11 +64,6 @@ def _doubling(batch: int) -> list[int]:
     while out[-1] * 2 < batch:
         out.append(out[-1] * 2)
     return sorted({*out, batch})
-
-
-def gear_for(gears: list[int], items: int) -> int:
-    """The smallest gear that holds ``items`` (the last gear is the model's batch)."""
-    return next((g for g in gears if g >= items), gears[-1])
 
 
 def _check_hw_gears(ctx: StageContext, stage: ModelStage) -> list[Diagnostic]:
@@ -219,7 +214,7 @@ class Model(StageKind):
         ref = ctx.prof.models.get(str(stage.reference))
         if prev is None or not prev.makes_frames or ref is None:
             return []
-        feeder = StageContext(ctx.spec, ctx.prof, ctx.index - 1, ctx.smap)
+        feeder = ctx.at(ctx.index - 1)
         picture = prev.frame_picture(feeder)
         assert picture is not None
         want = f"{ref.input.width}x{ref.input.height} {ref.input.format}"
@@ -302,6 +297,32 @@ class Model(StageKind):
             return stage.memory_bytes
         ref = ctx.prof.models.get(str(stage.reference))
         return ref.memory_bytes if ref else DEFAULT_MODEL_MEMORY
+
+    def batch_input_bytes(self, ctx: StageContext, frame_bytes: int) -> int | None:
+        """The stage's input_bytes, else a batch of frames, or of the largest hw gear's uint8 items."""
+        stage, batch = ctx.stage, ctx.spec.batch
+        assert isinstance(stage, ModelStage)
+        if stage.input_bytes:
+            return stage.input_bytes
+        if stage.hw_gears:
+            return batch * max(h * w for h, w in stage.hw_gears)
+        return frame_bytes * batch
+
+    def batch_plan(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, instances: int) -> ModelPlan:
+        stage, prof, batch = ctx.stage, ctx.prof, ctx.spec.batch
+        assert isinstance(stage, ModelStage)
+        latency = latency_ms(stage, prof, batch)
+        hw_gears = [(h, w) for h, w in stage.hw_gears or []]
+        return ModelPlan(
+            stage=stage.name, path=stage.path, batch=batch, latency_ms=latency,
+            latency_table=latency_table(stage, prof), traffic_bytes=traffic_bytes(stage, prof, batch),
+            input_bytes=gin.bytes if gin else 0, output_bytes=gout.bytes if gout else 0,
+            memory_bytes=self.model_memory_bytes(ctx), instances=instances, gears=stage.gears or [],
+            traffic_bytes_per_item=traffic_bytes(stage, prof, 1) - traffic_bytes(stage, prof, 0),
+            hw_gears=hw_gears,
+            gear_ms={g: latency_ms(stage, prof, g) for g in stage.gears or []},
+            hw_gear_ms=[latency * hw_share(hw_gears, g) for g in hw_gears],
+        )  # fmt: skip
 
     def output_bytes(self, stage: StageBase, prof: Profile, batch: int) -> int:
         assert isinstance(stage, ModelStage)

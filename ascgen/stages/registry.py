@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated, Union
 
 from pydantic import Field
 
-from ascgen.dsl_base import StageBase
-from ascgen.stages.base import StageKind
+from ascgen.spec.dsl_base import StageBase
+from ascgen.stages.base import SpecView, StageContext, StageKind
 from ascgen.stages.d2h import D2h
 from ascgen.stages.h2d import H2d
 from ascgen.stages.jpeg_decode import JpegDecode
@@ -16,6 +16,10 @@ from ascgen.stages.model import Model
 from ascgen.stages.topk import Topk
 from ascgen.stages.vpc_letterbox import VpcLetterbox
 from ascgen.stages.vpc_resize import VpcResize
+
+if TYPE_CHECKING:
+    from ascgen.spec.profile import Profile
+    from ascgen.spec.yaml_loader import SourceMap
 
 KINDS: dict[str, StageKind] = {
     k.kind: k for k in (H2d(), JpegDecode(), VpcResize(), VpcLetterbox(), Model(), D2h(), Topk())
@@ -42,3 +46,8 @@ def producers_of(kind: StageKind) -> list[str]:
 
 def decoders_of(source_kind: str) -> list[StageKind]:
     return [k for k in KINDS.values() if k.decodes == source_kind]
+
+
+def context(spec: SpecView, prof: Profile, index: int, smap: SourceMap | None = None) -> StageContext:
+    """Stage ``index`` of ``spec`` as its kind's hooks see it."""
+    return StageContext(spec, prof, index, tuple(kind_of(stage) for stage in spec.stages), smap)

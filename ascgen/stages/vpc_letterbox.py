@@ -13,10 +13,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from ascgen.diagnostics import Diagnostic
-from ascgen.dsl_base import Size, StageBase
-from ascgen.geometry import Geometry
-from ascgen.plan_model import Plan, StagePlan
+from ascgen.plan.geometry import Geometry
+from ascgen.plan.model import Plan, StagePlan
+from ascgen.spec.diagnostics import Diagnostic
+from ascgen.spec.dsl_base import Size, StageBase
 from ascgen.stages import dvpp_rules
 from ascgen.stages.base import Constant, Sizes, StageContext, const
 from ascgen.stages.vpc_output import VpcOutputKind

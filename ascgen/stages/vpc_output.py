@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ascgen.diagnostics import Diagnostic
-from ascgen.dsl_base import Size, StageBase
-from ascgen.geometry import Geometry
-from ascgen.plan_model import Plan, PoolPlan, StagePlan
+from ascgen.plan.geometry import Geometry
+from ascgen.plan.model import Plan, PoolPlan, PoolRef, StagePlan
+from ascgen.spec.diagnostics import Diagnostic
+from ascgen.spec.dsl_base import Size, StageBase
 from ascgen.stages import dvpp_rules
-from ascgen.stages.base import Constant, PoolRef, PoolRequest, Sizes, StageContext, StageKind, const
+from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
 
 class VpcOutputKind(StageKind):

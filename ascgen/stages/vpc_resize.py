@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ascgen.diagnostics import Diagnostic
-from ascgen.dsl_base import Crop, Size, StageBase
-from ascgen.plan_model import Plan, StagePlan
+from ascgen.plan.model import Plan, StagePlan
+from ascgen.spec.diagnostics import Diagnostic
+from ascgen.spec.dsl_base import Crop, Size, StageBase
 from ascgen.stages import dvpp_rules
 from ascgen.stages.base import Constant, StageContext, const
 from ascgen.stages.vpc_output import VpcOutputKind

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ascgen.errors import Interrupted, UserError
-from ascgen.friendly import friendly
+from ascgen.common.errors import Interrupted, UserError
+from ascgen.common.friendly import friendly
 from ascgen.transfers.direction import Direction
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def transfer(
 
     Writes results.json, transfers.csv, table.md and transfers.png to --out (default
     probe-results/transfer/<time>/). Ctrl-C keeps the cases already measured."""
-    from ascgen import profile as profiles
+    from ascgen.spec import profile as profiles
     from ascgen.transfers.probe import Options, parse_size
 
     if profile_name not in profiles.available():
@@ -146,8 +146,8 @@ def run_and_write(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from ascgen.console import out
-    from ascgen.fileio import check_can_create
+    from ascgen.common.console import out
+    from ascgen.common.fileio import check_can_create
     from ascgen.transfers import probe, report
 
     check_can_create(folder)
@@ -192,7 +192,7 @@ def _write(
     import dataclasses
     import platform
 
-    from ascgen.fileio import write_atomic
+    from ascgen.common.fileio import write_atomic
     from ascgen.transfers import report
 
     meta: dict[str, object] = {

@@ -1,4 +1,4 @@
-"""The link model (Python twin of simulator/src/link.h; docs/transfers.md).
+"""The link model (Python twin of simulator/src/links/link.h; docs/transfers.md).
 
 A transfer over HCCS or RDMA is a route of hops, each a latency and a bandwidth; the transit
 buffer pool pipelines its blocks, hiding a fraction ``pool_overlap`` of every hop but the
@@ -88,7 +88,7 @@ class Unsupported(ValueError):
 
 
 def route(links: Links, t: Transfer) -> tuple[list[Hop], float]:
-    """The hops of ``t`` and the pool's overlap (as simulator/src/link.cpp builds them)."""
+    """The hops of ``t`` and the pool's overlap (as simulator/src/links/link.cpp builds them)."""
     hops, overlap = _route(links, t)
     if t.link == "hccs" and t.pool and t.direction == Direction.H2D:
         # The peer is a device: the route without the pool exists too (when the profile has its

@@ -2,7 +2,7 @@
 
 ``cases()`` turns the options of ``ascgen probe transfer`` into the program's table of cases;
 ``render()`` renders templates/probes/ (deterministically: the same options give the same bytes);
-``build()`` compiles it like a generated pipeline (ascgen.build); ``run()`` runs it on the simulator
+``build()`` compiles it like a generated pipeline (ascgen.codegen.build); ``run()`` runs it on the simulator
 (or a device) and returns one row per case with its GB/s.
 """
 
@@ -18,12 +18,12 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ascgen import __version__
-from ascgen import profile as profiles
-from ascgen.build import BuildFailed
+from ascgen.codegen.build import BuildFailed
+from ascgen.codegen.probe import ProbeFailed, build_probe, run_probe, source_dir
 from ascgen.codegen.render import clang_format
-from ascgen.errors import UserError
-from ascgen.probe_program import ProbeFailed, build_probe, run_probe, source_dir
-from ascgen.resources import simulator_dir, templates_dir
+from ascgen.common.errors import UserError
+from ascgen.common.resources import simulator_dir, templates_dir
+from ascgen.spec import profile as profiles
 from ascgen.transfers.direction import COPY_DIRECTIONS, LINK_DIRECTIONS, Direction
 from ascgen.transfers.model import Transfer, Unsupported, route
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ascgen.errors import UserError
+from ascgen.common.errors import UserError
 
 BUDGET = re.compile(r"^(?:(?P<h>\d+(?:\.\d+)?)h)?(?:(?P<m>\d+(?:\.\d+)?)m)?(?:(?P<s>\d+(?:\.\d+)?)s?)?$")
 MAX_BUDGET_S = 7 * 24 * 3600

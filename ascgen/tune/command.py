@@ -18,7 +18,7 @@ import click
 
 from ascgen.bench import options
 from ascgen.bench.command import default_builder
-from ascgen.friendly import friendly
+from ascgen.common.friendly import friendly
 
 if TYPE_CHECKING:
     from ascgen.bench import session
@@ -116,7 +116,7 @@ def tune(
     from ascgen.bench.live import monitor_for
     from ascgen.bench.roofline import Planner
     from ascgen.bench.runner import RunOptions
-    from ascgen.fileio import check_can_create
+    from ascgen.common.fileio import check_can_create
     from ascgen.tune.budget import parse_budget
     from ascgen.tune.goal import Goal, parse_slo
     from ascgen.tune.grid import make_grid
@@ -187,7 +187,7 @@ def finish(
     bench_context: tuple[datetime, tuple[str | None, bool | None], list[str]],
 ) -> None:
     """Write the report (and the winning spec), print the verdict, exit as it says."""
-    from ascgen.console import out
+    from ascgen.common.console import out
     from ascgen.tune.outputs import verdict, write_report, write_tuned_spec
 
     if outcome.winner is not None and not outcome.interrupted:

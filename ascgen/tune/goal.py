@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ascgen.errors import UserError
-from ascgen.spec import Slo
+from ascgen.common.errors import UserError
+from ascgen.spec.dsl import Slo
 
 Objective = Literal["max_qps", "min_p99"]
 OBJECTIVES: tuple[Objective, ...] = ("max_qps", "min_p99")

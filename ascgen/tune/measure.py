@@ -1,6 +1,6 @@
 """The tune's Measurer and Oracle on the bench's machinery: the bench's Planner
 (ascgen.bench.roofline) plans a point; a build per program variant through the bench's
-builder (ascgen.build's cache); runs with ascgen.bench.session.measure_point (the program's
+builder (ascgen.codegen.build's cache); runs with ascgen.bench.session.measure_point (the program's
 JSON parsed by ascgen.bench.schema); the records assemble into an ordinary results file."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from ascgen.bench import session, stats
 from ascgen.bench.roofline import Planner, variant_config
 from ascgen.bench.runner import run_program
 from ascgen.bench.schema import BenchResults, Config, RunRecord
-from ascgen.errors import AscgenError
+from ascgen.common.errors import AscgenError
 from ascgen.tune.goal import Measurement
 from ascgen.tune.search import PointFailed
 

@@ -7,14 +7,14 @@ from datetime import datetime
 from pathlib import Path
 
 from ascgen.bench.roofline import Planner
-from ascgen.console import out
-from ascgen.errors import CheckFailed, Interrupted, StepFailed, UserError
-from ascgen.fileio import write_atomic
+from ascgen.common.console import out
+from ascgen.common.errors import CheckFailed, Interrupted, StepFailed, UserError
+from ascgen.common.fileio import write_atomic
+from ascgen.spec.parse import parse_file
 from ascgen.tune import report
 from ascgen.tune.measure import BenchMeasurer
 from ascgen.tune.search import Outcome, short
 from ascgen.tune.spec_edit import tuned_text
-from ascgen.validate import parse_file
 
 BenchContext = tuple[datetime, tuple[str | None, bool | None], list[str]]  # started, git state, swept keys
 

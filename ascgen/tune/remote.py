@@ -19,10 +19,10 @@ from typing import Any
 from ascgen.bench import session, stats
 from ascgen.bench.roofline import Planner, variant_config
 from ascgen.bench.schema import Config, ProgramReport
-from ascgen.errors import AscgenError, UserError
-from ascgen.fileio import write_atomic
-from ascgen.plan_model import Plan
-from ascgen.spec import Spec
+from ascgen.common.errors import AscgenError, UserError
+from ascgen.common.fileio import write_atomic
+from ascgen.plan.model import Plan
+from ascgen.spec.dsl import Spec
 from ascgen.tune.goal import Measurement
 from ascgen.tune.measure import BenchMeasurer
 from ascgen.tune.search import PointFailed
@@ -49,7 +49,7 @@ def measure_on_node(
     """Runs on a Ray worker: build the variant there, run it ``repeat`` times; the reports, or
     the one-line error, with the node's host name."""
     from ascgen.bench.runner import RunOptions, run_program
-    from ascgen.build import build_variant
+    from ascgen.codegen.build import build_variant
 
     host = socket.gethostname()
     point = Config.model_validate(config)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 from ascgen.bench.schema import Config
-from ascgen.errors import UserError
+from ascgen.common.errors import UserError
 from ascgen.tune.goal import Goal, Measurement
 from ascgen.tune.grid import Grid
 

@@ -5,7 +5,7 @@
 ``LO..HI`` is LO and its doublings up to HI (HI included: ``1..12`` is 1, 2, 4, 8, 12);
 ``LO..HI:STEP`` counts by STEP; ``streams=*`` is every stream layout. A comma separates
 values; a new ``KEY=`` starts the next key. Keys not given keep the spec's own value.
-Values are checked against the DSL's limits (ascgen.configure); errors are one line.
+Values are checked against the DSL's limits (ascgen.spec.configure); errors are one line.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 
 from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, Config
-from ascgen.configure import STREAMS, check_value
-from ascgen.errors import UserError
+from ascgen.common.errors import UserError
+from ascgen.spec.configure import STREAMS, check_value
 
 # What a bench point configures, threads .. sync_every. A server's load (clients, rate) is what
 # the service is asked to carry and the devices are where it runs: `ascgen bench` sweeps them,

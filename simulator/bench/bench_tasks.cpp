@@ -13,7 +13,7 @@
 
 #include "acl/acl.h"
 #include "acl_sim/acl_sim.h"
-#include "task.h"
+#include "core/task.h"
 
 int main(int argc, char** argv) {
   long tasks = argc > 1 ? std::atol(argv[1]) : 400000;

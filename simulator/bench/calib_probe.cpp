@@ -1,6 +1,6 @@
 // Calibration probes: each repeats one experiment of the published Ascend 310
 // study (/work/shared/calibration/ascend310_seed.yaml) on the simulator and
-// prints one JSON line. simulator/bench/calibrate.py runs them all and writes
+// prints one JSON line. tools/calibration/run.py runs them all and writes
 // docs/calibration.md.
 //
 //   acl_sim_calib model_sync | model_async | h2d_merged | h2d_unmerged |
@@ -37,7 +37,7 @@
 #include "acl/acl_mdl.h"
 #include "acl/ops/acl_dvpp.h"
 #include "acl_sim/acl_sim.h"
-#include "profile.h"
+#include "core/profile.h"
 
 // calib_dvpp.cpp: CANN's DVPP figures by channel count ("vpc" or "jpegd").
 double dvpp_channels(const std::string& engine, int channels, const std::vector<uint8_t>& jpeg);
@@ -112,7 +112,7 @@ std::string model_file(uint32_t batch) {
     << "\nmemory_bytes=" << static_cast<size_t>(p.num("models.resnet50.memory_bytes", 115343360))
     << "\n";
   // DDR traffic of one execution besides input and output (weights, activations):
-  // ACL_SIM_CALIB_TRAFFIC=FIXED,PER_ITEM, calibrate.py's copy of the profile's
+  // ACL_SIM_CALIB_TRAFFIC=FIXED,PER_ITEM, tools/calibration/run.py's copy of the profile's
   // models.resnet50.traffic_bytes_fixed / _per_item (descriptor figures, not in the flat profile).
   if (const char* t = std::getenv("ACL_SIM_CALIB_TRAFFIC")) {
     double fixed = 0, per_item = 0;

@@ -3,9 +3,9 @@
 Usage: check_api_enter.py <libacl_sim.a> <simulator/src>
 
 Lists the library's exported `acl*` functions (nm; the simulator-only `aclsim*`
-extensions excepted) and checks that each one's definition in src/*.cpp starts with
+extensions excepted) and checks that each one's definition in src/*/*.cpp starts with
 SIM_API_ENTER() or SIM_API_ENTER_OR(...), so that ACL_SIM_FAIL and aclsimCallCount
-reach it, and that src/api_names.cpp (the names ACL_SIM_FAIL accepts) lists exactly
+reach it, and that src/api/api_names.cpp (the names ACL_SIM_FAIL accepts) lists exactly
 those functions. Exits 1 naming every function that does not.
 """
 
@@ -22,7 +22,7 @@ def main() -> int:
     out = subprocess.run(["nm", "--defined-only", lib], capture_output=True, text=True, check=True).stdout
     exported = sorted({line.split()[-1] for line in out.splitlines() if re.search(r" T acl(?!sim)\w*$", line)})
     first_statement: dict[str, tuple[str, bool]] = {}
-    for path in sorted(src.glob("*.cpp")):
+    for path in sorted(src.glob("*/*.cpp")):
         text = path.read_text()
         for m in DEF.finditer(text):
             body = text[m.end() : m.end() + 400].strip()
@@ -33,7 +33,7 @@ def main() -> int:
         print(f"{name} ({where}): does not start with SIM_API_ENTER", file=sys.stderr)
     print(f"{len(exported)} exported acl* functions, {len(bad)} without SIM_API_ENTER")
     # api_names.cpp lists the same names: ACL_SIM_FAIL rules are checked against it.
-    listed = sorted(set(re.findall(r'"(acl\w+)"', (src / "api_names.cpp").read_text())))
+    listed = sorted(set(re.findall(r'"(acl\w+)"', (src / "api" / "api_names.cpp").read_text())))
     drift = sorted(set(exported) ^ set(listed))
     for name in drift:
         where = "exported but not listed" if name in exported else "listed but not exported"

@@ -1,5 +1,5 @@
 // Unit test of the DVPP descriptor objects and the device parameter checks
-// (simulator/src/dvpp_desc.{h,cpp}, dvpp_check.cpp). Plain C++, no framework; the device is
+// (simulator/src/dvpp/dvpp_desc.{h,cpp}, dvpp_check.cpp). Plain C++, no framework; the device is
 // set only because a channel is created in the current context.
 #include <cstdio>
 #include <cstdlib>
@@ -8,7 +8,7 @@
 
 #include "acl/acl.h"
 #include "acl_sim/acl_sim.h"
-#include "dvpp_desc.h"
+#include "dvpp/dvpp_desc.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Processes of one simulated machine (src/machine.h) share its cards' host
+// Processes of one simulated machine (src/links/machine.h) share its cards' host
 // links: `sim_machine` starts copies of itself (`sim_machine copy DEVICE DIR`),
 // each driving one device of a card whose link carries one copy engine's worth
 // each way, and compares the model time of one copy alone and beside another.

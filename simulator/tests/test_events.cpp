@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "check.h"
+#include "core/task.h"
 #include "session.h"
-#include "task.h"
 
 using namespace testing_sim;
 

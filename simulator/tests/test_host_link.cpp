@@ -1,4 +1,4 @@
-// Host links (src/host_link.h): the copies of devices behind one card's PCIe
+// Host links (src/links/host_link.h): the copies of devices behind one card's PCIe
 // switch share the card's uplink, each way. Times are model time between two
 // events around each copy, compared as ratios measured in one run.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Links (src/link.h): the route of a transfer from the profile, its model time
+// Links (src/links/link.h): the route of a transfer from the profile, its model time
 // alone, and the sharing of one link by transfers crossing it together. Times
 // are model time (aclsimNowUs), compared as ratios measured in one run.
 #include <algorithm>
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "check.h"
-#include "link.h"
-#include "profile.h"
+#include "core/profile.h"
+#include "links/link.h"
 #include "session.h"
 
 using namespace testing_sim;

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "check.h"
-#include "memory.h"
+#include "core/memory.h"
 #include "session.h"
 
 using namespace testing_sim;

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "check.h"
+#include "core/task.h"
 #include "session.h"
-#include "task.h"
 
 using namespace testing_sim;
 
@@ -279,7 +279,7 @@ TEST(timing, device_open) {
   setenv("ACL_SIM_DEVICE_OPEN_MS", "0", 1);
 }
 
-// Large copies move their bytes on mover threads while they run (src/mover.h),
+// Large copies move their bytes on mover threads while they run (src/core/mover.h),
 // so wall time follows model time: one 64 MiB copy takes its model time (x the
 // time scale), and two on different streams and engines (H2D and D2H, which
 // the model runs side by side) take that same time together, not twice. The

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ascgen import build
 from ascgen.bench.points import configurations, parse_sweep
 from ascgen.bench.roofline import Planner
+from ascgen.codegen import build
 
 SEED = Path(__file__).resolve().parents[2] / "pipelines" / "resnet50_b16.yaml"
 

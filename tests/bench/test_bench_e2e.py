@@ -10,13 +10,13 @@ import pytest
 from build_dirs import TEST_BUILD
 from click.testing import CliRunner
 
-from ascgen import build
 from ascgen.bench import session
 from ascgen.bench.command import write_outputs
 from ascgen.bench.points import parse_sweep
 from ascgen.bench.runner import RunOptions
 from ascgen.bench.schema import BenchResults, load_results
 from ascgen.cli import cli
+from ascgen.codegen import build
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = REPO / "pipelines" / "resnet50_b16.yaml"

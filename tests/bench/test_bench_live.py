@@ -12,14 +12,14 @@ from bench_helpers import SPEC, FakeBuilder
 from click.testing import CliRunner
 from rich.console import Console
 
-from ascgen import build
 from ascgen.bench import command
 from ascgen.bench.eta import SweepEta
 from ascgen.bench.live import LiveMonitor, PlainMonitor
 from ascgen.bench.runner import Progress, RunOptions
 from ascgen.bench.schema import Config, load_results
 from ascgen.cli import cli
-from ascgen.progress import BuildProgress, duration_text
+from ascgen.codegen import build
+from ascgen.common.progress import BuildProgress, duration_text
 
 OPTIONS = RunOptions(duration_s=5, warmup_s=1)
 CONFIG = Config(threads=2, depth=4, batch=16, streams="per_stage", sync_every=None)

@@ -8,7 +8,7 @@ from bench_helpers import COMPARE
 
 from ascgen.bench import environment, noise, slo
 from ascgen.bench.schema import load_results
-from ascgen.spec import Slo
+from ascgen.spec.dsl import Slo
 
 base = load_results(COMPARE / "base.json")
 noisy = load_results(COMPARE / "noisy.json")

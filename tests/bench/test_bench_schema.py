@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from bench_helpers import COMPARE, SPEC
 
-from ascgen.analysis import analyze_file
 from ascgen.bench import stats
 from ascgen.bench.schema import (
     SCHEMA_VERSION,
@@ -18,7 +17,8 @@ from ascgen.bench.schema import (
     load_results,
     parse_program_report,
 )
-from ascgen.plan_model import Plan
+from ascgen.pipeline import analyze_file
+from ascgen.plan.model import Plan
 
 # The example of the program contract, verbatim but for the windows.
 PROGRAM_DOC = {

@@ -39,7 +39,7 @@ def host_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def small_program() -> Path:
-    from ascgen.build import build_variant
+    from ascgen.codegen.build import build_variant
 
     root = Path(tempfile.gettempdir()) / f"ascgen-hostile-build-{os.getuid()}"
     return build_variant(ROOT / "pipelines" / "decode_only.yaml", build_root=root).binary

@@ -21,7 +21,7 @@ EDGE_FOLDER = "in put's & (x) é+=@,~"
 
 @pytest.mark.slow
 def test_edge_names_and_paths_compile_and_run(tmp_path: Path) -> None:
-    from ascgen.build import build_variant
+    from ascgen.codegen.build import build_variant
 
     data = tmp_path / EDGE_FOLDER
     shutil.copytree(ROOT / "pipelines" / "data" / "images", data / "images")

@@ -14,9 +14,9 @@ from typing import Any
 
 from build_dirs import TEST_BUILD
 
-from ascgen.analysis import analyze_file
-from ascgen.build import BuildResult, build_variant
-from ascgen.generate import render_all
+from ascgen.codegen.build import BuildResult, build_variant
+from ascgen.codegen.generate import render_all
+from ascgen.pipeline import analyze_file
 
 REPO = Path(__file__).resolve().parents[2]
 PIPELINES = sorted((REPO / "pipelines").rglob("*.yaml"))
@@ -44,7 +44,7 @@ def built(spec: Path, sanitize: str | None = None) -> BuildResult:
 def prebuild(wanted: list[tuple[Path, str | None]], workers: int = 2) -> None:
     """Builds these programs ``workers`` at a time. A generated program is one translation unit,
     so one build keeps one core busy; the simulator library each variant links is built once
-    under a lock (ascgen.build.ensure_simulator). A build that fails is left to the test that
+    under a lock (ascgen.codegen.build.ensure_simulator). A build that fails is left to the test that
     asks for it (``built`` builds it again and reports its error there)."""
     todo = sorted({(str(spec), sanitize) for spec, sanitize in wanted} - set(_builds), key=str)
 

@@ -20,6 +20,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 FETCH = REPO / "simulator" / "conformance" / "fetch_cann_headers.py"
 GENERATED = sorted(p for p in (REPO / "generated").iterdir() if (p / "main.cpp").is_file())
+RUNTIME = REPO / "generated" / "runtime"  # the programs' shared runtime headers
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +54,7 @@ def test_generated_program_compiles_against_cann(program: Path, cann_include: tu
         '-DASCGEN_DEFAULT_MODEL="m.om"',
         f"-I{cann}",
         f"-I{dvpp_only}",
+        f"-I{RUNTIME}",
         str(program / "main.cpp"),
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)

@@ -1,8 +1,8 @@
 """A copy-bound deployment on one card (tools/deployment/link_bound.py): the devices' copies to
-the host share the card's PCIe link in the simulator (simulator/src/host_link.h), and the
+the host share the card's PCIe link in the simulator (simulator/src/links/host_link.h), and the
 aggregate throughput stops where `ascgen plan` says the link stops it. The devices run in a
 process each (deploy: processes): the processes are one simulated machine and share its links
-(simulator/src/machine.h); one process driving them all shares them the same way (the ctest
+(simulator/src/links/machine.h); one process driving them all shares them the same way (the ctest
 sim.host_link)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from program_harness import built, run_program
 
-from ascgen import profile as profiles
+from ascgen.spec import profile as profiles
 from tools.deployment import link_bound
 
 

@@ -3,8 +3,9 @@
 Each mutant is the seed example's main.cpp with one `<ring>.wait(...)` or `<ring>.host_wait(...)`
 statement (the wait and the reset that follows it) replaced by `(void)0`. All mutants and the
 unmutated control are targets of one CMake project (a copy of the generated folder per
-program, added with add_subdirectory), so they compile in one `cmake --build -j2` against the
-installed plain simulator. Each then runs with a small depth, so every ring wraps many times.
+program, added with add_subdirectory, beside a copy of the shared runtime), so they compile
+in one `cmake --build -j2` against the installed plain simulator. Each then runs with a small
+depth, so every ring wraps many times.
 
 A removed wait is reported one of two ways, and must be: as a race (the hazard detector,
 ACL_SIM_HAZARD=1: exit 86 with a HAZARD line) where data can be overwritten or read too early,
@@ -26,7 +27,7 @@ from pathlib import Path
 import pytest
 from program_harness import BUILD_ROOT, REPO, run_program
 
-from ascgen.build import compile_program
+from ascgen.codegen.build import compile_program
 
 EXAMPLE = REPO / "generated" / "resnet50_b16"
 INPUTS = REPO / "pipelines" / "data" / "images"
@@ -112,6 +113,7 @@ def build_programs(name: str, sources: dict[str, str], root: Path) -> dict[str, 
         _write_if_changed(sub / "main.cpp", main_cpp)
         _write_if_changed(sub / "CMakeLists.txt", re.sub(rf"\b{re.escape(name)}\b", target, cmake))
         subdirs.append(suffix)
+    shutil.copytree(EXAMPLE.parent / "runtime", root / "runtime", dirs_exist_ok=True)  # the copies' ../runtime
     top = "\n".join(
         [
             "cmake_minimum_required(VERSION 3.20)",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from program_harness import REPO, built, run_program
 
-from ascgen.serving_predict import predict
+from ascgen.serving.predict import predict
 
 BATCHED = REPO / "pipelines" / "serving" / "resnet50_batched.yaml"
 FRAMES = REPO / "pipelines" / "decode_only.yaml"

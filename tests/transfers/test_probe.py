@@ -12,9 +12,9 @@ import pytest
 from build_dirs import TEST_BUILD
 from click.testing import CliRunner
 
-from ascgen import profile
 from ascgen.cli import cli
-from ascgen.errors import UserError
+from ascgen.common.errors import UserError
+from ascgen.spec import profile
 from ascgen.transfers import model, probe, published
 
 MIB = 1 << 20

@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass, field
 
 from ascgen.bench.schema import Config
-from ascgen.errors import UserError
+from ascgen.common.errors import UserError
 from ascgen.tune.goal import Measurement
 from ascgen.tune.grid import Grid
 from ascgen.tune.search import PointFailed

@@ -10,8 +10,8 @@ from bench_helpers import SPEC, FakeBuilder
 from click.testing import CliRunner, Result
 
 from ascgen.cli import cli
+from ascgen.spec.parse import parse_file
 from ascgen.tune import command
-from ascgen.validate import parse_file
 
 FAST = ["--duration", "1", "--warmup", "0", "--budget", "5m"]
 SPACE = ["--space", "threads=1,2,4,8,depth=2,4,8"]

@@ -6,7 +6,7 @@ import pytest
 from fakes import grid
 
 from ascgen.bench.schema import Config
-from ascgen.errors import UserError
+from ascgen.common.errors import UserError
 from ascgen.tune.budget import parse_budget
 from ascgen.tune.grid import Grid
 from ascgen.tune.space import BadSpace, parse_space

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from ascgen.bench.schema import Config
-from ascgen.errors import InternalError
+from ascgen.common.errors import InternalError
+from ascgen.spec.parse import parse_text
 from ascgen.tune.spec_edit import tuned_text
-from ascgen.validate import parse_text
 
 SEED = """\
 # yaml-language-server: $schema=ascgen.schema.json

@@ -32,12 +32,12 @@ from typing import Any
 
 from rich.progress import Progress
 
-from ascgen import profile as profiles
-from ascgen.analysis import analyze_data
-from ascgen.build import build_variant
-from ascgen.deployment import plan_deployment
-from ascgen.friendly import friendly
-from ascgen.validate import parse_file
+from ascgen.codegen.build import build_variant
+from ascgen.common.friendly import friendly
+from ascgen.deploy.plan import plan_deployment
+from ascgen.pipeline import analyze_data
+from ascgen.spec import profile as profiles
+from ascgen.spec.parse import parse_file
 from tools.deployment import link_bound, report
 
 # (spec, device counts, time scale): the scale keeps the simulator's CPU below what the
@@ -48,7 +48,7 @@ STUDIES = [
     (Path("pipelines/resnet50_atlas800.yaml"), [1, 2, 4, 8], 8.0),
 ]
 # The copy-bound card, a process per device and a thread per device (the processes of one run are
-# one simulated machine and share its links: simulator/src/machine.h); its spec and profile are
+# one simulated machine and share its links: simulator/src/links/machine.h); its spec and profile are
 # written under the build root.
 LINK_BOUND = (Path("tools/deployment/link_bound.py"), [1, 2, 4], 5.0)
 

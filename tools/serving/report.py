@@ -149,7 +149,7 @@ def render(points: list[dict[str, Any]], plot_path: str) -> str:
         f"kept {busiest:.2f} of the host's two cores busy, so its own CPU (70 client threads and the simulator) did "
         f"not limit the figures; the host's load average (other work included) was {min(loads):.1f} to "
         f"{max(loads):.1f} during the runs, which the spread of the runs shows. "
-        '"predicted" is `ascgen plan`\'s prediction (`ascgen/serving_predict.py`: the '
+        '"predicted" is `ascgen plan`\'s prediction (`ascgen/serving/predict.py`: the '
         "batcher's rule over the plan's engines and streams, no fitted parameter).",
         "",
         *table(points),

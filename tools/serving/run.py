@@ -10,7 +10,7 @@ pipelines/serving/resnet50_batched.yaml (dynamic batching up to 16, a partial ba
 model's smallest dynamic batch gear that holds it) and the same without gears (written here
 to a temporary folder: a partial batch padded to the model's batch of 16), each under a
 closed loop of 1, 8, 32 and 70 clients, beside the planner's prediction
-(ascgen/serving_predict.py). The program's own CPU time is recorded with every
+(ascgen/serving/predict.py). The program's own CPU time is recorded with every
 point: where the host's two cores limit the figure, --time-scale slows the simulated clock
 (ACL_SIM_TIME_SCALE) and the page reports model-time figures, saying so.
 Then the text-line service with width gears against one gear (tools/serving/textlines.py).
@@ -30,12 +30,12 @@ from typing import Any
 
 from rich.progress import Progress
 
-from ascgen.analysis import analyze_data
-from ascgen.build import build_variant
-from ascgen.friendly import friendly
-from ascgen.plan_model import Plan
-from ascgen.serving_predict import executed_ms, predict
-from ascgen.validate import parse_file
+from ascgen.codegen.build import build_variant
+from ascgen.common.friendly import friendly
+from ascgen.pipeline import analyze_data
+from ascgen.plan.model import Plan
+from ascgen.serving.predict import executed_ms, predict
+from ascgen.spec.parse import parse_file
 from tools.serving import report, textlines
 from tools.serving.server import run_server, spec_variant
 

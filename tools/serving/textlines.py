@@ -14,9 +14,9 @@ from typing import Any
 
 from rich.progress import Progress
 
-from ascgen.build import build_variant
-from ascgen.plan_model import Plan
-from ascgen.serving_predict import predict
+from ascgen.codegen.build import build_variant
+from ascgen.plan.model import Plan
+from ascgen.serving.predict import predict
 from tools.serving.server import run_server, spec_variant
 
 SPEC = Path("pipelines/serving/textline_batched.yaml")
@@ -35,7 +35,7 @@ def one_gear_variant(folder: Path) -> Path:
 
 
 def prediction(plan: Plan, clients: int) -> dict[str, Any]:
-    """The planner's prediction (ascgen/serving_predict.py) at ``clients``."""
+    """The planner's prediction (ascgen/serving/predict.py) at ``clients``."""
     p = predict(plan, clients)
     assert plan.serving is not None
     gears = {f"{h}x{w}": share for (h, w), share in zip(plan.serving.hw_gears, p.gear_share, strict=True)}
@@ -176,8 +176,8 @@ def predicted_table(points: list[dict[str, Any]]) -> list[str]:
         return []
     lines = [
         "",
-        "Beside the planner's prediction (`ascgen plan`, `ascgen/serving_predict.py` with "
-        "`ascgen/serving_requests.py`): the same requests in the same order per client (input (c + k) mod 12 "
+        "Beside the planner's prediction (`ascgen plan`, `ascgen/serving/predict.py` with "
+        "`ascgen/serving/requests.py`): the same requests in the same order per client (input (c + k) mod 12 "
         "of the data folder), batched under the same rules, each batch at its gear; no fitted parameter. The "
         "clients of a completed batch send their next requests in an order the program leaves to the OS "
         "scheduler; the prediction draws it, the mean of six seeded orders (an arrangement of the requests lasts, "

@@ -27,7 +27,7 @@ from ascgen.bench import command, environment, session, stages
 from ascgen.bench.points import parse_sweep
 from ascgen.bench.runner import RunOptions
 from ascgen.bench.schema import BenchResults, RunRecord, load_results
-from ascgen.friendly import friendly
+from ascgen.common.friendly import friendly
 from tools.study import components as study_components
 from tools.study import plots as study_plots
 from tools.study import report as study_report

@@ -80,7 +80,7 @@ uint64_t aclsimRuleCount(void);
 // The same, then forgets them (tests that break rules on purpose).
 uint64_t aclsimTakeRuleCount(void);
 
-// Link transfers (simulator/src/link.h, docs/transfers.md): one block moved
+// Link transfers (simulator/src/links/link.h, docs/transfers.md): one block moved
 // over HCCS or RDMA between this device (or its host) and a remote device (or
 // its host), as a transfer engine such as HIXL's does it. The simulator has one
 // device per process: the remote side is a buffer of this process, and

@@ -1,0 +1,130 @@
+"""Semantic checks of a Spec against a device profile, before planning.
+
+Each check returns diagnostics (never raises) so that every problem of a file is reported
+in one go. What a stage kind checks of itself lives in its module (ascgen/stages/).
+"""
+
+from __future__ import annotations
+
+from ascgen.checks.serving import check_serving as _serving
+from ascgen.spec import dsl
+from ascgen.spec import profile as profiles
+from ascgen.spec.diagnostics import Diagnostic, did_you_mean, one_of
+from ascgen.spec.profile import Profile
+from ascgen.spec.yaml_loader import SourceMap
+from ascgen.stages.registry import context, decoders_of, kind_of, producers_of
+
+SOURCE = "the source"
+
+
+def check_profile(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    names = profiles.available()
+    if spec.device.profile in names:
+        return []
+    hint = did_you_mean(spec.device.profile, names) or f"; available: {one_of(names)}"
+    return [smap.error(("device", "profile"), f"unknown device profile '{spec.device.profile}'{hint}")]
+
+
+def _names(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    seen: dict[str, int] = {}
+    for i, stage in enumerate(spec.stages):
+        if stage.name in seen:
+            message = f"duplicate stage name '{stage.name}' (first used by stage {seen[stage.name] + 1})"
+            out.append(smap.error(("stages", i, "name"), message))
+        seen.setdefault(stage.name, i)
+    for name in spec.buffers.per_stage:
+        if name not in seen:
+            out.append(smap.error(("buffers", "per_stage", name), f"no stage named '{name}'{did_you_mean(name, seen)}"))
+    return out
+
+
+def _order(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    """Each stage takes what the one before it produces."""
+    out = []
+    produced, previous = "source", SOURCE
+    for i, stage in enumerate(spec.stages):
+        kind = kind_of(stage)
+        if produced not in kind.consumes:
+            after = SOURCE if previous == SOURCE else f"{kind_of(spec.stages[i - 1]).article} {previous} stage"
+            need = one_of(producers_of(kind))
+            message = f"{kind.article} {kind.kind} stage cannot come after {after}; it takes its input from {need}"
+            out.append(smap.error(("stages", i, "kind"), message))
+        produced, previous = kind.produces, kind.kind
+    return out
+
+
+def _source(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    out = []
+    source = spec.source
+    kinds = [kind_of(s) for s in spec.stages]
+    decoders = decoders_of(source.data_kind)
+    only_uploads = all(k.moves_whole_batches for k in kinds)
+    if decoders and not only_uploads and not any(k in decoders for k in kinds):
+        after = one_of(producers_of(decoders[0]))
+        out.append(smap.error(("source", "kind"), f"JPEG input needs a {decoders[0].kind} stage after {after}"))
+    for k in kinds:
+        if k.decodes is not None and k.decodes != source.data_kind:
+            out.append(smap.error(("source", "kind"), f"a {k.kind} stage needs source kind {k.decodes}"))
+    if source.kind == "tensor" and source.bytes is None:
+        out.append(smap.error(("source",), "a tensor source needs 'bytes' (the size of one input)"))
+    if source.data_kind == "jpeg_files" and source.bytes is not None:
+        out.append(smap.error(("source", "bytes"), "'bytes' is for tensor sources; use max_bytes"))
+    return out
+
+
+def _layout(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    if spec.streams == "per_stage" and spec.sync_every is not None:
+        return [
+            smap.error(
+                ("sync_every",),
+                "sync_every applies to streams: per_thread (per_stage streams never synchronise the whole stream)",
+            )
+        ]
+    if spec.streams == "per_stage" and spec.submit == "by_step":
+        return [
+            smap.error(
+                ("submit",),
+                "submit: by_step applies to streams: per_thread (per_stage streams overlap the steps of "
+                "different frames by themselves)",
+            )
+        ]
+    if spec.streams == "per_thread" and spec.frames_per_sync % spec.batch:
+        loc = ("sync_every",) if spec.sync_every is not None else ("batch",)
+        message = (
+            f"sync_every {spec.frames_per_sync} must be a multiple of batch {spec.batch} "
+            "(a stream sync completes whole batches)"
+        )
+        return [smap.error(loc, message)]
+    return []
+
+
+def _batch_stages(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    batchers = [i for i, s in enumerate(spec.stages) if kind_of(s).takes_batches]
+    if spec.batch > 1 and not batchers:
+        return [smap.error(("batch",), "batch > 1 needs a model stage (batches are model inputs)")]
+    if len(batchers) > 1:
+        return [smap.error(("stages", batchers[1], "kind"), "one model stage per pipeline")]
+    return []
+
+
+def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    """Stage names, stage order and format compatibility, top-level consistency."""
+    return (
+        _names(spec, smap)
+        + _order(spec, smap)
+        + _source(spec, smap)
+        + _layout(spec, smap)
+        + _batch_stages(spec, smap)
+        + _serving(spec, smap)
+    )
+
+
+def check_stages(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Diagnostic]:
+    """Each stage's own checks against the profile (geometry, limits, references)."""
+    out: list[Diagnostic] = []
+    if spec.batch > prof.limits.max_batch:
+        out.append(smap.error(("batch",), f"batch {spec.batch} exceeds the device's {prof.limits.max_batch}"))
+    for i, stage in enumerate(spec.stages):
+        out += kind_of(stage).check(context(spec, prof, i, smap))
+    return out

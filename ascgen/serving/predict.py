@@ -1,0 +1,296 @@
+"""The planner's prediction of a service under a closed-loop load: QPS and latency at N clients.
+
+A small discrete-event model with no fitted parameter: every figure comes from the plan.
+- Clients: N, each sends its next request when its previous one completes (no think time);
+  they start in turn, and the clients of a completed batch send their next requests in an
+  order drawn from a seeded generator (the program leaves it to the OS scheduler).
+- Requests of their own width (a model with hw_gears, serving_requests.py): client c's k-th
+  request is the program's input (c + k) mod n, read from the spec's data.
+- The batcher: Triton's rule as ascgen_batcher.h applies it (max_batch, the largest preferred
+  size reachable now, else wait until the oldest request is max_queue_delay_us old, then
+  send what is there), forming a batch only while one of the executor slots is free; with
+  request widths, the candidates end before the first request the padding rule keeps out,
+  and a batch so ended goes at once.
+- The pipeline: each stage an engine with as many units as the plan's capacity implies
+  (capacity_qps x service time per frame), serving in the order work arrives, and each host
+  thread's stream of a stage runs one task at a time (a shared stage: one stream for all).
+  A batch goes to a thread with a free slot (in turn); its requests go through the frame
+  stages one by one, then the batch-level stages (the model at the executed batch: the
+  compiled one when partial batches are padded; with request widths at the gear of the
+  batch's widest, whose requests alone the upload copies) once.
+What it leaves out: the host's own CPU time, queue timeouts and the DDR contention the
+roofline's bandwidth bound models (the services here run well below it).
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import itertools
+import random
+import statistics
+from dataclasses import dataclass, field
+
+from ascgen.plan.model import Plan, StagePlan, gear_for
+from ascgen.serving.requests import PaddedShape, Requests, hw_gear_index, read_requests
+from ascgen.stages.registry import kind_of
+
+CLIENTS = (1, 8, 32, 70)  # the seed's experiment's points (Paddle Serving's, issue 16)
+SEEDS = 6  # runs whose mean predicts a service of requests of their own width
+
+
+@dataclass(frozen=True)
+class Prediction:
+    clients: int
+    qps: float
+    p50_ms: float
+    p99_ms: float
+    mean_batch: float
+    model_ms: float = 0.0  # the model's mean time per execution
+    gear_share: tuple[float, ...] = ()  # of the executions, at each of the model's hw_gears
+    requests: str = ""  # hw_gears: the requests the clients send, or why they could not be read
+
+
+@dataclass
+class _Engine:
+    """One stage's engine: its units' busy intervals, and per host thread (one for a shared
+    stage) the stream that feeds it, free from its time on (a stream runs in order)."""
+
+    service_s: float
+    units: list[list[tuple[float, float]]] = field(default_factory=list)
+    streams: list[float] = field(default_factory=list)
+
+    def serve(self, ready: float, thread: int, now: float, service_s: float | None = None) -> float:
+        """Work of `thread` ready at `ready` starts when its stream is free and a unit has a
+        gap long enough (work booked ahead leaves gaps that later work may fill)."""
+        service = self.service_s if service_s is None else service_s
+        stream = thread % len(self.streams)
+        ready = max(ready, self.streams[stream])
+        best, best_unit = float("inf"), 0
+        for u, busy in enumerate(self.units):
+            busy[:] = [b for b in busy if b[1] > now]  # the past cannot be booked
+            t = ready
+            for start, end in busy:
+                if t + service <= start:
+                    break
+                t = max(t, end)
+            if t < best:
+                best, best_unit = t, u
+        bisect.insort(self.units[best_unit], (best, best + service))
+        self.streams[stream] = best + service
+        return best + service
+
+
+def _engine(stage: StagePlan, plan: Plan) -> _Engine:
+    service_s = stage.service_us / 1e6
+    per_unit_qps = stage.frames_per_task / service_s
+    units = max(1, round(stage.capacity_qps / per_unit_qps))
+    streams = 1 if stage.name in plan.shared_stages else plan.threads
+    return _Engine(service_s, [[] for _ in range(units)], [0.0] * streams)
+
+
+@dataclass
+class _Queued:
+    arrived: float
+    client: int
+    sent: int  # the client's requests before this one
+    width: int  # 0: the model's one shape
+
+
+def _batch_size(queue: list[_Queued], now: float, plan: Plan, height: int) -> int:
+    """How many requests the rule sends now (0: wait): ascgen_batcher.h's form_locked. The
+    candidates are the first requests, up to max_batch, ending before the first the padding
+    rule keeps out (requests of their own width); a batch the rule ended goes at once."""
+    s = plan.serving
+    assert s is not None
+    shape = PaddedShape(height)
+    reachable, shape_break = 0, False
+    for q in queue[: s.max_batch]:
+        if height and not shape.accepts(q.width):
+            shape_break = True
+            break
+        shape.add(q.width)
+        reachable += 1
+    if reachable == s.max_batch:
+        return s.max_batch
+    preferred = [p for p in s.preferred if p <= reachable]
+    if preferred:
+        return max(preferred)
+    if shape_break:
+        return reachable
+    if reachable and now - queue[0].arrived >= s.max_queue_delay_us / 1e6 - 1e-12:
+        return reachable
+    return 0
+
+
+@dataclass
+class _Service:
+    """What a batch of requests costs at the model and the upload: at the gear of its widest
+    request when the requests have their own width (requests), else at its size."""
+
+    plan: Plan
+    requests: Requests | None
+    model_s: dict[int, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        assert self.plan.serving is not None
+        self.model_s = {n: executed_ms(self.plan, n) / 1e3 for n in range(1, self.plan.serving.max_batch + 1)}
+
+    def gear(self, taken: list[_Queued]) -> int:
+        assert self.plan.serving is not None and self.requests is not None
+        return hw_gear_index(self.plan.serving.hw_gears, self.requests.height, max(q.width for q in taken))
+
+    def model(self, taken: list[_Queued]) -> float:
+        """An execution: the batch's gear's time (a partial batch is padded to the compiled one)."""
+        if self.requests is None:
+            return self.model_s[len(taken)]
+        assert self.plan.serving is not None
+        return self.plan.serving.hw_gear_ms[self.gear(taken)] / 1e3
+
+    def upload(self, stage: StagePlan, taken: list[_Queued]) -> float | None:
+        """The upload that packs requests copies the batch's requests at its gear (pack_padded)."""
+        if self.requests is None or not kind_of(stage.stage).pads_requests(stage, self.plan):
+            return None
+        assert self.plan.serving is not None
+        h, w = self.plan.serving.hw_gears[self.gear(taken)]
+        return self.plan.device.engines.h2d.service_us(len(taken) * h * w) / 1e6
+
+
+def predict(
+    plan: Plan, clients: int, requests: int | None = None, warmup: int = 300, seed: int | None = None
+) -> Prediction:
+    """The steady state of `clients` closed-loop clients: the requests after the first `warmup`
+    completed ones, `requests` of them (default 3,000). The clients of a completed batch send
+    their next requests in an order the program leaves to the OS scheduler (each waits on its
+    own condition variable): drawn at random from `seed`, so a prediction is deterministic.
+    Requests of their own width form batches that depend on that order, and an arrangement
+    lasts (as in the program, whose runs scatter): without a seed, the mean of SEEDS runs."""
+    s = plan.serving
+    assert s is not None, "a service's plan (source kind requests)"
+    widths = read_requests(plan) if s.hw_gears else None
+    sent = widths if isinstance(widths, Requests) else None
+    note = sent.describe() if sent else (widths if isinstance(widths, str) else "")
+    if sent is None or seed is not None:
+        return _run(plan, clients, sent, note, requests or 3000, warmup, seed or 0)
+    return _mean([_run(plan, clients, sent, note, requests or 3000, warmup, k) for k in range(SEEDS)])
+
+
+def _mean(runs: list[Prediction]) -> Prediction:
+    return Prediction(
+        clients=runs[0].clients,
+        qps=statistics.fmean(r.qps for r in runs),
+        p50_ms=statistics.fmean(r.p50_ms for r in runs),
+        p99_ms=statistics.fmean(r.p99_ms for r in runs),
+        mean_batch=statistics.fmean(r.mean_batch for r in runs),
+        model_ms=statistics.fmean(r.model_ms for r in runs),
+        gear_share=tuple(statistics.fmean(col) for col in zip(*(r.gear_share for r in runs), strict=True)),
+        requests=runs[0].requests,
+    )
+
+
+def _run(
+    plan: Plan, clients: int, sent: Requests | None, note: str, requests: int, warmup: int, seed: int
+) -> Prediction:
+    """One run of the model, the clients of completed batches resubmitting in the order `seed` draws."""
+    s = plan.serving
+    assert s is not None
+    height = sent.height if sent else 0
+    service = _Service(plan, sent)
+    frame_stages = [st for st in plan.stages if not st.batch_level and st.service_us > 0]
+    batch_stages = [st for st in plan.stages if st.batch_level and st.service_us > 0]
+    frames = [_engine(st, plan) for st in frame_stages]
+    batches = [_engine(st, plan) for st in batch_stages]
+    model = [plan.model is not None and st.name == plan.model.stage for st in batch_stages]
+    slots = [s.slots_per_thread] * plan.threads  # free batch slots per host thread
+    turn = itertools.cycle(range(plan.threads))
+    events: list[tuple[float, int, int]] = []  # (time, order, requests completing; 0: a timer)
+    order = itertools.count()
+    done: list[tuple[float, float]] = []  # (completion, latency)
+    sizes: list[int] = []
+    executions: list[tuple[int, float]] = []  # (gear index, model seconds) per batch
+    in_batch: dict[int, tuple[int, list[_Queued]]] = {}
+
+    def send(client: int, k: int, at: float) -> _Queued:
+        return _Queued(at, client, k, sent.of_client(client, k) if sent else 0)
+
+    queue = [send(c, 0, 0.0) for c in range(clients)]  # the clients start in turn
+    wake = random.Random(seed)
+    now = 0.0
+    while len(done) < warmup + requests:
+        while any(slots) and queue:
+            n = _batch_size(queue, now, plan, height)
+            if n == 0:
+                heapq.heappush(events, (queue[0].arrived + s.max_queue_delay_us / 1e6, next(order), 0))
+                break
+            thread = next(w for w in turn if slots[w] > 0)
+            taken, queue = queue[:n], queue[n:]
+            slots[thread] -= 1
+            sizes.append(n)
+            ready = now
+            for _ in range(n):  # each request through the frame stages
+                t = now
+                for e in frames:
+                    t = e.serve(t, thread, now)
+                ready = max(ready, t)
+            for e, st, is_model in zip(batches, batch_stages, model, strict=True):  # the model and the rest
+                cost = service.model(taken) if is_model else service.upload(st, taken)
+                ready = e.serve(ready, thread, now, cost)
+            executions.append((service.gear(taken) if sent else len(s.hw_gear_ms) - 1, service.model(taken)))
+            key = next(order)
+            in_batch[key] = (thread, taken)
+            heapq.heappush(events, (ready, key, n))
+        if not events:
+            break
+        now, key, n = heapq.heappop(events)
+        if n == 0:
+            continue
+        thread, taken = in_batch.pop(key)
+        for q in wake.sample(taken, len(taken)):  # each client sends its next request at once
+            done.append((now, now - q.arrived))
+            queue.append(send(q.client, q.sent + 1, now))
+        slots[thread] += 1
+    measured = done[warmup:]
+    if len(measured) < 2:
+        return Prediction(clients, 0.0, 0.0, 0.0, 0.0)
+    span = measured[-1][0] - done[warmup - 1][0] if warmup else measured[-1][0]
+    latencies = sorted(lat for _, lat in measured)
+    steady = executions[len(executions) // 10 :]
+    gears = [g for g, _ in steady]
+    return Prediction(
+        clients=clients,
+        qps=len(measured) / span if span > 0 else 0.0,
+        p50_ms=statistics.median(latencies) * 1e3,
+        p99_ms=latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] * 1e3,
+        mean_batch=statistics.fmean(sizes[len(sizes) // 10 :]) if sizes else 0.0,
+        model_ms=statistics.fmean(ms for _, ms in steady) * 1e3 if steady else 0.0,
+        gear_share=tuple(gears.count(k) / len(gears) for k in range(len(s.hw_gears))) if gears else (),
+        requests=note,
+    )
+
+
+def executed_ms(plan: Plan, n: int) -> float:
+    """The model's time for a batch of ``n`` requests: at the smallest gear that holds them,
+    or at the compiled batch (padded)."""
+    assert plan.model is not None and plan.serving is not None
+    if not plan.serving.gears:
+        return plan.model.latency_ms
+    return plan.model.gear_ms[gear_for(plan.serving.gears, n)]
+
+
+def predictions(plan: Plan, clients: tuple[int, ...] = CLIENTS) -> list[Prediction]:
+    return [predict(plan, n) for n in clients]
+
+
+def padding_cost(plan: Plan) -> list[tuple[int, int, float]]:
+    """(requests in a batch, the batch it runs at, the share of that execution that is padding)
+    for the batch sizes worth showing that are not full; empty when every execution is full."""
+    s = plan.serving
+    if s is None or s.executed_batch <= 1:
+        return []
+    sizes = sorted({1, 3, *s.preferred, s.max_batch // 2, s.max_batch - 1, s.max_batch})
+    out = []
+    for n in sizes:
+        runs = gear_for(s.gears, n) if s.gears else s.executed_batch
+        if 0 < n < runs:
+            out.append((n, runs, 1 - n / runs))
+    return out

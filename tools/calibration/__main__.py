@@ -1,0 +1,5 @@
+import sys
+
+from tools.calibration.run import main
+
+sys.exit(main())
