@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ascgen.bench.schema import BadResults, Config, ProgramReport, parse_program_report
+from ascgen.bench.schema import BadResults, Config, ProgramReport, exact, parse_program_report
 from ascgen.common.errors import StepFailed
 
 PROGRESS = re.compile(r"^progress: t=(?P<t>[0-9.]+)s frames=(?P<frames>\d+) qps=(?P<qps>[0-9.]+)\s*$")
@@ -56,7 +56,7 @@ def parse_progress(line: str) -> Progress | None:
 
 def command(binary: Path, config: Config, options: RunOptions, json_path: Path) -> list[str]:
     cmd = [str(binary), "--threads", str(config.threads), "--depth", str(config.depth)]
-    cmd += ["--duration", f"{options.duration_s:g}", "--warmup", f"{options.warmup_s:g}"]
+    cmd += ["--duration", exact(options.duration_s), "--warmup", exact(options.warmup_s)]
     cmd += ["--json", str(json_path)]  # not --quiet: it also silences the progress lines; stdout is discarded
     if options.input is not None:
         cmd += ["--input", str(options.input)]
@@ -65,7 +65,7 @@ def command(binary: Path, config: Config, options: RunOptions, json_path: Path) 
     if config.clients is not None:
         cmd += ["--clients", str(config.clients)]
     if config.rate is not None:
-        cmd += ["--rate", f"{config.rate:g}"]
+        cmd += ["--rate", exact(config.rate)]
     if config.devices is not None:
         cmd += ["--devices", config.devices]
     if config.deploy is not None:

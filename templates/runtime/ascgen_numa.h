@@ -50,16 +50,22 @@ inline std::vector<int> parse_cpulist(const std::string& text) {
   return out;
 }
 
-// The first line of a small text file (sysfs, procfs): at most 4096 bytes read, "" when it
-// cannot be read or is not a regular file.
+// The first line of a small text file (sysfs, procfs) within its first 4096 bytes (one read,
+// as sysfs serves a file); "" when it cannot be read or is not a regular file.
 inline std::string read_line(const std::string& path) {
-  std::vector<uint8_t> bytes;
-  try {
-    bytes = read_file(path, 4096, "sysfs file", "the limit");
-  } catch (const std::exception&) {
-    return "";
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return "";
+  std::string line;
+  struct stat st{};
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    char buf[4096];
+    ssize_t n = 0;
+    do {
+      n = read(fd, buf, sizeof buf);
+    } while (n < 0 && errno == EINTR);
+    if (n > 0) line.assign(buf, static_cast<size_t>(n));
   }
-  std::string line(bytes.begin(), bytes.end());
+  close(fd);
   return line.substr(0, line.find('\n'));
 }
 
