@@ -8,7 +8,7 @@ install:
 	bash scripts/install.sh
 
 lint: fmt-check
-	$(BIN)/ruff check ascgen tests tools
+	$(BIN)/ruff check .
 
 typecheck:
 	$(BIN)/mypy
@@ -19,7 +19,7 @@ test:
 # Python (ruff) and hand-written C++ (the pinned clang-format, .clang-format): scripts/format.sh
 fmt:
 	VENV=$(VENV) bash scripts/format.sh
-	$(BIN)/ruff check --fix ascgen tests tools
+	$(BIN)/ruff check --fix .
 
 fmt-check:
 	VENV=$(VENV) bash scripts/format.sh --check

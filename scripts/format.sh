@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Formats all hand-written code, or with --check (what CI runs) fails when any would change:
-# Python with ruff, C++ (the support headers and the simulator) with the pinned clang-format
+# Python with ruff, C++ (the runtime and stage headers and the simulator) with the pinned clang-format
 # and the one style file, .clang-format. generated/ is formatted by `ascgen generate` itself.
 #   bash scripts/format.sh            # rewrite the files in place (make fmt)
 #   bash scripts/format.sh --check    # change nothing; list what is off (scripts/test.sh)
@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 bin=${VENV:-.venv}/bin
 version=23.1.3  # as pyproject.toml pins it and ascgen/codegen/render.py checks it
 
-python_dirs=(ascgen tests tools)
-mapfile -t cpp < <(find templates/runtime simulator -type f \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -name '*.cc' \) | sort)
+python_dirs=(.)  # every Python file of the repository; pyproject.toml excludes generated/ and build/
+mapfile -t cpp < <(find templates/runtime templates/stages simulator -type f \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' -o -name '*.cc' \) | sort)
 
 if ! "$bin/clang-format" --version 2>/dev/null | grep -q " $version"; then
   echo "format.sh: needs clang-format $version in $bin: $bin/python -m pip install clang-format==$version" >&2
@@ -28,4 +28,4 @@ if [ "${1:-}" = "--check" ]; then
 fi
 "$bin/ruff" format "${python_dirs[@]}"
 "$bin/clang-format" --style=file:.clang-format -i "${cpp[@]}"
-echo "format.sh: formatted ${#python_dirs[@]} Python folders and ${#cpp[@]} C++ files"
+echo "format.sh: formatted the repository's Python files and ${#cpp[@]} C++ files"

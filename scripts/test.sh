@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install.sh
 export PATH="$PWD/.venv/bin:$PATH"
 
-echo "== ruff"; ruff check ascgen tests tools
+echo "== ruff"; ruff check .
 echo "== format"; bash scripts/format.sh --check
 echo "== mypy"; mypy
 echo "== pytest"

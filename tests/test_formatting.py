@@ -36,7 +36,7 @@ def _tree(tmp_path: Path) -> Path:
     (tmp_path / "scripts").mkdir()
     shutil.copy(REPO / "scripts" / "format.sh", tmp_path / "scripts")
     shutil.copy(REPO / ".clang-format", tmp_path)
-    for folder in ("templates/runtime", "simulator/src", "ascgen", "tests", "tools"):
+    for folder in ("templates/runtime", "templates/stages", "simulator/src", "ascgen", "tests", "tools"):
         (tmp_path / folder).mkdir(parents=True)
     (tmp_path / "templates/runtime/a.h").write_text("int  f( int x ){return x;}\n")
     (tmp_path / "simulator/src/b.cpp").write_text("int g() { return 1; }\n")

@@ -21,6 +21,7 @@ from ascgen.common.errors import EXIT_CHECK_FAILED, CheckFailed
 from ascgen.common.friendly import friendly
 
 if TYPE_CHECKING:
+    from ascgen.bench.roofline import Planner
     from ascgen.bench.schema import BenchResults
     from ascgen.bench.session import Built
     from ascgen.plan.model import Plan
@@ -51,8 +52,13 @@ def default_out_dir(spec_name: str, now: datetime) -> Path:
     return Path("bench-results") / spec_name / now.strftime("%Y%m%d-%H%M%S")
 
 
-def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) -> list[str]:
-    from ascgen.bench import csvfile, markdown, plots
+def write_outputs(
+    results: BenchResults, out_dir: Path, json_copy: Path | None, planner: Planner | None = None
+) -> list[str]:
+    """Every file of a bench; ``planner`` (the bench's) gives report.html the plans of the best
+    and the default configuration."""
+    from ascgen.bench import csvfile, html, markdown, plots
+    from ascgen.bench.points import configurations
     from ascgen.bench.schema import dumps
     from ascgen.common.fileio import write_atomic
 
@@ -63,7 +69,9 @@ def write_outputs(results: BenchResults, out_dir: Path, json_copy: Path | None) 
     write_atomic(out_dir / "runs.csv", csvfile.render(results))
     names = plots.write_plots(results, out_dir)
     write_atomic(out_dir / "summary.md", markdown.render(results, names))
-    return ["results.json", "runs.csv", "summary.md", *names]
+    default = configurations(planner.spec, [], {})[0] if planner is not None else None
+    write_atomic(out_dir / "report.html", html.render(results, default, planner.plan if planner else None))
+    return ["results.json", "runs.csv", "summary.md", "report.html", *names]
 
 
 @click.command(short_help="Build, run and measure SPEC, optionally over a sweep.")
@@ -111,7 +119,7 @@ def bench(
     """Build, run and measure SPEC; sweep with e.g. --sweep threads=1,2,4,8.
 
     Several --sweep options make a cartesian product. Writes results.json, runs.csv,
-    summary.md and PNG plots to --out (default bench-results/<name>/<time>/).
+    summary.md, report.html and PNG plots to --out (default bench-results/<name>/<time>/).
     Exit 1 when a point misses the spec's slo, 3 when a build or run fails.
     """
     from rich.console import Console
@@ -153,15 +161,15 @@ def bench(
         except session.BenchFailed as exc:
             if exc.partial is None:
                 raise
-            write_outputs(exc.partial, folder, None)
+            write_outputs(exc.partial, folder, None, planner)
             n = len(exc.partial.runs)
             raise session.BenchFailed(f"{exc} (the {n} run{'s' if n != 1 else ''} before it: {folder})") from None
         except session.BenchInterrupted as exc:
             if exc.partial is None:
                 raise
-            write_outputs(exc.partial, folder, json_path)
+            write_outputs(exc.partial, folder, json_path, planner)
             raise session.BenchInterrupted(f"{exc}; wrote the finished runs to {folder}") from None
-    names = write_outputs(results, folder, json_path)
+    names = write_outputs(results, folder, json_path, planner)
     report.print_results(results, out)
     for warning in results.warnings:
         err.print(f"[yellow]warning:[/] {warning}")

@@ -2,7 +2,7 @@
 than the median of each run's p99.
 
 A program exports its histogram as ``latency_histogram_us``: ``[[upper_bound_us, count], ...]``,
-one pair per non-empty bucket of its log-linear histogram (templates/runtime/ascgen_host.h,
+one pair per non-empty bucket of its log-linear histogram (templates/runtime/ascgen_metrics.h,
 LatencyHistogram). Runs of one program share its buckets, so merging adds counts by bound.
 Percentiles are read as the program reads its own: the bucket of the rank-th frame, here at
 its upper bound (at most 1.6 % high), never above the largest latency seen.

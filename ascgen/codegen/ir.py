@@ -147,9 +147,8 @@ class Program:
     bottleneck: str
     default_threads: int
     sim_abi: int
-    support_abi: int
+    runtime_abi: int
     paths: dict[str, str]  # for CMake: simulator, runtime (its headers), spec_dir, input, model, sim_model
     files: dict[str, str]  # extra files, e.g. the simulator's profile and model descriptor
     serving: ServingIR | None = None  # source kind requests: the program is a server
-    includes: tuple[str, ...] = ()  # the support headers main.cpp includes
-    support_headers: tuple[str, ...] = ()  # every runtime header it builds with
+    includes: tuple[str, ...] = ()  # the runtime headers main.cpp includes (stages/<kind>.h: its kinds')

@@ -12,23 +12,17 @@ from ascgen import __version__
 from ascgen.codegen.ir import EventIR, OpIR, PoolIR, Program, RecordIR, ServingIR, StageIR, StreamIR, WaitIR
 from ascgen.codegen.layouts import LAYOUTS, Layout
 from ascgen.codegen.model_descriptor import descriptor_text
-from ascgen.common.resources import simulator_dir
+from ascgen.common.resources import simulator_dir, templates_dir
 from ascgen.plan.model import EventEdge, Plan, PoolPlan, Step
 from ascgen.spec import profile as profiles
 from ascgen.stages.registry import kind_of
 
 SIM_ABI_VERSION = 1  # simulator/include/acl_sim/acl_sim.h: ACL_SIM_ABI_VERSION
-SUPPORT_ABI_VERSION = 2  # templates/runtime/ascgen_support.h: ASCGEN_SUPPORT_ABI
+RUNTIME_ABI_VERSION = 3  # templates/runtime/ascgen_driver.h: ASCGEN_RUNTIME_ABI
 RUNTIME_FOLDER = "runtime"  # where a program's CMakeLists finds the runtime headers: its own, or its sibling
-# The hand-written runtime headers (templates/runtime/) every main.cpp builds with, and those
-# only a frame program (its stream layouts, run and main) or only a server needs.
-COMMON_HEADERS = (
-    "ascgen_driver.h", "ascgen_support.h", "ascgen_host.h", "ascgen_options.h", "ascgen_devices.h", "ascgen_numa.h",
-    "ascgen_windows.h",
-)  # fmt: skip
-FRAME_HEADERS = ("ascgen_layouts.h", "ascgen_run.h")
-SERVER_HEADERS = ("ascgen_batcher.h", "ascgen_loadgen.h", "ascgen_padding.h", "ascgen_serving.h")
-FRAME_INCLUDES = FRAME_HEADERS  # main.cpp names a layout policy and run_main
+# The runtime headers (templates/runtime/) main.cpp includes: a frame program names a layout
+# policy and run_main, a server serve_main; the headers they include come with them (render).
+FRAME_INCLUDES = ("ascgen_layouts.h", "ascgen_run.h")
 SERVER_INCLUDES = ("ascgen_serving.h",)
 _MEMORY = {"dvpp": "kDvpp", "device": "kDevice", "host_pinned": "kHostPinned"}
 _PLACE = {
@@ -254,6 +248,13 @@ def _devices_default(plan: Plan) -> list[tuple[str, str]]:
     return out
 
 
+def _kind_headers(plan: Plan, ops: list[OpIR]) -> tuple[str, ...]:
+    """The C++ helpers of the program's stage kinds (and of its ops' templates: assemble) that
+    have any, templates/stages/<kind>.h."""
+    kinds = dict.fromkeys([s.kind for s in plan.stages] + [op.template for op in ops])
+    return tuple(f"stages/{k}.h" for k in kinds if (templates_dir() / "stages" / f"{k}.h").is_file())
+
+
 def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program:
     """The program of ``plan`` as it will lie in ``out_dir`` (paths in its CMakeLists are relative).
 
@@ -318,7 +319,6 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         ],
         batching=plan.batching.mode, batching_why=plan.batching.why, roofline_qps=round(plan.roofline_qps, 1),
         bottleneck=plan.bottleneck, default_threads=plan.threads, sim_abi=SIM_ABI_VERSION,
-        support_abi=SUPPORT_ABI_VERSION, paths=paths, files=files, serving=_serving(plan),
-        includes=SERVER_INCLUDES if plan.serving else FRAME_INCLUDES,
-        support_headers=COMMON_HEADERS + (SERVER_HEADERS if plan.serving else FRAME_HEADERS),
+        runtime_abi=RUNTIME_ABI_VERSION, paths=paths, files=files, serving=_serving(plan),
+        includes=(SERVER_INCLUDES if plan.serving else FRAME_INCLUDES) + _kind_headers(plan, ops),
     )  # fmt: skip

@@ -6,6 +6,7 @@ byte-identical on every machine.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -76,13 +77,35 @@ def _stage_templates() -> dict[str, str]:
     return {p.stem: f"stages/{p.name}" for p in sorted((templates_dir() / "stages").glob("*.j2"))}
 
 
-def runtime_files(headers: tuple[str, ...] | None = None) -> dict[str, str]:
-    """The runtime folder's files, {path in it: text}: the hand-written headers (``headers``, or
-    all of templates/runtime/) and the cross-compiling toolchain files, verbatim."""
-    source = templates_dir() / "runtime"
-    names = headers if headers is not None else tuple(sorted(p.name for p in source.glob("*.h")))
-    files = {name: (source / name).read_text(encoding="utf-8") for name in names}
-    for toolchain in sorted((source / "cmake").glob("*.cmake")):
+_INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)
+
+
+def _runtime_source(rel: str) -> Path:
+    """Where the runtime file ``rel`` (its path in the runtime folder) comes from: a kind's
+    header from templates/stages/, everything else from templates/runtime/."""
+    if rel.startswith("stages/"):
+        return templates_dir() / rel
+    return templates_dir() / "runtime" / rel
+
+
+def runtime_files(includes: tuple[str, ...] | None = None) -> dict[str, str]:
+    """The runtime folder's files, {path in it: text}, verbatim: the headers ``includes`` names
+    and every runtime header they include, or with None all of them (every kind's too); and
+    the cross-compiling toolchain files."""
+    if includes is None:
+        wanted = [p.name for p in sorted((templates_dir() / "runtime").glob("*.h"))]
+        wanted += [f"stages/{p.name}" for p in sorted((templates_dir() / "stages").glob("*.h"))]
+    else:
+        wanted = list(includes)
+    files: dict[str, str] = {}
+    while wanted:
+        rel = wanted.pop()
+        if rel in files:
+            continue
+        files[rel] = _runtime_source(rel).read_text(encoding="utf-8")
+        wanted += [h for h in _INCLUDE.findall(files[rel]) if _runtime_source(h).is_file()]
+    files = dict(sorted(files.items()))
+    for toolchain in sorted((templates_dir() / "runtime" / "cmake").glob("*.cmake")):
         files[f"cmake/{toolchain.name}"] = toolchain.read_text(encoding="utf-8")
     return files
 
@@ -96,7 +119,7 @@ def render(program: Program) -> dict[str, str]:
     main = env.get_template("main.cpp.j2").render(p=program, header=cpp_header, kinds=kinds)
     files = {"main.cpp": clang_format(main, "main.cpp")}
     if program.paths["runtime"] == RUNTIME_FOLDER:
-        files.update({f"{RUNTIME_FOLDER}/{rel}": text for rel, text in runtime_files(program.support_headers).items()})
+        files.update({f"{RUNTIME_FOLDER}/{rel}": text for rel, text in runtime_files(program.includes).items()})
     cmake_header = "\n".join(f"# {line}" for line in program.header)
     files["CMakeLists.txt"] = env.get_template("CMakeLists.txt.j2").render(p=program, header=cmake_header)
     files["README.md"] = env.get_template("README.md.j2").render(p=program, header_text=" ".join(program.header))

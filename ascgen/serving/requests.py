@@ -4,7 +4,7 @@ batcher merges them under, and the gear a batch runs at. Each mirrors the server
 beside it, so the prediction serves the requests the program serves.
 
 - The requests: the program's inputs, every ``*.u8`` file in the source's ``inputs`` folder sorted
-  by name (ascgen_host.h, load_inputs), each a tensor of the gears' height and its own width
+  by name (ascgen_inputs.h, load_inputs), each a tensor of the gears' height and its own width
   (ascgen_padding.h, inspect_raw_request). Read from the spec's data, relative to the spec.
 - The order: closed-loop client ``c`` sends input ``(c + k) % inputs`` as its k-th request
   (ascgen_serving.h, run_load); without --priority-mix every request is at the default level.

@@ -41,6 +41,10 @@ class Align(_Strict):
     jpegd_out: StrideAlign
     vpc_in: StrideAlign
     vpc_out: StrideAlign
+    # A VPC paste area's left offset is a multiple of this (16 on the 310, 910 and 310P:
+    # HIA aclcppdevg_03_0344/0345 canncommercial/800 "round up the left offset of each paste
+    # ROI to a multiple of 16"; hi_vpc dest_left_offset 16-aligned, aclcppdevg_03_1060); 1: none.
+    vpc_paste_left: int = Field(default=1, gt=0)
     dvpp_addr: int
     device_addr: int
     memcpy_async_addr: int
@@ -69,6 +73,9 @@ class Limits(_Strict):
     max_events: int
     max_streams: int
     max_batch: int
+    # Threads one process may subscribe with aclrtSubscribeReport: 128 on the 310, 1024 on
+    # the others (HIA aclcppdevg_03_0124 canncommercial/800, aclcppdevg_03_0051 60RC1).
+    report_threads: int = Field(default=1024, gt=0)
 
 
 class CopyEngine(_Strict):

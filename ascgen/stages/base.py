@@ -133,6 +133,9 @@ class StageKind:
     host_link: ClassVar[bool] = False  # its bytes cross the host link (PCIe) the engine copies over
     dvpp_mode: ClassVar[str] = ""  # its acldvppChannelMode enumerator, where channels have modes
     reads_dvpp: ClassVar[bool] = False  # its input must lie in DVPP memory
+    # bytes its engine may write past the data in its input buffer, which the buffer must hold
+    # (JPEGD zeroes the 8 bytes after the EOI marker: ACL_FACTS 8, aclcppdevg_03_0169/0227)
+    input_margin_bytes: ClassVar[int] = 0
     reports_status: ClassVar[bool] = False  # its result code is read at completion (JPEGD)
     host_postprocess: ClassVar[bool] = False  # runs on the host on each completed frame (top-k)
 

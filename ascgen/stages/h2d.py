@@ -62,7 +62,8 @@ class H2d(StageKind):
         per: Per = "batch" if batch_level else "frame"
         nxt = ctx.next_kind
         memory: MemoryKind = "dvpp" if nxt is not None and nxt.reads_dvpp else "device"
-        return [PoolRequest("host", "host_pinned", per, out.bytes), PoolRequest("dev", memory, per, out.bytes)]
+        margin = nxt.input_margin_bytes if nxt is not None else 0  # what the reader writes past the data
+        return [PoolRequest("host", "host_pinned", per, out.bytes), PoolRequest("dev", memory, per, out.bytes + margin)]
 
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
         return ctx.prof.engines.h2d.service_us(copied_bytes(ctx, gout))

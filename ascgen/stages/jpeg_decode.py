@@ -13,6 +13,11 @@ from ascgen.spec.dsl_base import Size, StageBase
 from ascgen.stages import dvpp_rules
 from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
+# JPEGD zeroes the 8 bytes after the EOI marker in its input buffer, so the upload slot holds
+# them beyond the largest file (HIA aclcppdevg_03_0169 5046 / 0227; the DVPP API of the Atlas
+# 300: "actual data size + 8 bytes, a hardware restriction", atlasdvpp_07_0017).
+JPEGD_EOI_MARGIN = 8
+
 
 class JpegDecodeStage(StageBase):
     kind: Literal["jpeg_decode"]
@@ -30,6 +35,7 @@ class JpegDecode(StageKind):
     dvpp = True
     dvpp_mode = "DVPP_CHNMODE_JPEGD"
     reads_dvpp = True
+    input_margin_bytes = JPEGD_EOI_MARGIN
     reports_status = True
 
     def inspects_inputs(self, sp: StagePlan, plan: Plan) -> bool:

@@ -4,7 +4,8 @@ centred, into the output, whose border is one constant gray (as YOLO-style detec
 Per frame: two aclrtMemsetAsync paint the canvas (luma = border, chroma neutral), then
 acldvppVpcCropResizePasteAsync (ACL_FACTS 3.3: the output buffer is the canvas and is not
 cleared) writes the picture into the paste area worked out once per input size at start-up
-(ascgen::letterbox_area: even left/top, odd right/bottom, at least 10x6, ACL_FACTS 4).
+(ascgen::letterbox_area: even left/top, odd right/bottom, at least 10x6, ACL_FACTS 4; the
+left offset a multiple of the profile's align.vpc_paste_left, 16 on the 310: ACL_FACTS 8).
 """
 
 from __future__ import annotations
@@ -16,20 +17,17 @@ from pydantic import Field
 from ascgen.plan.geometry import Geometry
 from ascgen.plan.model import Plan, StagePlan
 from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.dsl_base import Size, StageBase
+from ascgen.spec.dsl_base import Size
 from ascgen.stages import dvpp_rules
 from ascgen.stages.base import Constant, Sizes, StageContext, const
-from ascgen.stages.vpc_output import VpcOutputKind
+from ascgen.stages.vpc_output import VpcOutputKind, VpcOutputStage
 
 CHROMA_NEUTRAL = 128
 
 
-class VpcLetterboxStage(StageBase):
+class VpcLetterboxStage(VpcOutputStage):
     kind: Literal["vpc_letterbox"]
-    out: Size
     border: int = Field(default=114, ge=0, le=255, description="gray level of the border (luma; chroma neutral)")
-    format: Literal["nv12", "nv21"] = "nv12"
-    interpolation: Literal["default", "bilinear", "nearest"] = "bilinear"
 
 
 class VpcLetterbox(VpcOutputKind):
@@ -59,4 +57,5 @@ class VpcLetterbox(VpcOutputKind):
             *super().constants(sp, plan),
             const("int32_t", "kBorderLuma", stage.border),
             const("int32_t", "kBorderChroma", CHROMA_NEUTRAL),
+            const("uint32_t", "kPasteLeftAlign", plan.device.align.vpc_paste_left),
         ]

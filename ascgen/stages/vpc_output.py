@@ -3,7 +3,7 @@ the planner can assemble into a model's batch; their pools, engine time and size
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from ascgen.plan.geometry import Geometry
 from ascgen.plan.model import Plan, PoolPlan, PoolRef, StagePlan
@@ -13,8 +13,16 @@ from ascgen.stages import dvpp_rules
 from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
 
+class VpcOutputStage(StageBase):
+    """What every VPC kind's schema has: the picture it writes."""
+
+    out: Size
+    format: Literal["nv12", "nv21"] = "nv12"
+    interpolation: Literal["default", "bilinear", "nearest"] = "bilinear"
+
+
 class VpcOutputKind(StageKind):
-    """A VPC kind whose schema has `out` (a Size), `format` and `interpolation`."""
+    """A VPC kind: its schema is a VpcOutputStage."""
 
     consumes: ClassVar[tuple[str, ...]] = ("decoded",)
     produces = "frame"
@@ -25,16 +33,20 @@ class VpcOutputKind(StageKind):
     reads_dvpp = True
 
     @staticmethod
+    def vpc_stage(stage: StageBase) -> VpcOutputStage:
+        assert isinstance(stage, VpcOutputStage)
+        return stage
+
+    @staticmethod
     def out_size(stage: StageBase) -> Size:
-        out: Size = getattr(stage, "out")  # noqa: B009 - every VPC schema has it
-        return out
+        return VpcOutputKind.vpc_stage(stage).out
 
     def check(self, ctx: StageContext) -> list[Diagnostic]:
         return dvpp_rules.check_output(ctx, self.out_size(ctx.stage), ctx.prof)
 
     def frame_picture(self, ctx: StageContext) -> Geometry | None:
-        stage = ctx.stage
-        return dvpp_rules.vpc_picture(stage, self.out_size(stage), getattr(stage, "format"), ctx.prof)  # noqa: B009
+        vpc = self.vpc_stage(ctx.stage)
+        return dvpp_rules.vpc_picture(vpc, vpc.out, vpc.format, ctx.prof)
 
     def pools(
         self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
@@ -63,7 +75,7 @@ class VpcOutputKind(StageKind):
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         out = sp.output
-        stage = sp.stage
+        stage = self.vpc_stage(sp.stage)
         assert out is not None
         return [
             const("uint32_t", "kOutWidth", out.width),
@@ -71,8 +83,8 @@ class VpcOutputKind(StageKind):
             const("uint32_t", "kWidthStride", out.width_stride),
             const("uint32_t", "kHeightStride", out.height_stride),
             const("size_t", "kFrameBytes", out.bytes),
-            const("acldvppPixelFormat", "kPixelFormat", dvpp_rules.PIXEL_FORMAT[getattr(stage, "format")]),  # noqa: B009
-            const("uint32_t", "kInterpolation", dvpp_rules.INTERPOLATION[getattr(stage, "interpolation")]),  # noqa: B009
+            const("acldvppPixelFormat", "kPixelFormat", dvpp_rules.PIXEL_FORMAT[stage.format]),
+            const("uint32_t", "kInterpolation", dvpp_rules.INTERPOLATION[stage.interpolation]),
             const(
                 "ascgen::Picture",
                 "kFrame",

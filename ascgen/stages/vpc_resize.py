@@ -6,18 +6,15 @@ from typing import Literal
 
 from ascgen.plan.model import Plan, StagePlan
 from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.dsl_base import Crop, Size, StageBase
+from ascgen.spec.dsl_base import Crop, Size
 from ascgen.stages import dvpp_rules
 from ascgen.stages.base import Constant, StageContext, const
-from ascgen.stages.vpc_output import VpcOutputKind
+from ascgen.stages.vpc_output import VpcOutputKind, VpcOutputStage
 
 
-class VpcResizeStage(StageBase):
+class VpcResizeStage(VpcOutputStage):
     kind: Literal["vpc_resize"]
-    out: Size
     crop: Crop | None = None
-    format: Literal["nv12", "nv21"] = "nv12"
-    interpolation: Literal["default", "bilinear", "nearest"] = "bilinear"
 
 
 class VpcResize(VpcOutputKind):

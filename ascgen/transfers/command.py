@@ -110,7 +110,7 @@ def transfer(
 ) -> None:
     """Build the transfer probe for PROFILE, run it and print bandwidth per block size and column.
 
-    Writes results.json, transfers.csv, table.md and transfers.png to --out (default
+    Writes results.json, transfers.csv, table.md, transfers.png and report.html to --out (default
     probe-results/transfer/<time>/). Ctrl-C keeps the cases already measured."""
     from ascgen.spec import profile as profiles
     from ascgen.transfers.probe import Options, parse_size
@@ -193,7 +193,7 @@ def _write(
     import platform
 
     from ascgen.common.fileio import write_atomic
-    from ascgen.transfers import report
+    from ascgen.transfers import html, report
 
     meta: dict[str, object] = {
         "probe": "transfer",
@@ -212,4 +212,10 @@ def _write(
     if rows:
         report.plot(rows, folder / "transfers.png", f"transfer probe, profile {options.profile}", unit)
         names.append("transfers.png")
-    return names
+    context = (
+        f"profile {options.profile}, backend {backend} on {meta['host']}, {meta['date']}; "
+        f"{options.repeat} repeat(s) of {options.total_bytes:,} bytes per case"
+        + ("" if complete else "; interrupted: the cases measured before Ctrl-C")
+    )
+    write_atomic(folder / "report.html", html.render(rows, f"ascgen probe transfer: {options.profile}", context, unit))
+    return [*names, "report.html"]

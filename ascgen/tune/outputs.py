@@ -69,7 +69,9 @@ def write_report(
     bench: BenchContext,
 ) -> list[str]:
     from ascgen.bench import csvfile
+    from ascgen.bench.points import configurations
     from ascgen.bench.schema import dumps
+    from ascgen.tune import html
     from ascgen.tune.pareto import plot_pareto
 
     names = []
@@ -88,7 +90,10 @@ def write_report(
         plots.append("pareto.png")
     write_atomic(folder / "tune.json", report.dumps(outcome, settings))
     write_atomic(folder / "summary.md", report.render(outcome, settings, plots, stage_rows(outcome, planner, measurer)))
-    return ["summary.md", "tune.json", *plots, *names]
+    runs = len(results.runs) if results is not None else len(outcome.measured) * settings.repeat
+    default = configurations(planner.spec, [], {})[0]
+    write_atomic(folder / "report.html", html.render(outcome, settings, runs, default, planner.plan))
+    return ["summary.md", "report.html", "tune.json", *plots, *names]
 
 
 def verdict(outcome: Outcome, folder: Path) -> None:

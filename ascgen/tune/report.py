@@ -79,7 +79,7 @@ def _table(header: list[str], body: list[list[str]]) -> list[str]:
     return lines + ["| " + " | ".join(cells) + " |" for cells in body]
 
 
-def _measured_rows(outcome: Outcome) -> list[list[str]]:
+def measured_rows(outcome: Outcome) -> list[list[str]]:
     front = {s.n for s in front_of(outcome)}
     winner = outcome.winner
     rows = []
@@ -123,7 +123,7 @@ def render(outcome: Outcome, settings: Settings, plots: list[str], stages: list[
     if outcome.measured:
         lines += ["", "#### Measured points", ""]
         header = ["step", "point", "QPS", "p99 ms", "roofline", "of roofline", "meets SLO", ""]
-        lines += _table(header, _measured_rows(outcome))
+        lines += _table(header, measured_rows(outcome))
         lines += ["", "front: on the Pareto front of QPS against p99 (no other point has more QPS and less p99)."]
     for plot in plots:
         lines += ["", f"![Pareto front]({plot})"]
@@ -131,12 +131,12 @@ def render(outcome: Outcome, settings: Settings, plots: list[str], stages: list[
         lines += ["", "#### The winner's stages (plan)", ""]
         lines += _table(["stage", "engine", "service us", "capacity QPS", "frames measured"], stages)
     lines += ["", "#### Trace", ""]
-    body = [[str(s.n), f"{s.at_s:,.0f}", short(s.config), s.action, s.why, _detail(s)] for s in outcome.steps]
+    body = [[str(s.n), f"{s.at_s:,.0f}", short(s.config), s.action, s.why, detail(s)] for s in outcome.steps]
     lines += _table(["step", "done at (s)", "point", "action", "why", "result"], body)
     return "\n".join(lines) + "\n"
 
 
-def _detail(step: Step) -> str:
+def detail(step: Step) -> str:
     m = step.measurement
     if m is not None:
         return f"{m.qps:,.1f} QPS, p99 {m.p99_ms:,.1f} ms" + (f" on {m.host}" if m.host else "")

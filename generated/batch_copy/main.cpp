@@ -7,12 +7,16 @@
 #include "acl/acl.h"
 #include "ascgen_layouts.h"
 #include "ascgen_run.h"
+#include "stages/assemble.h"
+#include "stages/jpeg_decode.h"
+#include "stages/model.h"
+#include "stages/vpc_resize.h"
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_SUPPORT_ABI == 2,
-              "the ascgen_*.h headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 3,
+              "the runtime headers do not match this main.cpp; regenerate them together");
 
 namespace {
 
@@ -26,8 +30,8 @@ namespace upload {
 constexpr char kName[] = "upload";
 // upload_host: 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 1048576, 1048608, {1, 1, 0}};
-// upload_dev: 1,048,576 bytes per frame in DVPP memory (acldvppMalloc)
-constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048576, 1048608, {1, 1, 0}};
+// upload_dev: 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048584, 1048640, {1, 1, 0}};
 }  // namespace upload
 
 // Stage 'decode' (jpeg_decode), pipelines/batch_copy.yaml:12
@@ -106,7 +110,7 @@ constexpr ascgen::ProgramInfo kProgram = {
     64,                                    // sync_every
     ascgen::SourceKind::kJpegFiles,        // source
     1048576,                               // max_input_bytes
-    1048576,                               // tensor_bytes
+    1048584,                               // tensor_bytes
     {8, 2, 0},                             // batch_slots
     4,                                     // streams_per_worker
     134217728,                             // model_bytes_per_worker
@@ -139,7 +143,7 @@ struct Worker : ascgen::WorkerBase {
   acldvppChannelDesc* resize_channel = nullptr;  // DVPP work of resize_stream only
   aclrtStream fetch_stream = nullptr;
   ascgen::Pool upload_host;   // 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
-  ascgen::Pool upload_dev;    // 1,048,576 bytes per frame in DVPP memory (acldvppMalloc)
+  ascgen::Pool upload_dev;    // 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool decode_out;    // 2,359,296 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool resize_out;    // 83,520 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool resize_batch;  // 668,160 bytes per batch in device memory (aclrtMalloc)

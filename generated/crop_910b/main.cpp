@@ -7,12 +7,16 @@
 #include "acl/acl.h"
 #include "ascgen_layouts.h"
 #include "ascgen_run.h"
+#include "stages/assemble.h"
+#include "stages/jpeg_decode.h"
+#include "stages/model.h"
+#include "stages/vpc_resize.h"
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_SUPPORT_ABI == 2,
-              "the ascgen_*.h headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 3,
+              "the runtime headers do not match this main.cpp; regenerate them together");
 
 namespace {
 
@@ -26,8 +30,8 @@ namespace upload {
 constexpr char kName[] = "upload";
 // upload_host: 4,194,304 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 4194304, 4194336, {1, 1, 0}};
-// upload_dev: 4,194,304 bytes per frame in DVPP memory (acldvppMalloc)
-constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 4194304, 4194336, {1, 1, 0}};
+// upload_dev: 4,194,312 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 4194312, 4194368, {1, 1, 0}};
 }  // namespace upload
 
 // Stage 'decode' (jpeg_decode), pipelines/crop_910b.yaml:11
@@ -110,7 +114,7 @@ constexpr ascgen::ProgramInfo kProgram = {
     64,                                       // sync_every
     ascgen::SourceKind::kJpegFiles,           // source
     4194304,                                  // max_input_bytes
-    4194304,                                  // tensor_bytes
+    4194312,                                  // tensor_bytes
     {8, 2, 0},                                // batch_slots
     4,                                        // streams_per_worker
     134217728,                                // model_bytes_per_worker
@@ -143,7 +147,7 @@ struct Worker : ascgen::WorkerBase {
   acldvppChannelDesc* crop_channel = nullptr;  // DVPP work of crop_stream only
   aclrtStream fetch_stream = nullptr;
   ascgen::Pool upload_host;  // 4,194,304 bytes per frame in pinned host memory (aclrtMallocHost)
-  ascgen::Pool upload_dev;   // 4,194,304 bytes per frame in DVPP memory (acldvppMalloc)
+  ascgen::Pool upload_dev;   // 4,194,312 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool decode_out;   // 12,441,600 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool crop_out;     // 614,400 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool crop_batch;   // 4,915,200 bytes per batch in device memory (aclrtMalloc)

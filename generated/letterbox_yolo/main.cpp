@@ -7,12 +7,16 @@
 #include "acl/acl.h"
 #include "ascgen_layouts.h"
 #include "ascgen_run.h"
+#include "stages/assemble.h"
+#include "stages/jpeg_decode.h"
+#include "stages/model.h"
+#include "stages/vpc_letterbox.h"
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_SUPPORT_ABI == 2,
-              "the ascgen_*.h headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 3,
+              "the runtime headers do not match this main.cpp; regenerate them together");
 
 namespace {
 
@@ -26,8 +30,8 @@ namespace upload {
 constexpr char kName[] = "upload";
 // upload_host: 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 1048576, 1048608, {1, 1, 0}};
-// upload_dev: 1,048,576 bytes per frame in DVPP memory (acldvppMalloc)
-constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048576, 1048608, {1, 1, 0}};
+// upload_dev: 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048584, 1048640, {1, 1, 0}};
 }  // namespace upload
 
 // Stage 'decode' (jpeg_decode), pipelines/letterbox_yolo.yaml:11
@@ -59,6 +63,7 @@ constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
 constexpr int kItemsPerSlot = 1;
 constexpr int32_t kBorderLuma = 114;
 constexpr int32_t kBorderChroma = 128;
+constexpr uint32_t kPasteLeftAlign = 16;
 // letterbox_out: 614,400 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 614400, 614432, {1, 1, 0}};
 // letterbox_batch: 2,457,600 bytes per batch in device memory (aclrtMalloc)
@@ -108,7 +113,7 @@ constexpr ascgen::ProgramInfo kProgram = {
     64,                                    // sync_every
     ascgen::SourceKind::kJpegFiles,        // source
     1048576,                               // max_input_bytes
-    1048576,                               // tensor_bytes
+    1048584,                               // tensor_bytes
     {4, 2, 0},                             // batch_slots
     4,                                     // streams_per_worker
     134217728,                             // model_bytes_per_worker
@@ -141,7 +146,7 @@ struct Worker : ascgen::WorkerBase {
   acldvppChannelDesc* letterbox_channel = nullptr;  // DVPP work of letterbox_stream only
   aclrtStream fetch_stream = nullptr;
   ascgen::Pool upload_host;    // 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
-  ascgen::Pool upload_dev;     // 1,048,576 bytes per frame in DVPP memory (acldvppMalloc)
+  ascgen::Pool upload_dev;     // 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool decode_out;     // 2,359,296 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool letterbox_out;  // 614,400 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool letterbox_batch;  // 2,457,600 bytes per batch in device memory (aclrtMalloc)
@@ -243,8 +248,9 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   letterbox_config =
       ascgen::new_resize_config(letterbox::kName, letterbox::kInterpolation, cleanup);
   for (const ascgen::Input& in : ctx.inputs) {
-    const ascgen::LetterboxArea area = ascgen::letterbox_area(
-        in.width, in.height, letterbox::kFrame.width, letterbox::kFrame.height);
+    const ascgen::LetterboxArea area =
+        ascgen::letterbox_area(in.width, in.height, letterbox::kFrame.width,
+                               letterbox::kFrame.height, letterbox::kPasteLeftAlign);
     letterbox_crops.push_back(ascgen::new_roi(letterbox::kName, 0, (in.width - 1) | 1u, 0,
                                               (in.height - 1) | 1u, cleanup));
     letterbox_pastes.push_back(

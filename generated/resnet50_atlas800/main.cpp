@@ -7,12 +7,17 @@
 #include "acl/acl.h"
 #include "ascgen_layouts.h"
 #include "ascgen_run.h"
+#include "stages/assemble.h"
+#include "stages/jpeg_decode.h"
+#include "stages/model.h"
+#include "stages/topk.h"
+#include "stages/vpc_resize.h"
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_SUPPORT_ABI == 2,
-              "the ascgen_*.h headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 3,
+              "the runtime headers do not match this main.cpp; regenerate them together");
 
 namespace {
 
@@ -26,8 +31,8 @@ namespace upload {
 constexpr char kName[] = "upload";
 // upload_host: 2,097,152 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 2097152, 2097184, {1, 1, 0}};
-// upload_dev: 2,097,152 bytes per frame in DVPP memory (acldvppMalloc)
-constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 2097152, 2097184, {1, 1, 0}};
+// upload_dev: 2,097,160 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 2097160, 2097216, {1, 1, 0}};
 }  // namespace upload
 
 // Stage 'decode' (jpeg_decode), pipelines/resnet50_atlas800.yaml:12
@@ -113,7 +118,7 @@ constexpr ascgen::ProgramInfo kProgram = {
     64,                                       // sync_every
     ascgen::SourceKind::kJpegFiles,           // source
     2097152,                                  // max_input_bytes
-    2097152,                                  // tensor_bytes
+    2097160,                                  // tensor_bytes
     {16, 2, 0},                               // batch_slots
     4,                                        // streams_per_worker
     115343360,                                // model_bytes_per_worker
@@ -146,7 +151,7 @@ struct Worker : ascgen::WorkerBase {
   acldvppChannelDesc* resize_channel = nullptr;  // DVPP work of resize_stream only
   aclrtStream fetch_stream = nullptr;
   ascgen::Pool upload_host;   // 2,097,152 bytes per frame in pinned host memory (aclrtMallocHost)
-  ascgen::Pool upload_dev;    // 2,097,152 bytes per frame in DVPP memory (acldvppMalloc)
+  ascgen::Pool upload_dev;    // 2,097,160 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool decode_out;    // 3,133,440 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool resize_out;    // 75,264 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool resize_batch;  // 1,204,224 bytes per batch in device memory (aclrtMalloc)

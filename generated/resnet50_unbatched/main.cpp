@@ -6,12 +6,16 @@
 // Predicted ceiling: 399.4 frames/s, bottleneck aicore (infer).
 #include "acl/acl.h"
 #include "ascgen_serving.h"
+#include "stages/jpeg_decode.h"
+#include "stages/model.h"
+#include "stages/topk.h"
+#include "stages/vpc_resize.h"
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_SUPPORT_ABI == 2,
-              "the ascgen_*.h headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 3,
+              "the runtime headers do not match this main.cpp; regenerate them together");
 
 namespace {
 
@@ -25,8 +29,8 @@ namespace upload {
 constexpr char kName[] = "upload";
 // upload_host: 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 1048576, 1048608, {1, 1, 0}};
-// upload_dev: 1,048,576 bytes per frame in DVPP memory (acldvppMalloc)
-constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048576, 1048608, {1, 1, 0}};
+// upload_dev: 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048584, 1048640, {1, 1, 0}};
 }  // namespace upload
 
 // Stage 'decode' (jpeg_decode), pipelines/serving/resnet50_unbatched.yaml:14
@@ -114,7 +118,7 @@ constexpr ascgen::ProgramInfo kProgram = {
     64,                                    // sync_every
     ascgen::SourceKind::kJpegFiles,        // source
     1048576,                               // max_input_bytes
-    1048576,                               // tensor_bytes
+    1048584,                               // tensor_bytes
     {1, 1, 0},                             // batch_slots
     4,                                     // streams_per_worker
     115343360,                             // model_bytes_per_worker
@@ -150,7 +154,7 @@ struct Worker : ascgen::WorkerBase {
   acldvppChannelDesc* resize_channel = nullptr;  // DVPP work of resize_stream only
   aclrtStream fetch_stream = nullptr;
   ascgen::Pool upload_host;   // 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
-  ascgen::Pool upload_dev;    // 1,048,576 bytes per frame in DVPP memory (acldvppMalloc)
+  ascgen::Pool upload_dev;    // 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool decode_out;    // 2,359,296 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool resize_batch;  // 75,264 bytes per batch in DVPP memory (acldvppMalloc)
   ascgen::Pool infer_out;     // 4,000 bytes per batch in device memory (aclrtMalloc)

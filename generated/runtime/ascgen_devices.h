@@ -20,7 +20,10 @@
 #include <sstream>
 
 #include "acl/acl.h"
-#include "ascgen_host.h"
+#include "ascgen_metrics.h"
+#include "ascgen_options.h"
+#include "ascgen_report.h"
+#include "ascgen_signals.h"
 #if ASCGEN_BACKEND_SIM
 #include "acl_sim/acl_sim.h"
 #endif
@@ -355,7 +358,8 @@ int run_devices(const Report& head, const Options& opt, const std::vector<int32_
   std::vector<DeviceChild> children;
 #if ASCGEN_BACKEND_SIM
   // The children are one simulated machine: their devices' copies share the cards' host links
-  // as on a real host (simulator/src/machine.h), unless the caller named the machine already.
+  // as on a real host (simulator/src/links/machine.h), unless the caller named the machine
+  // already.
   const std::string machine = "ascgen-" + std::to_string(getpid());
   const bool named = std::getenv("ACL_SIM_MACHINE") == nullptr;
   if (named) {

@@ -26,7 +26,9 @@
 #include <vector>
 
 #include "ascgen_batcher.h"
-#include "ascgen_host.h"
+#include "ascgen_json.h"
+#include "ascgen_metrics.h"
+#include "ascgen_options.h"
 
 namespace ascgen {
 namespace serving {

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cinttypes>
@@ -21,6 +22,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "ascgen_files.h"
 
 namespace ascgen {
 
@@ -132,26 +135,6 @@ inline const FlagSpec* flag_specs(size_t* count) {
   std::exit(0);
 }
 
-// `text` as a message may echo it: at most `max` bytes of it, control and non-ASCII bytes as
-// \xNN, "..." when cut (a flag's value or a file's line can be binary, or megabytes long).
-constexpr size_t kShownPath = 200;  // a path in a message: its first 200 bytes
-
-inline std::string shown(const std::string& text, size_t max = 40) {
-  std::string out;
-  for (size_t i = 0; i < text.size() && i < max; ++i) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  if (text.size() > max) out += "...";
-  return out;
-}
-
 inline std::string format_limit(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.15g", v);
@@ -181,34 +164,6 @@ inline bool parse_seconds(const std::string& text, double lo, double hi, double*
   if (errno != 0 || *end != '\0' || !std::isfinite(v) || v < lo || v > hi) return false;
   *out = v;
   return true;
-}
-
-// What `path` is when it is not a regular file ("a FIFO", ...), for messages.
-inline const char* file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
-// Whether `path` can be written: an existing file is opened for writing (not truncated); a
-// new one is created and removed. Checked at start-up, before any device work.
-inline std::string cannot_write(const std::string& path) {
-  struct stat st{};
-  if (stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return "it is a folder";
-    int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return std::strerror(errno);
-    close(fd);
-    return "";
-  }
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) return std::strerror(errno);
-  close(fd);
-  unlink(path.c_str());
-  return "";
 }
 
 inline Options parse_options(int argc, char** argv, Options o) {

@@ -26,9 +26,11 @@
 
 #include <memory>
 
+#include "ascgen_affinity.h"
 #include "ascgen_driver.h"
 #include "ascgen_loadgen.h"
 #include "ascgen_padding.h"
+#include "ascgen_signals.h"
 
 namespace ascgen::serving {
 
@@ -495,6 +497,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   });
   cleanup.add("aclrtSynchronizeDevice (drain before release)",
               [] { return aclrtSynchronizeDevice(); });
+  CallbackDrain drain(reporter.get());  // before the workers go, on every path
   size_t mem_free = 0, mem_total = 0;
   check(aclrtGetMemInfo(info.memory_attr, &mem_free, &mem_total), "setup", "aclrtGetMemInfo");
 
@@ -529,7 +532,7 @@ int serve_run(const ProgramInfo& info, BatcherConfig batching, const Options& op
   srv.batcher->close();  // the workers flush the queue and stop
   for (std::thread& th : threads) th.join();
   sampler.stop();
-  finish_callbacks(*reporter);
+  drain.finish();
   srv.aborted = true;
   run.error.rethrow();
 

@@ -7,12 +7,13 @@
 #include "acl/acl.h"
 #include "ascgen_layouts.h"
 #include "ascgen_run.h"
+#include "stages/jpeg_decode.h"
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_SUPPORT_ABI == 2,
-              "the ascgen_*.h headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 3,
+              "the runtime headers do not match this main.cpp; regenerate them together");
 
 namespace {
 
@@ -26,8 +27,8 @@ namespace upload {
 constexpr char kName[] = "upload";
 // upload_host: 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 1048576, 1048608, {1, 1, 0}};
-// upload_dev: 1,048,576 bytes per frame in DVPP memory (acldvppMalloc)
-constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048576, 1048608, {1, 1, 0}};
+// upload_dev: 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
+constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048584, 1048640, {1, 1, 0}};
 }  // namespace upload
 
 // Stage 'decode' (jpeg_decode), pipelines/ascend310/study_decode_per_thread.yaml:14
@@ -60,7 +61,7 @@ constexpr ascgen::ProgramInfo kProgram = {
     64,                                    // sync_every
     ascgen::SourceKind::kJpegFiles,        // source
     1048576,                               // max_input_bytes
-    1048576,                               // tensor_bytes
+    1048584,                               // tensor_bytes
     {1, 1, 0},                             // batch_slots
     1,                                     // streams_per_worker
     0,                                     // model_bytes_per_worker
@@ -82,7 +83,7 @@ struct Worker : ascgen::WorkerBase {
   aclrtStream stream = nullptr;
   acldvppChannelDesc* channel = nullptr;  // DVPP work of stream only
   ascgen::Pool upload_host;  // 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
-  ascgen::Pool upload_dev;   // 1,048,576 bytes per frame in DVPP memory (acldvppMalloc)
+  ascgen::Pool upload_dev;   // 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool decode_out;   // 2,359,296 bytes per frame in DVPP memory (acldvppMalloc)
   // decode: an output descriptor per frame in flight (f % size), set as the frame is
   // submitted, so its result code stays readable until its batch completes.

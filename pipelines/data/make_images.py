@@ -48,8 +48,9 @@ def main() -> None:
         out.mkdir(exist_ok=True)
         for i in range(count):
             path = out / f"frame_{i:02d}.jpg"
-            picture(width, height, seed=i + 1).save(path, "JPEG", quality=quality, optimize=False,
-                                                    progressive=False, subsampling="4:2:0")
+            picture(width, height, seed=i + 1).save(
+                path, "JPEG", quality=quality, optimize=False, progressive=False, subsampling="4:2:0"
+            )
             print(f"{path}: {path.stat().st_size} bytes")
 
 

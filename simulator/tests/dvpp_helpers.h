@@ -39,10 +39,11 @@ inline std::vector<uint8_t> make_jpeg(int w, int h, int subsamp = TJSAMP_420, in
   return out;
 }
 
-// A DVPP block holding `bytes` copied from the host (synchronous copy).
+// A DVPP block holding `bytes` copied from the host (synchronous copy), and at least the 8
+// bytes after them that JPEGD zeroes when they are a JPEG (rule jpegd.eoi_margin).
 inline void* dvpp_upload(const std::vector<uint8_t>& bytes, size_t block = 0) {
   void* p = nullptr;
-  size_t n = block > bytes.size() ? block : bytes.size();
+  size_t n = block > bytes.size() + 8 ? block : bytes.size() + 8;
   if (acldvppMalloc(&p, n) != ACL_SUCCESS) return nullptr;
   if (!bytes.empty() &&
       aclrtMemcpy(p, n, bytes.data(), bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE) != ACL_SUCCESS)

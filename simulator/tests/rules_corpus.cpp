@@ -298,7 +298,7 @@ int decode_retcode(bool bad) {
   unsigned char jpeg[4096] = {0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10};  // truncated, then zeros
   void *in = nullptr, *out = nullptr;
   const uint32_t out_bytes = 1024 * 1024 * 3 / 2;
-  acldvppMalloc(&in, sizeof jpeg);
+  acldvppMalloc(&in, sizeof jpeg + 8);  // JPEGD zeroes the 8 bytes after the data
   acldvppMalloc(&out, out_bytes);
   aclrtMemcpy(in, sizeof jpeg, jpeg, sizeof jpeg, ACL_MEMCPY_HOST_TO_DEVICE);
   acldvppPicDesc* pic = acldvppCreatePicDesc();
@@ -499,8 +499,12 @@ acldvppPicDesc* nv12(void* data, uint32_t w, uint32_t h) {
   return p;
 }
 
+std::vector<unsigned char> tiny_jpeg() {
+  return std::vector<unsigned char>(kTinyJpeg, kTinyJpeg + sizeof kTinyJpeg);
+}
+
 const std::vector<Case>& cases() {
-  static const std::vector<Case> all = with_audit_cases({
+  static const std::vector<Case> all = with_review_cases(with_audit_cases({
       {"event_record_not_reset", "RULE event.record_not_reset ", 87, "", "",
        event_record_not_reset},
       {"event_one_waiter", "RULE event.one_waiter ", 87, "", "", event_one_waiter},
@@ -525,7 +529,7 @@ const std::vector<Case>& cases() {
        "ACL_SIM_LEAK_CHECK=1;ACL_SIM_FAIL=aclrtMemset:1",
        "ACL_SIM_LEAK_CHECK=1;ACL_SIM_FAIL=aclrtMemset:1", leak_at_reset},
       {"hazard_unordered", "HAZARD", 86, "ACL_SIM_HAZARD=1", "ACL_SIM_HAZARD=1", hazard_unordered},
-  });
+  }));
   return all;
 }
 

@@ -31,6 +31,11 @@ acldvppPicDesc* nv12(void* data, uint32_t w, uint32_t h);
 
 // `base` followed by the cases of the rules audit (rules_corpus_audit.cpp).
 std::vector<Case> with_audit_cases(std::vector<Case> base);
+// `base` followed by the cases of the second device review (rules_corpus_review.cpp).
+std::vector<Case> with_review_cases(std::vector<Case> base);
+
+// A 32x32 grey baseline JPEG (JFIF, no EXIF).
+std::vector<unsigned char> tiny_jpeg();
 
 }  // namespace corpus
 

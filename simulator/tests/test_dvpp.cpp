@@ -164,7 +164,7 @@ TEST(jpeg, descriptor_at_submit_bytes_at_completion) {
   CHECK_OK(aclrtCreateStream(&s2));
   std::vector<uint8_t> a = make_jpeg(256, 128, TJSAMP_420, 0, 1);
   std::vector<uint8_t> b = make_jpeg(256, 128, TJSAMP_420, 0, 2);
-  size_t slot = std::max(a.size(), b.size());
+  size_t slot = std::max(a.size(), b.size()) + 8;  // + the 8 bytes JPEGD zeroes after EOI
   void* src = dvpp_upload(a, slot);
   void* host = nullptr;
   CHECK_OK(aclrtMallocHost(&host, slot));

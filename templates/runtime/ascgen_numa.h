@@ -19,7 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "ascgen_host.h"
+#include "ascgen_json.h"
+#include "ascgen_options.h"
 
 namespace ascgen {
 

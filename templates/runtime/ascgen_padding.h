@@ -13,8 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "ascgen_acl.h"
 #include "ascgen_batcher.h"
-#include "ascgen_driver.h"
+#include "ascgen_inputs.h"
 
 namespace ascgen::serving {
 

@@ -4,7 +4,11 @@
 #ifndef ASCGEN_RUN_H_
 #define ASCGEN_RUN_H_
 
+#include "ascgen_affinity.h"
+#include "ascgen_devices.h"
 #include "ascgen_driver.h"
+#include "ascgen_numa.h"
+#include "ascgen_signals.h"
 
 namespace ascgen {
 
@@ -112,6 +116,7 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   // Runs first at teardown, on every path: nothing is released while the device still uses it.
   cleanup.add("aclrtSynchronizeDevice (drain before release)",
               [] { return aclrtSynchronizeDevice(); });
+  CallbackDrain drain(reporter.get());  // before the workers go, on every path
   size_t mem_free = 0, mem_total = 0;
   check(aclrtGetMemInfo(info.memory_attr, &mem_free, &mem_total), "setup", "aclrtGetMemInfo");
 
@@ -130,7 +135,7 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   run.stop = true;
   for (std::thread& th : threads) th.join();
   const double elapsed = std::max(0.0, std::min(now_s(), run.measure_end) - run.measure_start);
-  if (reporter) finish_callbacks(*reporter);
+  drain.finish();
   run.error.rethrow();
 
   Report report = report_head(info, opt);

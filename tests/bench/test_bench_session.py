@@ -95,8 +95,11 @@ def test_outputs_are_written_and_readable(
     results = session.run_bench(request, fake_builder)
     (warning,) = results.warnings
     assert warning.startswith("runs are too short to trust: threads=2 depth=2")
-    names = write_outputs(results, tmp_path, tmp_path / "copy.json")
-    assert names == ["results.json", "runs.csv", "summary.md", "qps.png", "latency.png", "p99_vs_qps.png"]
+    names = ["results.json", "runs.csv", "summary.md", "report.html", "qps.png", "latency.png", "p99_vs_qps.png"]
+    assert write_outputs(results, tmp_path, tmp_path / "copy.json", Planner(SPEC)) == names
+    page = (tmp_path / "report.html").read_text()
+    assert "In 2 measurements across 2 configurations, threads=2 depth=8 " in page  # the spec's depth is 4
+    assert "Per-stage latency breakdown" in page and "Memory plan" in page
     assert load_results(tmp_path / "results.json") == results
     assert json.loads((tmp_path / "copy.json").read_text()) == json.loads((tmp_path / "results.json").read_text())
     rows = list(csv.DictReader((tmp_path / "runs.csv").open()))

@@ -47,6 +47,7 @@ def test_a_standalone_folder_holds_the_runtime_headers_it_includes(tmp_path: Pat
     runtime = {rel.removeprefix("runtime/") for rel in files if rel.startswith("runtime/")}
     assert "ascgen_run.h" in runtime and "cmake/aarch64-linux-gnu.cmake" in runtime
     assert "ascgen_serving.h" not in runtime  # a frame program: no server headers
+    assert "stages/jpeg_decode.h" in runtime and "stages/model.h" not in runtime  # its kinds' only
     included = set(re.findall(r'#include "(ascgen_\w+\.h)"', "".join(files[f"runtime/{h}"] for h in runtime)))
     assert included <= runtime, f"a runtime header includes one the folder lacks: {included - runtime}"
     assert 'ASCGEN_RUNTIME_DIR "${CMAKE_CURRENT_SOURCE_DIR}/runtime"' in files["CMakeLists.txt"]
@@ -57,8 +58,9 @@ def test_a_shared_runtime_is_written_once_beside_the_programs(tmp_path: Path) ->
     outputs = render_all(specs, tmp_path, shared_runtime=True)
     assert set(outputs) == {"decode_only", "resnet50_b16", "runtime"}
     assert not any(rel.startswith("runtime/") for name in ("decode_only", "resnet50_b16") for rel in outputs[name])
-    headers = sorted(p.name for p in Path("templates/runtime").glob("*.h"))
-    assert sorted(rel for rel in outputs["runtime"] if rel.endswith(".h")) == headers
+    headers = [p.name for p in Path("templates/runtime").glob("*.h")]
+    headers += [f"stages/{p.name}" for p in Path("templates/stages").glob("*.h")]  # every kind's
+    assert sorted(rel for rel in outputs["runtime"] if rel.endswith(".h")) == sorted(headers)
     assert 'ASCGEN_RUNTIME_DIR "${CMAKE_CURRENT_SOURCE_DIR}/../runtime"' in outputs["decode_only"]["CMakeLists.txt"]
 
 

@@ -1,4 +1,5 @@
-// Drives templates/runtime/ascgen_host.h without a device: parses the flags as a generated
+// Drives the host side of the runtime (templates/runtime/ascgen_options.h, ascgen_inputs.h,
+// ascgen_json.h) without a device: parses the flags as a generated
 // program does and prints them as JSON; with ASCGEN_DRIVER_LOAD=1 it also loads --input as a
 // program loads its inputs (limit: ASCGEN_DRIVER_MAX bytes, default 1 MiB). Built by
 // tests/hostile/harness.py for the hostile-input corpus.
@@ -6,7 +7,9 @@
 #include <cstdlib>
 #include <exception>
 
-#include "ascgen_host.h"
+#include "ascgen_inputs.h"
+#include "ascgen_json.h"
+#include "ascgen_options.h"
 
 int main(int argc, char** argv) {
   ascgen::Options defaults;

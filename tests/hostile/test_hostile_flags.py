@@ -1,4 +1,4 @@
-"""Hostile flags and inputs for the generated program (templates/runtime/ascgen_options.h and ascgen_host.h).
+"""Hostile flags and inputs for the generated program (templates/runtime/ascgen_options.h and ascgen_inputs.h).
 
 Most cases run the host-side driver, which parses flags and loads inputs exactly as a
 generated program does, in milliseconds; a few run one small generated program (built once
@@ -16,6 +16,8 @@ import pytest
 from harness import Case, run_and_check
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+pytestmark = pytest.mark.slow  # every test runs a program compiled for it (host_driver, small_program)
 
 IMAGES = "{root}/pipelines/data/images"
 

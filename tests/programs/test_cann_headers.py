@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every test compiles C++ (a main.cpp, a probe, or a CMake build)
+
 REPO = Path(__file__).resolve().parents[2]
 FETCH = REPO / "simulator" / "conformance" / "fetch_cann_headers.py"
 GENERATED = sorted(p for p in (REPO / "generated").iterdir() if (p / "main.cpp").is_file())

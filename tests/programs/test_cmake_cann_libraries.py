@@ -9,6 +9,10 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # CMake's configure compiles its compiler checks
+
 REPO = Path(__file__).resolve().parents[2]
 LIBS = ("libascendcl.so", "libacl_dvpp.so")
 

@@ -22,6 +22,14 @@ def _sof(data: bytes) -> int:
     return at
 
 
+def _exif_orientation(data: bytes, orientation: int) -> bytes:
+    """`data` with an APP1 Exif segment after SOI whose first IFD holds the Orientation tag."""
+    tiff = b"MM\x00\x2a\x00\x00\x00\x08" + b"\x00\x01"
+    tiff += b"\x01\x12\x00\x03\x00\x00\x00\x01" + orientation.to_bytes(2, "big") + b"\x00\x00" + b"\x00" * 4
+    body = b"Exif\x00\x00" + tiff
+    return data[:2] + b"\xff\xe1" + (len(body) + 2).to_bytes(2, "big") + body + data[2:]
+
+
 def _folder(tmp_path: Path, name: str, data: bytes) -> Path:
     folder = tmp_path / "inputs"
     folder.mkdir()
@@ -61,6 +69,8 @@ def test_skipping_decode_errors_counts_them_and_verifies_the_rest(tmp_path: Path
         ("progressive.jpg", lambda d: d[: _sof(d) + 1] + b"\xc2" + d[_sof(d) + 2 :], "progressive JPEG"),
         # the frame header's height and width (after FF C0, length, precision) set to 16 x 16
         ("tiny.jpg", lambda d: d[: _sof(d) + 5] + b"\x00\x10\x00\x10" + d[_sof(d) + 9 :], "below JPEGD's minimum"),
+        # issue 27 item 4: JPEGD applies the EXIF orientation (aclcppdevg_03_0191): 6 turns it 90 degrees
+        ("rotated.jpg", lambda d: _exif_orientation(d, 6), "EXIF orientation 6: JPEGD rotates it to 1536x1024"),
     ],
 )
 def test_what_jpegd_cannot_decode_is_refused_at_start_up(tmp_path: Path, name: str, patch, message: str) -> None:  # type: ignore[no-untyped-def]

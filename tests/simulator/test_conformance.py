@@ -93,6 +93,7 @@ def _compile_checks(tmp_path: Path, include_root: Path, cann_include: Path) -> s
     return proc.stderr if proc.returncode != 0 else ""
 
 
+@pytest.mark.slow  # compiles C++
 def test_generated_checks_catch_drift(tmp_path: Path, cann_include: Path) -> None:
     """The checks are not vacuous: a copy of our headers with drift fails."""
     mutated = tmp_path / "include"
@@ -125,6 +126,7 @@ def _deprecated(include: Path, names: list[str], tmp_path: Path) -> set[str]:
     return set(re.findall(r"(\w+)\([^)]*\)' is deprecated", proc.stderr))
 
 
+@pytest.mark.slow  # compiles C++
 def test_deprecations_match(tmp_path: Path, cann_include: Path) -> None:
     """A function CANN deprecates is deprecated in ours too (and only those), so code
     that builds warning-free on the simulator also builds with -Werror on CANN."""
@@ -137,6 +139,7 @@ def test_deprecations_match(tmp_path: Path, cann_include: Path) -> None:
     assert ours == cann, f"deprecated only in CANN: {sorted(cann - ours)}; only in ours: {sorted(ours - cann)}"
 
 
+@pytest.mark.slow  # compiles C++
 def test_dvpp_header_requires_enable_macro(tmp_path: Path, cann_include: Path) -> None:
     src = tmp_path / "t.cpp"
     src.write_text('#include "acl/ops/acl_dvpp.h"\n')
@@ -147,6 +150,7 @@ def test_dvpp_header_requires_enable_macro(tmp_path: Path, cann_include: Path) -
     assert good.returncode == 0, good.stderr
 
 
+@pytest.mark.slow  # compiles C++
 def test_headers_compile_as_c_like_canns(tmp_path: Path, cann_include: Path) -> None:
     """CANN's acl.h is valid C99 (only acl_dvpp.h is C++-only); ours must be too."""
     cc = shutil.which("cc") or shutil.which("gcc")

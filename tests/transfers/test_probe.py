@@ -64,7 +64,7 @@ def test_probe_runs_on_the_simulator_as_the_model_says(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, args, prog_name="ascgen")
     assert result.exit_code == 0, result.output
     assert "one host, write (GiB/s" in result.output and "hccs_h2h_pool" in result.output
-    for name in ("results.json", "transfers.csv", "table.md", "transfers.png"):
+    for name in ("results.json", "transfers.csv", "table.md", "transfers.png", "report.html"):
         assert (out / name).is_file(), name
     data = json.loads((out / "results.json").read_text())
     assert data["complete"] is True and data["options"]["profile"] == "atlas_a3"

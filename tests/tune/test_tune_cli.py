@@ -30,7 +30,9 @@ def test_tune_writes_the_report_and_the_winning_spec(
     result = tune(fake_builder, monkeypatch, tmp_path, *SPACE)
     assert result.exit_code == 0, result.output
     out = tmp_path / "out"
-    assert {"summary.md", "tune.json", "pareto.png", "results.json", "runs.csv"} <= {p.name for p in out.iterdir()}
+    written = {p.name for p in out.iterdir()}
+    assert {"summary.md", "report.html", "tune.json", "pareto.png", "results.json", "runs.csv"} <= written
+    assert "measurements across" in (out / "report.html").read_text()
     doc = json.loads((out / "tune.json").read_text())
     assert doc["steps"][0]["why"] == "planner's best guess"
     # the fake program's QPS plateaus at its ceiling, near the planner's roofline, with random

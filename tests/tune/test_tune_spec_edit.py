@@ -4,30 +4,19 @@ kept, missing keys added, sync_every dropped for per_stage streams, and it reads
 from __future__ import annotations
 
 import pytest
+from specs import SEED_SPEC
 
 from ascgen.bench.schema import Config
 from ascgen.common.errors import InternalError
 from ascgen.spec.parse import parse_text
 from ascgen.tune.spec_edit import tuned_text
 
-SEED = """\
-# yaml-language-server: $schema=ascgen.schema.json
-# The seed workload.
-name: resnet50_b16
-device: {id: 0, profile: ascend310}
-source: {kind: jpeg_files, path: data/images, max_bytes: 1MiB, typical_bytes: 75825}
-threads: 4                         # host threads
-streams: per_stage
-buffers: {depth: 8}                # frames in flight per thread
-batch: 16
-stages:
-  - {name: upload, kind: h2d}
-  - {name: decode, kind: jpeg_decode, max: {width: 1024, height: 1536}}
-  - {name: resize, kind: vpc_resize, out: {width: 224, height: 224}}
-  - {name: infer, kind: model, path: models/resnet50_aipp.om, reference: resnet50}
-  - {name: fetch, kind: d2h}
-  - {name: top5, kind: topk, k: 5}
-"""
+SEED = (  # the seed spec as a user keeps it: comments to keep
+    "# yaml-language-server: $schema=ascgen.schema.json\n# The seed workload.\n"
+    + SEED_SPEC.replace("threads: 4\n", "threads: 4                         # host threads\n").replace(
+        "buffers: {depth: 8}\n", "buffers: {depth: 8}                # frames in flight per thread\n"
+    )
+)
 
 
 def tune(text: str, config: Config, note: tuple[str, ...] = ("found by a test",)) -> str:

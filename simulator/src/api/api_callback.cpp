@@ -20,6 +20,7 @@
 #include "api/api.h"
 #include "api/runtime.h"
 #include "core/clock.h"
+#include "core/profile.h"
 #include "report/log.h"
 #include "rules/callback_rules.h"
 #include "rules/hazard.h"
@@ -49,6 +50,14 @@ aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream) {
         s->report_thread == threadId ? ACL_ERROR_REPEAT_SUBSCRIBE : ACL_ERROR_RT_STREAM_SUBSCRIBE,
         __func__, "stream %llu is already served by thread %llu",
         static_cast<unsigned long long>(s->id), static_cast<unsigned long long>(s->report_thread));
+  const auto limit = static_cast<uint32_t>(profile().num("limits.report_threads", 0));
+  size_t serving = 0;
+  if (limit > 0 && !callback_rules::room_for(threadId, limit, &serving))
+    return raise_rule(Rule::kReportThreadLimit, ACL_ERROR_RT_THREAD_SUBSCRIBE, __func__,
+                      "thread %llu would be report thread %zu of this process; the %s allows %u: "
+                      "let one report thread serve several streams",
+                      static_cast<unsigned long long>(threadId), serving + 1,
+                      profile().str("soc").c_str(), limit);
   int32_t other = 0;
   if (!callback_rules::serve_on(threadId, d.id(), &other))
     return raise_rule(Rule::kReportThreadOneDevice, ACL_ERROR_RT_PARAM_INVALID, __func__,

@@ -38,6 +38,8 @@ namespace img = acl_sim::imaging;
 namespace {
 
 constexpr aclError kUnsupportedJpeg = ACL_ERROR_UNSUPPORTED_JPEG;
+// Bytes after the data JPEGD zeroes in its input buffer (rule jpegd.eoi_margin).
+constexpr size_t kEoiMargin = 8;
 
 bool is_unsupported(img::JpegdReject r) {
   return r != img::JpegdReject::kNone && r != img::JpegdReject::kInvalidStream &&
@@ -47,6 +49,14 @@ bool is_unsupported(img::JpegdReject r) {
 // Parses a host-side JPEG as acldvppJpegGetImageInfo does: unparsable streams are
 // ACL_ERROR_INVALID_PARAM, streams JPEGD cannot decode ACL_ERROR_UNSUPPORTED_JPEG.
 aclError parse_header(const char* api, const void* data, uint32_t size, img::JpegInfo* info) {
+  // The JPEG helpers reach the image processor through the DVPP manager, whose first use
+  // creates a stream and device memory: without a device the processor is null and the call
+  // fails with ACL_ERROR_INTERNAL_ERROR (device rule dvpp.jpeg_info_device).
+  if (!initialized() || current_context() == nullptr)
+    return raise_rule(Rule::kDvppJpegInfoDevice, ACL_ERROR_INTERNAL_ERROR, api,
+                      "the calling thread has no device (%s): aclInit, aclrtSetDevice (or set "
+                      "a context) first, or parse the JPEG header on the host",
+                      initialized() ? "no current context" : "before aclInit");
   if (data == nullptr || size == 0)
     return raise_rule(Rule::kJpegInfoArgs, ACL_ERROR_INVALID_PARAM, api, "data %p, size %u", data,
                       size);
@@ -257,6 +267,13 @@ aclError acldvppJpegDecodeAsync(acldvppChannelDesc* channelDesc, const void* dat
     return raise_rule(Rule::kJpegdOutputMemory, ACL_ERROR_INVALID_PARAM, __func__,
                       "output %p (+%u bytes) is not inside one acldvppMalloc block",
                       outputDesc->data, outputDesc->size);
+  // JPEGD zeroes the 8 bytes after the EOI marker in its input buffer: they must be the
+  // buffer's own (device rule jpegd.eoi_margin), and the task writes them.
+  if (classify(data, static_cast<size_t>(size) + kEoiMargin) != MemKind::kDvpp)
+    return raise_rule(Rule::kJpegdEoiMargin, ACL_ERROR_INVALID_PARAM, __func__,
+                      "JPEG input %p (+%u bytes): the %zu bytes after it, which JPEGD zeroes, "
+                      "run past its acldvppMalloc block; allocate the input with them",
+                      data, size, kEoiMargin);
   job.src = static_cast<const uint8_t*>(data);
   job.size = size;
   job.out = *outputDesc;
@@ -268,11 +285,13 @@ aclError acldvppJpegDecodeAsync(acldvppChannelDesc* channelDesc, const void* dat
   spec.service_us = engine_param(Engine::kJpegd, "base_us") +
                     engine_param(Engine::kJpegd, "per_mpixel_us") * w * h / 1e6;
   spec.reads = {{data, size}};
-  spec.writes = {{job.out.data, job.out.size}};
+  spec.writes = {{job.out.data, job.out.size},
+                 {static_cast<const uint8_t*>(data) + size, kEoiMargin}};
   dvpp::check_sub_buffer(__func__, job.out);
   job.slot = dvpp::decode_submitted(__func__, outputDesc);
   spec.work = [job] {
     Outcome o = run_decode(job);
+    std::memset(const_cast<uint8_t*>(job.src) + job.size, 0, kEoiMargin);
     dvpp::decode_done(job.slot, static_cast<uint32_t>(o.code), o.why);
   };
   spec.name = "jpegd";

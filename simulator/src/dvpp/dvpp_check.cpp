@@ -139,6 +139,9 @@ bool limits_from_profile(const FlatLookup& num, const FlatStrLookup& str, Limits
     return false;
   }
   // Optional keys (not in every profile yet), with Ascend 310 defaults.
+  if (std::optional<double> v = num("align.vpc_paste_left")) {
+    lim.vpc_paste_left = static_cast<uint32_t>(*v);
+  }
   if (std::optional<double> v = num("dvpp.resize.max_interpolation")) {
     lim.max_interpolation = static_cast<uint32_t>(*v);
   }

@@ -23,6 +23,7 @@
 #endif
 #include "acl/acl_base.h"
 #include "acl/ops/acl_dvpp.h"
+#include "rules/rule_table.h"
 
 // The structs behind CANN's opaque typedefs (global scope, like the typedefs).
 struct acldvppPicDesc {
@@ -78,6 +79,7 @@ struct Limits {
   uint32_t jpegd_out_align_w = 0;  // align.jpegd_out.width
   uint32_t jpegd_out_align_h = 0;  // align.jpegd_out.height
   uint32_t dvpp_addr_align = 0;    // align.dvpp_addr (picture start address; 0 = no check)
+  uint32_t vpc_paste_left = 1;     // align.vpc_paste_left (optional: paste ROI left multiple)
   SizeRange vpc_stride;            // limits.vpc_stride.{min,max}_{width,height}
   SizeRange vpc_in;                // limits.vpc_in.*
   SizeRange vpc_out;               // limits.vpc_out.*   (also bounds crop/paste ROIs)
@@ -104,6 +106,8 @@ bool limits_from_profile(const FlatLookup& num, const FlatStrLookup& str, Limits
 struct Check {
   aclError code = ACL_SUCCESS;
   std::string message;
+  // The rule the failure breaks when it is not the call's argument check (rule_table.yaml).
+  std::optional<Rule> rule = std::nullopt;
   bool ok() const { return code == ACL_SUCCESS; }
 };
 

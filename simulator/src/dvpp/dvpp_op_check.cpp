@@ -13,7 +13,7 @@ Check fail(const std::string& message) {
 }
 
 Check prefixed(const Check& c, const std::string& prefix) {
-  return c.ok() ? c : Check{c.code, prefix + c.message};
+  return c.ok() ? c : Check{c.code, prefix + c.message, c.rule};
 }
 
 uint32_t roi_width(const acldvppRoiConfig& r) {
@@ -39,6 +39,13 @@ Check check_one_crop(const acldvppPicDesc& in, const acldvppPicDesc& out,
   uint32_t dst_w = out.width, dst_h = out.height;
   if (paste != nullptr) {
     if (!(c = validate_roi(*paste, out, lim, "paste area")).ok()) return c;
+    if (lim.vpc_paste_left > 1 && paste->left % lim.vpc_paste_left != 0) {
+      return Check{ACL_ERROR_INVALID_PARAM,
+                   "paste area left offset " + std::to_string(paste->left) +
+                       " is not a multiple of " + std::to_string(lim.vpc_paste_left) +
+                       " (align.vpc_paste_left): round it to one",
+                   Rule::kDvppPasteLeftAlign};
+    }
     dst_w = roi_width(*paste);
     dst_h = roi_height(*paste);
   }

@@ -30,6 +30,14 @@ namespace img = acl_sim::imaging;
 
 namespace {
 
+// A failed check: the rule it names (a device rule: RULE line, the run fails), else the
+// argument check vpc.args.
+aclError refuse(const char* api, const dvpp::Check& c) {
+  if (c.rule == Rule::kDvppPasteLeftAlign)  // the one device rule among the VPC checks
+    return raise_rule(Rule::kDvppPasteLeftAlign, c.code, api, "%s", c.message.c_str());
+  return raise_rule(Rule::kVpcArgs, c.code, api, "%s", c.message.c_str());
+}
+
 struct VpcItem {
   acldvppPicDesc in;
   acldvppPicDesc out;
@@ -130,7 +138,7 @@ aclError single(const char* api, acldvppChannelDesc* channel, acldvppPicDesc* in
                       ? dvpp::check_vpc_resize(channel, in, out, resize, lim)
                       : dvpp::check_vpc_crop(channel, in, out, crop, paste, resize, needs_resize,
                                              needs_paste, lim);
-  if (!c.ok()) return raise_rule(Rule::kVpcArgs, c.code, api, "%s", c.message.c_str());
+  if (!c.ok()) return refuse(api, c);
   VpcJob job;
   VpcItem it{dvpp::snapshot(*in), dvpp::snapshot(*out), {}, {}};
   it.src_roi = crop != nullptr ? to_roi(*crop) : img::full_roi(in->width, in->height);
@@ -152,7 +160,7 @@ aclError batch(const char* api, acldvppChannelDesc* channel, acldvppBatchPicDesc
     return raise_rule(Rule::kProfileDvpp, ACL_ERROR_UNINITIALIZE, api, "%s", err);
   dvpp::Check c = dvpp::check_vpc_batch(channel, src, roiNums, size, dst, cropAreas, pasteAreas,
                                         resize, needs_resize, needs_paste, lim);
-  if (!c.ok()) return raise_rule(Rule::kVpcArgs, c.code, api, "%s", c.message.c_str());
+  if (!c.ok()) return refuse(api, c);
   VpcJob job;
   uint32_t k = 0;
   for (uint32_t i = 0; i < size; ++i) {

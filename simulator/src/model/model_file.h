@@ -63,7 +63,7 @@ struct ModelFile {
   size_t work_bytes() const { return memory_bytes - weight_bytes; }
   // Latency of one execution at `batch`: the table's entry, else linear
   // interpolation between the neighbouring entries, proportional beyond the
-  // ends (ascgen/planner.py: model_latency_ms).
+  // ends (ascgen/stages/model.py: latency_ms).
   double latency_at(uint32_t batch) const;
 };
 

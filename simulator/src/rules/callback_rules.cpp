@@ -115,6 +115,13 @@ bool serve_on(uint64_t thread, int32_t device, int32_t* other) {
   return true;
 }
 
+bool room_for(uint64_t thread, uint32_t limit, size_t* serving) {
+  ThreadDevices& t = thread_devices();
+  std::lock_guard<std::mutex> lock(t.mu);
+  *serving = t.serving.size();
+  return t.serving.count(thread) != 0 || t.serving.size() < limit;
+}
+
 void stop_serving(uint64_t thread) {
   ThreadDevices& t = thread_devices();
   std::lock_guard<std::mutex> lock(t.mu);

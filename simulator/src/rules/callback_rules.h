@@ -10,6 +10,7 @@
 #ifndef ACL_SIM_SRC_CALLBACK_RULES_H_
 #define ACL_SIM_SRC_CALLBACK_RULES_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "acl/acl_base.h"
@@ -39,6 +40,13 @@ aclError check(const char* api);
 bool serve_on(uint64_t thread, int32_t device, int32_t* other);
 // A stream `thread` served was unsubscribed or destroyed.
 void stop_serving(uint64_t thread);
+
+// Device rule report.thread_limit (aclrtSubscribeReport Restrictions: one process subscribes
+// at most 128 report threads on the Atlas 200/300/500 inference products (310), 1024 on the
+// others [HIA aclcppdevg_03_0124 800, aclcppdevg_03_0051 60RC1]; profile key
+// limits.report_threads). True when `thread` already serves a stream or fewer than `limit`
+// threads do; *serving: how many threads serve streams now.
+bool room_for(uint64_t thread, uint32_t limit, size_t* serving);
 
 }  // namespace sim::callback_rules
 

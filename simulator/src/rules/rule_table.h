@@ -23,6 +23,10 @@ enum class Rule {
   kFreeInUse,                     // free.in_use
   kMemoryOtherDevice,             // memory.other_device
   kHostDevicePointer,             // host.device_pointer
+  kDvppJpegInfoDevice,            // dvpp.jpeg_info_device
+  kDvppPasteLeftAlign,            // dvpp.paste_left_align
+  kJpegdEoiMargin,                // jpegd.eoi_margin
+  kReportThreadLimit,             // report.thread_limit
   kFaultsSpec,                    // faults.spec
   kModelSameContext,              // model.same_context
   kModelUnloadInFlight,           // model.unload_in_flight
@@ -170,6 +174,23 @@ inline constexpr RuleInfo kRuleTable[] = {
     {"host.device_pointer", RuleKind::kDevice,
      "acldvppJpegGetImageInfo / PredictDecSize take the JPEG in host memory; on ACL_HOST the bytes "
      "live on the host [hicann/docs DVPP_V1_JPEGD.md]; ACL_FACTS 3.3, 3.4"},
+    {"dvpp.jpeg_info_device", RuleKind::kDevice,
+     "published ACL source: the JPEG helpers reach the image processor through DvppManager, whose "
+     "first use creates a stream and device memory (rtStreamCreate, rtMalloc); a null processor "
+     "returns ACL_ERROR_INTERNAL_ERROR [Ascend/graphengine acl single_op/dvpp jpeg.cpp, "
+     "mgr/dvpp_manager.cpp]; V1 flow aclInit, aclrtSetDevice first [HIA aclcppdevg_03_0169 5046]"},
+    {"dvpp.paste_left_align", RuleKind::kDevice,
+     "pasteArea: round the left offset of each paste ROI up to a multiple of 16 [HIA "
+     "aclcppdevg_03_0344..0347 canncommercial/800 (310, 910)]; hi_vpc dest_left_offset 16-aligned "
+     "on Atlas inference products (310P) [HIA aclcppdevg_03_1060 850]; ACL_FACTS 8"},
+    {"jpegd.eoi_margin", RuleKind::kDevice,
+     "JPEGD zeroes the 8 bytes after the EOI marker in its input buffer [HIA aclcppdevg_03_0169 "
+     "5046, aclcppdevg_03_0227]; input buffer = actual data size + 8 bytes, a hardware restriction "
+     "[Atlas 300 DVPP API atlasdvpp_07_0017]; ACL_FACTS 8"},
+    {"report.thread_limit", RuleKind::kDevice,
+     "aclrtSubscribeReport Restrictions: more than 128 report threads per process on the Atlas "
+     "200/300/500 inference products (310), 1024 on the others, and the call fails [HIA "
+     "aclcppdevg_03_0124 800, aclcppdevg_03_0051 60RC1]"},
     {"faults.spec", RuleKind::kDevice, "simulator README, Environment: ACL_SIM_FAIL=API:N[:CODE]"},
     {"model.same_context", RuleKind::kDevice,
      "aclmdlLoadFromFile / aclmdlUnload Restrictions: loading, executing and unloading a model "

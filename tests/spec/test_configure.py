@@ -13,7 +13,7 @@ from ascgen.spec.configure import LIMITS, configure
 from ascgen.spec.dsl import Spec
 from ascgen.spec.parse import parse_file
 
-SEED = Path(__file__).resolve().parent.parent / "pipelines" / "resnet50_b16.yaml"
+SEED = Path(__file__).resolve().parents[2] / "pipelines" / "resnet50_b16.yaml"
 spec = parse_file(SEED)[0]
 
 

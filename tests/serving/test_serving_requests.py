@@ -22,7 +22,7 @@ from ascgen.serving.report import print_serving
 from ascgen.serving.requests import PaddedShape, Requests, hw_gear_index, padding_acceptable, read_requests
 from ascgen.spec.parse import parse_file
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TEXT_LINES = REPO / "pipelines" / "serving" / "textline_batched.yaml"
 WIDTHS = (24, 40, 56, 72, 96, 120, 150, 180, 210, 250, 290, 320)  # pipelines/data/make_text_lines.py
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 from ascgen.cli import cli
 from ascgen.pipeline import analyze_file
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str) -> Result:

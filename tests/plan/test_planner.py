@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from specs import SEED_SPEC
 
 from ascgen.cli import cli
 from ascgen.pipeline import analyze_text
@@ -18,26 +19,12 @@ from ascgen.spec.diagnostics import SpecError
 from ascgen.spec.parse import parse_text
 from ascgen.stages.model import ModelStage
 from ascgen.stages.model import latency_ms as model_latency_ms
+from ascgen.stages.registry import kind_of
 
 ASCEND310 = profiles.load("ascend310")
 
 # The seed workload: 1024x1536 JPEG -> JPEGD -> VPC 224x224 -> ResNet-50 at batch 16.
-SEED = """\
-name: resnet50_b16
-device: {id: 0, profile: ascend310}
-source: {kind: jpeg_files, path: data/images, max_bytes: 1MiB, typical_bytes: 75825}
-threads: 4
-streams: per_stage
-buffers: {depth: 8}
-batch: 16
-stages:
-  - {name: upload, kind: h2d}
-  - {name: decode, kind: jpeg_decode, max: {width: 1024, height: 1536}}
-  - {name: resize, kind: vpc_resize, out: {width: 224, height: 224}}
-  - {name: infer, kind: model, path: models/resnet50_aipp.om, reference: resnet50}
-  - {name: fetch, kind: d2h}
-  - {name: top5, kind: topk, k: 5}
-"""
+SEED = SEED_SPEC
 
 # The hand-written baseline of issue 2: one stream per thread, 128 frames per sync, batch 1,
 # buffers sized for the study's 75,825-byte JPEGs.
@@ -320,3 +307,21 @@ def test_memory_bandwidth_shared_by_the_engines_bounds_the_roofline(monkeypatch:
     assert narrow.bottleneck == "ddr bandwidth"
     assert narrow.roofline_qps == pytest.approx(8e9 / narrow.ddr_bytes_per_frame)
     assert narrow.uncontended_qps == pytest.approx(plan.uncontended_qps)
+
+
+def test_letterbox_paste_left_offset_follows_the_profile() -> None:
+    """Issue 27 item 2: the paste area's left offset is a multiple of 16 on the 310 (HIA
+    aclcppdevg_03_0345), of nothing more than even on the 910B; the program gets it as a constant."""
+    for profile, align in (("ascend310", 16), ("ascend910b", 1)):
+        plan = plan_of(LETTERBOX.replace("profile: ascend310", f"profile: {profile}"))
+        sp = stage(plan, "resize")
+        consts = {c.name: c.value for c in kind_of(sp.stage).constants(sp, plan)}
+        assert consts["kPasteLeftAlign"] == str(align), profile
+
+
+def test_the_upload_slot_holds_the_8_bytes_jpegd_zeroes_after_eoi() -> None:
+    """Issue 27 item 6: JPEGD zeroes the 8 bytes after the EOI marker in its input buffer
+    (aclcppdevg_03_0169/0227), so the DVPP upload slot is sized with them explicitly."""
+    plan = plan_of(SEED)
+    host, dev = pool(plan, "upload_host"), pool(plan, "upload_dev")
+    assert dev.slot_bytes == host.slot_bytes + 8

@@ -10,7 +10,7 @@ from typing import Any
 from ascgen.pipeline import analyze_file
 from ascgen.plan.report import dumps, strict
 
-SEED = Path(__file__).resolve().parent.parent / "pipelines" / "resnet50_b16.yaml"
+SEED = Path(__file__).resolve().parents[2] / "pipelines" / "resnet50_b16.yaml"
 
 
 def _reject_constant(name: str) -> Any:

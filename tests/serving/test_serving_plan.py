@@ -15,7 +15,7 @@ from ascgen.serving.predict import padding_cost, predict
 from ascgen.spec.diagnostics import SpecError
 from ascgen.spec.parse import parse_file
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BATCHED = REPO / "pipelines" / "serving" / "resnet50_batched.yaml"
 UNBATCHED = REPO / "pipelines" / "serving" / "resnet50_unbatched.yaml"
 

@@ -23,7 +23,7 @@ from ascgen.common import errors
 from ascgen.common.friendly import friendly
 from ascgen.spec.diagnostics import Diagnostic, Position, SpecError
 
-ASCGEN = Path(__file__).resolve().parent.parent / "ascgen"
+ASCGEN = Path(__file__).resolve().parents[2] / "ascgen"
 
 
 @pytest.mark.parametrize(

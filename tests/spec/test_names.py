@@ -14,7 +14,7 @@ from ascgen.spec.diagnostics import SpecError
 from ascgen.spec.names import CPP_KEYWORDS, GENERATED_NAMES, cpp_name_problem, path_problem, profile_name_problem
 from ascgen.spec.parse import parse_text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BASE = (ROOT / "pipelines" / "decode_only.yaml").read_text(encoding="utf-8")
 
 

@@ -6,32 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from specs import SEED_SPEC
 
 from ascgen.pipeline import analyze_file, analyze_text
 from ascgen.spec import profile as profiles
 from ascgen.spec.diagnostics import Diagnostic, SpecError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VALID_SPECS = [*sorted(ROOT.glob("pipelines/*.yaml")), ROOT / "ascgen" / "example_spec.yaml"]
 
 # Line numbers of BASE: 2 device, 3 source, 4 threads, 5 streams, 6 buffers, 7 batch,
 # 9 upload, 10 decode, 11 resize, 12 infer, 13 fetch, 14 top5.
-BASE = """\
-name: resnet50_b16
-device: {id: 0, profile: ascend310}
-source: {kind: jpeg_files, path: data/images, max_bytes: 1MiB}
-threads: 4
-streams: per_stage
-buffers: {depth: 8}
-batch: 16
-stages:
-  - {name: upload, kind: h2d}
-  - {name: decode, kind: jpeg_decode, max: {width: 1024, height: 1536}}
-  - {name: resize, kind: vpc_resize, out: {width: 224, height: 224}}
-  - {name: infer, kind: model, path: models/resnet50_aipp.om, reference: resnet50}
-  - {name: fetch, kind: d2h}
-  - {name: top5, kind: topk, k: 5}
-"""
+BASE = SEED_SPEC
 LINE = {"device": 2, "source": 3, "threads": 4, "streams": 5, "buffers": 6, "batch": 7}
 LINE.update(upload=9, decode=10, resize=11, infer=12, fetch=13, top5=14)
 

@@ -24,7 +24,7 @@ from ascgen.pipeline import analyze_text
 from ascgen.plan.report import dumps
 from ascgen.spec.diagnostics import SpecError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VALID = [*sorted(ROOT.glob("pipelines/*.yaml")), ROOT / "ascgen" / "example_spec.yaml"]
 TEXTS = [p.read_text(encoding="utf-8") for p in VALID]
 DATA = [yaml.safe_load(t) for t in TEXTS]

@@ -1,6 +1,6 @@
 """Fuzzing `ascgen compare`'s input: mutated results files either compare (every ratio and
 threshold a number, the report printable) or are refused with one BadResults line, never a
-crash. Deterministic (derandomize), as tests/test_fuzz.py."""
+crash. Deterministic (derandomize), as tests/spec/test_fuzz.py."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ascgen.bench.compare import check_comparable, compare
 from ascgen.bench.compare_report import print_comparison
 from ascgen.bench.schema import BadResults, load_results
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BASE_PATH = ROOT / "tests" / "fixtures" / "bench" / "compare" / "base.json"
 BASE: dict[str, Any] = json.loads(BASE_PATH.read_text(encoding="utf-8"))
 FUZZ = settings(

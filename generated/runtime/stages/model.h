@@ -1,0 +1,100 @@
+// model (stages/model.j2): datasets over the pools' slots, the model's sizes checked against
+// the plan, dynamic batch gears, and pattern inputs for a model without an upload stage.
+// Emitted verbatim by ascgen into the programs that have such a stage; hand-written, reviewed once.
+#ifndef ASCGEN_STAGES_MODEL_H_
+#define ASCGEN_STAGES_MODEL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ascgen_inputs.h"
+#include "ascgen_pools.h"
+
+namespace ascgen {
+
+// A dataset of one buffer; the dataset and its buffer descriptor are released by Cleanup.
+inline aclmdlDataset* new_dataset(const char* stage, void* data, size_t bytes, Cleanup& cleanup) {
+  aclmdlDataset* set = require(aclmdlCreateDataset(), stage, "aclmdlCreateDataset");
+  cleanup.add("aclmdlDestroyDataset", [set] { return aclmdlDestroyDataset(set); });
+  aclDataBuffer* buf = require(aclCreateDataBuffer(data, bytes), stage, "aclCreateDataBuffer");
+  cleanup.add("aclDestroyDataBuffer", [buf] { return aclDestroyDataBuffer(buf); });
+  check(aclmdlAddDatasetBuffer(set, buf), stage, "aclmdlAddDatasetBuffer");
+  return set;
+}
+
+// A model with dynamic batch gears: checks that it was compiled with `gears` (ATC's
+// --dynamic_batch_size) and returns the index of its ascend_mbatch_shape_data input (ACL_FACTS
+// 5, "Dynamic batch").
+template <size_t N>
+size_t dynamic_batch_input(const char* stage, aclmdlDesc* desc, const int (&gears)[N]) {
+  aclmdlBatch got{};
+  check(aclmdlGetDynamicBatch(desc, &got), stage, "aclmdlGetDynamicBatch");
+  bool same = got.batchCount == N;
+  for (size_t k = 0; same && k < N; ++k) same = got.batch[k] == static_cast<uint64_t>(gears[k]);
+  if (!same)
+    throw std::runtime_error(std::string("stage '") + stage + "': the model has " +
+                             std::to_string(got.batchCount) +
+                             " dynamic batch gears, not the spec's " + std::to_string(N) +
+                             " (gears); compile it with them or correct the spec");
+  size_t index = 0;
+  check(aclmdlGetInputIndexByName(desc, ACL_DYNAMIC_TENSOR_NAME, &index), stage,
+        "aclmdlGetInputIndexByName");
+  return index;
+}
+
+// Adds the dynamic batch input's buffer (device memory the program does not write) to an
+// input dataset of one buffer (new_dataset), so at index 1; released by Cleanup.
+inline void add_dynamic_batch_buffer(const char* stage, aclmdlDesc* desc, aclmdlDataset* set,
+                                     size_t index, Cleanup& cleanup) {
+  if (index != 1)
+    throw std::runtime_error(std::string("stage '") + stage + "': the dynamic batch input is " +
+                             std::to_string(index) + ", not the input after the data (1)");
+  const size_t bytes = aclmdlGetInputSizeByIndex(desc, index);
+  if (bytes == 0) throw AclFailure(stage, "aclmdlGetInputSizeByIndex", ACL_ERROR_INVALID_PARAM);
+  void* data = nullptr;
+  check(aclrtMalloc(&data, bytes, ACL_MEM_MALLOC_HUGE_FIRST), stage, "aclrtMalloc");
+  cleanup.add("aclrtFree", [data] { return aclrtFree(data); });
+  aclDataBuffer* buf = require(aclCreateDataBuffer(data, bytes), stage, "aclCreateDataBuffer");
+  cleanup.add("aclDestroyDataBuffer", [buf] { return aclDestroyDataBuffer(buf); });
+  check(aclmdlAddDatasetBuffer(set, buf), stage, "aclmdlAddDatasetBuffer");
+}
+
+// The smallest gear that holds `items` (the gears ascend; the last is the model's batch).
+template <size_t N>
+uint64_t gear_for(const int (&gears)[N], int64_t items) {
+  for (int g : gears)
+    if (g >= items) return static_cast<uint64_t>(g);
+  return static_cast<uint64_t>(gears[N - 1]);
+}
+
+// Fills every slot of a model's input once at start-up with one of `n` pattern tensors.
+inline void fill_pattern(const char* stage, const Pool& pool, size_t n) {
+  for (int slot = 0; slot < pool.slots(); ++slot) {
+    std::vector<uint8_t> tensor =
+        pattern_tensor(pool.slot_bytes(), static_cast<uint64_t>(slot) % n);
+    check(aclrtMemcpy(pool.slot(slot), pool.slot_bytes(), tensor.data(), tensor.size(),
+                      ACL_MEMCPY_HOST_TO_DEVICE),
+          stage, "aclrtMemcpy");
+  }
+}
+
+// The loaded model must take and give exactly what the plan sized the buffers for.
+inline void expect_model_sizes(const char* stage, aclmdlDesc* desc, size_t in, size_t out) {
+  size_t got_in = aclmdlGetInputSizeByIndex(desc, 0);
+  if (got_in == 0) throw AclFailure(stage, "aclmdlGetInputSizeByIndex", ACL_ERROR_INVALID_PARAM);
+  size_t got_out = aclmdlGetOutputSizeByIndex(desc, 0);
+  if (got_out == 0) throw AclFailure(stage, "aclmdlGetOutputSizeByIndex", ACL_ERROR_INVALID_PARAM);
+  if (got_in != in || got_out != out)
+    throw std::runtime_error(std::string("stage '") + stage + "': the model takes " +
+                             std::to_string(got_in) + " bytes and gives " +
+                             std::to_string(got_out) + ", but the spec plans " +
+                             std::to_string(in) + " and " + std::to_string(out) +
+                             "; regenerate from a spec that matches the model");
+}
+
+}  // namespace ascgen
+
+#endif  // ASCGEN_STAGES_MODEL_H_

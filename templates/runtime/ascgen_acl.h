@@ -1,0 +1,121 @@
+// ascgen_acl.h: every AscendCL call checked (a failure throws ascgen::AclFailure naming the
+// stage, the call and the error code), the cleanup stack that releases resources in reverse
+// order on success and on every error path, and the streams and DVPP channels a worker creates.
+// Emitted verbatim by ascgen; hand-written, reviewed once, shared by every pipeline.
+#ifndef ASCGEN_ACL_H_
+#define ASCGEN_ACL_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "acl/acl.h"
+#include "acl/ops/acl_dvpp.h"
+#if ASCGEN_BACKEND_SIM
+#include "acl_sim/acl_sim.h"
+#endif
+
+#define ASCGEN_CHECK(stage, call) ::ascgen::check((call), (stage), #call)
+
+namespace ascgen {
+
+struct AclFailure : std::runtime_error {
+  AclFailure(const std::string& stage, const std::string& call, aclError code)
+      : std::runtime_error("stage '" + stage + "': " + call + " failed with error " +
+                           std::to_string(code)),
+        code(code) {}
+  aclError code;
+};
+
+inline std::string call_name(const char* expr) {
+  std::string s(expr);
+  return s.substr(0, s.find('('));
+}
+
+inline void check(aclError ret, const char* stage, const char* expr) {
+  if (ret != ACL_SUCCESS) throw AclFailure(stage, call_name(expr), ret);
+}
+
+// A create call that returns a pointer: NULL is a failure of that call (out of memory).
+template <class T>
+T* require(T* created, const char* stage, const char* call) {
+  if (!created) throw AclFailure(stage, call, ACL_ERROR_BAD_ALLOC);
+  return created;
+}
+
+// A LIFO of release actions. Each runs once; a failing release is reported and the rest
+// still run, so nothing leaks whatever failed first.
+class Cleanup {
+ public:
+  void add(std::string what, std::function<aclError()> release) {
+    std::lock_guard<std::mutex> lock(mu_);
+    actions_.push_back({std::move(what), std::move(release)});
+  }
+  int run() {
+    std::lock_guard<std::mutex> lock(mu_);
+    int failures = 0;
+    while (!actions_.empty()) {
+      Action a = std::move(actions_.back());
+      actions_.pop_back();
+      aclError ret = a.release();
+      if (ret != ACL_SUCCESS) {
+        const std::string line = "cleanup: " + a.what + " failed with error " + std::to_string(ret);
+        std::fprintf(stderr, "%s\n", line.c_str());
+        if (failures++ == 0) first_failure_ = line;
+      }
+    }
+    return failures;
+  }
+  // The first release that failed in run(), as its line says ("" if none).
+  const std::string& first_failure() const { return first_failure_; }
+
+ private:
+  struct Action {
+    std::string what;
+    std::function<aclError()> release;
+  };
+  std::mutex mu_;
+  std::vector<Action> actions_;
+  std::string first_failure_;
+};
+
+// A stream, named after its owner (worker -1: shared by the workers) for the simulator's hazard
+// reports.
+inline aclrtStream new_stream(const char* stage, const char* name, int worker, Cleanup& cleanup) {
+  aclrtStream s = nullptr;
+  check(aclrtCreateStream(&s), stage, "aclrtCreateStream");
+  cleanup.add(std::string("aclrtDestroyStream ") + name, [s] { return aclrtDestroyStream(s); });
+#if ASCGEN_BACKEND_SIM
+  std::string label =
+      std::string(name) + (worker < 0 ? " (shared)" : " of worker " + std::to_string(worker));
+  check(aclsimSetStreamName(s, label.c_str()), stage, "aclsimSetStreamName");
+#else
+  (void)worker;
+#endif
+  return s;
+}
+
+// A DVPP channel for the work of one stream: a channel is never used by two streams at once
+// (CANN 5.0.4-9.0, acldvppCreateChannel).
+// `modes` (acldvppChannelMode bits) is set where the device has channel modes, else 0.
+inline acldvppChannelDesc* new_dvpp_channel(const char* stage, uint32_t modes, Cleanup& cleanup) {
+  acldvppChannelDesc* c = require(acldvppCreateChannelDesc(), stage, "acldvppCreateChannelDesc");
+  cleanup.add("acldvppDestroyChannelDesc", [c] { return acldvppDestroyChannelDesc(c); });
+  if (modes != 0) check(acldvppSetChannelDescMode(c, modes), stage, "acldvppSetChannelDescMode");
+  check(acldvppCreateChannel(c), stage, "acldvppCreateChannel");
+  cleanup.add("acldvppDestroyChannel", [c] { return acldvppDestroyChannel(c); });
+  return c;
+}
+
+inline uint32_t align_up(uint32_t v, uint32_t a) {
+  return (v + a - 1) / a * a;
+}
+
+}  // namespace ascgen
+
+#endif  // ASCGEN_ACL_H_

@@ -1,0 +1,162 @@
+// ascgen_pools.h: a worker's rings, allocated once at start-up: pools of equal buffer slots in
+// DVPP, device or pinned host memory (sized by the planner's slot rule for the run's window),
+// and the rings of events that order their writers and readers.
+// Emitted verbatim by ascgen; hand-written, reviewed once, shared by every pipeline.
+#ifndef ASCGEN_POOLS_H_
+#define ASCGEN_POOLS_H_
+
+#include <algorithm>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ascgen_acl.h"
+
+namespace ascgen {
+
+enum class Memory { kDvpp, kDevice, kHostPinned };
+
+// How many slots a ring has for a window of frames in flight per thread (--depth, or the
+// sync window): the planner's SlotRule (ascgen/plan/model.py), applied to the run-time window.
+struct SlotRule {
+  int frames_per_slot;  // 1 for frame pools, the batch for batch pools
+  int min_slots;        // per_stage batch rings keep two batches
+  int fixed;            // a per-stage depth from the spec, 0 = none
+  constexpr int slots(int window) const {
+    return fixed > 0 ? fixed
+                     : std::max(min_slots, (window + frames_per_slot - 1) / frames_per_slot);
+  }
+};
+
+// A pool as the plan sized it: memory kind, bytes per slot (as requested and as the
+// allocator reserves them) and its slot rule.
+struct PoolSpec {
+  Memory memory;
+  size_t slot_bytes;
+  size_t alloc_bytes;
+  SlotRule rule;
+};
+
+// A ring of equal slots of one memory kind, allocated once, pre-touched, freed by Cleanup.
+class Pool {
+ public:
+  void allocate(const char* stage, const char* name, const PoolSpec& spec, int window,
+                Cleanup& cleanup) {
+    name_ = name;
+    bytes_ = spec.slot_bytes;
+    slots_.assign(static_cast<size_t>(spec.rule.slots(window)), nullptr);
+    for (void*& slot : slots_) {
+      slot = alloc_one(stage, spec.memory, spec.slot_bytes, cleanup, name);
+    }
+  }
+  // Frame or batch `index` uses slot index % slots (a reuse distance of slots()).
+  void* slot(int64_t index) const {
+    assert(index >= 0 && !slots_.empty());
+    return slots_[static_cast<size_t>(index) % slots_.size()];
+  }
+  int slots() const { return static_cast<int>(slots_.size()); }
+  size_t slot_bytes() const { return bytes_; }
+
+ private:
+  // Allocates one slot and registers its release before anything else can fail, so a failed
+  // memset cannot leak the block.
+  static void* alloc_one(const char* stage, Memory memory, size_t bytes, Cleanup& cleanup,
+                         const char* pool) {
+    void* p = nullptr;
+    switch (memory) {
+      case Memory::kDvpp:
+        check(acldvppMalloc(&p, bytes), stage, "acldvppMalloc");
+        break;
+      case Memory::kDevice:
+        check(aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST), stage, "aclrtMalloc");
+        break;
+      case Memory::kHostPinned:
+        check(aclrtMallocHost(&p, bytes), stage, "aclrtMallocHost");
+        break;
+    }
+    cleanup.add(std::string(free_name(memory)) + " of pool " + pool, release_for(memory, p));
+    if (memory == Memory::kHostPinned)
+      std::memset(p, 0, bytes);  // pre-touch: no page faults during the run
+    else
+      check(aclrtMemset(p, bytes, 0, bytes), stage, "aclrtMemset");
+    return p;
+  }
+  static const char* free_name(Memory memory) {
+    switch (memory) {
+      case Memory::kDvpp:
+        return "acldvppFree";
+      case Memory::kDevice:
+        return "aclrtFree";
+      case Memory::kHostPinned:
+        break;
+    }
+    return "aclrtFreeHost";
+  }
+  static std::function<aclError()> release_for(Memory memory, void* p) {
+    switch (memory) {
+      case Memory::kDvpp:
+        return [p] { return acldvppFree(p); };
+      case Memory::kDevice:
+        return [p] { return aclrtFree(p); };
+      case Memory::kHostPinned:
+        break;
+    }
+    return [p] { return aclrtFreeHost(p); };
+  }
+  std::string name_;
+  size_t bytes_ = 0;
+  std::vector<void*> slots_;
+};
+
+// A ring of classic events with exactly one waiter, one event per slot of the pool it guards.
+// Each record is waited on once and reset by its waiter before the ring comes round to it
+// again: Create -> Record -> StreamWaitEvent -> ResetEvent on the waiting stream (ACL_FACTS
+// 1.4 "Events": one waiter per event; only Ex events, absent on the 310, may be re-recorded).
+class EventRing {
+ public:
+  void create(const char* stage, const char* name, int count, Cleanup& cleanup) {
+    stage_ = stage;
+    events_.assign(static_cast<size_t>(count), nullptr);
+    for (aclrtEvent& e : events_) {
+      check(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC), stage, "aclrtCreateEventWithFlag");
+      aclrtEvent ev = e;
+      cleanup.add(std::string("aclrtDestroyEvent of ring ") + name,
+                  [ev] { return aclrtDestroyEvent(ev); });
+    }
+  }
+  int size() const { return static_cast<int>(events_.size()); }
+  // The recorder: marks item `index` done on `stream`.
+  void record(int64_t index, aclrtStream stream) const {
+    check(aclrtRecordEvent(at(index), stream), stage_, "aclrtRecordEvent");
+  }
+  // The waiting stream: work submitted after this waits for item `index`; the event is then
+  // reset on the same stream, ready for its next record.
+  void wait(int64_t index, aclrtStream stream) const {
+    aclrtEvent e = at(index);
+    check(aclrtStreamWaitEvent(stream, e), stage_, "aclrtStreamWaitEvent");
+    check(aclrtResetEvent(e, stream), stage_, "aclrtResetEvent");
+  }
+  // The host as the waiter: blocks until item `index` is done, then resets the event on the
+  // recording stream, before that stream's next record of it.
+  void host_wait(int64_t index, aclrtStream recorder) const {
+    aclrtEvent e = at(index);
+    check(aclrtSynchronizeEvent(e), stage_, "aclrtSynchronizeEvent");
+    check(aclrtResetEvent(e, recorder), stage_, "aclrtResetEvent");
+  }
+
+ private:
+  aclrtEvent at(int64_t index) const {
+    assert(index >= 0 && !events_.empty());
+    return events_[static_cast<size_t>(index) % events_.size()];
+  }
+  const char* stage_ = "";
+  std::vector<aclrtEvent> events_;
+};
+
+}  // namespace ascgen
+
+#endif  // ASCGEN_POOLS_H_
