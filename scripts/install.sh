@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what ascgen needs: a C++17 compiler, CMake >= 3.20, Ninja, pkg-config,
-# libjpeg-turbo (for the simulator), git, Python >= 3.11 with venv, Chromium at /usr/bin/chromium
-# (the tests open the HTML reports in it through Playwright, which downloads no browser of its
-# own); then ascgen itself in a virtual environment (.venv, or $VENV).
+# libjpeg-turbo and FFmpeg's libavcodec (for the simulator), the ffmpeg command (test clips),
+# git, Python >= 3.11 with venv, Chromium at /usr/bin/chromium (the tests open the HTML reports
+# in it through Playwright, which downloads no browser of its own); then ascgen itself in a
+# virtual environment (.venv, or $VENV).
 #
 # Re-runnable offline: when .venv already holds this ascgen (same pyproject.toml) it does
 # nothing. On Debian and Ubuntu it installs missing system packages with apt-get (as root, or
@@ -26,6 +27,8 @@ checks=(
   "command -v ninja|ninja-build|Ninja"
   "command -v pkg-config|pkg-config|pkg-config"
   "pkg-config --exists libturbojpeg|libturbojpeg0-dev|libjpeg-turbo's TurboJPEG library and headers"
+  "pkg-config --exists libavcodec libavutil|libavcodec-dev|FFmpeg's libavcodec and libavutil (the simulator's video decoder)"
+  "command -v ffmpeg|ffmpeg|the ffmpeg command (makes the test video clips)"
   "command -v git|git|git"
   "test -x /usr/bin/chromium|chromium|Chromium at /usr/bin/chromium (the tests open the HTML reports in it)"
 )
@@ -46,9 +49,9 @@ by_hand() {
   say "missing: ${joined%; }"
   say "install them by hand, then run this script again:"
   echo "  Debian/Ubuntu: apt-get install ${missing_pkgs[*]}"
-  echo "  Fedora/RHEL:   dnf install python3 gcc-c++ cmake ninja-build pkgconf-pkg-config turbojpeg-devel git chromium"
-  echo "  Arch:          pacman -S python gcc cmake ninja pkgconf libjpeg-turbo git chromium"
-  echo "  macOS:         brew install python cmake ninja pkg-config jpeg-turbo git"
+  echo "  Fedora/RHEL:   dnf install python3 gcc-c++ cmake ninja-build pkgconf-pkg-config turbojpeg-devel ffmpeg-free-devel ffmpeg-free git chromium"
+  echo "  Arch:          pacman -S python gcc cmake ninja pkgconf libjpeg-turbo ffmpeg git chromium"
+  echo "  macOS:         brew install python cmake ninja pkg-config jpeg-turbo ffmpeg git"
   exit 1
 }
 

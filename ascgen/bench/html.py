@@ -192,9 +192,17 @@ def plans_to_show(results: BenchResults, default: Config | None, plan_of: PlanOf
     return plans_to_plan(named, plan_of)
 
 
+def unit_of(results: BenchResults) -> str:
+    """What a point's throughput counts: requests of a server (clients or rate), else frames."""
+    return "requests/s" if any(s.clients is not None or s.rate is not None for s in results.summary) else "QPS"
+
+
 def page(results: BenchResults, default: Config | None = None, plan_of: PlanOf | None = None) -> html.Page:
     plans = plans_to_show(results, default, plan_of)
-    sections = [html.Section("Throughput against latency", [throughput_chart(results, default)])]
+    unit = unit_of(results)
+    sections = []
+    if results.summary:
+        sections.append(html.Section("Throughput against latency", [throughput_chart(results, default, unit)]))
     if plans:
         sections.append(html.Section("Per-stage latency breakdown", stage_parts(plans)))
         sections.append(html.Section("Memory plan", memory_parts(*plans[0])))
@@ -202,7 +210,7 @@ def page(results: BenchResults, default: Config | None = None, plan_of: PlanOf |
     misses = [f"SLO missed: {m.config}: {m.what}" for m in results.slo_misses]
     return html.Page(
         title=f"ascgen bench: {results.context.spec}",
-        headline=headline(results.summary, len(results.runs), default),
+        headline=headline(results.summary, len(results.runs), default, unit),
         context=report.context_line(results),
         sections=sections,
         warnings=[*misses, *results.warnings],

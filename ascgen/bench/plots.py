@@ -44,7 +44,7 @@ def _series(results: BenchResults, x: str) -> dict[str, list[Summary]]:
     keys = series_keys(results, x)
     out: dict[str, list[Summary]] = {}
     for s in results.summary:
-        label = ", ".join(str(getattr(s, k)) if k == "streams" else f"{k}={getattr(s, k)}" for k in keys)
+        label = ", ".join(str(getattr(s, k)) if k == "streams" else f"{k}={s.shown(k)}" for k in keys)
         out.setdefault(label, []).append(s)
     for points in out.values():
         points.sort(key=lambda s: float(getattr(s, x) or 0))

@@ -11,6 +11,7 @@ from ascgen.common.errors import UserError
 from ascgen.deploy.plan import device_ids
 from ascgen.spec import profile as profiles
 from ascgen.spec.configure import KEYS, LIMITS, check_value
+from ascgen.spec.diagnostics import did_you_mean
 from ascgen.spec.dsl import Spec
 
 SWEEPABLE = (*KEYS, *LOAD_KEYS, *DEVICE_KEYS)
@@ -70,7 +71,7 @@ def parse_sweep(text: str) -> Sweep:
     if not sep or not rest.strip():
         raise BadSweep(f"'{text}': expected KEY=V1,V2,... with KEY one of {', '.join(SWEEPABLE)}")
     if key not in SWEEPABLE:
-        raise BadSweep(f"'{key}' cannot be swept; use one of {', '.join(SWEEPABLE)}")
+        raise BadSweep(f"'{key}' cannot be swept{did_you_mean(key, SWEEPABLE)}; use one of {', '.join(SWEEPABLE)}")
     items = [v.strip() for v in rest.split(",") if v.strip()]
     values: list[int | float | str] = []
     for item in items:

@@ -59,8 +59,8 @@ def row(
     cells += [
         str(s.threads),
         str(s.depth),
-        *("-" if getattr(s, k) is None else f"{getattr(s, k):g}" for k in loads),
-        *("-" if getattr(s, k) is None else str(getattr(s, k)) for k in deployment if k != "scaling"),
+        *(s.shown(k) for k in loads),
+        *(s.shown(k) for k in deployment if k != "scaling"),
         *([_pct(scale)] if "scaling" in deployment else []),
         f"{s.qps_median:,.1f}",
         f"{s.qps_min:,.1f}-{s.qps_max:,.1f}" if s.repeats > 1 else "-",

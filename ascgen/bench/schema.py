@@ -132,9 +132,19 @@ class Config(_Model):
         sync = f" sync_every={self.sync_every}" if self.sync_every is not None else ""
         load = f" clients={self.clients}" if self.clients is not None else ""
         load += f" rate={exact(self.rate)}" if self.rate is not None else ""
-        load += f" devices={self.devices}" if self.devices is not None else ""
+        load += f" devices={self.shown('devices')}" if self.devices is not None else ""
         load += f" deploy={self.deploy}" if self.deploy is not None else ""
         return f"threads={self.threads} depth={self.depth} batch={self.batch} streams={self.streams}{sync}{load}"
+
+    def shown(self, key: str) -> str:
+        """A key's value as the user writes it: devices as how many (``--sweep devices=2``), not
+        the ids they are (0,1); '-' where the point leaves the key to the spec."""
+        value = getattr(self, key)
+        if value is None:
+            return "-"
+        if key == "devices":
+            return str(self.device_count)
+        return exact(value) if isinstance(value, float) else str(value)
 
     @property
     def device_count(self) -> int | None:

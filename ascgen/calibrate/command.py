@@ -67,10 +67,10 @@ def calibrate(
     date, host, driver, spread). Put the file's folder in ASCGEN_PROFILE_PATH and name it (its
     file name) in a spec or `ascgen profile`. Ctrl-C writes what was measured so far."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from ascgen.calibrate import engines, measure
+    from ascgen.calibrate import engines, estimate, measure
     from ascgen.common.fileio import check_can_create
+    from ascgen.common.progress import StepLines, duration_text
     from ascgen.spec import profile as profiles
     from ascgen.spec.names import profile_name_problem
     from ascgen.transfers import probe
@@ -113,21 +113,17 @@ def calibrate(
     ):
         if 1 not in counts or len(counts) < 2:
             raise click.BadParameter("give 1 and at least one more channel count", param_hint=name)
-    n_links = 0
-    if base_prof.links is not None:
-        n_links = len(probe.cases(probe.Options(profile=base, links=("hccs", "rdma"), sizes=tuple(link_sz))))
-    steps = (
-        engines.steps(engine_options) + len(copy_sizes) * 3 + n_links + (len(model_batches) if backend == "sim" else 0)
+    ahead = estimate.estimate(
+        base, backend, engine_options, copy_sizes, link_sz, total_bytes, model_batches, executions, time_scale
     )
     figures: list[measure.Figure] = []
     err = Console(stderr=True, highlight=False)
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
-    ) as bar:
-        task = bar.add_task("calibrate", total=steps)
+    parts = ", ".join(f"{k} {duration_text(v)}" for k, v in ahead.by_section.items() if v)
+    note = f"{parts}; plus the probes' builds: seconds when cached, minutes the first time"
+    with StepLines(err, "calibrate", ahead.steps, ahead.seconds, note) as progress:
 
         def say(text: str) -> None:
-            bar.update(task, advance=1, description=text)
+            progress.step(text)
 
         def per_task() -> float | None:
             found = [f.value for f in figures if f.key == "engines.scheduler.per_task_us"]

@@ -25,11 +25,10 @@ from pathlib import Path
 from ascgen import __version__
 from ascgen.calibrate.measure import Figure
 from ascgen.codegen.probe import ProbeFailed, build_probe, run_probe, source_dir
-from ascgen.codegen.render import clang_format
+from ascgen.codegen.render import clang_format, environment
 from ascgen.common.errors import StepFailed
 from ascgen.common.resources import simulator_dir
 from ascgen.spec import profile as profiles
-from ascgen.transfers.probe import environment
 
 NAME = "probe_engines"
 PICTURES = Path(__file__).with_name("pictures")
@@ -94,7 +93,7 @@ def render(options: Options, out_dir: Path) -> dict[str, str]:
     prof = profiles.load(options.profile)
     env = environment()
     modes = prof.features.channel_modes
-    main = env.get_template("engines.cpp.j2").render(
+    main = env.get_template("probes/engines.cpp.j2").render(
         version=__version__,
         name=NAME,
         cases=[asdict(c) for c in cases(options)],
@@ -109,7 +108,7 @@ def render(options: Options, out_dir: Path) -> dict[str, str]:
         vpc_mode=_MODE["vpc"] if modes else 0,
     )
     sim = os.path.relpath(simulator_dir(), out_dir)
-    cmake = env.get_template("CMakeLists.txt.j2").render(
+    cmake = env.get_template("probes/CMakeLists.txt.j2").render(
         version=__version__, name=NAME, simulator_dir=f"${{CMAKE_CURRENT_SOURCE_DIR}}/{sim}"
     )
     return {"main.cpp": clang_format(main, "main.cpp"), "CMakeLists.txt": cmake}

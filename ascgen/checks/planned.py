@@ -5,7 +5,7 @@ use and what would fit)."""
 from __future__ import annotations
 
 from ascgen.plan.model import Plan
-from ascgen.plan.planner import largest_fitting
+from ascgen.plan.planner import largest_fitting, limits_missed
 from ascgen.spec import dsl
 from ascgen.spec.diagnostics import Diagnostic
 from ascgen.spec.profile import Profile
@@ -30,24 +30,41 @@ def check_planned(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap) ->
                 f"choose an output whose width x height x 3/2 is a multiple of {copy_align}",
             )
         )
+    if not limits_missed(plan, prof):
+        return out
+    fix = _fix(spec, prof)
     streams = plan.streams_per_thread * spec.threads + plan.shared_streams
     if streams > prof.limits.max_streams:
-        out.append(smap.error(("threads",), f"{streams} streams exceed the device's {prof.limits.max_streams}"))
+        out.append(smap.error(("threads",), f"{streams} streams exceed the device's {prof.limits.max_streams}{fix}"))
     events = plan.events_per_thread * spec.threads
     if events > prof.limits.max_events:
+        knob = ("buffers", "depth") if spec.streams == "per_stage" else ("threads",)
         out.append(
             smap.error(
-                ("buffers", "depth"),
+                knob,
                 f"{events} events ({plan.events_per_thread} per thread "
-                f"x {spec.threads} threads) exceed the device's {prof.limits.max_events}; "
-                "lower buffers.depth or threads",
+                f"x {spec.threads} threads) exceed the device's {prof.limits.max_events}{fix}",
             )
         )
-    out += _memory(spec, prof, plan, smap)
+    out += _memory(spec, prof, plan, smap, fix)
     return out
 
 
-def _memory(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap) -> list[Diagnostic]:
+def _fix(spec: dsl.Spec, prof: Profile) -> str:
+    """One hint that meets every limit at once (memory, events, streams), with the numbers."""
+    window, threads = largest_fitting(spec, prof)
+    knob = "buffers.depth" if spec.streams == "per_stage" else "sync_every"
+    fixes = []
+    if window:
+        fixes.append(f"{knob} <= {window}")
+    if threads:
+        fixes.append(f"threads <= {threads}")
+    if not fixes:
+        return "; no depth or thread count meets every limit (memory, events, streams)"
+    return f"; every limit (memory, events, streams) is met with {' or '.join(fixes)}"
+
+
+def _memory(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap, fix: str) -> list[Diagnostic]:
     mem = plan.memory
     over: list[tuple[str, str | None, int, int]] = []
     if mem.dvpp_bytes > mem.dvpp_budget_bytes:
@@ -56,14 +73,6 @@ def _memory(spec: dsl.Spec, prof: Profile, plan: Plan, smap: SourceMap) -> list[
         over.append(("device", None, mem.device_bytes, mem.device_budget_bytes))
     if not over:
         return []
-    window, threads = largest_fitting(spec, prof)
-    knob = "buffers.depth" if spec.streams == "per_stage" else "sync_every"
-    fixes = []
-    if window:
-        fixes.append(f"{knob} <= {window}")
-    if threads:
-        fixes.append(f"threads <= {threads}")
-    fix = f"; fits with {' or '.join(fixes)}" if fixes else "; no depth or thread count fits"
     out = []
     for label, kind, need, budget in over:
         pools = [p for p in plan.pools if (kind is None and p.memory != "host_pinned") or p.memory == kind]

@@ -72,7 +72,6 @@ class OpIR:
     stream: str
     channel: str  # the DVPP channel of its stream ("" if none)
     per_batch: bool  # runs once per batch (after the batch's last frame)
-    first_per_batch: bool  # the first op that runs once per batch
     index: str  # "f" or "b": the item it works on
     src: str  # pool member it reads ("" for host data)
     src_index: str

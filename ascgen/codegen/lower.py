@@ -22,7 +22,7 @@ RUNTIME_ABI_VERSION = 3  # templates/runtime/ascgen_driver.h: ASCGEN_RUNTIME_ABI
 RUNTIME_FOLDER = "runtime"  # where a program's CMakeLists finds the runtime headers: its own, or its sibling
 # The runtime headers (templates/runtime/) main.cpp includes: a frame program names a layout
 # policy and run_main, a server serve_main; the headers they include come with them (render).
-FRAME_INCLUDES = ("ascgen_layouts.h", "ascgen_run.h")
+FRAME_INCLUDES = ("ascgen_frames.h", "ascgen_layouts.h")
 SERVER_INCLUDES = ("ascgen_serving.h",)
 _MEMORY = {"dvpp": "kDvpp", "device": "kDevice", "host_pinned": "kHostPinned"}
 _PLACE = {
@@ -86,7 +86,6 @@ class _Lowering:
 
     def ops(self) -> list[OpIR]:
         out: list[OpIR] = []
-        seen_batch = False
         previous_stage = ""
         for k, step in enumerate(self.plan.steps):
             idx = "b" if step.batch_level else "f"
@@ -99,7 +98,7 @@ class _Lowering:
                     template=template, line=self.stages[step.stage].line, stream=self.stream(step),
                     note=": its frame into the model's batch" if step.action == "assemble" else "",
                     channel=self.channel_of_stage(step.stage), per_batch=step.batch_level,
-                    first_per_batch=step.batch_level and not seen_batch, index=idx,
+                    index=idx,
                     src=src.ref.member if src else "", src_index="b" if src and src.per == "batch" else "f",
                     dst=dst.ref.member, dst_index="b" if dst.per == "batch" else "f",
                     prev_stage=previous_stage, item="i" if dst.per == "batch" and not step.batch_level else "0",
@@ -108,7 +107,6 @@ class _Lowering:
                     waits=self.waits(k, step), records=self.records(k),
                 )
             )  # fmt: skip
-            seen_batch = seen_batch or step.batch_level
             if step.action == "stage":
                 previous_stage = step.stage
         return out
@@ -162,6 +160,17 @@ class _Lowering:
                 )
             )  # fmt: skip
         return out
+
+
+def _output_item_bytes(stages: list[StageIR], output_stage: str) -> str:
+    """C++ for one frame's share of batch b's output: the output stage's constant, or, when the
+    model's output follows its height/width gear, what the model stage read for b's gear."""
+    if not output_stage:
+        return ""
+    scaled = next((s for s in stages if s.flags.get("hw_scaled_output")), None)
+    if scaled is None:
+        return f"{output_stage}::kItemBytes"
+    return f"{scaled.name}_item_bytes[static_cast<size_t>(b % {scaled.dst}.slots())]"
 
 
 def _relative(target: Path, start: Path) -> str:
@@ -304,7 +313,7 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
             f"{', '.join(plan.shared_stages)} (one instance on one stream)" if plan.shared_stages else "nothing"
         ),
         completion_stream=last.stream, output_pool=output.member if output else "",
-        output_item_bytes=f"{output.stage}::kItemBytes" if output else "",
+        output_item_bytes=_output_item_bytes(stages, output.stage if output else ""),
         status_stage=next((n for n, k in kinds.items() if k.reports_status), ""),
         inspect_stage=next((s.name for s in plan.stages if kinds[s.name].inspects_inputs(s, plan)), ""),
         postprocess_stage=next((n for n, k in kinds.items() if k.host_postprocess), ""),

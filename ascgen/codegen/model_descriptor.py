@@ -18,10 +18,10 @@ def descriptor_text(model: ModelPlan, header: list[str]) -> str:
         "version=1",
         f"name={model.stage}",
         f"batch={model.batch}",
-        "inputs=1",
-        f"input.0.bytes={model.input_bytes}",
-        "outputs=1",
-        f"output.0.bytes={model.output_bytes}",
+        f"inputs={1 + len(model.extra_input_bytes)}",
+        *(f"input.{k}.bytes={b}" for k, b in enumerate([model.input_bytes, *model.extra_input_bytes])),
+        f"outputs={1 + len(model.extra_output_bytes)}",
+        *(f"output.{k}.bytes={b}" for k, b in enumerate([model.output_bytes, *model.extra_output_bytes])),
         f"memory_bytes={model.memory_bytes}",
     ]
     if model.traffic_bytes:  # DDR bytes per execution besides input and output (else: the weights)
@@ -33,6 +33,8 @@ def descriptor_text(model: ModelPlan, header: list[str]) -> str:
             lines.append(f"traffic_bytes_per_item={model.traffic_bytes_per_item}")
     if model.hw_gears:  # dynamic height/width gears: the same extra input; time scales with elements
         lines.append("hw_gears=" + ",".join(f"{h}x{w}" for h, w in model.hw_gears))
+        if model.hw_scaled_output:  # output 0 follows the gear: its elements' share, packed
+            lines.append("output.0.hw_scaled=1")
         if model.traffic_bytes_per_item:
             lines.append(f"traffic_bytes_per_item={model.traffic_bytes_per_item}")
     return "\n".join(lines) + "\n"

@@ -29,7 +29,9 @@ class ToolMissing(UserError):
 
 
 @cache
-def _environment() -> Environment:
+def environment() -> Environment:
+    """The one Jinja environment of templates/: the generated programs (main.cpp.j2, stages/)
+    and the probe programs (probes/) render through it."""
     env = Environment(
         loader=FileSystemLoader(str(templates_dir())),
         undefined=StrictUndefined,
@@ -113,7 +115,7 @@ def runtime_files(includes: tuple[str, ...] | None = None) -> dict[str, str]:
 def render(program: Program) -> dict[str, str]:
     """All files of ``program``'s folder: {relative path: text}, its runtime/ folder too when it
     has its own (lower's ``shared_runtime`` not set). Pure: nothing is read but templates."""
-    env = _environment()
+    env = environment()
     kinds = {kind: env.get_template(name).make_module({"p": program}) for kind, name in _stage_templates().items()}
     cpp_header = "\n".join(f"// {line}" for line in program.header)
     main = env.get_template("main.cpp.j2").render(p=program, header=cpp_header, kinds=kinds)

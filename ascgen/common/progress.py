@@ -1,6 +1,7 @@
 """Progress of long steps for people and for logs: a Rich bar on a terminal; plain lines
 otherwise, one when a step starts and then one every few seconds (a heartbeat, so a log is
-never silent for long and never holds a bar's frames)."""
+never silent for long and never holds a bar's frames). BuildProgress follows a build,
+StepLines a job of counted steps with an estimate up front."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 from types import TracebackType
+from typing import Self
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -66,7 +68,34 @@ class PlainLines:
                 self.say(status())
 
 
-class BuildProgress:
+class _BarOrLines:
+    """A live bar on a terminal, plain lines (with the heartbeat) otherwise: the subclass makes
+    ``bar`` and ``lines`` and may say something first (``_first``)."""
+
+    terminal: bool
+    bar: Progress
+    lines: PlainLines
+
+    def _first(self) -> None:
+        """What to show before the bar starts or the first line."""
+
+    def __enter__(self) -> Self:
+        if self.terminal:
+            self._first()
+            self.bar.start()
+        else:
+            self.lines.__enter__()
+            self._first()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if self.terminal:
+            self.bar.stop()
+        else:
+            self.lines.__exit__(kind, exc, tb)
+
+
+class BuildProgress(_BarOrLines):
     """Hears ``progress(what, done, total)`` from a build (ascgen.codegen.build) and shows it."""
 
     def __init__(self, console: Console, every: float = HEARTBEAT_S) -> None:
@@ -81,19 +110,6 @@ class BuildProgress:
         self.done = self.total = 0
         self.started = time.monotonic()
 
-    def __enter__(self) -> BuildProgress:
-        if self.terminal:
-            self.bar.start()
-        else:
-            self.lines.__enter__()
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
-        if self.terminal:
-            self.bar.stop()
-        else:
-            self.lines.__exit__(kind, exc, tb)
-
     def __call__(self, what: str, done: int, total: int) -> None:
         if self.terminal:
             self.bar.update(self.task, description=what, completed=done, total=total or None)
@@ -107,3 +123,76 @@ class BuildProgress:
     def _line(self) -> str:
         steps = f" [{self.done}/{self.total}]" if self.total else ""
         return f"build: {self.what}{steps}, {duration_text(time.monotonic() - self.started)}"
+
+
+class StepLines(_BarOrLines):
+    """A job of a known number of steps (``ascgen calibrate``, the transfer probe). On a terminal
+    a live bar (steps done, time spent, time left); otherwise, for a log, one line up front with
+    the estimate, then one line per step with the time spent and left, and the heartbeat while a
+    long step runs. Time left: at the pace of the steps so far, the estimate before the first."""
+
+    def __init__(
+        self,
+        console: Console,
+        what: str,
+        total: int,
+        estimate_s: float | None = None,
+        note: str = "",
+        every: float = HEARTBEAT_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        from rich.progress import MofNCompleteColumn, TimeRemainingColumn
+
+        self.console, self.what, self.total = console, what, total
+        self.estimate_s, self.note, self.clock = estimate_s, note, clock
+        self.terminal = console.is_terminal
+        self.bar = Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            TimeRemainingColumn(), console=console,
+        )  # fmt: skip
+        self.task = self.bar.add_task(what, total=total)
+        self.lines = PlainLines(console, every, clock)
+        self.done = 0
+        self.text = ""
+        self.started = self.first_at = clock()
+
+    def upfront(self) -> str:
+        about = f", about {duration_text(self.estimate_s)}" if self.estimate_s is not None else ""
+        return f"{self.what}: {self.total} steps{about}" + (f" ({self.note})" if self.note else "")
+
+    def _first(self) -> None:
+        self.started = self.clock()
+        if self.terminal:
+            self.console.print(self.upfront(), highlight=False)
+        else:
+            self.lines.say(self.upfront())
+            self.lines.status(self._line)
+
+    def step(self, text: str) -> None:
+        """One step done; ``text`` says which."""
+        self.done = min(self.done + 1, self.total)
+        self.text = text
+        if self.done == 1:
+            self.first_at = self.clock()
+        if self.terminal:
+            self.bar.update(self.task, advance=1, description=text)
+        else:
+            self.lines.say(self._line())
+
+    def left_s(self) -> float | None:
+        """At the pace of the steps since the first (the first also holds what came before it, a
+        build say); until there is one, the estimate's share of the steps left."""
+        now = self.clock()
+        if self.done >= 2 and now > self.first_at:
+            return (now - self.first_at) / (self.done - 1) * (self.total - self.done)
+        if self.estimate_s is None:
+            return None
+        if self.done == 0:
+            return max(0.0, self.estimate_s - (now - self.started))
+        return self.estimate_s * (self.total - self.done) / self.total
+
+    def _line(self) -> str:
+        spent = duration_text(self.clock() - self.started)
+        left = self.left_s()
+        tail = f", about {duration_text(left)} left" if left is not None and self.done < self.total else ""
+        return f"{self.what} [{self.done}/{self.total}] {self.text or 'starting'}: {spent} spent{tail}"

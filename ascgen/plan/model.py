@@ -154,6 +154,9 @@ class ModelPlan(_Frozen):
     hw_gears: list[tuple[int, int]] = []  # dynamic (height, width) gears, ascending; [] none
     gear_ms: dict[int, float] = {}  # an execution's time at each dynamic batch gear
     hw_gear_ms: list[float] = []  # an execution's time at each (height, width) gear
+    hw_scaled_output: bool = False  # the output follows the (height, width) gear (its elements' share)
+    extra_input_bytes: list[int] = []  # the model's inputs after the data input, in its order
+    extra_output_bytes: list[int] = []  # its outputs after the first, in its order
 
 
 def gear_for(gears: list[int], items: int) -> int:

@@ -227,16 +227,43 @@ def affinity_of(spec: dsl.Spec) -> str:
     return ",".join(str(c) for c in a) if isinstance(a, list) else a
 
 
+def limits_missed(plan: Plan, prof: Profile) -> list[str]:
+    """The device limits ``plan`` exceeds, each with its numbers: memory (DVPP, device), events
+    and streams."""
+    mem, limits = plan.memory, prof.limits
+    missed = []
+    if mem.dvpp_bytes > mem.dvpp_budget_bytes:
+        missed.append(f"DVPP memory {mem.dvpp_bytes:,} > {mem.dvpp_budget_bytes:,} B")
+    if mem.device_bytes > mem.device_budget_bytes:
+        missed.append(f"device memory {mem.device_bytes:,} > {mem.device_budget_bytes:,} B")
+    events = plan.events_per_thread * plan.threads
+    if events > limits.max_events:
+        missed.append(f"events {events:,} > {limits.max_events:,}")
+    streams = plan.streams_per_thread * plan.threads + plan.shared_streams
+    if streams > limits.max_streams:
+        missed.append(f"streams {streams:,} > {limits.max_streams:,}")
+    return missed
+
+
+def with_window(spec: dsl.Spec, threads: int, window: int) -> dsl.Spec:
+    """``spec`` at ``threads`` threads and ``window`` frames in flight per thread (the depth, or
+    sync_every for per_thread streams)."""
+    if spec.streams == "per_stage":
+        return spec.model_copy(
+            update={"threads": threads, "buffers": spec.buffers.model_copy(update={"depth": window})}
+        )
+    return spec.model_copy(update={"threads": threads, "sync_every": window})
+
+
 def fits(spec: dsl.Spec, prof: Profile, threads: int, window: int) -> bool:
-    """Whether the plan's memory fits the budgets with these threads and frames in flight."""
-    p = _Planner(spec, prof, [0] * len(spec.stages))
-    geos = p.geometries()
-    mem = p.memory(p.pools(geos, p.batching().mode == "copy", threads, window), threads)
-    return mem.dvpp_bytes <= mem.dvpp_budget_bytes and mem.device_bytes <= mem.device_budget_bytes
+    """Whether the plan meets every device limit (memory, events, streams) with these threads and
+    frames in flight."""
+    return not limits_missed(make_plan(with_window(spec, threads, window), prof, [0] * len(spec.stages), ""), prof)
 
 
 def largest_fitting(spec: dsl.Spec, prof: Profile) -> tuple[int, int]:
-    """(the largest window at the spec's threads, the most threads at its window) that fit; 0 = none."""
+    """(the largest window at the spec's threads, the most threads at its window) that meet
+    every limit at once; 0 = none."""
     window = window_of(spec)
     best_window = next((w for w in range(window, 0, -1) if fits(spec, prof, spec.threads, w)), 0)
     best_threads = next((t for t in range(spec.threads, 0, -1) if fits(spec, prof, t, window)), 0)

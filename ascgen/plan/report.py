@@ -132,7 +132,7 @@ def print_deployment(d: DeploymentPlan, console: Console) -> None:
         f"[bold]aggregate roofline: {d.aggregate_qps:,.0f} frames/s on {n} devices "
         f"({100 * d.scaling:.1f} % of {n} x {d.per_device_qps:,.0f}), bottleneck: {d.bottleneck}[/] "
         f"({d.host_link_bytes_per_frame / 1e3:.1f} kB per frame cross the host link the busier way; "
-        "the simulator shares it between the devices of one process, not between processes)"
+        "its devices share it whether one process drives them or a process each, on the device and in the simulator)"
     )
 
 

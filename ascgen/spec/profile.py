@@ -76,6 +76,9 @@ class Limits(_Strict):
     # Threads one process may subscribe with aclrtSubscribeReport: 128 on the 310, 1024 on
     # the others (HIA aclcppdevg_03_0124 canncommercial/800, aclcppdevg_03_0051 60RC1).
     report_threads: int = Field(default=1024, gt=0)
+    # VDEC channel ids are 0 .. vdec_channels - 1: 32 on the 310 and 910, 256 on the 310P,
+    # 310B, A2 and A3 (HIA aclcppdevg_03_0373 canncommercial/850; aclpythondevg_01_0345).
+    vdec_channels: int = Field(default=0, ge=0)
 
 
 class CopyEngine(_Strict):
@@ -104,6 +107,27 @@ class UnitEngine(_Strict):
     switch_fraction: float = Field(default=0.0, ge=0)
 
 
+class VdecEngine(_Strict):
+    """The video decoder (VDEC): `units` cores, each decoding one frame at a time for
+    frame_us + per_block_us x the frame's block x block tiles (a partial tile counts whole);
+    a channel holds channel_fixed_bytes + channel_frames x one NV12 frame at its tile-aligned
+    size of DVPP memory. The figures are fitted on the documented capacities: tools/vdec_fit.py,
+    simulator/docs/vdec_time.md."""
+
+    units: int = Field(gt=0)
+    block: int = Field(gt=0)
+    frame_us: float = Field(ge=0)
+    per_block_us: float = Field(ge=0)
+    channel_fixed_bytes: int = Field(ge=0)
+    channel_frames: float = Field(ge=0)
+
+    def blocks(self, width: int, height: int) -> int:
+        return -(-width // self.block) * -(-height // self.block)
+
+    def service_us(self, width: int, height: int) -> float:
+        return self.frame_us + self.per_block_us * self.blocks(width, height)
+
+
 class Scheduler(_Strict):
     per_task_us: float = Field(ge=0)
 
@@ -120,6 +144,7 @@ class Engines(_Strict):
     jpegd: PixelEngine
     vpc: PixelEngine
     aicore: UnitEngine
+    vdec: VdecEngine | None = None  # absent: the profile has no video decoder figures
     scheduler: Scheduler
     host: HostCost
 
@@ -155,6 +180,9 @@ class Features(_Strict):
     # Device memory kind: aclrtGetMemInfo answers the ACL_DDR_MEM* or the
     # ACL_HBM_MEM* attributes, 0/0 for the others [facts 1.3 aclrtMemAttr].
     memory_kind: Literal["ddr", "hbm"] = "ddr"
+    # The hi_mpi_* media API (DVPP V2): 310P, 310B, A2 and A3, not the 310 or 910
+    # (HIA acldevg aclcppdevg_000062 900; ACL_FACTS 8).
+    dvpp_v2: bool = False
 
 
 class Topology(_Strict):

@@ -44,6 +44,22 @@ class ModelStage(StageBase):
         "[height, width] pairs ascending: a batch runs at the smallest gear holding its padded requests; "
         "latency_ms is at the largest gear, a smaller one takes its share of the elements",
     )
+    extra_inputs: list[Bytes] = Field(
+        default=[],
+        description="the model's inputs after the first (the pipeline's data), in the model's order: bytes of "
+        "each at the spec's batch; the program fills them with zeros once at start-up",
+    )
+    extra_outputs: list[Bytes] = Field(
+        default=[],
+        description="the model's outputs after the first (what the next stage reads), in the model's order: "
+        "bytes of each at the spec's batch (a detector's other heads); every execution writes them",
+    )
+    hw_scaled_output: bool = Field(
+        default=False,
+        description="with hw_gears: the output follows the gear (a CRNN's time steps follow the width): at a "
+        "gear each item's output is its share of the largest gear's elements, packed; the program reads the "
+        "current size with aclmdlGetCurOutputDims after aclmdlSetDynamicHWSize",
+    )
     instances: Literal["auto", "per_thread", "shared"] = Field(
         default="auto",
         description="per_thread: each thread loads its own instance; shared: one instance on one stream, which "
@@ -85,6 +101,7 @@ def _check_hw_gears(ctx: StageContext, stage: ModelStage) -> list[Diagnostic]:
     if stage.gears is not None:
         out.append(ctx.error("hw_gears", "a model has one kind of gears (CANN): give gears or hw_gears, not both"))
     most = max((h * w for h, w in gears), default=0)
+    out += _check_hw_scaled_output(ctx, stage, gears, most)
     if stage.input_bytes is not None and gears and stage.input_bytes != ctx.spec.batch * most:
         out.append(
             ctx.error(
@@ -110,6 +127,43 @@ def _check_hw_gears(ctx: StageContext, stage: ModelStage) -> list[Diagnostic]:
             )
         )
     return out
+
+
+def _check_hw_scaled_output(ctx: StageContext, stage: ModelStage, gears: list[HwGear], most: int) -> list[Diagnostic]:
+    """An output that follows the gear must split into whole float32 values at every gear."""
+    if not stage.hw_scaled_output or not gears or not most:
+        return []
+    item = (stage.output_bytes or 0) // ctx.spec.batch
+    uneven = [f"{h}x{w}" for h, w in gears if item * h * w % (most * 4)]
+    if stage.output_bytes is None or uneven:
+        return [
+            ctx.error(
+                "hw_scaled_output",
+                f"an output that follows the gear needs output_bytes whose item ({item} bytes) splits into whole "
+                f"float32 values at every gear; not at {', '.join(uneven) or 'any (no output_bytes)'}",
+            )
+        ]
+    return []
+
+
+def _extras(plan: Plan, inputs: bool) -> list[int]:
+    if plan.model is None:
+        return []
+    return plan.model.extra_input_bytes if inputs else plan.model.extra_output_bytes
+
+
+def _list(values: list[int]) -> str:
+    return "{" + ", ".join(str(v) for v in values) + "}"
+
+
+def hw_gear_output_item_bytes(model: ModelPlan) -> list[int]:
+    """One item's output bytes at each (height, width) gear: the whole item unless the output
+    follows the gear (hw_scaled_output), then its share of the largest gear's elements."""
+    item = model.output_bytes // model.batch
+    if not model.hw_scaled_output:
+        return [item for _ in model.hw_gears]
+    most = max(h * w for h, w in model.hw_gears)
+    return [item * h * w // most for h, w in model.hw_gears]
 
 
 def hw_share(gears: list[tuple[int, int]], gear: tuple[int, int]) -> float:
@@ -198,6 +252,14 @@ class Model(StageKind):
                 )
             )
         out += _check_hw_gears(ctx, stage)
+        if stage.extra_inputs and (stage.gears or stage.hw_gears):
+            out.append(
+                ctx.error(
+                    "extra_inputs",
+                    "extra_inputs with gears are not supported: ATC puts the gear input after the data input "
+                    "(ascend_mbatch_shape_data); give one data input, or no gears",
+                )
+            )
         if isinstance(stage.latency_ms, dict) and spec.batch not in stage.latency_ms and len(stage.latency_ms) < 2:
             out.append(
                 ctx.error(
@@ -319,7 +381,8 @@ class Model(StageKind):
             input_bytes=gin.bytes if gin else 0, output_bytes=gout.bytes if gout else 0,
             memory_bytes=self.model_memory_bytes(ctx), instances=instances, gears=stage.gears or [],
             traffic_bytes_per_item=traffic_bytes(stage, prof, 1) - traffic_bytes(stage, prof, 0),
-            hw_gears=hw_gears,
+            hw_gears=hw_gears, hw_scaled_output=bool(hw_gears) and stage.hw_scaled_output,
+            extra_input_bytes=list(stage.extra_inputs), extra_output_bytes=list(stage.extra_outputs),
             gear_ms={g: latency_ms(stage, prof, g) for g in stage.gears or []},
             hw_gear_ms=[latency * hw_share(hw_gears, g) for g in hw_gears],
         )  # fmt: skip
@@ -347,6 +410,9 @@ class Model(StageKind):
             "shared": sp.name in plan.shared_stages,
             "gears": bool(plan.model and plan.model.gears),
             "hw_gears": bool(plan.model and plan.model.hw_gears),
+            "hw_scaled_output": bool(plan.model and plan.model.hw_scaled_output),
+            "extra_inputs": bool(plan.model and plan.model.extra_input_bytes),
+            "extra_outputs": bool(plan.model and plan.model.extra_output_bytes),
             "serving": plan.serving is not None,
         }
 
@@ -355,6 +421,10 @@ class Model(StageKind):
             [
                 const("size_t", "kInputBytes", sp.input.bytes if sp.input else 0),
                 const("size_t", "kOutputBytes", sp.output.bytes if sp.output else 0),
+                # every input and output the model has, in its order (the first two above)
+                const("size_t", "kInputSizes[]", _list([sp.input.bytes if sp.input else 0, *_extras(plan, True)])),
+                const("size_t", "kOutputSizes[]", _list([sp.output.bytes if sp.output else 0, *_extras(plan, False)])),
+                const("size_t", "kGearInputs", 1 if plan.model and (plan.model.gears or plan.model.hw_gears) else 0),
             ]
             + (
                 [const("int", "kGears[]", "{" + ", ".join(str(g) for g in plan.model.gears) + "}")]

@@ -136,37 +136,36 @@ def transfer(
         total_bytes=total_bytes,
         repeat=repeat,
     )
-    folder = out_dir or Path("probe-results") / "transfer" / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    folder = out_dir or default_out_dir(datetime.now(UTC))
     run_and_write(options, folder, build_dir.resolve(), backend, time_scale, unit)
+
+
+def default_out_dir(now: datetime) -> Path:
+    return Path("probe-results") / "transfer" / now.strftime("%Y%m%d-%H%M%S")
 
 
 def run_and_write(
     options: Options, folder: Path, build_root: Path, backend: str, time_scale: float, unit: str = "GiB"
 ) -> None:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from ascgen.common.console import out
     from ascgen.common.fileio import check_can_create
-    from ascgen.transfers import probe, report
+    from ascgen.common.progress import BuildProgress, StepLines
+    from ascgen.transfers import estimate, probe, report
 
     check_can_create(folder)
     err = Console(stderr=True, highlight=False)
     n = len(probe.cases(options))
     rows: list[Row] = []
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err
-    ) as bar:
-        building = bar.add_task("build the probe", total=None)
-        binary = probe.build(
-            options, build_root, backend, progress=lambda what, done, total: bar.update(building, description=what)
-        )
-        bar.remove_task(building)
-        task = bar.add_task("transfers", total=n)
+    with BuildProgress(err) as building:
+        binary = probe.build(options, build_root, backend, progress=building)
+    ahead = estimate.seconds(options, backend, time_scale)
+    with StepLines(err, "probe", n, ahead, f"{options.repeat} x {options.total_bytes:,} bytes per case") as progress:
 
         def on_row(row: Row) -> None:
             rows.append(row)
-            bar.update(task, advance=1, description=f"{row.column} {probe.size_label(row.block_bytes)}")
+            progress.step(f"{row.column} {probe.size_label(row.block_bytes)}")
 
         try:
             probe.run(binary, options, time_scale=time_scale, on_row=on_row)
@@ -174,15 +173,18 @@ def run_and_write(
             _write(folder, rows, options, backend, time_scale, unit, complete=False)
             raise Interrupted(f"interrupted: wrote the {len(rows)} finished cases of {n} to {folder}") from None
     names = _write(folder, rows, options, backend, time_scale, unit, complete=True)
-    for title, header, body in report.table(rows, unit):
-        from rich.table import Table
+    from rich.table import Table
 
+    for title, header, body in report.table(rows, unit):
+        shown, legend = report.fitted_header(header, body, out.width)
         t = Table(title=title, title_justify="left")
-        for h in header:
-            t.add_column(h, justify="right")
+        for h in shown:
+            t.add_column(h, justify="right", no_wrap=True)
         for line in body:
             t.add_row(*line)
         out.print(t)
+        if legend:
+            out.print("  ".join(legend), highlight=False)
     err.print(f"wrote {', '.join(names)} to {folder}")
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from ascgen.common import html
 from ascgen.transfers.probe import Row, columns, size_label
-from ascgen.transfers.report import GROUP_TITLES, UNITS, groups, in_unit, table
+from ascgen.transfers.report import UNITS, group_title, groups, in_unit, table
 
 
 def headline(rows: Sequence[Row], unit: str) -> str:
@@ -22,7 +22,7 @@ def headline(rows: Sequence[Row], unit: str) -> str:
     at = sorted((r for r in ok if r.block_bytes == largest), key=lambda r: -(r.GBps or 0.0))
     top, low = at[0], at[-1]
     speed = f"{in_unit(top.GBps or 0.0, unit):,.2f} {unit}/s"
-    title = GROUP_TITLES.get((top.topology, top.op), f"{top.topology}, {top.op}")
+    title = group_title(top.topology, top.op)
     if top is low:
         return f"{where}, {top.column} ({title}) moves {speed} at {size_label(largest)} blocks."
     gain = html.percent_better(top.GBps or 0.0, low.GBps or 0.0)
@@ -46,7 +46,7 @@ def charts(rows: Sequence[Row], unit: str) -> list[html.Chart | html.Table | str
             if points:
                 series.append(html.Series(col, points))
         if series:
-            title = GROUP_TITLES.get((topology, op), f"{topology}, {op}")
+            title = group_title(topology, op)
             names = {r.block_bytes: size_label(r.block_bytes) for r in members}
             out.append(html.XYChart(title, "block size (log scale)", f"{unit}/s", series, log_x=True, x_names=names))
     return out

@@ -12,17 +12,14 @@ import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from functools import cache
 from pathlib import Path
-
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ascgen import __version__
 from ascgen.codegen.build import BuildFailed
 from ascgen.codegen.probe import ProbeFailed, build_probe, run_probe, source_dir
-from ascgen.codegen.render import clang_format
+from ascgen.codegen.render import clang_format, environment
 from ascgen.common.errors import UserError
-from ascgen.common.resources import simulator_dir, templates_dir
+from ascgen.common.resources import simulator_dir
 from ascgen.spec import profile as profiles
 from ascgen.transfers.direction import COPY_DIRECTIONS, LINK_DIRECTIONS, Direction
 from ascgen.transfers.model import Transfer, Unsupported, route
@@ -142,21 +139,6 @@ def cases(options: Options) -> list[Case]:
     return out
 
 
-@cache
-def environment() -> Environment:
-    """The Jinja environment of templates/probes/ (every probe program renders through it)."""
-    env = Environment(
-        loader=FileSystemLoader(str(templates_dir() / "probes")),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
-    env.filters["cpp_bool"] = lambda value: "true" if value else "false"
-    return env
-
-
 def render(options: Options, out_dir: Path) -> dict[str, str]:
     """The probe's files ({relative path: text}) for a program folder at ``out_dir``."""
     selected = cases(options)
@@ -166,7 +148,7 @@ def render(options: Options, out_dir: Path) -> dict[str, str]:
             f"(profile {options.profile}: links {'yes' if profiles.load(options.profile).links else 'none'})"
         )
     env = environment()
-    main = env.get_template("transfer.cpp.j2").render(
+    main = env.get_template("probes/transfer.cpp.j2").render(
         version=__version__,
         name=NAME,
         cases=[asdict(c) for c in selected],
@@ -175,7 +157,7 @@ def render(options: Options, out_dir: Path) -> dict[str, str]:
         device=0,
     )
     sim = os.path.relpath(simulator_dir(), out_dir)
-    cmake = env.get_template("CMakeLists.txt.j2").render(
+    cmake = env.get_template("probes/CMakeLists.txt.j2").render(
         version=__version__, name=NAME, simulator_dir=f"${{CMAKE_CURRENT_SOURCE_DIR}}/{sim}"
     )
     return {"main.cpp": clang_format(main, "main.cpp"), "CMakeLists.txt": cmake}

@@ -14,8 +14,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from ascgen.transfers.probe import Row, columns, size_label
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # A unit's bytes, and its label in a table's title.
 UNITS: dict[str, tuple[float, str]] = {
@@ -61,9 +65,34 @@ def table(rows: Sequence[Row], unit: str = "GiB") -> list[tuple[str, list[str], 
         sizes = sorted({r.block_bytes for r in members})
         by = {(r.column, r.block_bytes): r for r in members}
         body = [[size_label(s), *(_cell(by.get((c, s)), unit) for c in cols)] for s in sizes]
-        title = GROUP_TITLES.get((topology, op), f"{topology}, {op}")
+        title = group_title(topology, op)
         out.append((f"{title} ({UNITS[unit][1]})", ["block", *cols], body))
     return out
+
+
+def _width(header: Sequence[str], body: Sequence[Sequence[str]]) -> int:
+    """Characters of a boxed terminal table: each column its widest line plus 3, and 1."""
+    widest = [max(len(line) for line in h.split("\n")) for h in header]
+    for cells in body:
+        widest = [max(w, len(c)) for w, c in zip(widest, cells, strict=True)]
+    return sum(w + 3 for w in widest) + 1
+
+
+def fitted_header(header: Sequence[str], body: Sequence[Sequence[str]], width: int) -> tuple[list[str], list[str]]:
+    """Headers that fit ``width`` without cutting a name: as they are when they fit; else each
+    wrapped at its underscores (every letter kept); else short labels (A, B, ...) and a legend
+    line per column naming it in full."""
+    if _width(header, body) <= width:
+        return list(header), []
+    wrapped = [header[0], *(h.replace("_", "_\n") for h in header[1:])]
+    if _width(wrapped, body) <= width:
+        return wrapped, []
+    short = [header[0], *(_label(i) for i in range(len(header) - 1))]
+    return short, [f"{s}: {h}" for s, h in zip(short[1:], header[1:], strict=True)]
+
+
+def _label(i: int) -> str:
+    return chr(ord("A") + i) if i < 26 else f"C{i + 1}"
 
 
 def markdown(rows: Sequence[Row], heading: str = "###", unit: str = "GiB") -> str:
@@ -98,33 +127,66 @@ def to_json(rows: Sequence[Row], meta: dict[str, object]) -> str:
     return json.dumps(data, indent=2, sort_keys=False) + "\n"
 
 
+LINE_STYLES: tuple[Literal["-", "--", ":", "-."], ...] = ("-", "--", ":", "-.")
+MARKERS = ("o", "s", "^", "D", "v")
+
+
 def plot(rows: Sequence[Row], path: Path, title: str, unit: str = "GiB") -> None:
-    """Bandwidth in ``unit`` against block size (log scale), a line per column, a panel per group."""
+    """The figure (see ``figure``) as a PNG; nothing when no case succeeded."""
+    import matplotlib.pyplot as plt
+
+    fig = figure(rows, title, unit)
+    if fig is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def figure(rows: Sequence[Row], title: str, unit: str = "GiB") -> Figure | None:
+    """One plot: bandwidth in ``unit`` against block size (log scale); a colour per column (the
+    same column the same colour in every group), a line style and marker per group (topology
+    and operation); two legends beside the plot say which is which. Each line's label is
+    ``_column|group`` (hidden from the legends)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     grouped = [(k, v) for k, v in groups(rows).items() if any(r.status == "ok" for r in v)]
     if not grouped:
-        return
-    fig, axes = plt.subplots(1, len(grouped), figsize=(4.6 * len(grouped), 4.2), squeeze=False, sharey=False)
-    for ax, ((topology, op), members) in zip(axes[0], grouped, strict=True):
+        return None
+    cols = columns([r for _, members in grouped for r in members])
+    cmap = plt.get_cmap("tab10" if len(cols) <= 10 else "tab20")
+    colour = {c: cmap(i % cmap.N) for i, c in enumerate(cols)}
+    fig, ax = plt.subplots(figsize=(11, 6), dpi=110)
+    styles = []
+    for g, ((topology, op), members) in enumerate(grouped):
+        style, marker = LINE_STYLES[g % len(LINE_STYLES)], MARKERS[g % len(MARKERS)]
+        styles.append(Line2D([], [], color="0.3", linestyle=style, marker=marker, label=group_title(topology, op)))
         for col in columns(members):
-            ok = [r for r in members if r.column == col and r.GBps is not None]
-            pts = sorted((r.block_bytes, in_unit(r.GBps or 0.0, unit)) for r in ok)
+            pts = sorted((r.block_bytes, in_unit(r.GBps, unit)) for r in members if r.column == col and r.GBps)
             if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=col)
-        ax.set_xscale("log", base=2)
-        sizes = sorted({r.block_bytes for r in members})
-        ax.set_xticks(sizes, [size_label(s) for s in sizes])
-        ax.set_xlabel("block size")
-        ax.set_ylabel(f"{unit}/s")
-        ax.set_title(GROUP_TITLES.get((topology, op), f"{topology}, {op}"), fontsize=10)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.suptitle(title, fontsize=11)
+                xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+                label = f"_{col}|{group_title(topology, op)}"
+                ax.plot(xs, ys, color=colour[col], linestyle=style, marker=marker, label=label)
+    sizes = sorted({r.block_bytes for r in rows})
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sizes, [size_label(s) for s in sizes])
+    ax.set_xlabel("block size")
+    ax.set_ylabel(f"bandwidth ({UNITS[unit][1]})")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    swatches = [Line2D([], [], color=colour[c], linewidth=3, label=c) for c in cols]
+    first = ax.legend(handles=swatches, title="column", fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.add_artist(first)
+    if len(grouped) > 1:
+        ax.legend(handles=styles, title="where", fontsize=8, loc="lower left", bbox_to_anchor=(1.01, 0.0))
+    ax.set_title(title, fontsize=11)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig
+
+
+def group_title(topology: str, op: str) -> str:
+    return GROUP_TITLES.get((topology, op), f"{topology}, {op}")

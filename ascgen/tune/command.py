@@ -18,6 +18,7 @@ import click
 
 from ascgen.bench import options
 from ascgen.bench.command import default_builder
+from ascgen.common.errors import UserError
 from ascgen.common.friendly import friendly
 
 if TYPE_CHECKING:
@@ -72,11 +73,18 @@ def default_tuned_path(spec_path: Path) -> Path:
     help="Report folder (default tune-results/<name>/<time>/).",
 )
 @click.option(
+    "--write",
+    "write_beside",
+    is_flag=True,
+    help="Also write the winning spec beside SPEC, as SPEC.tuned.yaml (it is always in the report folder).",
+)
+@click.option(
     "--write-spec",
     "tuned_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Where to write the winning spec (default SPEC.tuned.yaml beside SPEC).",
+    help="Also write the winning spec to this file.",
 )
+@click.option("--force", is_flag=True, help="Overwrite a winning spec file that exists already.")
 @click.option(
     "--ray",
     "ray_address",
@@ -100,15 +108,19 @@ def tune(
     backend: str,
     build_dir: Path,
     out_dir: Path | None,
+    write_beside: bool,
     tuned_path: Path | None,
+    force: bool,
     ray_address: str | None,
 ) -> None:
     """Find the configuration of SPEC (threads, depth, batch, streams, sync_every) with the
     most QPS (or the least p99) that meets the SLO: plan every point, skip those that do not
     fit or cannot win, measure from the planner's best guess, then its neighbours.
 
-    Writes summary.md, tune.json, pareto.png, results.json and runs.csv to --out, and the
-    winning spec beside SPEC (--write-spec). Exit 1 when no measured point meets the SLO.
+    Writes summary.md, report.html, tune.json, pareto.png, results.json, runs.csv and the
+    winning spec (SPEC.tuned.yaml) to --out; beside SPEC too with --write (or to --write-spec
+    PATH), never over an existing file without --force. Exit 1 when no measured point meets
+    the SLO.
     """
     from rich.console import Console
 
@@ -137,9 +149,13 @@ def tune(
     grid = make_grid(planner.spec, space)
     started = datetime.now(UTC)
     folder = out_dir or default_out_dir(planner.spec.name, started)
-    tuned_path = tuned_path or default_tuned_path(spec_path)
-    for where in (folder, build_dir, tuned_path.parent):
-        check_can_create(where)
+    if write_beside and tuned_path is not None:
+        raise click.UsageError("--write writes beside SPEC, --write-spec to PATH: give one of them")
+    copy = tuned_path or (default_tuned_path(spec_path) if write_beside else None)
+    if copy is not None and copy.exists() and not force:
+        raise UserError(f"{copy} exists: add --force to overwrite it, or name another file with --write-spec PATH")
+    for where in (folder, build_dir, *([copy.parent] if copy else [])):
+        check_can_create(where)  # before minutes of measuring
     options = RunOptions(duration_s=duration, warmup_s=warmup, input=input_path, pin=pin)
     request = session.Request(spec_path=spec_path, out_dir=folder, options=options, repeat=repeat)
     git = environment.git_state(spec_path.resolve().parent)
@@ -155,7 +171,7 @@ def tune(
         listener.search = search
         outcome = search.run()
     swept = [k for k, values in grid.axes.items() if len(values) > 1]
-    finish(outcome, settings, planner, measurer, folder, tuned_path, (started, git, swept))
+    finish(outcome, settings, planner, measurer, folder, copy, (started, git, swept))
 
 
 def measurer_for(
@@ -183,18 +199,23 @@ def finish(
     planner: Planner,
     measurer: BenchMeasurer,
     folder: Path,
-    tuned_path: Path,
+    copy: Path | None,
     bench_context: tuple[datetime, tuple[str | None, bool | None], list[str]],
 ) -> None:
-    """Write the report (and the winning spec), print the verdict, exit as it says."""
+    """Write the report and the winning spec (in the report folder, and to ``copy`` when
+    asked), print the verdict, exit as it says."""
     from ascgen.common.console import out
     from ascgen.tune.outputs import verdict, write_report, write_tuned_spec
 
+    written = []
     if outcome.winner is not None and not outcome.interrupted:
-        write_tuned_spec(outcome, settings, planner, tuned_path, folder)
-        settings = dataclasses.replace(settings, tuned_spec=str(tuned_path))
+        own = folder / default_tuned_path(Path(settings.spec)).name
+        written = [own, *([copy] if copy else [])]
+        for path in written:
+            write_tuned_spec(outcome, settings, planner, path, folder)
+        settings = dataclasses.replace(settings, tuned_spec=str(written[-1]))
     names = write_report(outcome, settings, planner, measurer, folder, bench_context)
-    out.print(f"wrote {', '.join(names)} to {folder}")
-    if settings.tuned_spec:
-        out.print(f"wrote the winning spec to {settings.tuned_spec}")
+    out.print(f"wrote {', '.join([*names, *(p.name for p in written[:1])])} to {folder}")
+    if copy is not None and settings.tuned_spec:
+        out.print(f"wrote the winning spec to {copy}")
     verdict(outcome, folder)

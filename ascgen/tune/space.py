@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, Config
 from ascgen.common.errors import UserError
 from ascgen.spec.configure import STREAMS, check_value
+from ascgen.spec.diagnostics import did_you_mean
 
 # What a bench point configures, threads .. sync_every. A server's load (clients, rate) is what
 # the service is asked to carry and the devices are where it runs: `ascgen bench` sweeps them,
@@ -74,7 +75,7 @@ def _range(key: str, item: str) -> list[int]:
 
 def _values(key: str, items: list[str]) -> tuple[int | str, ...]:
     if key not in KEYS:
-        raise BadSpace(f"'{key}' cannot be tuned; use {', '.join(KEYS)}")
+        raise BadSpace(f"'{key}' cannot be tuned{did_you_mean(key, KEYS)}; use {', '.join(KEYS)}")
     if not items:
         raise BadSpace(f"{key}=: give at least one value")
     values: list[int | str] = []

@@ -5,8 +5,8 @@
 // Streams: per_stage. Batch: 8 (copy).
 // Predicted ceiling: 760.4 frames/s, bottleneck jpegd (decode).
 #include "acl/acl.h"
+#include "ascgen_frames.h"
 #include "ascgen_layouts.h"
-#include "ascgen_run.h"
 #include "stages/assemble.h"
 #include "stages/jpeg_decode.h"
 #include "stages/model.h"
@@ -72,6 +72,9 @@ namespace detect {
 constexpr char kName[] = "detect";
 constexpr size_t kInputBytes = 668160;
 constexpr size_t kOutputBytes = 51200;
+constexpr size_t kInputSizes[] = {668160};
+constexpr size_t kOutputSizes[] = {51200};
+constexpr size_t kGearInputs = 0;
 // detect_out: 51,200 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 51200, 51232, {8, 2, 0}};
 }  // namespace detect
@@ -180,7 +183,6 @@ struct Worker : ascgen::WorkerBase {
   std::vector<aclmdlDataset*> detect_inputs, detect_outputs;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(const ascgen::Frame& at, const ascgen::Input& in);
   static const ascgen::StepFn<Worker> kSteps[];
   void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
   void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
@@ -190,7 +192,7 @@ struct Worker : ascgen::WorkerBase {
   void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes() const { return fetch::kItemBytes; }
+  size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
   uint64_t postprocess(const uint8_t*) const { return 0; }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
@@ -206,7 +208,8 @@ void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
   detect_desc = ascgen::require(aclmdlCreateDesc(), detect::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = detect_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(detect::kName, aclmdlGetDesc(detect_desc, detect_model));
-  ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputBytes, detect::kOutputBytes);
+  ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
+                             detect::kGearInputs);
 }
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
@@ -333,23 +336,13 @@ void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
   fetch_to_detect.record(b, fetch_stream);
 }
 
-// The steps in submission order; per batch: once per batch, after its last frame.
+// The steps in submission order (the runtime submits each frame through them); per batch: once
+// per batch, after its last frame, and after every step that runs per frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::resize_step, false, resize::kName}, {&Worker::resize_assemble, false, resize::kName},
     {&Worker::detect_step, true, detect::kName},  {&Worker::fetch_step, true, fetch::kName},
 };
-
-// Frame f (item i of batch b) through every step, in order.
-void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
-  upload_step(at, in);
-  decode_step(at, in);
-  resize_step(at, in);
-  resize_assemble(at, in);
-  if (at.i != program::kBatch - 1) return;  // the rest runs once per batch
-  detect_step(at, in);
-  fetch_step(at, in);
-}
 
 }  // namespace
 

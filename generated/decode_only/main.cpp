@@ -5,8 +5,8 @@
 // Streams: per_stage. Batch: 1 (none).
 // Predicted ceiling: 760.4 frames/s, bottleneck jpegd (decode).
 #include "acl/acl.h"
+#include "ascgen_frames.h"
 #include "ascgen_layouts.h"
-#include "ascgen_run.h"
 #include "stages/jpeg_decode.h"
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1,
@@ -105,13 +105,12 @@ struct Worker : ascgen::WorkerBase {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(const ascgen::Frame& at, const ascgen::Input& in);
   static const ascgen::StepFn<Worker> kSteps[];
   void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
   void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return decode_stream; }
   const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
-  size_t output_item_bytes() const { return 0; }
+  size_t output_item_bytes(int64_t) const { return 0; }
   uint64_t postprocess(const uint8_t*) const { return 0; }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
@@ -169,17 +168,12 @@ void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
   decode_to_upload.record(f, decode_stream);
 }
 
-// The steps in submission order; per batch: once per batch, after its last frame.
+// The steps in submission order (the runtime submits each frame through them); per batch: once
+// per batch, after its last frame, and after every step that runs per frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName},
     {&Worker::decode_step, false, decode::kName},
 };
-
-// Frame f (item i of batch b) through every step, in order.
-void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
-  upload_step(at, in);
-  decode_step(at, in);
-}
 
 }  // namespace
 

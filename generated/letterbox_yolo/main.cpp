@@ -5,8 +5,8 @@
 // Streams: per_stage. Batch: 4 (copy).
 // Predicted ceiling: 129.0 frames/s, bottleneck aicore (detect).
 #include "acl/acl.h"
+#include "ascgen_frames.h"
 #include "ascgen_layouts.h"
-#include "ascgen_run.h"
 #include "stages/assemble.h"
 #include "stages/jpeg_decode.h"
 #include "stages/model.h"
@@ -70,16 +70,19 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 614400, 614432, {1
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 2457600, 2457632, {4, 2, 0}};
 }  // namespace letterbox
 
-// Stage 'detect' (model), pipelines/letterbox_yolo.yaml:13
+// Stage 'detect' (model), pipelines/letterbox_yolo.yaml:15
 namespace detect {
 constexpr char kName[] = "detect";
 constexpr size_t kInputBytes = 2457600;
 constexpr size_t kOutputBytes = 403200;
+constexpr size_t kInputSizes[] = {2457600};
+constexpr size_t kOutputSizes[] = {403200, 100800, 25200};
+constexpr size_t kGearInputs = 0;
 // detect_out: 403,200 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 403200, 403232, {4, 2, 0}};
 }  // namespace detect
 
-// Stage 'fetch' (d2h), pipelines/letterbox_yolo.yaml:15
+// Stage 'fetch' (d2h), pipelines/letterbox_yolo.yaml:17
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 100800;
@@ -185,7 +188,6 @@ struct Worker : ascgen::WorkerBase {
   std::vector<aclmdlDataset*> detect_inputs, detect_outputs;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(const ascgen::Frame& at, const ascgen::Input& in);
   static const ascgen::StepFn<Worker> kSteps[];
   void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
   void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
@@ -195,7 +197,7 @@ struct Worker : ascgen::WorkerBase {
   void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes() const { return fetch::kItemBytes; }
+  size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
   uint64_t postprocess(const uint8_t*) const { return 0; }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
@@ -211,7 +213,8 @@ void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
   detect_desc = ascgen::require(aclmdlCreateDesc(), detect::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = detect_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(detect::kName, aclmdlGetDesc(detect_desc, detect_model));
-  ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputBytes, detect::kOutputBytes);
+  ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
+                             detect::kGearInputs);
 }
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
@@ -262,6 +265,10 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   for (int slot = 0; slot < detect_out.slots(); ++slot)
     detect_outputs.push_back(
         ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
+  // The model's other outputs (the spec's extra_outputs): written by every execution, read by no
+  // stage.
+  for (aclmdlDataset* set : detect_outputs)
+    ascgen::add_model_buffers(detect::kName, set, detect::kOutputSizes, cleanup);
 }
 
 // ------------------------------------------------------------------------------ the steps
@@ -327,7 +334,7 @@ void Worker::letterbox_assemble(const ascgen::Frame& at, [[maybe_unused]] const 
   if (i == program::kBatch - 1) letterbox_to_detect.record(b, letterbox_stream);
 }
 
-// Stage 'detect', pipelines/letterbox_yolo.yaml:13
+// Stage 'detect', pipelines/letterbox_yolo.yaml:15
 void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // One stream, several threads: one at a time, waits to records.
@@ -345,7 +352,7 @@ void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
   detect_to_fetch.record(b, shared->detect_stream);
 }
 
-// Stage 'fetch', pipelines/letterbox_yolo.yaml:15
+// Stage 'fetch', pipelines/letterbox_yolo.yaml:17
 void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // detect_out holds what 'fetch' reads
@@ -356,7 +363,8 @@ void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
   fetch_to_detect.record(b, fetch_stream);
 }
 
-// The steps in submission order; per batch: once per batch, after its last frame.
+// The steps in submission order (the runtime submits each frame through them); per batch: once
+// per batch, after its last frame, and after every step that runs per frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName},
     {&Worker::decode_step, false, decode::kName},
@@ -365,17 +373,6 @@ const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::detect_step, true, detect::kName},
     {&Worker::fetch_step, true, fetch::kName},
 };
-
-// Frame f (item i of batch b) through every step, in order.
-void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
-  upload_step(at, in);
-  decode_step(at, in);
-  letterbox_step(at, in);
-  letterbox_assemble(at, in);
-  if (at.i != program::kBatch - 1) return;  // the rest runs once per batch
-  detect_step(at, in);
-  fetch_step(at, in);
-}
 
 }  // namespace
 

@@ -72,6 +72,9 @@ namespace infer {
 constexpr char kName[] = "infer";
 constexpr size_t kInputBytes = 1204224;
 constexpr size_t kOutputBytes = 64000;
+constexpr size_t kInputSizes[] = {1204224};
+constexpr size_t kOutputSizes[] = {64000};
+constexpr size_t kGearInputs = 1;
 constexpr int kGears[] = {1, 2, 4, 8, 16};
 // infer_out: 64,000 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 64000, 64032, {16, 2, 0}};
@@ -207,7 +210,7 @@ struct Worker : ascgen::WorkerBase {
   void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes() const { return fetch::kItemBytes; }
+  size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
   uint64_t postprocess(const uint8_t* item) const { return top5_frame(item); }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
@@ -223,7 +226,8 @@ void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
   infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
-  ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputBytes, infer::kOutputBytes);
+  ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
+                             infer::kGearInputs);
 }
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
@@ -360,7 +364,8 @@ void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
   fetch_to_infer.record(b, fetch_stream);
 }
 
-// The steps in submission order; per batch: once per batch, after its last frame.
+// The steps in submission order (the runtime submits each frame through them); per batch: once
+// per batch, after its last frame, and after every step that runs per frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::resize_step, false, resize::kName}, {&Worker::resize_assemble, false, resize::kName},

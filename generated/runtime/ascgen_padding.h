@@ -109,6 +109,25 @@ size_t dynamic_hw_input(const char* stage, aclmdlDesc* desc, const HwGear (&gear
   return index;
 }
 
+// One item's bytes of output 0 at the gear aclmdlSetDynamicHWSize set last: an output that
+// follows the gear (a CRNN's time steps follow the width) has the current shape that
+// aclmdlGetCurOutputDims gives (HIA aclcppdevg_03_1466: after aclmdlSetDynamicHWSize it
+// outputs the runtime shape), so one item's bytes are the largest size's share by elements.
+inline size_t current_output_item_bytes(const char* stage, aclmdlDesc* desc, size_t max_bytes,
+                                        int batch) {
+  aclmdlIODims now{}, most{};
+  check(aclmdlGetCurOutputDims(desc, 0, &now), stage, "aclmdlGetCurOutputDims");
+  check(aclmdlGetOutputDims(desc, 0, &most), stage, "aclmdlGetOutputDims");
+  int64_t n = 1, m = 1;
+  for (size_t k = 0; k < now.dimCount; ++k) n *= now.dims[k];
+  for (size_t k = 0; k < most.dimCount; ++k) m *= most.dims[k];
+  if (n <= 0 || m <= 0 || n > m)
+    throw std::runtime_error(std::string("stage '") + stage + "': the model's current output (" +
+                             std::to_string(n) + " elements) is not within its largest (" +
+                             std::to_string(m) + ")");
+  return static_cast<size_t>(static_cast<int64_t>(max_bytes) * n / m) / static_cast<size_t>(batch);
+}
+
 }  // namespace ascgen::serving
 
 #endif  // ASCGEN_PADDING_H_

@@ -1,117 +1,108 @@
-// ascgen_run.h: a frame program's run (its workers pushing frames as fast as the stream layout
-// lets them, the reference run for --verify, the report) and its main(): one device, or several
-// as threads or processes (ascgen_devices.h). Emitted verbatim by ascgen.
+// ascgen_run.h: the one run of every generated program, frame program or server: the flags
+// checked against the device, the inputs, the device opened, the workers and the report
+// thread, the measured period, the drain, the report and the exit status, every resource
+// released in reverse order on every path. What differs is the program's mode, whose hooks the
+// run calls in order: ascgen_frames.h (workers push frames as their stream layout lets them)
+// and ascgen_serving.h (workers serve the batches a batcher forms from a load).
+// Emitted verbatim by ascgen; hand-written, reviewed once.
+//
+// A mode M of workers W has:
+//   void check_flags(const Options&);                   // BadFlags for flags that do not apply
+//   int window(const Options&, const ProgramInfo&);     // frames in flight that size the pools
+//   int32_t device(const Options&, const ProgramInfo&); // the device this run opens
+//   std::vector<int> cpus(const Options&, int32_t);     // the workers' CPUs (may pin this thread)
+//   void prepare(const Options&, const ProgramInfo&, int batch_slots);  // before the device
+//   void adopt(std::vector<std::unique_ptr<W>>&);       // the workers, set up
+//   bool callbacks() const;                             // batches complete on the report thread
+//   void abort();                                       // the run failed: wake what waits
+//   void reference(const std::vector<Input>&);          // --verify's reference, on worker 0
+//   void start(aclrtContext, const std::vector<Input>&, const std::vector<int>& cpus);
+//   void join();                                        // after the measured period
+//   static constexpr bool kTimedAtStop;                 // its period ends at the stop, not the
+//   join LatencyHistogram fill(Report&);                     // frames (requests), qps, extra keys
+//   int64_t batches(const Report&) const;               // measured batches (per-batch stages)
+//   void after_report(const ProgramInfo&);              // what the report's reader must know
 #ifndef ASCGEN_RUN_H_
 #define ASCGEN_RUN_H_
 
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "ascgen_affinity.h"
-#include "ascgen_devices.h"
 #include "ascgen_driver.h"
-#include "ascgen_numa.h"
 #include "ascgen_signals.h"
 
 namespace ascgen {
 
-// ---------------------------------------------------------------- the run
+// The options of a run: the flags parsed against the program's defaults; then the simulated
+// device it was planned for, and the signal handlers.
+inline Options start_program(int argc, char** argv, const Options& defaults,
+                             const std::function<void(Options&)>& adjust = nullptr) {
+  Options opt = parse_options(argc, argv, defaults);
+  if (adjust) adjust(opt);
+#if ASCGEN_BACKEND_SIM
+  setenv("ACL_SIM_PROFILE", ASCGEN_SIM_PROFILE, 0);  // the device this program was planned for
+#endif
+  install_signal_handlers();
+  return opt;
+}
 
-template <class W, class Layout>
-void run_worker(W& t, aclrtContext context, const std::vector<Input>& inputs,
-                const std::vector<int>& cpus) {
+// A worker's thread: on the run's context and CPUs, `body` until it returns or fails; a
+// failure stops the run (`abort` wakes what the worker's failure would leave waiting).
+template <class W>
+void worker_thread(W& t, aclrtContext context, const std::vector<int>& cpus,
+                   const std::function<void()>& body, const std::function<void()>& abort) {
   current_run() = t.run;
   Run& run = run_state();
   const double cpu0 = thread_cpu_s();
   try {
     check(aclrtSetCurrentContext(context), "worker", "aclrtSetCurrentContext");
     pin_current_thread(cpus);
-    Layout::drive(t, inputs);
+    body();
   } catch (const std::exception& e) {
     run.error.set(e.what());
     run.stop = true;
+    abort();
     t.completions.abort();
   }
   t.cpu_s = thread_cpu_s() - cpu0;
 }
 
-// Runs every input once through worker 0, serially, and keeps its output as the reference.
-template <class W, class Layout>
-void record_reference(W& t, const std::vector<Input>& inputs) {
-  Run& run = run_state();
-  run.recording = true;
-  run.expected.assign(inputs.size(), {});
-  for (const Input& in : inputs) Layout::reference(t, in, inputs);
-  run.recording = false;
-}
-
-// The workers' measurements merged into the report; returns their latency histogram.
-template <class W>
-LatencyHistogram fill_report(Report& report, const std::vector<std::unique_ptr<W>>& workers,
-                             double report_cpu) {
-  Run& run = run_state();
-  LatencyHistogram latency;
-  double rate_qps = 0;
-  bool rated = true;
-  for (const auto& t : workers) {
-    latency.merge(t->latency);
-    report.frames += t->measured_frames;
-    report.host_cpu_s += t->cpu_s;
-    rated = rated && t->rate.known();
-    rate_qps += t->rate.qps();
-  }
-  if (rated) report.qps = rate_qps;  // else frames / duration
-  report.host_cpu_s += report_cpu;
-  report.frames_failed = run.frames_failed;
-  report.first_failure_input = run.first_failure_input;
-  report.first_failure_code = run.first_failure_code;
-  return latency;
-}
-
-// One device's run. init_acl: this run initialises AscendCL (false under deploy: threads, where
-// the process did once for every device).
-template <class W, class Layout>
-int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
-        const std::vector<StageInfo>& stages, bool init_acl = true) {
+// One device's run in `mode`. init_acl: this run initialises AscendCL (false under deploy:
+// threads, where the process did once for every device).
+template <class W, class Mode>
+int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
+                const std::vector<StageInfo>& stages, bool init_acl = true) {
   Run& run = run_state();
   run.info = &info;
-  if (opt.load_given)
-    throw BadFlags(
-        "--clients, --rate and --trace load a server: a spec with source: {kind: requests}");
-  if (!opt.only_stage.empty()) {
-    if (!Layout::kStageAlone)
-      throw BadFlags(
-          "--only-stage needs a per_thread program with submit: by_step (ascgen bench --stages "
-          "builds one)");
-    if (opt.verify)
-      throw BadFlags(
-          "--only-stage and --verify exclude each other: a stage alone verifies nothing");
-    if (std::none_of(std::begin(W::kSteps), std::end(W::kSteps),
-                     [&](const StepFn<W>& s) { return opt.only_stage == s.stage; }))
-      throw BadFlags("--only-stage " + opt.only_stage + ": no device stage of that name");
-    run.only_stage = opt.only_stage;
-  }
-  const int window = Layout::window(opt, info);
+  mode.check_flags(opt);
+  const int window = mode.window(opt, info);
   check_budget(info, opt.threads, window);
-  const int32_t device = opt.devices.empty() ? info.device_id : std::atoi(opt.devices.c_str());
-  // host.numa: this device's threads on its NUMA node's CPUs; this thread first, so that the
-  // pinned host memory it allocates below is first touched there.
-  const NumaPlacement numa = numa_placement(opt, device, cpus_for(opt.pin));
-  const std::vector<int>& cpus = numa.pinned;
-  if (numa.node >= 0) pin_current_thread(cpus);
+  const int32_t device = mode.device(opt, info);
+  const std::vector<int> cpus = mode.cpus(opt, device);
   const std::vector<Input> inputs = prepare_inputs(info, opt.input, W::inspect_input);
-  run.inputs = &inputs;
+  run.inputs = &inputs;  // the completions read them
+  const int batch_slots = info.batch_slots.slots(window);
+  mode.prepare(opt, info, batch_slots);
   const aclrtContext context = open_device(device, init_acl, cleanup);
-  const Setup common{-1, window, info.batch_slots.slots(window), inputs, opt.model};
+  const Setup common{-1, window, batch_slots, inputs, opt.model};
   typename W::Shared shared;  // what one copy serves every worker (outlives them: joined below)
   shared.setup(common, cleanup);
   std::vector<std::unique_ptr<W>> workers =
       make_workers<W>(info, opt, common, shared, run, cleanup);
+  mode.adopt(workers);
   std::unique_ptr<ReportThread> reporter;
-  if (Layout::kCallbacks) {
-    reporter =
-        start_reporter(context, workers, cleanup, [&run, &workers](const std::string& error) {
-          run.error.set(error);
-          run.stop = true;
-          for (auto& t : workers) t->completions.abort();
-        });
+  if (mode.callbacks()) {
+    reporter = start_reporter(context, workers, cleanup, [&](const std::string& error) {
+      run.error.set(error);
+      run.stop = true;
+      mode.abort();
+      for (auto& t : workers) t->completions.abort();
+    });
   }
   // Runs first at teardown, on every path: nothing is released while the device still uses it.
   cleanup.add("aclrtSynchronizeDevice (drain before release)",
@@ -122,25 +113,30 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
 
   run.verify = opt.verify;
   run.skip_decode_errors = opt.skip_decode_errors;
-  if (opt.verify) record_reference<W, Layout>(*workers[0], inputs);
+  if (opt.verify) mode.reference(inputs);
 
   Progress progress;
   begin_measurement(run, opt);
   const double cpu0 = process_cpu_s();
-  std::vector<std::thread> threads;
-  for (auto& t : workers)
-    threads.emplace_back(run_worker<W, Layout>, std::ref(*t), context, std::cref(inputs),
-                         std::cref(cpus));
+  mode.start(context, inputs, cpus);
   progress.run_until(run.stop, run.completed, run.measure_start, run.measure_end);
   run.stop = true;
-  for (std::thread& th : threads) th.join();
-  const double elapsed = std::max(0.0, std::min(now_s(), run.measure_end) - run.measure_start);
+  const double stopped = now_s();
+  mode.join();
+  const double end = Mode::kTimedAtStop ? stopped : now_s();
+  const double elapsed = std::max(0.0, std::min(end, run.measure_end) - run.measure_start);
   drain.finish();
+  mode.abort();  // nothing waits any more
   run.error.rethrow();
 
   Report report = report_head(info, opt);
   report.duration_s = elapsed;
-  const LatencyHistogram latency = fill_report(report, workers, reporter ? reporter->cpu_s() : 0.0);
+  for (const auto& t : workers) report.host_cpu_s += t->cpu_s;
+  if (reporter) report.host_cpu_s += reporter->cpu_s();
+  const LatencyHistogram latency = mode.fill(report);
+  report.frames_failed = run.frames_failed;
+  report.first_failure_input = run.first_failure_input;
+  report.first_failure_code = run.first_failure_code;
   report.process_cpu_s = process_cpu_s() - cpu0;
   report.device_memory_bytes = static_cast<int64_t>(mem_total - mem_free);
   report.interrupted = stop_signal() != 0;
@@ -148,21 +144,21 @@ int run(const ProgramInfo& info, const Options& opt, Cleanup& cleanup,
   report.windows_latency = run.windows.p99_max_ms();
   report.verified = verified_state(run, opt, workers[0]->output(0) != nullptr);
   for (const StageInfo& s : stages)
-    report.stages.push_back({s.name, s.per_batch ? report.frames / info.batch : report.frames});
-  if (numa.node >= 0) report.more = [&numa](Json& j) { numa_json(j, numa); };
+    report.stages.push_back({s.name, s.per_batch ? mode.batches(report) : report.frames});
   report.write(latency, opt.json_path, opt.quiet);
+  mode.after_report(info);
   return run_status(info.name, run, opt, report.frames);
 }
 
-// One device's run inside a cleanup that releases everything in reverse order on every path.
-template <class W, class Layout>
-int run_one(const ProgramInfo& info, const Options& opt, const std::vector<StageInfo>& stages,
-            bool init_acl = true) {
+// `run_it` (a run) inside a cleanup that releases everything in reverse order on every path;
+// a failure is one line on stderr and the exit status: 2 for flags that cannot work, 3 else.
+inline int guarded(const ProgramInfo& info, const Options& opt,
+                   const std::function<int(Cleanup&)>& run_it) {
   Cleanup cleanup;
   int status = 0;
   std::string error;
   try {
-    status = run<W, Layout>(info, opt, cleanup, stages, init_acl);
+    status = run_it(cleanup);
   } catch (const BadFlags& e) {
     error = e.what();
     status = 2;
@@ -181,38 +177,6 @@ int run_one(const ProgramInfo& info, const Options& opt, const std::vector<Stage
   }
   if (out != nullptr) out->error = error;
   return status;
-}
-
-// The whole program: options, then one device's run, or one process per device (--devices,
-// or the spec's device ids) with their reports merged.
-template <class W, class Layout>
-int run_main(int argc, char** argv, const ProgramInfo& info, const Options& defaults,
-             const std::vector<StageInfo>& stages) {
-  Options opt = parse_options(argc, argv, defaults);
-#if ASCGEN_BACKEND_SIM
-  setenv("ACL_SIM_PROFILE", ASCGEN_SIM_PROFILE, 0);  // the device this program was planned for
-#endif
-  install_signal_handlers();
-  warn_numa_balancing(info.name);
-  if (opt.devices.empty()) return run_one<W, Layout>(info, opt, stages);
-  const std::vector<int32_t> devices = parse_devices(info.name, opt.devices);
-  if (devices.size() == 1) {
-    opt.devices = std::to_string(devices[0]);
-    return run_one<W, Layout>(info, opt, stages);
-  }
-  const Report head = report_head(info, opt);  // what the merged report says of the program
-  try {
-    if (opt.deploy == "threads")
-      return run_device_threads<Run>(head, opt, devices, [&](const Options& one, Run& run) {
-        current_run() = &run;
-        return run_one<W, Layout>(info, one, stages, false);
-      });
-    return run_devices(head, opt, devices,
-                       [&](const Options& one) { return run_one<W, Layout>(info, one, stages); });
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: %s\n", info.name, e.what());
-    return 3;
-  }
 }
 
 }  // namespace ascgen

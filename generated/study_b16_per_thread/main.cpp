@@ -5,8 +5,8 @@
 // top5 Streams: per_thread, synchronised every 64 frames. Batch: 16 (copy). Predicted ceiling:
 // 644.4 frames/s, bottleneck aicore (infer).
 #include "acl/acl.h"
+#include "ascgen_frames.h"
 #include "ascgen_layouts.h"
-#include "ascgen_run.h"
 #include "stages/assemble.h"
 #include "stages/jpeg_decode.h"
 #include "stages/model.h"
@@ -73,6 +73,9 @@ namespace infer {
 constexpr char kName[] = "infer";
 constexpr size_t kInputBytes = 1204224;
 constexpr size_t kOutputBytes = 64000;
+constexpr size_t kInputSizes[] = {1204224};
+constexpr size_t kOutputSizes[] = {64000};
+constexpr size_t kGearInputs = 0;
 // infer_out: 64,000 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 64000, 64032, {16, 1, 0}};
 }  // namespace infer
@@ -168,7 +171,6 @@ struct Worker : ascgen::WorkerBase {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(const ascgen::Frame& at, const ascgen::Input& in);
   static const ascgen::StepFn<Worker> kSteps[];
   void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
   void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
@@ -178,7 +180,7 @@ struct Worker : ascgen::WorkerBase {
   void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes() const { return fetch::kItemBytes; }
+  size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
   uint64_t postprocess(const uint8_t* item) const { return top5_frame(item); }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
@@ -210,7 +212,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
-  ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputBytes, infer::kOutputBytes);
+  ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
+                             infer::kGearInputs);
   for (int slot = 0; slot < resize_batch.slots(); ++slot)
     infer_inputs.push_back(
         ascgen::new_dataset(infer::kName, resize_batch.slot(slot), infer::kInputBytes, cleanup));
@@ -275,23 +278,13 @@ void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
                                 infer_out.slot_bytes(), ACL_MEMCPY_DEVICE_TO_HOST, stream));
 }
 
-// The steps in submission order; per batch: once per batch, after its last frame.
+// The steps in submission order (the runtime submits each frame through them); per batch: once
+// per batch, after its last frame, and after every step that runs per frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::resize_step, false, resize::kName}, {&Worker::resize_assemble, false, resize::kName},
     {&Worker::infer_step, true, infer::kName},    {&Worker::fetch_step, true, fetch::kName},
 };
-
-// Frame f (item i of batch b) through every step, in order.
-void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
-  upload_step(at, in);
-  decode_step(at, in);
-  resize_step(at, in);
-  resize_assemble(at, in);
-  if (at.i != program::kBatch - 1) return;  // the rest runs once per batch
-  infer_step(at, in);
-  fetch_step(at, in);
-}
 
 }  // namespace
 

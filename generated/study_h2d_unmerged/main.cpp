@@ -5,8 +5,8 @@
 // Streams: per_thread, synchronised every 800 frames. Batch: 1 (none).
 // Predicted ceiling: 2775.6 frames/s, bottleneck per_thread stream.
 #include "acl/acl.h"
+#include "ascgen_frames.h"
 #include "ascgen_layouts.h"
-#include "ascgen_run.h"
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
@@ -69,12 +69,11 @@ struct Worker : ascgen::WorkerBase {
   ascgen::Pool upload_dev;   // 75,825 bytes per frame in device memory (aclrtMalloc)
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(const ascgen::Frame& at, const ascgen::Input& in);
   static const ascgen::StepFn<Worker> kSteps[];
   void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return stream; }
   const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
-  size_t output_item_bytes() const { return 0; }
+  size_t output_item_bytes(int64_t) const { return 0; }
   uint64_t postprocess(const uint8_t*) const { return 0; }
   uint32_t frame_status(int64_t) const { return 0; }
   static void inspect_input(ascgen::Input&) {}
@@ -102,15 +101,11 @@ void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
                                 in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, stream));
 }
 
-// The steps in submission order; per batch: once per batch, after its last frame.
+// The steps in submission order (the runtime submits each frame through them); per batch: once
+// per batch, after its last frame, and after every step that runs per frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName},
 };
-
-// Frame f (item i of batch b) through every step, in order.
-void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
-  upload_step(at, in);
-}
 
 }  // namespace
 

@@ -5,8 +5,8 @@
 // Streams: per_thread, synchronised every 256 frames. Batch: 16 (none).
 // Predicted ceiling: 734.4 frames/s, bottleneck per_thread stream.
 #include "acl/acl.h"
+#include "ascgen_frames.h"
 #include "ascgen_layouts.h"
-#include "ascgen_run.h"
 #include "stages/model.h"
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1,
@@ -27,6 +27,9 @@ namespace infer {
 constexpr char kName[] = "infer";
 constexpr size_t kInputBytes = 1204224;
 constexpr size_t kOutputBytes = 64000;
+constexpr size_t kInputSizes[] = {1204224};
+constexpr size_t kOutputSizes[] = {64000};
+constexpr size_t kGearInputs = 0;
 // infer_in: 1,204,224 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kInPool = {ascgen::Memory::kDevice, 1204224, 1204256, {16, 1, 0}};
 // infer_out: 64,000 bytes per batch in device memory (aclrtMalloc)
@@ -77,12 +80,11 @@ struct Worker : ascgen::WorkerBase {
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-  void submit(const ascgen::Frame& at, const ascgen::Input& in);
   static const ascgen::StepFn<Worker> kSteps[];
   void infer_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return stream; }
   const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
-  size_t output_item_bytes() const { return 0; }
+  size_t output_item_bytes(int64_t) const { return 0; }
   uint64_t postprocess(const uint8_t*) const { return 0; }
   uint32_t frame_status(int64_t) const { return 0; }
   static void inspect_input(ascgen::Input&) {}
@@ -102,7 +104,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
-  ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputBytes, infer::kOutputBytes);
+  ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
+                             infer::kGearInputs);
   for (int slot = 0; slot < infer_in.slots(); ++slot)
     infer_inputs.push_back(
         ascgen::new_dataset(infer::kName, infer_in.slot(slot), infer::kInputBytes, cleanup));
@@ -124,16 +127,11 @@ void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
                          infer_outputs[static_cast<size_t>(b % infer_out.slots())], stream));
 }
 
-// The steps in submission order; per batch: once per batch, after its last frame.
+// The steps in submission order (the runtime submits each frame through them); per batch: once
+// per batch, after its last frame, and after every step that runs per frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::infer_step, true, infer::kName},
 };
-
-// Frame f (item i of batch b) through every step, in order.
-void Worker::submit(const ascgen::Frame& at, const ascgen::Input& in) {
-  if (at.i != program::kBatch - 1) return;  // the rest runs once per batch
-  infer_step(at, in);
-}
 
 }  // namespace
 

@@ -36,12 +36,15 @@ namespace recognize {
 constexpr char kName[] = "recognize";
 constexpr size_t kInputBytes = 81920;
 constexpr size_t kOutputBytes = 94720;
+constexpr size_t kInputSizes[] = {81920};
+constexpr size_t kOutputSizes[] = {94720};
+constexpr size_t kGearInputs = 1;
 constexpr ascgen::serving::HwGear kHwGears[] = {{32, 80}, {32, 160}, {32, 320}};
 // recognize_out: 94,720 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 94720, 94752, {8, 2, 0}};
 }  // namespace recognize
 
-// Stage 'fetch' (d2h), pipelines/serving/textline_batched.yaml:31
+// Stage 'fetch' (d2h), pipelines/serving/textline_batched.yaml:32
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 11840;
@@ -117,6 +120,9 @@ struct Worker : ascgen::WorkerBase {
   static void recognize_inspect(ascgen::Input& in) {
     ascgen::serving::inspect_raw_request(recognize::kName, in, recognize::kHwGears);
   }
+  // recognize: per slot of recognize_out, one item's output at its batch's gear (the output follows
+  // it).
+  std::vector<size_t> recognize_item_bytes;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
@@ -125,7 +131,9 @@ struct Worker : ascgen::WorkerBase {
   void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes() const { return fetch::kItemBytes; }
+  size_t output_item_bytes([[maybe_unused]] int64_t b) const {
+    return recognize_item_bytes[static_cast<size_t>(b % recognize_out.slots())];
+  }
   uint64_t postprocess(const uint8_t*) const { return 0; }
   uint32_t frame_status(int64_t) const { return 0; }
   static void inspect_input(ascgen::Input& in) { recognize_inspect(in); }
@@ -141,8 +149,8 @@ void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
   recognize_desc = ascgen::require(aclmdlCreateDesc(), recognize::kName, "aclmdlCreateDesc");
   cleanup.add("aclmdlDestroyDesc", [d = recognize_desc] { return aclmdlDestroyDesc(d); });
   ASCGEN_CHECK(recognize::kName, aclmdlGetDesc(recognize_desc, recognize_model));
-  ascgen::expect_model_sizes(recognize::kName, recognize_desc, recognize::kInputBytes,
-                             recognize::kOutputBytes);
+  ascgen::expect_model_sizes(recognize::kName, recognize_desc, recognize::kInputSizes,
+                             recognize::kOutputSizes, recognize::kGearInputs);
 }
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
@@ -167,6 +175,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   for (aclmdlDataset* set : recognize_inputs)
     ascgen::add_dynamic_batch_buffer(recognize::kName, shared->recognize_desc, set,
                                      recognize_gear_input, cleanup);
+  recognize_item_bytes.assign(static_cast<size_t>(recognize_out.slots()),
+                              recognize::kOutputBytes / program::kBatch);
   for (int slot = 0; slot < recognize_out.slots(); ++slot)
     recognize_outputs.push_back(ascgen::new_dataset(recognize::kName, recognize_out.slot(slot),
                                                     recognize::kOutputBytes, cleanup));
@@ -211,6 +221,11 @@ void Worker::recognize_step(const ascgen::Frame& at, [[maybe_unused]] const ascg
                                       recognize_inputs[static_cast<size_t>(b % upload_dev.slots())],
                                       recognize_gear_input, static_cast<uint64_t>(gear.height),
                                       static_cast<uint64_t>(gear.width)));
+  // The output follows the gear: its items are packed at the current size, which the completion
+  // slices by.
+  recognize_item_bytes[static_cast<size_t>(b % recognize_out.slots())] =
+      ascgen::serving::current_output_item_bytes(recognize::kName, shared->recognize_desc,
+                                                 recognize::kOutputBytes, program::kBatch);
   ASCGEN_CHECK(recognize::kName,
                aclmdlExecuteAsync(shared->recognize_model,
                                   recognize_inputs[static_cast<size_t>(b % upload_dev.slots())],
@@ -220,7 +235,7 @@ void Worker::recognize_step(const ascgen::Frame& at, [[maybe_unused]] const ascg
   recognize_to_fetch.record(b, shared->recognize_stream);
 }
 
-// Stage 'fetch', pipelines/serving/textline_batched.yaml:31
+// Stage 'fetch', pipelines/serving/textline_batched.yaml:32
 void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
   // recognize_out holds what 'fetch' reads
@@ -231,7 +246,8 @@ void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
   fetch_to_recognize.record(b, fetch_stream);
 }
 
-// The steps in submission order; per batch: once per batch, after its last frame.
+// The steps in submission order (the runtime submits each frame through them); per batch: once
+// per batch, after its last frame, and after every step that runs per frame.
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, true, upload::kName},
     {&Worker::recognize_step, true, recognize::kName},

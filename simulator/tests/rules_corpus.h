@@ -34,6 +34,9 @@ std::vector<Case> with_audit_cases(std::vector<Case> base);
 // `base` followed by the cases of the second device review (rules_corpus_review.cpp).
 std::vector<Case> with_review_cases(std::vector<Case> base);
 
+// `base` followed by the cases of the simulated VDEC (rules_corpus_vdec.cpp).
+std::vector<Case> with_vdec_cases(std::vector<Case> base);
+
 // A 32x32 grey baseline JPEG (JFIF, no EXIF).
 std::vector<unsigned char> tiny_jpeg();
 

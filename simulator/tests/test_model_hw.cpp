@@ -173,3 +173,53 @@ TEST(model, dynamic_hw_descriptors_refused) {
     CHECK_RULE(aclmdlLoadFromFile(hw_model("bad" + std::to_string(k++), extra).c_str(), &id),
                ACL_ERROR_PARSE_MODEL, "model.descriptor");
 }
+
+// An output that follows the gear (descriptor `output.0.hw_scaled=1`, issue 27 item 3): at a
+// gear with half the elements each item's output is half as long, the items packed from the
+// start, and aclmdlGetCurOutputDims gives that shape after aclmdlSetDynamicHWSize (HIA
+// aclcppdevg_03_1466); aclmdlGetOutputDims keeps the largest.
+TEST(model, dynamic_hw_output_follows_the_gear) {
+  CHECK_OK(open_device(0.2));
+  uint32_t id = 0;
+  CHECK_OK(
+      aclmdlLoadFromFile(hw_model("s", "hw_gears=4x16,4x32\noutput.0.hw_scaled=1\n").c_str(), &id));
+  aclmdlDesc* d = aclmdlCreateDesc();
+  CHECK_OK(aclmdlGetDesc(d, id));
+  HwIo io;
+  aclmdlIODims most{}, now{};
+  CHECK_OK(aclmdlGetOutputDims(d, 0, &most));
+  CHECK(most.dimCount == 2 && most.dims[0] == 2 && most.dims[1] == 10);  // 40 bytes an item
+  CHECK_OK(aclmdlSetDynamicHWSize(id, io.ins, 1, 4, 16));
+  CHECK_OK(aclmdlGetCurOutputDims(d, 0, &now));
+  CHECK(now.dimCount == 2 && now.dims[0] == 2 && now.dims[1] == 5);  // 20 bytes an item
+  CHECK_OK(aclmdlGetOutputDims(d, 0, &most));
+  CHECK(most.dims[1] == 10);
+  std::vector<uint8_t> a(kIn);
+  for (size_t i = 0; i < kIn; ++i) a[i] = static_cast<uint8_t>(i * 5 + 1);
+  CHECK_OK(aclrtMemset(io.out, kOut, 0xEE, kOut));
+  std::vector<uint8_t> small = io.run(id, 4, 16, a);
+  CHECK(small.size() == kOut);
+  // the two 20-byte items fill [0, 40); the rest of the buffer is not written
+  CHECK(small[40] == 0xEE && small[79] == 0xEE && !(small[0] == 0xEE && small[1] == 0xEE));
+  // item 1 sits right after item 0: swapping the inputs' items swaps the packed outputs
+  std::vector<uint8_t> swapped(a);
+  std::memcpy(swapped.data(), a.data() + 64, 64);
+  std::memcpy(swapped.data() + 64, a.data(), 64);
+  std::vector<uint8_t> small_s = io.run(id, 4, 16, swapped);
+  CHECK(std::memcmp(small_s.data(), small.data() + 20, 20) == 0);
+  CHECK(std::memcmp(small_s.data() + 20, small.data(), 20) == 0);
+  // at the largest gear the whole items come back
+  CHECK_OK(aclmdlSetDynamicHWSize(id, io.ins, 1, 4, 32));
+  CHECK_OK(aclmdlGetCurOutputDims(d, 0, &now));
+  CHECK(now.dims[1] == 10);
+  CHECK_OK(aclmdlDestroyDesc(d));
+  CHECK_OK(aclmdlUnload(id));
+  // refused: no whole float32 at a gear (a 10-byte item at 4x8), or no HW gears to follow
+  const std::string bad[] = {"hw_gears=4x8,4x32\noutput.0.hw_scaled=1\n",
+                             "latency_ms.1=1.0\noutput.0.hw_scaled=1\n",
+                             "hw_gears=4x32\noutput.0.hw_scaled=2\n"};
+  int k = 0;
+  for (const std::string& extra : bad)
+    CHECK_RULE(aclmdlLoadFromFile(hw_model("scaled" + std::to_string(k++), extra).c_str(), &id),
+               ACL_ERROR_PARSE_MODEL, "model.descriptor");
+}

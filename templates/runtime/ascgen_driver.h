@@ -1,17 +1,16 @@
 // ascgen_driver.h: the part of every generated program that is the same for every pipeline:
 // inputs, the run's state, completing batches (verification, decode result codes, latency),
-// the run-time budget check and the report thread's start and drain. The frame programs'
-// stream layouts are in ascgen_layouts.h, their run() and main() in ascgen_run.h; a server's
-// in ascgen_serving.h. Emitted verbatim by ascgen; hand-written, reviewed once.
+// the run-time budget check and the report thread's start and drain. The run every program
+// shares is in ascgen_run.h; a frame program's mode of it in ascgen_frames.h (its stream layouts
+// in ascgen_layouts.h), a server's in ascgen_serving.h. Emitted verbatim by ascgen.
 //
 // A generated main.cpp holds only its pipeline: a ProgramInfo, the pool specs, and a Worker
 // (derived from WorkerBase) with these members, which the driver calls:
 //   void setup(const Setup& ctx, Cleanup&);          // streams, channels, pools, events, stages
-//   void submit(const Frame&, const Input& in);  // frame f through every step, in order
-//   static const StepFn<Worker> kSteps[];        // the same steps, for step-by-step submission
+//   static const StepFn<Worker> kSteps[];        // its steps in order, per-batch ones last
 //   aclrtStream completion_stream() const;       // where a batch is complete
 //   const uint8_t* output(int64_t b) const;      // batch b's result on the host, or nullptr
-//   size_t output_item_bytes() const;            // one frame's share of it
+//   size_t output_item_bytes(int64_t b) const;   // one frame's share of it (at b's gear)
 //   uint64_t postprocess(const uint8_t* item);   // host stages on one frame's result
 //   uint32_t frame_status(int64_t f) const;      // frame f's decode result code (0: ok)
 //   static void inspect_input(Input& in);        // start-up check of one input
@@ -175,7 +174,7 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
   const int batch = run.info->batch;
   BatchRecord& r = t.batches[static_cast<size_t>(b % t.batch_slots())];
   const uint8_t* out = t.output(b);
-  const size_t item_bytes = t.output_item_bytes();
+  const size_t item_bytes = t.output_item_bytes(b);
   for (int i = 0; i < batch; ++i) {
     const int input = r.inputs[static_cast<size_t>(i)];
     const uint32_t status = t.frame_status(b * batch + i);
@@ -236,11 +235,22 @@ BatchRecord& record_frame(W& t, int64_t f, const Input& in) {
   return r;
 }
 
+// A frame through every step, in order; the steps that run once per batch (the tail of
+// W::kSteps) only when it closes its batch.
+template <class W>
+void submit_steps(W& t, const Frame& at, const Input& in, bool closes_batch) {
+  for (const StepFn<W>& step : W::kSteps) {
+    if (step.per_batch && !closes_batch) return;
+    (t.*step.run)(at, in);
+  }
+}
+
 // Records frame f, then submits it through every step.
 template <class W>
 BatchRecord& submit_frame(W& t, int64_t f, const Input& in) {
   BatchRecord& r = record_frame(t, f, in);
-  t.submit(frame_at(f), in);
+  const Frame at = frame_at(f);
+  submit_steps(t, at, in, at.i == run_state().info->batch - 1);
   return r;
 }
 

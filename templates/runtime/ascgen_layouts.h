@@ -1,6 +1,6 @@
 // ascgen_layouts.h: the two stream layouts of a frame program (per_stage: a stream per stage,
 // shared by the threads; per_thread: each thread its own streams, submitting frame by frame or
-// step by step) as the policies that ascgen_run.h's run() drives. Emitted verbatim by ascgen.
+// step by step) as the policies that ascgen_frames.h's mode drives. Emitted verbatim by ascgen.
 #ifndef ASCGEN_LAYOUTS_H_
 #define ASCGEN_LAYOUTS_H_
 

@@ -32,6 +32,7 @@ def test_bench_writes_results_to_the_default_folder(
         "results.json",
         "runs.csv",
         "summary.md",
+        "report.html",
         "qps.png",
         "latency.png",
         "p99_vs_qps.png",

@@ -24,6 +24,9 @@ def test_devices_and_deploy_sweep_as_run_time_flags_of_one_build() -> None:
         ("0", "processes"), ("0", "threads"), ("0,1", "processes"), ("0,1", "threads"),
         ("0,1,2,3", "processes"), ("0,1,2,3", "threads"),
     ]  # fmt: skip
+    # Labelled as the user wrote them: how many devices, not their ids.
+    assert [c.label().split(" devices=")[1] for c in configs[::2]] == ["1 deploy=processes", "2 deploy=processes",
+                                                                       "4 deploy=processes"]  # fmt: skip
     assert len({variant_config(planner.spec, c) for c in configs}) == 1  # one program for all
     cmd = command(Path("prog"), configs[3], RunOptions(duration_s=1, warmup_s=0), Path("r.json"))
     assert cmd[cmd.index("--devices") + 1] == "0,1" and cmd[cmd.index("--deploy") + 1] == "threads"
@@ -71,3 +74,4 @@ def test_the_table_has_the_scaling_efficiency_against_one_device() -> None:
     assert names[names.index("devices") : names.index("scaling") + 1] == ["devices", "deploy", "scaling"]
     got = [r[names.index("scaling")] for r in rows(summaries)]
     assert got == ["100.0%", "95.0%", "100.0%"]
+    assert [r[names.index("devices")] for r in rows(summaries)] == ["1", "2", "2"]  # as --sweep devices=1,2

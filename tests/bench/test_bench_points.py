@@ -29,7 +29,8 @@ def test_parse_sweep() -> None:
     ("text", "message"),
     [
         ("threads", "expected KEY=V1,V2"),
-        ("thread=1,2", "'thread' cannot be swept"),
+        ("thread=1,2", r"'thread' cannot be swept \(did you mean 'threads'\?\); use one of "),
+        ("dept=2,4", r"'dept' cannot be swept \(did you mean 'depth'\?\)"),
         ("threads=1,x", "threads=x: not a whole number"),
         ("threads=0,2", "threads=0: must be 1..64"),
         ("batch=2000", "batch=2000: must be 1..1024"),

@@ -363,7 +363,7 @@ def test_events_over_the_device_limit() -> None:
     text = edit("{depth: 8}", "{depth: 128}")
     # per thread: 2 x (upload_dev 128 + decode_out 128 + resize_batch 8 + infer_out 8) = 544
     only_problem(
-        text, "2688 events (672 per thread x 4 threads) exceed the device's 1023", "lower buffers.depth", line=6
+        text, "2688 events (672 per thread x 4 threads) exceed the device's 1023", "depth <= 48 or threads <= 1", line=6
     )
     analyze_text(text.replace("threads: 4", "threads: 1"))
 
@@ -375,7 +375,23 @@ def test_out_of_dvpp_memory_names_pool_and_fix() -> None:
     diag = only_problem(text, "out of DVPP memory on ascend310", line=10)
     assert "largest pool 'decode_out' is 2,359,328 B x 128 slots x 8 threads = 2,415,951,872 B" in diag.message
     assert "the budget is 2,415,919,104" in diag.message
-    assert diag.message.endswith("fits with sync_every <= 120 or threads <= 7")
+    assert diag.message.endswith("every limit (memory, events, streams) is met with sync_every <= 120 or threads <= 7")
+
+
+def test_a_depth_that_fits_memory_but_not_the_events_gets_one_hint_for_both() -> None:
+    # 8 threads at depth 128 overflow DVPP memory (fine up to depth ~120) and the 1023 events
+    # (fine up to depth 23): both errors give the one depth that meets every limit.
+    text = edit("{depth: 8}", "{depth: 128}", "threads: 4", "threads: 8")
+    found = problems(text)
+    assert [d.message.split(":")[0].split(" on ")[0] for d in found] == [
+        "5376 events (672 per thread x 8 threads) exceed the device's 1023; every limit (memory, events, streams) "
+        "is met with buffers.depth <= 23 or threads <= 1",
+        "out of DVPP memory",
+    ]
+    assert all(d.message.endswith("is met with buffers.depth <= 23 or threads <= 1") for d in found)
+    analyze_text(text.replace("{depth: 128}", "{depth: 23}"))  # the hint is a valid plan
+    with pytest.raises(SpecError):
+        analyze_text(text.replace("{depth: 128}", "{depth: 24}"))
 
 
 def test_out_of_device_memory() -> None:
@@ -383,12 +399,12 @@ def test_out_of_device_memory() -> None:
     # The models (2 GiB x 4 threads) are the largest use: the error points at the model stage.
     diag = only_problem(text, "out of device memory on ascend310", "the budget is 8,321,499,136", line=12)
     assert "model 'infer': 2,147,483,648 B x 4 instances (one per thread)" in diag.message
-    assert diag.message.endswith("fits with threads <= 3")
+    assert diag.message.endswith("every limit (memory, events, streams) is met with threads <= 3")
 
 
 def test_out_of_memory_whatever_the_depth_or_threads() -> None:
     text = edit("reference: resnet50", "reference: resnet50, memory_bytes: 9GiB")
-    only_problem(text, "out of device memory", "; no depth or thread count fits", line=12)
+    only_problem(text, "out of device memory", "; no depth or thread count meets every limit", line=12)
 
 
 def test_all_problems_of_a_phase_are_reported_together() -> None:
@@ -401,7 +417,7 @@ def test_all_problems_of_a_phase_are_reported_together() -> None:
 
 
 def test_suggested_fix_fits() -> None:
-    """The memory hint ("fits with sync_every <= 120") is itself a valid plan."""
+    """The memory hint ("is met with sync_every <= 120") is itself a valid plan."""
     text = edit("{depth: 8}", "{depth: 120}", "threads: 4", "threads: 8", "per_stage", "per_thread")
     text = text.replace("buffers: {depth: 120}", "sync_every: 120").replace("max_bytes: 1MiB", "max_bytes: 75825")
     analyze_text(text.replace("batch: 16", "batch: 1"))

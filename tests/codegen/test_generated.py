@@ -135,3 +135,10 @@ def test_absolute_source_and_model_paths_are_kept_as_given(tmp_path: Path) -> No
     assert f'ASCGEN_DEFAULT_MODEL="{tmp_path.as_posix()}/' in cmake
     relative = render_all([Path("pipelines/resnet50_b16.yaml")], Path("generated"))["resnet50_b16"]["CMakeLists.txt"]
     assert 'ASCGEN_DEFAULT_INPUT="${ASCGEN_SPEC_DIR}/data/images"' in relative
+
+
+def test_one_jinja_environment_renders_programs_and_probes() -> None:
+    """codegen and the probes (templates/probes/) share one environment: one place sets the
+    undefined handling, whitespace control and filters every template is written for."""
+    made = [p for p in Path("ascgen").rglob("*.py") if re.search(r"\bEnvironment\(", p.read_text(encoding="utf-8"))]
+    assert made == [Path("ascgen/codegen/render.py")]

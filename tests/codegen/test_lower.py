@@ -136,8 +136,16 @@ def test_host_input_slot_is_reused_only_after_its_copy() -> None:
 def test_batch_level_ops_run_at_batch_end() -> None:
     program = program_of(Path("pipelines/resnet50_b16.yaml"))
     assert [op.per_batch for op in program.ops] == [False, False, False, False, True, True]
-    assert [op.first_per_batch for op in program.ops] == [False, False, False, False, True, False]
     assert [op.dst_index for op in program.ops] == ["f", "f", "f", "b", "b", "b"]
+
+
+@pytest.mark.parametrize("path", sorted(Path("pipelines").rglob("*.yaml")), ids=lambda p: p.stem)
+def test_the_steps_once_per_batch_come_last(path: Path) -> None:
+    """The runtime submits a frame through Worker::kSteps and stops at the first step that runs
+    once per batch unless the frame closes its batch (ascgen_driver.h, submit_steps): that is
+    each step's order only if the per-batch steps are the list's tail."""
+    flags = [op.per_batch for op in program_of(path).ops]
+    assert flags == sorted(flags), flags
 
 
 def test_crop_uses_the_crop_call_and_inclusive_roi() -> None:

@@ -83,6 +83,16 @@ def test_bench_sentence_names_the_gain_over_the_default() -> None:
     assert "better than the slowest configuration (the spec's own was not measured) (threads=1 " in unmeasured
 
 
+def test_a_server_counts_requests_and_an_empty_bench_draws_no_chart() -> None:
+    results = load_results(FIXTURES / "base.json")
+    server = results.model_copy(update={"summary": [s.model_copy(update={"clients": 8}) for s in results.summary]})
+    assert bench_html.unit_of(server) == "requests/s" and bench_html.unit_of(results) == "QPS"
+    text = bench_html.render(server)
+    assert "requests/s against p99 latency" in text and "700.0 against 180.0 requests/s" in text
+    empty = bench_html.page(results.model_copy(update={"summary": [], "runs": []}))
+    assert empty.headline == "Nothing was measured." and [s.heading for s in empty.sections] == ["Tables"]
+
+
 def test_tune_sentence_compares_the_winner_with_the_spec_values() -> None:
     text = tune_html.headline(tune_outcome(), 10, _config(1, 8))
     # 6 threads is faster but misses p99 <= 100 ms: the winner is threads=4 depth=8.

@@ -72,6 +72,10 @@ def test_plan_shows_where_scaling_stops() -> None:
     assert result.exit_code == 0, result.output
     assert "Deployment: 4 devices of an Atlas 300I inference card" in result.output
     assert "aggregate roofline: 2,938 frames/s on 4 devices (100.0 % of 4 x 735), bottleneck: devices" in result.output
+    # The link is shared across processes too (the simulated machine, ACL_SIM_MACHINE): the plan says so.
+    text = " ".join(result.output.split())
+    assert "its devices share it whether one process drives them or a process each" in text
+    assert "not between processes" not in text
     one = CliRunner().invoke(cli, ["plan", "pipelines/resnet50_b16.yaml"], terminal_width=200)
     assert "Deployment" not in one.output and "aggregate roofline" not in one.output
 

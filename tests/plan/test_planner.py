@@ -325,3 +325,32 @@ def test_the_upload_slot_holds_the_8_bytes_jpegd_zeroes_after_eoi() -> None:
     plan = plan_of(SEED)
     host, dev = pool(plan, "upload_host"), pool(plan, "upload_dev")
     assert dev.slot_bytes == host.slot_bytes + 8
+
+
+def test_a_model_of_several_inputs_and_outputs_is_described_and_checked() -> None:
+    """Issue 27 item 5: extra_inputs / extra_outputs list the model's other tensors in its order;
+    the plan, the simulated model's descriptor and the program's start-up check carry every one."""
+    from ascgen.codegen.model_descriptor import descriptor_text
+
+    text = SEED.replace("reference: resnet50}", "reference: resnet50, extra_inputs: [64], extra_outputs: [800, 200]}")
+    plan = plan_of(text)
+    assert plan.model is not None
+    assert (plan.model.extra_input_bytes, plan.model.extra_output_bytes) == ([64], [800, 200])
+    desc = descriptor_text(plan.model, "")
+    assert "inputs=2\n" in desc and "input.1.bytes=64\n" in desc
+    assert "outputs=3\n" in desc and "output.1.bytes=800\n" in desc and "output.2.bytes=200\n" in desc
+    sp = stage(plan, "infer")
+    consts = {c.name: c.value for c in kind_of(sp.stage).constants(sp, plan)}
+    assert consts["kInputSizes[]"] == f"{{{sp.input.bytes}, 64}}"  # type: ignore[union-attr]
+    assert consts["kOutputSizes[]"] == "{64000, 800, 200}" and consts["kGearInputs"] == "0"
+    geared = text.replace("extra_inputs: [64]", "extra_inputs: [64], gears: [1, 16]")
+    with pytest.raises(SpecError) as info:
+        analyze_text(geared)
+    line = next(n for n, t in enumerate(geared.splitlines(), 1) if "extra_inputs" in t)
+    assert any(
+        "extra_inputs with gears are not supported" in d.format() and f":{line}:" in d.format()
+        for d in info.value.diagnostics
+    ), [d.format() for d in info.value.diagnostics]
+    with pytest.raises(SpecError) as info:
+        analyze_text(text.replace("extra_outputs: [800, 200]", "extra_outputs: [800, 0]"))
+    assert any("extra_outputs" in d.format() for d in info.value.diagnostics)

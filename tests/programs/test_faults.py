@@ -50,6 +50,8 @@ NO_CODE = {
     "aclmdlCreateDataset",
     "aclCreateDataBuffer",
     "aclmdlGetInputSizeByIndex",
+    "aclmdlGetNumInputs",
+    "aclmdlGetNumOutputs",
     "aclmdlGetOutputSizeByIndex",
 }
 # Calls whose result is data, not success or failure: an injected fault has no meaning there.

@@ -148,3 +148,32 @@ def test_run_time_flags_beyond_the_device_fail_before_anything_is_created(tmp_pa
     assert run.returncode == 2, run.stderr[-2000:]
     assert "--threads 8 with a window of 64 frames needs 2688 events, the device has 1023" in run.stderr
     assert "aclrtCreateEventWithFlag" not in run.stderr and "[acl_sim]" not in run.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        # the model has one head where the spec plans three
+        (
+            lambda d: (
+                d.replace("outputs=3", "outputs=1")
+                .replace("output.1.bytes=100800\n", "")
+                .replace("output.2.bytes=25200\n", "")
+            ),
+            "the model has 1 input(s) and 1 output(s), but the spec plans 1 and 3",
+        ),
+        # its third head is larger than planned
+        (lambda d: d.replace("output.2.bytes=25200", "output.2.bytes=25600"), "output 2 gives 25600 bytes"),
+    ],
+)
+def test_every_model_input_and_output_is_checked_at_start_up(edit, message: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 27 item 5: a detector with three heads (letterbox_yolo's extra_outputs) is checked
+    output by output when it loads, not at its first execute."""
+    result = built(Path("pipelines/letterbox_yolo.yaml"))
+    model = tmp_path / "yolo.om.acl_sim_model"
+    model.write_text(edit(Path("generated/letterbox_yolo/sim/yolo_640.om.acl_sim_model").read_text()))
+    run = run_program(result.binary, "--frames", "8", "--warmup", "0", "--model", str(model), cwd=tmp_path / "run")
+    assert run.returncode != 0, run.stderr[-2000:]
+    assert "stage 'detect': " in run.stderr and message in run.stderr, run.stderr[-2000:]
+    assert "RULE" not in run.stderr and "aclmdlExecute" not in run.stderr

@@ -14,6 +14,7 @@ from ascgen.plan.model import Plan
 from ascgen.serving.predict import padding_cost, predict
 from ascgen.spec.diagnostics import SpecError
 from ascgen.spec.parse import parse_file
+from ascgen.stages.model import hw_gear_output_item_bytes
 
 REPO = Path(__file__).resolve().parents[2]
 BATCHED = REPO / "pipelines" / "serving" / "resnet50_batched.yaml"
@@ -69,9 +70,9 @@ def test_the_server_closes_a_batch_at_its_last_request(batched: Plan, tmp_path: 
     # the gear of each execute: the smallest that holds the batch's requests
     assert "aclmdlSetDynamicBatchSize" in main and "gear_for(infer::kGears, batch_last + 1)" in main
     assert "gears=1,2,4,8,16" in files["sim/resnet50_aipp.om.acl_sim_model"]
-    assert {"ascgen_batcher.h", "ascgen_loadgen.h", "ascgen_serving.h"} <= set(files)
+    assert {f"runtime/{h}" for h in ("ascgen_batcher.h", "ascgen_loadgen.h", "ascgen_serving.h")} <= set(files)
     frames = render(lower(plan_of(REPO / "pipelines" / "resnet50_b16.yaml"), tmp_path))
-    assert "ascgen_serving.h" not in frames and "batch_last" not in frames["main.cpp"]
+    assert "runtime/ascgen_serving.h" not in frames and "batch_last" not in frames["main.cpp"]
 
 
 def test_padding_cost_is_the_empty_share_of_the_executed_batch(batched: Plan, unbatched: Plan, tmp_path: Path) -> None:
@@ -132,7 +133,7 @@ def test_requests_of_their_own_width_run_at_the_smallest_hw_gear_holding_the_bat
     # the upload packs the batch's requests at the gear the model is set to, from the same shape
     assert main.count("hw_gear_for(") == 2 and "pack_padded(upload_host.slot(b)" in main
     assert "stages, hw_gears);" in main and "std::begin(recognize::kHwGears)" in main
-    assert "ascgen_padding.h" in files
+    assert "runtime/ascgen_padding.h" in files
 
 
 def _errors(text: str, tmp: Path) -> list[str]:
@@ -176,3 +177,29 @@ def test_hw_gears_need_raw_requests_and_raw_requests_need_hw_gears(tmp_path: Pat
         TEXT_LINES.read_text().replace("    output_bytes:", "    input_bytes: 4096\n    output_bytes:"), tmp_path
     )
     assert any("input_bytes 4096 must be batch 8 x the largest gear's 10240 uint8 elements = 81920" in e for e in sized)
+
+
+def test_an_output_that_follows_the_hw_gear_is_read_at_the_current_size(tmp_path: Path) -> None:
+    """Issue 27 item 3: the text-line model's output is 80 time steps at width 320, 20 at 80: the
+    descriptor says so, the program reads the current size after aclmdlSetDynamicHWSize
+    (aclmdlGetCurOutputDims) and slices each batch's responses by it."""
+    plan = plan_of(TEXT_LINES)
+    assert plan.model is not None and plan.model.hw_scaled_output
+    assert hw_gear_output_item_bytes(plan.model) == [2960, 5920, 11840]  # 20, 40, 80 x 37 x 4
+    files = render(lower(plan, tmp_path))
+    assert "output.0.hw_scaled=1" in files["sim/crnn_text.om.acl_sim_model"]
+    main = files["main.cpp"]
+    assert "current_output_item_bytes(recognize::kName" in main
+    assert "return recognize_item_bytes[static_cast<size_t>(b % recognize_out.slots())];" in main
+    unscaled = tmp_path / "unscaled.yaml"
+    unscaled.write_text(TEXT_LINES.read_text().replace("hw_scaled_output: true", "hw_scaled_output: false"))
+    fixed = plan_of(unscaled)
+    assert fixed.model is not None and not fixed.model.hw_scaled_output
+    assert "current_output_item_bytes" not in render(lower(fixed, tmp_path))["main.cpp"]
+
+
+def test_an_output_that_follows_the_hw_gear_splits_into_floats_at_every_gear(tmp_path: Path) -> None:
+    text = TEXT_LINES.read_text().replace("output_bytes: 94720", "output_bytes: 94728")
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if "hw_scaled_output:" in t)
+    errors = _errors(text, tmp_path)
+    assert any("splits into whole float32 values" in e and f":{line}:" in e for e in errors), errors

@@ -36,3 +36,17 @@ def test_the_tool_runs_as_a_module_from_the_repository() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "usage: python -m tools.calibration" in proc.stdout
+
+
+def test_the_page_opens_with_ascgen_calibrate_as_the_tool_writes_it() -> None:
+    page = (run.REPO / "docs" / "calibration.md").read_text(encoding="utf-8")
+    intro = "\n".join(run.INTRO)
+    assert "`ascgen calibrate`" in run.INTRO[0]
+    assert intro in page and page.index(intro) < page.index("## The simulator against the study")
+    from click.testing import CliRunner
+
+    from ascgen.cli import cli
+
+    options = CliRunner().invoke(cli, ["calibrate", "--help"]).output
+    for option in ("--backend", "--profile", "--out", "--batches", "--executions", "--time-scale", "--repeat"):
+        assert option in intro and option in options  # what it names, the command has

@@ -183,7 +183,7 @@ def test_no_cann_licensed_file_tracked() -> None:
 
 def _dvpp_profile_keys() -> list[str]:
     """The flat profile keys sim::dvpp::limits_from_profile requires."""
-    src = (REPO / "simulator" / "src" / "dvpp_check.cpp").read_text()
+    src = (REPO / "simulator" / "src" / "dvpp" / "dvpp_check.cpp").read_text()
     body = src[src.index("bool limits_from_profile(") :]
     body = body[: body.index("// Optional keys")]
     keys = re.findall(r'(?:read_u32|lookup)\(num, "([\w.]+)"', body)

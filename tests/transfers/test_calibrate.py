@@ -31,6 +31,8 @@ def test_calibrate_round_trip_on_the_simulator(tmp_path: Path, monkeypatch: pyte
     ]  # fmt: skip
     result = CliRunner().invoke(cli, args, prog_name="ascgen")
     assert result.exit_code == 0, result.output
+    # In a log (no terminal): the steps and the estimate first, then a line per step.
+    assert "calibrate: 17 steps, about " in result.stderr and "calibrate [17/17] model: batch 16: " in result.stderr
     calibrated = profile.load_file(out)
     base = profile.load("ascend310")
     assert calibrated.name == "my310" and "partial" not in calibrated.description
@@ -163,3 +165,25 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_measuring(tmp_pa
     assert result.exit_code == 2, result.output
     assert "is a file, not a folder" in result.output and "Traceback" not in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_the_upfront_estimate_follows_the_probes_and_the_time_scale() -> None:
+    from ascgen.calibrate import engines, estimate
+
+    options = engines.Options(profile="ascend310", jpegd_channels=(1, 2), vpc_channels=(1, 2), repeat=1)
+    sizes, batches = [1 << 20, 4 << 20], [1, 16]
+
+    def at(scale: float, backend: str = "sim") -> estimate.Estimate:
+        return estimate.estimate("ascend310", backend, options, sizes, [], 64 << 20, batches, 10, scale)
+
+    slow, fast = at(10.0), at(1.0)
+    assert slow.steps == engines.steps(options) + len(sizes) * 3 + len(batches)  # the 310 has no links
+    assert slow.by_section["links"] == 0.0
+    # The model section by hand: executions x the profile's latency, x the time scale, plus a
+    # process start per batch (no device opening: acl_sim_calib turns it off).
+    latency = profile.load("ascend310").models["resnet50"].latency_ms
+    by_hand = sum(10 * latency[b] / 1e3 * 10.0 for b in batches) + len(batches) * estimate.START_S
+    assert slow.by_section["model batches"] == pytest.approx(by_hand)
+    # The device time scales with --time-scale; process starts do not.
+    assert slow.seconds > 3 * fast.seconds
+    assert at(10.0, "cann").by_section["model batches"] == 0.0  # on a device the model is the user's

@@ -48,6 +48,34 @@ def test_tune_writes_the_report_and_the_winning_spec(
     assert spec.buffers.depth == doc["winner"]["config"]["depth"]
 
 
+def test_the_winning_spec_goes_beside_the_spec_only_with_write_and_over_a_file_only_with_force(
+    fake_builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(command, "default_builder", fake_builder)
+    monkeypatch.setenv("COLUMNS", "200")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC.read_text())
+    beside = tmp_path / "spec.tuned.yaml"
+    args = ["tune", str(spec), *FAST, *SPACE, "--max-runs", "2"]
+
+    def run(out: str, *extra: str) -> Result:
+        return CliRunner().invoke(cli, [*args, "--out", str(tmp_path / out), *extra])
+
+    plain = run("a")
+    assert plain.exit_code == 0, plain.output
+    assert not beside.exists()  # only in the report folder
+    assert "# ascgen tune: " in (tmp_path / "a" / "spec.tuned.yaml").read_text()
+    assert run("b", "--write").exit_code == 0 and "# ascgen tune: " in beside.read_text()
+    beside.write_text("# mine\n")
+    refused = run("c", "--write")
+    assert refused.exit_code == 2
+    assert f"ascgen: error: {beside} exists: add --force to overwrite it" in refused.stderr
+    assert beside.read_text() == "# mine\n"
+    forced = run("d", "--write", "--force")
+    assert forced.exit_code == 0 and f"wrote the winning spec to {beside}" in forced.stdout
+    assert "# ascgen tune: " in beside.read_text()
+
+
 def test_no_point_meeting_the_slo_exits_1_with_the_closest(
     fake_builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -73,7 +101,8 @@ def test_ctrl_c_writes_what_was_measured_and_exits_130(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--space", "thread=1..4"], "ascgen: error: 'thread' cannot be tuned; use threads, depth, batch"),
+        (["--space", "thread=1..4"], "ascgen: error: 'thread' cannot be tuned (did you mean 'threads'?); use threads"),
+        (["--space", "threads=1..4,dept=2..8"], "ascgen: error: 'dept' cannot be tuned (did you mean 'depth'?); use "),
         (["--budget", "ten minutes"], "ascgen: error: --budget ten minutes: expected a duration such as 20m"),
         (["--slo", "p99=5"], "ascgen: error: --slo 'p99=5': expected p99_ms=MS or min_qps=QPS"),
         (["--space", "threads=64,depth=256"], "ascgen: error: no point of the space fits (e.g. "),

@@ -32,7 +32,11 @@ def test_a_range_ends_at_its_top() -> None:
     ("text", "message"),
     [
         ("1,2", "expected KEY=VALUES first"),
-        ("thread=1..4", "'thread' cannot be tuned; use threads, depth, batch, streams, sync_every"),
+        (
+            "thread=1..4",
+            "'thread' cannot be tuned (did you mean 'threads'?); use threads, depth, batch, streams, sync_every",
+        ),
+        ("dept=2..8", "'dept' cannot be tuned (did you mean 'depth'?); use "),
         ("threads=", "threads=: give at least one value"),
         ("threads=8..2", "threads=8..2: a range needs 1 <= LO <= HI"),
         ("threads=1..x", "threads=1..x: expected a whole number, LO..HI (doubling) or LO..HI:STEP"),

@@ -81,18 +81,54 @@ inline void fill_pattern(const char* stage, const Pool& pool, size_t n) {
   }
 }
 
-// The loaded model must take and give exactly what the plan sized the buffers for.
-inline void expect_model_sizes(const char* stage, aclmdlDesc* desc, size_t in, size_t out) {
-  size_t got_in = aclmdlGetInputSizeByIndex(desc, 0);
-  if (got_in == 0) throw AclFailure(stage, "aclmdlGetInputSizeByIndex", ACL_ERROR_INVALID_PARAM);
-  size_t got_out = aclmdlGetOutputSizeByIndex(desc, 0);
-  if (got_out == 0) throw AclFailure(stage, "aclmdlGetOutputSizeByIndex", ACL_ERROR_INVALID_PARAM);
-  if (got_in != in || got_out != out)
-    throw std::runtime_error(std::string("stage '") + stage + "': the model takes " +
-                             std::to_string(got_in) + " bytes and gives " +
-                             std::to_string(got_out) + ", but the spec plans " +
-                             std::to_string(in) + " and " + std::to_string(out) +
-                             "; regenerate from a spec that matches the model");
+// The loaded model must have exactly the inputs and outputs the plan sized buffers for: as
+// many (the spec's extra_inputs / extra_outputs, plus `gear_inputs` the model adds for its
+// gears) and each of its size, checked at start-up rather than at the first execute (issue 27).
+template <size_t NI, size_t NO>
+void expect_model_sizes(const char* stage, aclmdlDesc* desc, const size_t (&in)[NI],
+                        const size_t (&out)[NO], size_t gear_inputs) {
+  const size_t inputs = aclmdlGetNumInputs(desc), outputs = aclmdlGetNumOutputs(desc);
+  if (inputs == 0) throw AclFailure(stage, "aclmdlGetNumInputs", ACL_ERROR_INVALID_PARAM);
+  if (outputs == 0) throw AclFailure(stage, "aclmdlGetNumOutputs", ACL_ERROR_INVALID_PARAM);
+  auto refuse = [&](const std::string& what) {
+    throw std::runtime_error(std::string("stage '") + stage + "': " + what +
+                             "; regenerate from a spec that matches the model (input_bytes, "
+                             "output_bytes, extra_inputs, extra_outputs)");
+  };
+  if (inputs != NI + gear_inputs || outputs != NO)
+    refuse("the model has " + std::to_string(inputs) + " input(s) and " + std::to_string(outputs) +
+           " output(s), but the spec plans " + std::to_string(NI + gear_inputs) + " and " +
+           std::to_string(NO));
+  for (size_t k = 0; k < NI; ++k) {
+    const size_t got = aclmdlGetInputSizeByIndex(desc, k);
+    if (got == 0) throw AclFailure(stage, "aclmdlGetInputSizeByIndex", ACL_ERROR_INVALID_PARAM);
+    if (got != in[k])
+      refuse("the model's input " + std::to_string(k) + " takes " + std::to_string(got) +
+             " bytes, but the spec plans " + std::to_string(in[k]));
+  }
+  for (size_t k = 0; k < NO; ++k) {
+    const size_t got = aclmdlGetOutputSizeByIndex(desc, k);
+    if (got == 0) throw AclFailure(stage, "aclmdlGetOutputSizeByIndex", ACL_ERROR_INVALID_PARAM);
+    if (got != out[k])
+      refuse("the model's output " + std::to_string(k) + " gives " + std::to_string(got) +
+             " bytes, but the spec plans " + std::to_string(out[k]));
+  }
+}
+
+// Adds to a dataset buffers of device memory, zero-filled, for the model's inputs or outputs
+// after the first (sizes[1..]: the spec's extra_inputs or extra_outputs); released by Cleanup.
+template <size_t N>
+void add_model_buffers(const char* stage, aclmdlDataset* set, const size_t (&sizes)[N],
+                       Cleanup& cleanup) {
+  for (size_t k = 1; k < N; ++k) {
+    void* data = nullptr;
+    check(aclrtMalloc(&data, sizes[k], ACL_MEM_MALLOC_HUGE_FIRST), stage, "aclrtMalloc");
+    cleanup.add("aclrtFree", [data] { return aclrtFree(data); });
+    check(aclrtMemset(data, sizes[k], 0, sizes[k]), stage, "aclrtMemset");
+    aclDataBuffer* buf = require(aclCreateDataBuffer(data, sizes[k]), stage, "aclCreateDataBuffer");
+    cleanup.add("aclDestroyDataBuffer", [buf] { return aclDestroyDataBuffer(buf); });
+    check(aclmdlAddDatasetBuffer(set, buf), stage, "aclmdlAddDatasetBuffer");
+  }
 }
 
 }  // namespace ascgen

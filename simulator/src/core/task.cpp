@@ -14,8 +14,8 @@
 namespace sim {
 
 const char* engine_name(Engine engine) {
-  static const char* const kNames[] = {"control", "h2d", "d2h",    "d2d",
-                                       "jpegd",   "vpc", "aicore", "link"};
+  static const char* const kNames[] = {"control", "h2d",    "d2h",  "d2d", "jpegd",
+                                       "vpc",     "aicore", "link", "vdec"};
   int i = static_cast<int>(engine);
   return i >= 0 && i < static_cast<int>(Engine::kCount) ? kNames[i] : "?";
 }

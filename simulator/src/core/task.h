@@ -51,10 +51,11 @@ enum class Engine : int {
   kVpc,
   kAicore,
   kLink,  // a transfer over a link between devices or hosts (link.h)
+  kVdec,  // the video decoder's cores (vdec/vdec_timing.h)
   kCount
 };
 
-// "h2d", "d2h", "d2d", "jpegd", "vpc", "aicore" (the profile's engines.<name>).
+// "h2d", "d2h", "d2d", "jpegd", "vpc", "aicore", "vdec" (the profile's engines.<name>).
 const char* engine_name(Engine engine);
 
 // engines.<name>.<key> from the profile, e.g. engine_param(Engine::kJpegd, "base_us").

@@ -70,6 +70,7 @@ struct LoadedModel {
   const Context* ctx = nullptr;  // the context it was loaded in (rule model.same_context)
   std::mutex mu;
   std::map<const void*, int> in_flight;  // per stream (nullptr: aclmdlExecute)
+  uint64_t cur_h = 0, cur_w = 0;         // the HW gear set last (aclmdlSetDynamicHWSize)
 };
 
 struct Models {
@@ -237,6 +238,9 @@ aclError execute(const char* api, uint32_t modelId, const aclmdlDataset* input,
     input->dynamic_h = input->dynamic_w = 0;
     hw_share = static_cast<double>(elements) / static_cast<double>(m->file.hw_max_elements());
     spec.reads[0].size = batch * elements * m->file.hw_element_bytes;
+    // An output that follows the gear holds the batch's items at the gear's size, packed.
+    for (size_t o = 0; o < spec.writes.size(); ++o)
+      spec.writes[o].size = batch * m->file.output_item_bytes(o, elements);
   }
   spec.engine = Engine::kAicore;
   spec.service_us = m->file.latency_at(batch) * 1000.0 * hw_share;
@@ -373,6 +377,23 @@ bool model_file_of(uint32_t modelId, ModelFile* out) {
   if (!m) return false;
   *out = m->file;
   return true;
+}
+
+void set_current_hw(uint32_t modelId, uint64_t h, uint64_t w) {
+  std::shared_ptr<LoadedModel> m = find(modelId);
+  if (!m) return;
+  std::lock_guard<std::mutex> lock(m->mu);
+  m->cur_h = h;
+  m->cur_w = w;
+}
+
+bool current_hw(uint32_t modelId, uint64_t* h, uint64_t* w) {
+  std::shared_ptr<LoadedModel> m = find(modelId);
+  if (!m) return false;
+  std::lock_guard<std::mutex> lock(m->mu);
+  *h = m->cur_h;
+  *w = m->cur_w;
+  return m->cur_h != 0;
 }
 
 }  // namespace sim

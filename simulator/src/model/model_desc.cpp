@@ -31,7 +31,7 @@ bool has_index(const aclmdlDesc* d, size_t index, bool input) {
 }
 
 aclError fill_dims(const char* api, const aclmdlDesc* d, size_t index, bool input,
-                   aclmdlIODims* dims) {
+                   aclmdlIODims* dims, bool current = false) {
   if (dims == nullptr || !has_index(d, index, input))
     return raise_rule(Rule::kModelDescIndex, ACL_ERROR_INVALID_PARAM, api,
                       "no %s %zu in this description (or dims NULL, or aclmdlGetDesc not called)",
@@ -48,6 +48,9 @@ aclError fill_dims(const char* api, const aclmdlDesc* d, size_t index, bool inpu
   dims->dimCount = 2;
   dims->dims[0] = d->file.batch;
   dims->dims[1] = static_cast<int64_t>(bytes / d->file.batch / (input ? 1 : 4));
+  uint64_t h = 0, w = 0;  // the current shape of an output that follows the HW gear set last
+  if (current && !input && current_hw(d->model_id, &h, &w))
+    dims->dims[1] = static_cast<int64_t>(d->file.output_item_bytes(index, h * w) / 4);
   return ACL_SUCCESS;
 }
 
@@ -99,6 +102,7 @@ aclError aclmdlGetDesc(aclmdlDesc* modelDesc, uint32_t modelId) {
     return raise_rule(Rule::kModelId, ACL_ERROR_INVALID_MODEL_ID, __func__,
                       "model id %u is not loaded", modelId);
   modelDesc->filled = true;
+  modelDesc->model_id = modelId;
   return ACL_SUCCESS;
 }
 
@@ -134,7 +138,7 @@ aclError aclmdlGetOutputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIO
 
 aclError aclmdlGetCurOutputDims(const aclmdlDesc* modelDesc, size_t index, aclmdlIODims* dims) {
   SIM_API_ENTER();
-  return fill_dims(__func__, modelDesc, index, false, dims);
+  return fill_dims(__func__, modelDesc, index, false, dims, true);
 }
 
 const char* aclmdlGetInputNameByIndex(const aclmdlDesc* modelDesc, size_t index) {

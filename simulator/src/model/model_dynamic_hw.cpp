@@ -64,6 +64,7 @@ aclError aclmdlSetDynamicHWSize(uint32_t modelId, aclmdlDataset* dataset, size_t
                       static_cast<unsigned long long>(width), modelId);
   dataset->dynamic_h = height;
   dataset->dynamic_w = width;
+  set_current_hw(modelId, height, width);  // aclmdlGetCurOutputDims reports its shape
   return ACL_SUCCESS;
 }
 

@@ -191,6 +191,20 @@ aclError read_model_file(const char* api, const char* path, ModelFile* out) {
     if (aclError rc = read_hw_gears(r, &m)) return rc;
     m.input_bytes.push_back(ModelFile::kMbatchBytes);  // ascend_mbatch_shape_data
   }
+  m.output_hw_scaled.assign(m.output_bytes.size(), false);
+  for (size_t k = 0; k < m.output_bytes.size(); ++k) {
+    const std::string key = "output." + std::to_string(k) + ".hw_scaled";
+    if (!r.values.count(key)) continue;
+    if (aclError rc = r.u64(key, &v, true)) return rc;
+    if (v > 1) return r.bad(key, "must be 0 or 1");
+    if (v == 1 && !m.dynamic_hw()) return r.bad(key, "needs hw_gears: only an HW gear scales it");
+    const uint64_t most = m.dynamic_hw() ? m.hw_max_elements() : 1;
+    for (const ModelFile::HwGear& g : m.hw_gears)
+      if (v == 1 && (m.output_bytes[k] / m.batch) * g.elements() % (most * 4) != 0)
+        return r.bad(
+            key, "needs output bytes per item that split into whole float32 values at every gear");
+    m.output_hw_scaled[k] = v == 1;
+  }
   *out = std::move(m);
   return ACL_SUCCESS;
 }

@@ -48,6 +48,17 @@ struct ModelFile {
   };
   std::vector<HwGear> hw_gears;
   size_t hw_element_bytes = 0;  // input 0's bytes per element (channels times element size)
+  // Outputs that follow the HW gear (descriptor `output.N.hw_scaled=1`, a CRNN's time steps
+  // follow the width): at a gear each item's output is its share of the largest gear's
+  // elements, the items packed from the start; aclmdlGetCurOutputDims gives that shape.
+  std::vector<bool> output_hw_scaled;
+  // Output `index`'s bytes per item at `elements` (a gear's h * w): all of them unless it
+  // follows the gear.
+  size_t output_item_bytes(size_t index, uint64_t elements) const {
+    const size_t item = output_bytes[index] / batch;
+    if (index >= output_hw_scaled.size() || !output_hw_scaled[index] || elements == 0) return item;
+    return static_cast<size_t>(item * elements / hw_max_elements());
+  }
   static constexpr size_t kMbatchBytes = 8;
   bool dynamic() const { return !gears.empty(); }
   bool dynamic_hw() const { return !hw_gears.empty(); }

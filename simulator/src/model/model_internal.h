@@ -28,6 +28,7 @@ struct aclmdlDataset {
 
 struct aclmdlDesc {
   bool filled = false;  // aclmdlGetDesc succeeded
+  uint32_t model_id = 0;
   sim::ModelFile file;
 };
 
@@ -49,6 +50,11 @@ long live_datasets();
 
 // The descriptor of a loaded model; false if `modelId` is not loaded.
 bool model_file_of(uint32_t modelId, ModelFile* out);
+
+// The HW gear aclmdlSetDynamicHWSize set last for the model (what aclmdlGetCurOutputDims
+// reports, HIA aclcppdevg_03_1466); false when none was set or the model is not loaded.
+void set_current_hw(uint32_t modelId, uint64_t h, uint64_t w);
+bool current_hw(uint32_t modelId, uint64_t* h, uint64_t* w);
 
 }  // namespace sim
 

@@ -135,6 +135,12 @@ Running::Running() {
 Running::~Running() {
   --t_running;
 }
+Outside::Outside() : saved_(t_running) {
+  t_running = 0;
+}
+Outside::~Outside() {
+  t_running = saved_;
+}
 
 aclError check(const char* api) {
   if (t_running == 0) return ACL_SUCCESS;

@@ -26,6 +26,20 @@ class Running {
   Running& operator=(const Running&) = delete;
 };
 
+// Clears the mark for the scope's lifetime: a VDEC callback (aclvdecCallback) runs from
+// aclrtProcessReport too, but it is not a launched host function and has restrictions of its
+// own (vdec.destroy_in_callback); it may free its frame's buffers.
+class Outside {
+ public:
+  Outside();
+  ~Outside();
+  Outside(const Outside&) = delete;
+  Outside& operator=(const Outside&) = delete;
+
+ private:
+  int saved_;
+};
+
 // `api` (its __func__) called on this thread: ACL_SUCCESS outside a callback or for an
 // allowed API. Inside a callback a forbidden API breaks the rule: a synchronising call (it
 // could wait for the very callback that calls it) is refused with ACL_ERROR_API_NOT_SUPPORT

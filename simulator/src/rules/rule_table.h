@@ -125,6 +125,14 @@ enum class Rule {
   kTeardownMemory,                // teardown.memory
   kTeardownOrder,                 // teardown.order
   kVpcFormatNotSimulated,         // vpc.format_not_simulated
+  kVdecChannelId,                 // vdec.channel_id
+  kVdecChannelDesc,               // vdec.channel_desc
+  kVdecChannelState,              // vdec.channel_state
+  kVdecInputMemory,               // vdec.input_memory
+  kVdecOutputMemory,              // vdec.output_memory
+  kVdecOutputGeometry,            // vdec.output_geometry
+  kVdecChannelMemory,             // vdec.channel_memory
+  kVdecDestroyInCallback,         // vdec.destroy_in_callback
 };
 
 struct RuleInfo {
@@ -388,6 +396,32 @@ inline constexpr RuleInfo kRuleTable[] = {
      "ACL_FACTS 1.4 Init, device, context [RT-doc 02, 04, 05] (teardown order)"},
     {"vpc.format_not_simulated", RuleKind::kWarning,
      "simulator: design choice (dvpp_and_model.md)"},
+    {"vdec.channel_id", RuleKind::kArgument,
+     "VDEC channel ids [0, 31] on the 310 and 910, [0, 255] on the 310P, 310B, A2 and A3 [HIA "
+     "aclcppdevg_03_0373 850; aclpythondevg_01_0345]; ACL_FACTS 8"},
+    {"vdec.channel_desc", RuleKind::kArgument,
+     "VDEC flow: channel description with channel id, report thread id, callback, stream format "
+     "and output format before aclvdecCreateChannel; output NV12/NV21 (no RGB on the 310) [HIA "
+     "aclcppdevg_03_0330, 03_0373 850; Ascend/samples acllite VdecHelper.cpp]; ACL_FACTS 8"},
+    {"vdec.channel_state", RuleKind::kArgument,
+     "aclvdecCreateChannel / aclvdecDestroyChannel / aclvdecDestroyChannelDesc: a channel is "
+     "created once and destroyed before its description [GE acl_dvpp.h; HIA aclcppdevg_03_0330]"},
+    {"vdec.input_memory", RuleKind::kArgument,
+     "aclvdecSendFrame: the stream descriptor's data is device memory from acldvppMalloc (V1) [HIA "
+     "aclcppdevg_03_0348 850; Ascend/samples acllite VdecHelper.cpp]; ACL_FACTS 8"},
+    {"vdec.output_memory", RuleKind::kArgument,
+     "VDEC output pictures in acldvppMalloc memory [HIA aclcppdevg_03_0373 850; "
+     "acldvppSetPicDescData: must be acldvppMalloc memory, GE acl_dvpp.h]; ACL_FACTS 4, 8"},
+    {"vdec.output_geometry", RuleKind::kDevice,
+     "VDEC output: NV12/NV21, even sizes, widthStride = ALIGN(width, 16) (at least 32), "
+     "heightStride = ALIGN(height, 2), buffer >= widthStride x heightStride x 3 / 2; no scaling on "
+     "the 310 [HIA aclcppdevg_03_0373 850; zh 83RC1alpha002 aclcppdevg_03_0372]; ACL_FACTS 4, 8"},
+    {"vdec.channel_memory", RuleKind::kArgument,
+     "VDEC memory per channel: about 182 / 56 / 35 MB per H.265 channel at 4K / 1080p / 720p [HIA "
+     "5046 aclcppdevg_03_0184]; ACL_FACTS 5, 8"},
+    {"vdec.destroy_in_callback", RuleKind::kDevice,
+     "aclvdecCallback: do not destroy the channel inside the callback [HA canncommercial/601 "
+     "aclcppdevg_03_0208]; ACL_FACTS 8"},
 };
 
 constexpr const RuleInfo& rule_info(Rule rule) {

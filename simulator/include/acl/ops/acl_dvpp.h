@@ -1,8 +1,8 @@
 // ascgen AscendCL simulator: DVPP V1 API (acl/ops/acl_dvpp.h).
 //
-// The acldvpp* subset that ascgen-generated programs use (JPEG decode and VPC
-// crop/resize/paste), with the names, enum values and signatures of CANN's
-// acl/ops/acl_dvpp.h, written from the public AscendCL documentation.
+// The acldvpp* subset that ascgen-generated programs use (JPEG decode, VPC
+// crop/resize/paste, and video decode: aclvdec*), with the names, enum values and signatures of
+// CANN's acl/ops/acl_dvpp.h, written from the public AscendCL documentation.
 //
 // As in CANN, the enums are bare `enum X {...};` used unqualified in the
 // prototypes, so this header is C++ only, and it refuses to compile unless
@@ -31,6 +31,14 @@ typedef struct acldvppResizeConfig acldvppResizeConfig;
 typedef struct acldvppBorderConfig acldvppBorderConfig;
 typedef struct acldvppChannelDesc acldvppChannelDesc;
 typedef struct acldvppJpegeConfig acldvppJpegeConfig;
+typedef struct aclvdecChannelDesc aclvdecChannelDesc;
+typedef struct acldvppStreamDesc acldvppStreamDesc;
+typedef struct aclvdecFrameConfig aclvdecFrameConfig;
+
+// VDEC callback, run on the report thread the channel names (aclvdecSetChannelDescThreadId)
+// once per frame sent: `input` and `userData` as given to the send, `output` the picture
+// descriptor of that send (NULL for aclvdecSendSkippedFrame). It must not destroy the channel.
+typedef void (*aclvdecCallback)(acldvppStreamDesc* input, acldvppPicDesc* output, void* userData);
 
 // Pixel formats. Semi-planar YUV stores a Y plane then interleaved chroma;
 // "YUV" puts U first (NV12), "YVU" puts V first (NV21).
@@ -104,7 +112,7 @@ enum acldvppPixelFormat {
   PIXEL_FORMAT_UNKNOWN = 10000
 };
 
-// Video stream formats (VDEC/VENC; declared for completeness).
+// Video stream formats (the VDEC channel's enType and a stream descriptor's format).
 enum acldvppStreamFormat {
   H265_MAIN_LEVEL = 0,
   H264_BASELINE_LEVEL = 1,
@@ -295,6 +303,90 @@ ACL_FUNC_VISIBILITY aclError acldvppVpcBatchCropResizePasteAsync(
     acldvppChannelDesc* channelDesc, acldvppBatchPicDesc* srcBatchPicDescs, uint32_t* roiNums,
     uint32_t size, acldvppBatchPicDesc* dstBatchPicDescs, acldvppRoiConfig* cropAreas[],
     acldvppRoiConfig* pasteAreas[], acldvppResizeConfig* resizeConfig, aclrtStream stream);
+
+// ---------------------------------------------------------------------------
+// Video decode (VDEC V1). Per channel: create a description, set the channel id
+// (0..31 on the Ascend 310), the report thread (aclrtSubscribeReport is done by
+// aclvdecCreateChannel on the streams it creates), the callback and the stream
+// format; then aclvdecCreateChannel. Each aclvdecSendFrame passes one complete
+// Annex-B frame (stream descriptor over acldvppMalloc memory) and an NV12/NV21
+// output picture (acldvppMalloc memory; widthStride = ALIGN(width, 16), at least
+// 32; heightStride = ALIGN(height, 2)). End of stream: a stream descriptor with
+// eos set and no data; that send returns once every frame was decoded and every
+// callback returned. A channel is not thread-safe.
+
+ACL_FUNC_VISIBILITY aclvdecChannelDesc* aclvdecCreateChannelDesc();
+ACL_FUNC_VISIBILITY aclError aclvdecDestroyChannelDesc(aclvdecChannelDesc* channelDesc);
+ACL_FUNC_VISIBILITY aclError aclvdecSetChannelDescChannelId(aclvdecChannelDesc* channelDesc,
+                                                            uint32_t channelId);
+ACL_FUNC_VISIBILITY aclError aclvdecSetChannelDescThreadId(aclvdecChannelDesc* channelDesc,
+                                                           uint64_t threadId);
+ACL_FUNC_VISIBILITY aclError aclvdecSetChannelDescCallback(aclvdecChannelDesc* channelDesc,
+                                                           aclvdecCallback callback);
+ACL_FUNC_VISIBILITY aclError aclvdecSetChannelDescEnType(aclvdecChannelDesc* channelDesc,
+                                                         acldvppStreamFormat enType);
+ACL_FUNC_VISIBILITY aclError aclvdecSetChannelDescOutPicFormat(aclvdecChannelDesc* channelDesc,
+                                                               acldvppPixelFormat outPicFormat);
+ACL_FUNC_VISIBILITY aclError aclvdecSetChannelDescOutPicWidth(aclvdecChannelDesc* channelDesc,
+                                                              uint32_t outPicWidth);
+ACL_FUNC_VISIBILITY aclError aclvdecSetChannelDescOutPicHeight(aclvdecChannelDesc* channelDesc,
+                                                               uint32_t outPicHeight);
+ACL_FUNC_VISIBILITY aclError aclvdecSetChannelDescRefFrameNum(aclvdecChannelDesc* channelDesc,
+                                                              uint32_t refFrameNum);
+ACL_FUNC_VISIBILITY uint32_t aclvdecGetChannelDescChannelId(const aclvdecChannelDesc* channelDesc);
+ACL_FUNC_VISIBILITY uint64_t aclvdecGetChannelDescThreadId(const aclvdecChannelDesc* channelDesc);
+ACL_FUNC_VISIBILITY aclvdecCallback
+aclvdecGetChannelDescCallback(const aclvdecChannelDesc* channelDesc);
+ACL_FUNC_VISIBILITY acldvppStreamFormat
+aclvdecGetChannelDescEnType(const aclvdecChannelDesc* channelDesc);
+ACL_FUNC_VISIBILITY acldvppPixelFormat
+aclvdecGetChannelDescOutPicFormat(const aclvdecChannelDesc* channelDesc);
+ACL_FUNC_VISIBILITY uint32_t
+aclvdecGetChannelDescOutPicWidth(const aclvdecChannelDesc* channelDesc);
+ACL_FUNC_VISIBILITY uint32_t
+aclvdecGetChannelDescOutPicHeight(const aclvdecChannelDesc* channelDesc);
+ACL_FUNC_VISIBILITY uint32_t
+aclvdecGetChannelDescRefFrameNum(const aclvdecChannelDesc* channelDesc);
+
+// Stream descriptors: one coded frame (data in acldvppMalloc memory), its
+// format, timestamp and the end-of-stream flag.
+ACL_FUNC_VISIBILITY acldvppStreamDesc* acldvppCreateStreamDesc();
+ACL_FUNC_VISIBILITY aclError acldvppDestroyStreamDesc(acldvppStreamDesc* streamDesc);
+ACL_FUNC_VISIBILITY aclError acldvppSetStreamDescData(acldvppStreamDesc* streamDesc, void* dataDev);
+ACL_FUNC_VISIBILITY aclError acldvppSetStreamDescSize(acldvppStreamDesc* streamDesc, uint32_t size);
+ACL_FUNC_VISIBILITY aclError acldvppSetStreamDescFormat(acldvppStreamDesc* streamDesc,
+                                                        acldvppStreamFormat format);
+ACL_FUNC_VISIBILITY aclError acldvppSetStreamDescTimestamp(acldvppStreamDesc* streamDesc,
+                                                           uint64_t timestamp);
+ACL_FUNC_VISIBILITY aclError acldvppSetStreamDescRetCode(acldvppStreamDesc* streamDesc,
+                                                         uint32_t retCode);
+ACL_FUNC_VISIBILITY aclError acldvppSetStreamDescEos(acldvppStreamDesc* streamDesc, uint8_t eos);
+ACL_FUNC_VISIBILITY void* acldvppGetStreamDescData(const acldvppStreamDesc* streamDesc);
+ACL_FUNC_VISIBILITY uint32_t acldvppGetStreamDescSize(const acldvppStreamDesc* streamDesc);
+ACL_FUNC_VISIBILITY acldvppStreamFormat
+acldvppGetStreamDescFormat(const acldvppStreamDesc* streamDesc);
+ACL_FUNC_VISIBILITY uint64_t acldvppGetStreamDescTimestamp(const acldvppStreamDesc* streamDesc);
+ACL_FUNC_VISIBILITY uint32_t acldvppGetStreamDescRetCode(const acldvppStreamDesc* streamDesc);
+ACL_FUNC_VISIBILITY uint8_t acldvppGetStreamDescEos(const acldvppStreamDesc* streamDesc);
+
+// Per-frame decode configuration (no settable field in this subset).
+ACL_FUNC_VISIBILITY aclvdecFrameConfig* aclvdecCreateFrameConfig();
+ACL_FUNC_VISIBILITY aclError aclvdecDestroyFrameConfig(aclvdecFrameConfig* vdecFrameConfig);
+
+// Creates the channel: its decode and callback streams, subscribed to the
+// description's report thread.
+ACL_FUNC_VISIBILITY aclError aclvdecCreateChannel(aclvdecChannelDesc* channelDesc);
+// Not from inside the channel's callback.
+ACL_FUNC_VISIBILITY aclError aclvdecDestroyChannel(aclvdecChannelDesc* channelDesc);
+// config may be NULL.
+ACL_FUNC_VISIBILITY aclError aclvdecSendFrame(aclvdecChannelDesc* channelDesc,
+                                              acldvppStreamDesc* input, acldvppPicDesc* output,
+                                              aclvdecFrameConfig* config, void* userData);
+// Decodes the frame (later frames may reference it) without output: the
+// callback gets a NULL output.
+ACL_FUNC_VISIBILITY aclError aclvdecSendSkippedFrame(aclvdecChannelDesc* channelDesc,
+                                                     acldvppStreamDesc* input,
+                                                     aclvdecFrameConfig* config, void* userData);
 
 #ifdef __cplusplus
 }
