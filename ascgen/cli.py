@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -15,9 +16,9 @@ from ascgen import __version__
 from ascgen.bench import command as bench_command
 from ascgen.calibrate import command as calibrate_command
 from ascgen.common.console import out
-from ascgen.common.errors import CheckFailed, UserError
+from ascgen.common.errors import CheckFailed, UserError, shown
 from ascgen.common.fileio import write_atomic
-from ascgen.common.friendly import friendly
+from ascgen.common.friendly import friendly, handle_sigterm
 from ascgen.spec import profile
 from ascgen.spec.diagnostics import SpecError
 from ascgen.spec.files import expand_specs
@@ -25,8 +26,21 @@ from ascgen.spec.names import profile_name_problem
 from ascgen.transfers import command as transfers_command
 from ascgen.tune import command as tune_command
 
+USAGE_CHARS = 300  # of Click's message, which quotes the value or command name typed
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class _Commands(click.Group):
+    """Click's own usage errors quote what was typed (an option's value, a command's name): cut and
+    escaped as ascgen's messages are, so a 5,000-character value is not echoed whole."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            raise click.UsageError(shown(exc.format_message(), USAGE_CHARS), exc.ctx) from None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ascgen")
 def cli() -> None:
     """Declarative Ascend inference pipelines: validate, plan, generate, build, bench."""
@@ -219,4 +233,5 @@ cli.add_command(calibrate_command.calibrate)
 
 
 def main() -> None:
+    handle_sigterm()
     cli.main(prog_name="ascgen")

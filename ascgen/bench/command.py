@@ -86,7 +86,18 @@ def write_outputs(
     multiple=True,
     metavar="KEY=V1,V2",
     help="Values to sweep: threads, depth, batch, streams, sync_every; a server's load: clients (closed loop) "
-    "or rate (requests/s, open loop); several make a cartesian product.",
+    "or rate (requests/s, open loop), arrival (constant, poisson), time_scale; several make a cartesian product.",
+)
+@click.option(
+    "--arrival",
+    type=click.Choice(["constant", "poisson"]),
+    help="A server's open-loop arrivals at --sweep rate=... (the program's default: constant).",
+)
+@click.option(
+    "--time-scale",
+    type=click.FloatRange(min=0, max=1000, min_open=True),
+    help="Simulator: run the device this many times slower than the host (ACL_SIM_TIME_SCALE), so the "
+    "program's own CPU does not limit it; rates given and figures reported are the device's time.",
 )
 @click.option(
     "--stages",
@@ -108,6 +119,8 @@ def bench(
     warmup: float,
     repeat: int,
     sweep_texts: tuple[str, ...],
+    arrival: str | None,
+    time_scale: float | None,
     input_path: Path | None,
     pin: str | None,
     stages: bool,
@@ -130,7 +143,7 @@ def bench(
     from ascgen.bench.roofline import Planner
     from ascgen.bench.runner import RunOptions
     from ascgen.common.console import out
-    from ascgen.common.fileio import check_can_create
+    from ascgen.common.fileio import check_can_create, check_can_write
 
     if stages:
         if sweep_texts or depth is not None:
@@ -138,11 +151,16 @@ def bench(
         _stage_study(spec_path, threads, duration, warmup, input_path, pin, build_dir, out_dir)
         return
     sweeps = [parse_sweep(t) for t in sweep_texts]
-    fixed = {k: v for k, v in (("threads", threads), ("depth", depth)) if v is not None}
+    if time_scale is not None and backend != "sim":
+        raise click.UsageError("--time-scale slows the simulator's clock: use it with --backend sim")
+    given = (("threads", threads), ("depth", depth), ("arrival", arrival), ("time_scale", time_scale))
+    fixed: dict[str, int | float | str] = {k: v for k, v in given if v is not None}
     planner = Planner(spec_path)
     folder = out_dir or default_out_dir(planner.spec.name, datetime.now(UTC))
-    for where in (folder, build_dir, *([json_path.parent] if json_path else [])):
+    for where in (folder, build_dir):
         check_can_create(where)  # before minutes of building and measuring
+    if json_path:
+        check_can_write(json_path)
     request = session.Request(
         spec_path=spec_path,
         out_dir=folder,
@@ -220,50 +238,84 @@ def _stage_study(
 @click.command()
 @click.argument("old_path", metavar="OLD", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("new_path", metavar="NEW", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--threshold",
-    "qps_pct",
-    type=click.FloatRange(0, 1000),
-    callback=lambda _ctx, param, v: options.finite(param, v),
-    default=5.0,
-    show_default=True,
-    metavar="PCT",
-    help="Smallest QPS change, in percent, that counts (noise may raise it).",
+@options.percent(
+    "--threshold", "qps_pct", 5.0, 1000, "Smallest QPS change, in percent, that counts (noise may raise it)."
 )
-@click.option(
+@options.percent(
     "--p99-threshold",
     "p99_pct",
-    type=click.FloatRange(0, 1000),
-    callback=lambda _ctx, param, v: options.finite(param, v),
-    default=10.0,
-    show_default=True,
-    metavar="PCT",
-    help="Smallest p99 latency change, in percent, that counts (noise may raise it).",
+    10.0,
+    1000,
+    "Smallest p99 latency change, in percent, that counts (noise may raise it).",
+)
+@options.percent(
+    "--min-matched",
+    "min_matched_pct",
+    100.0,
+    100,
+    "Share of OLD's configurations, in percent, that NEW must have measured too; fewer matched exits 1.",
+    show="100: all of the baseline's configurations",
 )
 @click.option("--other-spec", is_flag=True, help="Compare files that measure different specs.")
+@click.option(
+    "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write the comparison as JSON."
+)
+@click.option(
+    "--markdown",
+    "markdown_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the comparison as Markdown (for a pull request comment).",
+)
 @friendly
-def compare(old_path: Path, new_path: Path, qps_pct: float, p99_pct: float, other_spec: bool) -> None:
-    """Compare two bench results files; exit 1 when NEW is slower.
+def compare(
+    old_path: Path,
+    new_path: Path,
+    qps_pct: float,
+    p99_pct: float,
+    min_matched_pct: float,
+    other_spec: bool,
+    json_path: Path | None,
+    markdown_path: Path | None,
+) -> None:
+    """Compare two bench results files as a gate; exit 1 when NEW is slower or too few matched.
 
-    Configurations are matched by threads, depth, batch, streams and sync_every.
+    \b
+    Configurations match when every key is equal: threads, depth, batch, streams,
+    sync_every, devices, deploy, a server's load (clients or rate, arrival) and
+    time_scale. OLD is the baseline: --min-matched (default all of its
+    configurations) must be found in NEW.
 
     A configuration counts as slower when its median QPS drops, or its p99 latency
     rises, by more than max(threshold, 3 x the pooled coefficient of variation of
     the two measurements). Exit 2 when a file is not a results file, holds no
-    runs, or measures another spec; exit 1 when no configuration is in both files
-    (a comparison of nothing must not pass a gate).
+    runs, or measures another spec; exit 1 when a configuration is slower, when
+    fewer than --min-matched of OLD's configurations were measured in NEW, or when
+    none was (a comparison of nothing must not pass a gate).
     """
-    from ascgen.bench.compare import check_comparable, nothing_compared
+    from ascgen.bench.compare import check_comparable, nothing_compared, too_few_matched
     from ascgen.bench.compare import compare as compare_results
-    from ascgen.bench.compare_report import print_comparison
+    from ascgen.bench.compare_report import markdown, print_comparison, to_json
     from ascgen.bench.schema import load_results
     from ascgen.common.console import out
+    from ascgen.common.fileio import check_can_create, write_atomic
 
+    for where in (json_path, markdown_path):
+        if where is not None:
+            check_can_create(where.parent)
     old, new = load_results(old_path), load_results(new_path)
-    check_comparable(old, new, str(old_path), str(new_path), other_spec=other_spec)
+    old_name, new_name = str(old_path), str(new_path)
+    check_comparable(old, new, old_name, new_name, other_spec=other_spec)
     result = compare_results(old, new, min_threshold=qps_pct / 100, p99_threshold=p99_pct / 100)
-    print_comparison(result, str(old_path), str(new_path), out)
-    if not result.rows:
-        raise CheckFailed(nothing_compared(old, new, str(old_path), str(new_path)))
+    print_comparison(result, old_name, new_name, out)
+    failures = [f"{len(result.slower)} configuration(s) slower"] if result.slower else []
+    short = nothing_compared(old, new, old_name, new_name) if not result.rows else None
+    short = short or too_few_matched(result, min_matched_pct / 100, old_name, new_name)
+    failures += [short] if short else []
+    if json_path is not None:
+        write_atomic(json_path, to_json(result, old_name, new_name, failures))
+    if markdown_path is not None:
+        write_atomic(markdown_path, markdown(result, old_name, new_name, failures))
+    if short:
+        raise CheckFailed(short)
     if result.slower:
         sys.exit(EXIT_CHECK_FAILED)

@@ -5,7 +5,10 @@ is the CV across its repeats, or with a single repeat the CV of its one-second w
 by sqrt(windows) (the noise of their mean); the p99 noise is the CV of the runs' p99s.
 
 Before comparing, the two files are checked to be comparable: both hold runs and a summary,
-and they measure the same spec (same file name or same contents)."""
+and they measure the same spec (same file name or same contents). Configurations match when
+every key of the configuration is equal (ascgen.bench.schema.Config: the build variant, the
+devices and deployment, and a server's load), and a gate asks that a share of the baseline's
+configurations matched (``too_few_matched``)."""
 
 from __future__ import annotations
 
@@ -48,6 +51,12 @@ class Comparison:
     only_old: list[Config]  # measured before, missing now
     only_new: list[Config]
     context_changes: list[str]
+
+    @property
+    def matched(self) -> float:
+        """The share of the baseline's (OLD's) configurations that NEW measured too."""
+        baseline = len(self.rows) + len(self.only_old)
+        return len(self.rows) / baseline if baseline else 0.0
 
     @property
     def slower(self) -> list[Row]:
@@ -128,6 +137,18 @@ def nothing_compared(old: BenchResults, new: BenchResults, old_name: str, new_na
     return (
         f"nothing compared: no configuration of {old_name} ({_measured(old)}) was measured in {new_name} "
         f"({_measured(new)}); bench the same configurations and load"
+    )
+
+
+def too_few_matched(comparison: Comparison, minimum: float, old_name: str, new_name: str) -> str | None:
+    """Why the comparison fails a gate that wants ``minimum`` (0..1) of OLD's configurations
+    matched in NEW, or None when enough were."""
+    if comparison.matched >= minimum - 1e-12:
+        return None
+    baseline = len(comparison.rows) + len(comparison.only_old)
+    return (
+        f"{len(comparison.rows)} of {old_name}'s {baseline} configurations matched in {new_name} "
+        f"({comparison.matched:.0%}), --min-matched asks {minimum:.0%}; bench the missing ones or lower --min-matched"
     )
 
 

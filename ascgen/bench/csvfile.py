@@ -11,7 +11,10 @@ FIELDS = [
     "streams", "batch", "sync_every", "threads", "depth", "clients", "rate", "devices", "deploy", "repeat", "qps",
     "frames", "duration_s",
     "p50_ms", "p90_ms", "p99_ms", "max_ms", "host_cpu_s_per_1000_frames", "process_cpu_s_per_1000_frames",
-    "device_memory_bytes", "roofline_qps", "efficiency", "bottleneck", "window_cv",
+    "device_memory_bytes", "roofline_qps", "efficiency", "bottleneck", "window_cv", "arrival", "time_scale",
+    # a server's (ascgen.bench.schema.Serving); empty for frames
+    "offered_rps", "achieved_rps", "submitted", "rejected", "timed_out", "queue_p50_ms", "queue_p99_ms",
+    "mean_batch", "gear_shares", "predicted_rps", "predicted_p99_ms", "predicted_mean_batch",
 ]  # fmt: skip
 
 
@@ -24,7 +27,10 @@ def render(results: BenchResults) -> str:
     writer = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
     writer.writeheader()
     for r in results.runs:
-        flat = r.model_dump(exclude={"latency_ms", "stages", "windows_qps", "windows_latency_ms", "raw"})
+        flat = r.model_dump(exclude={"latency_ms", "stages", "windows_qps", "windows_latency_ms", "raw", "serving"})
         flat.update({f"{k}_ms": v for k, v in r.latency_ms.model_dump().items()})
-        writer.writerow({k: _cell(flat[k]) for k in FIELDS})
+        if r.serving is not None:
+            flat.update(r.serving.model_dump())
+            flat["gear_shares"] = " ".join(f"{name}:{share:.4f}" for name, share in r.serving.gear_shares)
+        writer.writerow({k: _cell(flat.get(k)) for k in FIELDS})
     return buf.getvalue()

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from ascgen.bench import report
-from ascgen.bench.schema import BenchResults, Config, Summary
+from ascgen.bench.schema import BenchResults, Config, SloMiss, Summary
 from ascgen.common import html
 from ascgen.common.errors import UserError
 from ascgen.plan.model import Plan
@@ -28,12 +28,18 @@ def same_config(a: Config, b: Config) -> bool:
     return config_of(a) == config_of(b)
 
 
-def headline(summaries: Sequence[Summary], measurements: int, default: Config | None, unit: str = "QPS") -> str:
+def headline(
+    summaries: Sequence[Summary],
+    measurements: int,
+    default: Config | None,
+    unit: str = "QPS",
+    misses: Sequence[SloMiss] = (),
+) -> str:
     """model_analyzer's opening: in N measurements across M configurations, X is P % better
     than the default (the spec as written; the slowest point when that was not measured)."""
-    top = report.best(summaries)
+    top = report.best(summaries, misses)
     if top is None:
-        return "Nothing was measured."
+        return "Nothing was measured." if not summaries else "Every point dropped requests or missed the SLO."
     m = len(summaries)
     where = f"In {measurements} measurement{'s' if measurements != 1 else ''} across {m} configuration" + (
         "s" if m != 1 else ""
@@ -63,7 +69,7 @@ def _mark(s: Summary, top: Summary | None, default: Config | None) -> str:
 
 
 def throughput_chart(results: BenchResults, default: Config | None, unit: str = "QPS") -> html.XYChart:
-    top = report.best(results.summary)
+    top = report.best(results.summary, results.slo_misses)
     chosen = sorted(results.summary, key=lambda s: -s.qps_median)[:TOP]
     chosen += [s for s in results.summary if _mark(s, top, default) and s not in chosen]
     series: dict[str, list[html.Point]] = {}
@@ -143,7 +149,7 @@ def cell(text: str) -> html.Cell:
 
 
 def tables(results: BenchResults) -> list[html.Chart | html.Table | str]:
-    top = report.best(results.summary)
+    top = report.best(results.summary, results.slo_misses)
     marked = {i for i, s in enumerate(results.summary) if s is top}
     summary = html.Table(
         "Configurations (click a column to sort)",
@@ -183,7 +189,7 @@ def plans_to_plan(named: Sequence[tuple[str, Config]], plan_of: PlanOf | None) -
 
 def plans_to_show(results: BenchResults, default: Config | None, plan_of: PlanOf | None) -> list[tuple[str, Plan]]:
     """The plans of the best configuration and of the default."""
-    top = report.best(results.summary)
+    top = report.best(results.summary, results.slo_misses)
     named: list[tuple[str, Config]] = []
     if top is not None:
         named.append((f"best: {top.label()}", config_of(top)))
@@ -210,7 +216,7 @@ def page(results: BenchResults, default: Config | None = None, plan_of: PlanOf |
     misses = [f"SLO missed: {m.config}: {m.what}" for m in results.slo_misses]
     return html.Page(
         title=f"ascgen bench: {results.context.spec}",
-        headline=headline(results.summary, len(results.runs), default, unit),
+        headline=headline(results.summary, len(results.runs), default, unit, results.slo_misses),
         context=report.context_line(results),
         sections=sections,
         warnings=[*misses, *results.warnings],

@@ -6,24 +6,35 @@ from ascgen.bench import report
 from ascgen.bench.schema import BenchResults
 
 
-def _table(header: list[str], body: list[list[str]]) -> list[str]:
+def table_lines(header: list[str], body: list[list[str]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     return lines + ["| " + " | ".join(cells) + " |" for cells in body]
+
+
+SERVING_NOTE = (
+    "A server: achieved r/s is requests completed per second (median over repeats), offered r/s those "
+    "submitted; rejected and timed out are summed over the repeats; queue p50/p99 is a request's wait for "
+    "its batch; gears, each height x width gear's share of the batches; predicted, the plan's prediction "
+    "for a closed loop's clients (requests/s, p99 ms, mean batch; ascgen/serving/predict.py). With a "
+    "time_scale the figures are the simulated device's time. A point that rejected requests or missed "
+    "the SLO is never best."
+)
 
 
 def render(results: BenchResults, plots: list[str] | None = None) -> str:
     c = results.context
     lines = [f"### ascgen bench: `{c.spec}`", "", report.context_line(results) + f"; started {c.started_at}.", ""]
-    lines += _table(report.columns(results.summary), report.rows(results.summary))
+    lines += table_lines(report.columns(results.summary), report.rows(results.summary))
     lines += ["", "QPS: median over repeats (frames/s); CV: across repeats; roofline: the planner's predicted "
               "ceiling; CPU s/1k fr: host CPU seconds of the program's threads per 1000 frames."]  # fmt: skip
+    if any(s.serving is not None for s in results.summary):
+        lines += ["", SERVING_NOTE]
     merged = [s.latency_merged for s in results.summary]
     if merged:
         how = "all frames of every repeat" if all(merged) else "the median of the repeats' own percentiles"
         lines += ["", f"Latency (p50/p99): {how}."]
-    top = report.best(results.summary)
-    if top is not None and len(results.summary) > 1:
-        lines += ["", f"Best: {top.label()}: **{top.qps_median:,.1f} QPS**, {top.efficiency:.0%} of the roofline."]
+    if len(results.summary) > 1:
+        lines += ["", report.best_line(results).replace("best: ", "Best: ", 1) + "."]
     if results.slo:
         gates = ", ".join(f"{k} {v:g}" for k, v in results.slo.items())
         if results.slo_misses:

@@ -4,13 +4,29 @@ program reads, where it builds. One definition each, with their checks."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from ascgen.common.errors import shown
+
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class FiniteRange(click.FloatRange):
+    """click.FloatRange lets nan through (every comparison with it is false) and inf where there
+    is no upper bound: a number of these flags must be finite and in its range."""
+
+    name = "finite float range"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{shown(str(value))} is not a finite number", param, ctx)
+        return number
 
 
 def finite(param: click.Parameter, value: float) -> float:
@@ -19,10 +35,36 @@ def finite(param: click.Parameter, value: float) -> float:
     return value
 
 
+def percent(flag: str, dest: str, default: float, high: float, help: str, show: bool | str = True) -> Callable[[F], F]:
+    """A PCT option: a finite number of percent, 0..``high``."""
+    return click.option(
+        flag,
+        dest,
+        type=click.FloatRange(0, high),
+        callback=lambda _ctx, param, v: finite(param, v),
+        default=default,
+        show_default=show,
+        metavar="PCT",
+        help=help,
+    )
+
+
 def file_or_folder(param: click.Parameter, value: Path | None) -> Path | None:
     """A regular file or a folder: the program would refuse a FIFO or a device after the build."""
     if value is not None and not (value.is_file() or value.is_dir()):
         raise click.BadParameter(f"{value} is neither a file nor a folder", param=param)
+    return value
+
+
+PIN = re.compile(r"^(big|little|all|[0-9]{1,5}(,[0-9]{1,5})*)$")  # the program's --pin (ascgen_host.h cpus_for)
+
+
+def cpu_list(param: click.Parameter, value: str | None) -> str | None:
+    """--pin as the program takes it, checked before the build rather than refused after it."""
+    if value is not None and not PIN.match(value):
+        raise click.BadParameter(
+            f"'{shown(value)}' is not big, little, all or a comma-separated list of CPU numbers (0,2,4)", param=param
+        )
     return value
 
 
@@ -58,7 +100,11 @@ def program_and_build(fn: F) -> F:
                 callback=lambda _ctx, param, v: file_or_folder(param, v),
                 help="The program's --input.",
             ),
-            click.option("--pin", help="The program's --pin (CPU list for its threads)."),
+            click.option(
+                "--pin",
+                callback=lambda _ctx, param, v: cpu_list(param, v),
+                help="The program's --pin: big, little, all or a list of CPUs (0,2,4) for its threads.",
+            ),
             click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True),
             click.option(
                 "--build-dir",

@@ -65,6 +65,19 @@ def _fixed_note(results: BenchResults, x: str) -> str:
     return ", ".join([f"{c.profile} on {c.backend or '?'}", *parts, f"{runs} per point, {c.duration_s:g} s each"])
 
 
+def _server(results: BenchResults) -> bool:
+    return any(s.serving is not None or s.clients is not None or s.rate is not None for s in results.summary)
+
+
+def _per_second(results: BenchResults) -> str:
+    """A server's throughput counts requests, a frame pipeline's frames."""
+    return "requests/s" if _server(results) else "frames/s"
+
+
+def _unit(results: BenchResults) -> str:
+    return "requests/s" if _server(results) else "QPS"
+
+
 def _title(results: BenchResults, what: str, x: str) -> str:
     note = "\n".join(textwrap.wrap(_fixed_note(results, x), width=90))
     return f"{Path(results.context.spec).name}: {what} vs {x}\n{note}"
@@ -127,16 +140,16 @@ def plot_qps(results: BenchResults, path: Path, slo: Mapping[str, float] | None 
         ax.plot(xs, roofline, color=color, linestyle=_roofline_dashes(i, len(series)), alpha=0.8)
         handles.append(Line2D([], [], color=color, marker="o", label=f"{label}: measured (median, min-max)"))
         handles.append(Line2D([], [], color=color, linestyle="--", alpha=0.8, label=f"{label}: roofline (plan)"))
-    top = best(results.summary)
+    top = best(results.summary, results.slo_misses)
     if top is not None:
         ax.plot([float(getattr(top, x))], [top.qps_median], **BEST_STYLE)  # type: ignore[arg-type]
-        handles.append(_best_handle(top, f"{top.qps_median:,.0f} QPS"))
+        handles.append(_best_handle(top, f"{top.qps_median:,.0f} {_unit(results)}"))
     gates = _slo(results, slo)
     if "min_qps" in gates:
         ax.axhline(gates["min_qps"], **SLO_STYLE)  # type: ignore[arg-type]
         handles.append(Line2D([], [], label=f"SLO: min_qps {gates['min_qps']:g}", **SLO_STYLE))  # type: ignore[arg-type]
     _style_x(ax, x, xs_all)
-    ax.set_ylabel("throughput (frames/s)")
+    ax.set_ylabel(f"throughput ({_per_second(results)})")
     ax.set_ylim(bottom=0)
     ax.set_title(_title(results, "throughput", x), fontsize=10)
     ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
@@ -164,7 +177,7 @@ def plot_latency(results: BenchResults, path: Path, slo: Mapping[str, float] | N
             ax.plot(xs, [getattr(s.latency_ms, name) for s in points], color=color, linestyle=style, marker="o", ms=3)
         handles.append(Line2D([], [], color=color, label=label))
     handles += [Line2D([], [], color="0.3", linestyle=style, label=name) for name, style in PERCENTILES]
-    top = best(results.summary)
+    top = best(results.summary, results.slo_misses)
     if top is not None:
         ax.plot([float(getattr(top, x))], [top.latency_ms.p99], **BEST_STYLE)  # type: ignore[arg-type]
         handles.append(_best_handle(top, f"p99 {top.latency_ms.p99:,.1f} ms"))
@@ -202,7 +215,7 @@ def plot_p99_vs_qps(results: BenchResults, path: Path, slo: Mapping[str, float] 
         for s, q, p in zip(points, qps, p99, strict=True):
             ax.annotate(f"{getattr(s, x)}", (q, p), textcoords="offset points", xytext=(4, 4), fontsize=7, color=color)
         handles.append(Line2D([], [], color=color, marker="o", label=f"{label} (points: {x})"))
-    top = best(results.summary)
+    top = best(results.summary, results.slo_misses)
     if top is not None:
         ax.plot([top.qps_median], [top.latency_ms.p99], **BEST_STYLE)  # type: ignore[arg-type]
         handles.append(_best_handle(top, f"{top.qps_median:,.0f} QPS, p99 {top.latency_ms.p99:,.1f} ms"))
@@ -213,7 +226,7 @@ def plot_p99_vs_qps(results: BenchResults, path: Path, slo: Mapping[str, float] 
     if "max_p99_ms" in gates:
         ax.axhline(gates["max_p99_ms"], **SLO_STYLE)  # type: ignore[arg-type]
         handles.append(Line2D([], [], label=f"SLO: max_p99_ms {gates['max_p99_ms']:g}", **SLO_STYLE))  # type: ignore[arg-type]
-    ax.set_xlabel("achieved throughput, median of repeats (frames/s)")
+    ax.set_xlabel(f"achieved throughput, median of repeats ({_per_second(results)})")
     ax.set_ylabel("p99 latency per frame (ms)")
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)

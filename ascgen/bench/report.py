@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from ascgen.bench.schema import BenchResults, Config, Summary
+from ascgen.bench.schema import BenchResults, Config, SloMiss, Summary
 
 MIB = 1 << 20
 
@@ -41,17 +41,60 @@ def scaling(s: Summary, summaries: Sequence[Summary]) -> float | None:
     return s.qps_median / (n * one[0].qps_median) if one and one[0].qps_median > 0 else None
 
 
+SERVING_COLUMNS = ("offered r/s", "rejected", "timed out", "queue p50/p99 ms", "mean batch", "gears", "predicted")
+
+
+def _serving(summaries: Sequence[Summary]) -> bool:
+    return any(s.serving is not None for s in summaries)
+
+
 def columns(summaries: Sequence[Summary]) -> list[str]:
     cols = ["streams", "batch"]
     if any(s.sync_every is not None for s in summaries):
         cols.append("sync_every")
-    cols += ["threads", "depth", *_loads(summaries), *_deployment(summaries)]
-    cols += ["QPS", "min-max", "CV", "p50/p99 ms", "roofline"]
-    return [*cols, "of roof", "bottleneck", "CPU s/1k fr", "dev MiB"]
+    cols += ["threads", "depth", *_loads(summaries), *_deployment(summaries), *_run_keys(summaries)]
+    serving = _serving(summaries)
+    cols += ["achieved r/s" if serving else "QPS", "min-max", "CV", "p50/p99 ms"]
+    cols += [*SERVING_COLUMNS] if serving else []
+    return [*cols, "roofline", "of roof", "bottleneck", "CPU s/1k fr", "dev MiB"]
+
+
+def _run_keys(summaries: Sequence[Summary]) -> list[str]:
+    """The arrival and time_scale columns, where some point sets them."""
+    return [k for k in ("arrival", "time_scale") if any(getattr(s, k) is not None for s in summaries)]
+
+
+def serving_cells(s: Summary) -> list[str]:
+    """A server's columns (SERVING_COLUMNS): the load offered, the requests dropped, the queue,
+    the batches and the plan's prediction (requests/s, p99 ms, mean batch) for this load."""
+    v = s.serving
+    if v is None:
+        return ["-"] * len(SERVING_COLUMNS)
+    gears = " ".join(f"{name}:{share:.0%}" for name, share in v.gear_shares) or "-"
+    predicted = "-"
+    if v.predicted_rps is not None:
+        predicted = (
+            f"{v.predicted_rps:,.1f} r/s, {v.predicted_p99_ms or 0:,.1f} ms, b {v.predicted_mean_batch or 0:.2f}"
+        )
+    return [
+        f"{v.offered_rps:,.1f}",
+        f"{v.rejected:,} of {v.submitted:,}" if v.rejected else "0",
+        f"{v.timed_out:,}",
+        f"{v.queue_p50_ms:,.1f} / {v.queue_p99_ms:,.1f}",
+        f"{v.mean_batch:.2f}",
+        gears,
+        predicted,
+    ]
 
 
 def row(
-    s: Summary, with_sync: bool, loads: Sequence[str] = (), deployment: Sequence[str] = (), scale: float | None = None
+    s: Summary,
+    with_sync: bool,
+    loads: Sequence[str] = (),
+    deployment: Sequence[str] = (),
+    scale: float | None = None,
+    run_keys: Sequence[str] = (),
+    serving: bool = False,
 ) -> list[str]:
     cells = [s.streams, str(s.batch)]
     if with_sync:
@@ -62,10 +105,12 @@ def row(
         *(s.shown(k) for k in loads),
         *(s.shown(k) for k in deployment if k != "scaling"),
         *([_pct(scale)] if "scaling" in deployment else []),
+        *(s.shown(k) for k in run_keys),
         f"{s.qps_median:,.1f}",
         f"{s.qps_min:,.1f}-{s.qps_max:,.1f}" if s.repeats > 1 else "-",
         _pct(s.qps_cv),
         f"{s.latency_ms.p50:,.1f} / {s.latency_ms.p99:,.1f}",
+        *(serving_cells(s) if serving else []),
         f"{s.roofline_qps:,.0f}",
         f"{s.efficiency:.0%}",
         s.bottleneck,
@@ -78,22 +123,49 @@ def row(
 def rows(summaries: Sequence[Summary]) -> list[list[str]]:
     with_sync = any(s.sync_every is not None for s in summaries)
     loads = _loads(summaries)
-    deployment = _deployment(summaries)
-    return [row(s, with_sync, loads, deployment, scaling(s, summaries)) for s in summaries]
+    deployment, keys, serving = _deployment(summaries), _run_keys(summaries), _serving(summaries)
+    return [row(s, with_sync, loads, deployment, scaling(s, summaries), keys, serving) for s in summaries]
 
 
 KNEE = 0.01  # configurations within 1 % of the top QPS count as tied
 
 
-def best(summaries: Sequence[Summary]) -> Summary | None:
-    """The knee: the cheapest configuration (fewest threads, then least depth and batch, then
-    the lightest load of a server) whose median QPS is within KNEE of the highest; more threads
-    (or clients) for the same throughput only add latency and host CPU."""
-    if not summaries:
+def failed(s: Summary, misses: Sequence[SloMiss] = ()) -> str | None:
+    """Why a point cannot be the best: it dropped requests or missed an SLO; None when neither."""
+    why = []
+    if s.serving is not None and s.serving.rejected:
+        why.append(f"rejected {s.serving.rejected:,} of {s.serving.submitted:,} requests")
+    why += [m.what for m in misses if m.config == s.label()]
+    return "; ".join(why) or None
+
+
+def best(summaries: Sequence[Summary], misses: Sequence[SloMiss] = ()) -> Summary | None:
+    """The knee among the points that dropped no request and met every SLO (``misses``): the
+    cheapest configuration (fewest threads, then least depth and batch, then the lightest load
+    of a server) whose median QPS is within KNEE of the highest; more threads (or clients) for
+    the same throughput only add latency and host CPU. None when no point qualifies."""
+    good = [s for s in summaries if failed(s, misses) is None]
+    if not good:
         return None
-    top = max(s.qps_median for s in summaries)
-    tied = [s for s in summaries if s.qps_median >= (1 - KNEE) * top]
+    top = max(s.qps_median for s in good)
+    tied = [s for s in good if s.qps_median >= (1 - KNEE) * top]
     return min(tied, key=lambda s: (s.threads, s.depth, s.batch, s.clients or 0, s.rate or 0, -s.qps_median))
+
+
+def best_line(results: BenchResults) -> str:
+    """Which point is best and why; a server's counts requests/s, and when every point dropped
+    requests or missed an SLO, none is best."""
+    if len(results.summary) < 2:
+        return ""
+    top = best(results.summary, results.slo_misses)
+    if top is None:
+        return "best: none: every point dropped requests or missed the SLO"
+    unit = "requests/s" if top.serving is not None else "QPS"
+    line = f"best: {top.label()}: {top.qps_median:,.1f} {unit}, {top.efficiency:.0%} of the roofline"
+    out = sum(failed(s, results.slo_misses) is not None for s in results.summary)
+    return line + (
+        f" ({out} point{'s' if out != 1 else ''} left out: dropped requests or missed the SLO)" if out else ""
+    )
 
 
 def context_line(results: BenchResults) -> str:
@@ -107,8 +179,11 @@ def context_line(results: BenchResults) -> str:
 
 # Columns a narrow terminal loses first (summary.md always has them all); configuration
 # columns that hold one value for every row go after the first three.
-OPTIONAL = ("dev MiB", "CPU s/1k fr", "min-max", "bottleneck", "CV", "of roof")
-CONFIG_COLUMNS = ("streams", "batch", "sync_every", "depth", "threads", "clients", "rate", "devices", "deploy")
+OPTIONAL = ("dev MiB", "CPU s/1k fr", "min-max", "bottleneck", "CV", "of roof", "gears", "roofline", "predicted")
+CONFIG_COLUMNS = (
+    "streams", "batch", "sync_every", "depth", "threads", "clients", "rate", "devices", "deploy", "arrival",
+    "time_scale",
+)  # fmt: skip
 
 
 def constant_columns(results: BenchResults) -> dict[str, str]:
@@ -128,7 +203,7 @@ def table(results: BenchResults, drop: Sequence[str] = ()) -> Table:
     for i in keep:
         left = names[i] in ("streams", "bottleneck")
         t.add_column(names[i], justify="left" if left else "right", no_wrap=True)
-    top = best(results.summary)
+    top = best(results.summary, results.slo_misses)
     for s, cells in zip(results.summary, rows(results.summary), strict=True):
         t.add_row(*(cells[i] for i in keep), style="bold" if s is top and len(results.summary) > 1 else None)
     return t
@@ -154,6 +229,5 @@ def print_results(results: BenchResults, console: Console) -> None:
     if any(d not in same for d in dropped):
         console.print(f"(too narrow for {', '.join(d for d in dropped if d not in same)}: see summary.md)")
     console.print(context_line(results))
-    top = best(results.summary)
-    if top is not None and len(results.summary) > 1:
-        console.print(f"best: {top.label()}: {top.qps_median:,.1f} QPS, {top.efficiency:.0%} of the roofline")
+    if len(results.summary) > 1:
+        console.print(best_line(results))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, Config
+from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, RUN_KEYS, Config
 from ascgen.common.errors import UserError
 from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
@@ -25,13 +25,13 @@ def variant_config(spec: Spec, config: Config) -> Config:
     """The configuration a build of ``config`` is generated with: what the program bakes in
     (batch, streams, sync_every) from ``config``; threads and depth, run-time flags whose
     defaults the program also holds, from the spec, so one build serves every point."""
-    run_time = dict.fromkeys((*LOAD_KEYS, *DEVICE_KEYS))
+    run_time = dict.fromkeys((*LOAD_KEYS, *DEVICE_KEYS, *RUN_KEYS))
     return config.model_copy(update={"threads": spec.threads, "depth": spec.buffers.depth, **run_time})
 
 
 def roofline_of(plan: Plan) -> float:
     """What a run of ``plan`` can reach: over several devices the deployment's aggregate."""
-    return plan.deployment.aggregate_qps if len(plan.deployment.device_ids) > 1 else plan.roofline_qps
+    return plan.deployed_qps
 
 
 class Planner:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import os
 import re
 import subprocess
 import threading
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from ascgen.bench.schema import BadResults, Config, ProgramReport, exact, parse_program_report
 from ascgen.common.errors import StepFailed
+from ascgen.common.friendly import stop_child
 
 PROGRESS = re.compile(r"^progress: t=(?P<t>[0-9.]+)s frames=(?P<frames>\d+) qps=(?P<qps>[0-9.]+)\s*$")
 EXIT_MEANINGS = {
@@ -64,13 +66,22 @@ def command(binary: Path, config: Config, options: RunOptions, json_path: Path) 
         cmd += ["--pin", options.pin]
     if config.clients is not None:
         cmd += ["--clients", str(config.clients)]
-    if config.rate is not None:
-        cmd += ["--rate", exact(config.rate)]
+    if config.rate is not None:  # in the device's time: the host's is time_scale times slower
+        cmd += ["--rate", exact(config.rate / (config.time_scale or 1.0))]
+    if config.arrival is not None:
+        cmd += ["--arrival", config.arrival]
     if config.devices is not None:
         cmd += ["--devices", config.devices]
     if config.deploy is not None:
         cmd += ["--deploy", config.deploy]
     return cmd + list(options.extra)
+
+
+def environment(config: Config) -> dict[str, str] | None:
+    """The program's environment: the simulator's clock slowed by the configuration's time scale."""
+    if config.time_scale is None:
+        return None
+    return {**os.environ, "ACL_SIM_TIME_SCALE": f"{config.time_scale:g}"}
 
 
 def _status(code: int) -> str:
@@ -104,6 +115,7 @@ def run_program(
     try:
         proc = subprocess.Popen(
             command(binary, config, options, json_path),
+            env=environment(config),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -117,7 +129,7 @@ def run_program(
 
     def kill_late() -> None:
         timed_out.set()
-        proc.kill()
+        stop_child(proc)
 
     timer = threading.Timer(timeout, kill_late)
     timer.start()
@@ -130,9 +142,8 @@ def run_program(
             if progress is not None and on_progress is not None:
                 on_progress(progress)
         code = proc.wait()
-    except BaseException:
-        proc.kill()
-        proc.wait()
+    except BaseException:  # Ctrl-C, SIGTERM: the program keeps its results and cleans up, as at its own SIGINT
+        stop_child(proc)
         raise
     finally:
         timer.cancel()

@@ -52,6 +52,42 @@ class Latency(_Model):
     max: Measured
 
 
+class _Loose(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class ProgramPercentiles(_Loose):
+    p50: Measured = 0.0
+    p99: Measured = 0.0
+
+
+class ProgramRejected(_Loose):
+    queue_full: int = Field(default=0, ge=0)
+    closed: int = Field(default=0, ge=0)
+    timeout: int = Field(default=0, ge=0)
+
+
+class ProgramTimedOut(_Loose):
+    rejected: int = Field(default=0, ge=0)
+    delayed: int = Field(default=0, ge=0)
+
+
+class ProgramPadding(_Loose):
+    gears: list[tuple[int, int, Annotated[int, Field(ge=0)]]] = Field(default_factory=list)  # height, width, batches
+
+
+class ProgramServing(_Loose):
+    """The part of a server's ``serving`` block (ascgen_loadgen.h's write_json) a bench reports."""
+
+    submitted: int = Field(default=0, ge=0)
+    rejected: ProgramRejected = ProgramRejected()
+    timed_out: ProgramTimedOut = ProgramTimedOut()
+    queue_ms: ProgramPercentiles = ProgramPercentiles()
+    batch_stats: list[tuple[Annotated[int, Field(ge=1)], Annotated[int, Field(ge=0)]]] = Field(default_factory=list)
+    batches: int = Field(default=0, ge=0)
+    padding: ProgramPadding | None = None
+
+
 class ProgramReport(BaseModel):
     """What a generated program writes at exit (``--json PATH``). Unknown keys are kept out of
     the way (a newer program may add some); a different ``schema_version`` is refused."""
@@ -80,6 +116,7 @@ class ProgramReport(BaseModel):
     latency_histogram_us: LatencyHistogram | None = None
     interrupted: bool = False
     verified: bool | None = None
+    serving: ProgramServing | None = None  # a server's
 
 
 class Context(_Model):
@@ -117,6 +154,9 @@ class Config(_Model):
     # the devices run on (--devices "0,1"); None: the spec's
     devices: Annotated[str, Field(pattern=r"^[0-9]{1,2}(,[0-9]{1,2})*$")] | None = None
     deploy: Literal["processes", "threads"] | None = None  # several devices (--deploy); None: the spec's
+    arrival: Literal["constant", "poisson"] | None = None  # an open loop's arrivals (--arrival); None: constant
+    # the simulated device runs this many times slower than the host (ACL_SIM_TIME_SCALE); figures are model time
+    time_scale: Annotated[float, Field(gt=0, le=1000, allow_inf_nan=False)] | None = None
 
     @model_validator(mode="after")
     def _one_load(self) -> Config:
@@ -126,7 +166,7 @@ class Config(_Model):
 
     def settings(self) -> dict[str, object]:
         """The spec keys this point sets (ascgen.spec.configure); its load, if any, is run-time flags."""
-        return self.model_dump(exclude={*LOAD_KEYS, *DEVICE_KEYS})
+        return self.model_dump(exclude={*LOAD_KEYS, *DEVICE_KEYS, *RUN_KEYS})
 
     def label(self) -> str:
         sync = f" sync_every={self.sync_every}" if self.sync_every is not None else ""
@@ -134,6 +174,8 @@ class Config(_Model):
         load += f" rate={exact(self.rate)}" if self.rate is not None else ""
         load += f" devices={self.shown('devices')}" if self.devices is not None else ""
         load += f" deploy={self.deploy}" if self.deploy is not None else ""
+        load += f" arrival={self.arrival}" if self.arrival is not None else ""
+        load += f" time_scale={self.time_scale:g}" if self.time_scale is not None else ""
         return f"threads={self.threads} depth={self.depth} batch={self.batch} streams={self.streams}{sync}{load}"
 
     def shown(self, key: str) -> str:
@@ -153,6 +195,30 @@ class Config(_Model):
 
 LOAD_KEYS = ("clients", "rate")  # a server's load: run-time flags of the Config, not spec keys
 DEVICE_KEYS = ("devices", "deploy")  # where it runs: run-time flags (--devices, --deploy), one build
+RUN_KEYS = ("arrival", "time_scale")  # how a run is driven: --arrival, ACL_SIM_TIME_SCALE; one build
+
+
+class Serving(_Model):
+    """A server's figures of one run, or the median over a configuration's repeats: the load
+    offered and what became of it, in model time (requests/s; ms)."""
+
+    offered_rps: Measured  # requests submitted to the server per second (a closed loop's: what its clients sent)
+    achieved_rps: Measured  # requests completed per second
+    submitted: int = Field(ge=0)
+    rejected: int = Field(ge=0)  # refused: queue full, server closing, or timed out in the queue
+    timed_out: int = Field(ge=0)  # past the queue timeout (rejected or sent late)
+    queue_p50_ms: Measured
+    queue_p99_ms: Measured
+    mean_batch: Measured
+    gear_shares: tuple[tuple[str, Measured], ...] = ()  # ("HxW", share of batches)
+    # the plan's prediction for this load (ascgen.serving.predict); None where it has none (an open loop)
+    predicted_rps: Measured | None = None
+    predicted_p99_ms: Measured | None = None
+    predicted_mean_batch: Measured | None = None
+
+    @property
+    def dropped(self) -> int:
+        return self.rejected
 
 
 class RunRecord(Config):
@@ -173,6 +239,7 @@ class RunRecord(Config):
     windows_latency_ms: list[WindowLatency] = Field(default_factory=list)  # [p99, max] per second
     latency_histogram_us: LatencyHistogram | None = None  # the program's, when it exports one
     raw: str  # the program's own JSON, relative to the results file
+    serving: Serving | None = None  # a server's
 
 
 class Summary(Config):
@@ -191,6 +258,7 @@ class Summary(Config):
     window_cv: Measured | None  # the worst run's
     host_cpu_s_per_1000_frames: float | None
     device_memory_bytes: int
+    serving: Serving | None = None  # a server's, the median of its repeats (counts: summed)
 
     @model_validator(mode="after")
     def _ordered(self) -> Summary:

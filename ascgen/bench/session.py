@@ -14,12 +14,13 @@ from typing import Protocol
 
 from ascgen import __version__
 from ascgen.bench import environment, noise, slo, stats
-from ascgen.bench.points import Sweep, configurations, swept_keys
+from ascgen.bench.points import Fixed, Sweep, configurations, swept_keys
 from ascgen.bench.roofline import Planner, variant_config
 from ascgen.bench.runner import Progress, RunFailed, RunOptions, run_program
 from ascgen.bench.schema import BenchResults, Config, Context, ProgramReport, RunRecord, exact
 from ascgen.common.errors import Interrupted, StepFailed
 from ascgen.plan.model import Plan
+from ascgen.serving.predict import Prediction, predict
 from ascgen.spec.dsl import Spec
 
 
@@ -83,7 +84,7 @@ class Request:
     options: RunOptions
     repeat: int = 3
     sweeps: list[Sweep] = field(default_factory=list)
-    fixed: dict[str, int] = field(default_factory=dict)  # --threads / --depth
+    fixed: Fixed = field(default_factory=dict)  # --threads, --depth, --arrival, --time-scale
     # (commit, dirty) of the code measured; None: read when the bench starts. A caller that
     # runs several benches into the repository (python -m tools.study) reads it once.
     git: GitState | None = None
@@ -100,6 +101,8 @@ def raw_name(config: Config, repeat: int) -> str:
     load += f"-q{exact(config.rate)}" if config.rate is not None else ""
     load += f"-D{config.devices.replace(',', '_')}" if config.devices is not None else ""
     load += f"-{config.deploy}" if config.deploy is not None else ""
+    load += f"-{config.arrival}" if config.arrival is not None else ""
+    load += f"-x{config.time_scale:g}" if config.time_scale is not None else ""
     return f"b{config.batch}-{config.streams}{sync}-t{config.threads}-d{config.depth}{load}-r{repeat}.json"
 
 
@@ -114,6 +117,14 @@ def disagreement(config: Config, report: ProgramReport) -> str | None:
     if config.sync_every is not None and report.sync_every != config.sync_every:
         diffs.append(f"sync_every={report.sync_every} (expected {config.sync_every})")
     return ", ".join(diffs) or None
+
+
+def predicted(config: Config, plan: Plan) -> Prediction | None:
+    """The plan's prediction for a closed-loop server's load (ascgen.serving.predict); None for
+    frames, and for an open loop, which the predictor does not model."""
+    if plan.serving is None or config.clients is None:
+        return None
+    return predict(plan, config.clients)
 
 
 def plan_all(planner: Planner, configs: list[Config]) -> dict[Config, Plan]:
@@ -177,6 +188,7 @@ def run_bench(
     planner = planner or Planner(request.spec_path)
     configs = configurations(planner.spec, request.sweeps, request.fixed)
     plans = plan_all(planner, configs)
+    predictions = {c: predicted(c, plans[c]) for c in configs}
     monitor.planned(len(configs) * request.repeat)
     binaries = build_all(request, planner, configs, builder, monitor)
     swept = swept_keys(request.sweeps, configs)
@@ -191,7 +203,8 @@ def run_bench(
     try:
         for repeat in range(1, request.repeat + 1):
             for config in configs:
-                run = measure_point(request, runner, monitor, binaries[config], config, repeat, plans[config])
+                point = Point(binaries[config], config, plans[config], predictions[config])
+                run = measure_point(request, runner, monitor, point, repeat)
                 if isinstance(run, str):
                     raise BenchFailed(run, results() if runs else None)
                 backend = backend or run.backend
@@ -209,10 +222,19 @@ class Measured:
     backend: str
 
 
-def measure_point(
-    request: Request, runner: Runner, monitor: Monitor, binary: Path, config: Config, repeat: int, plan: Plan
-) -> Measured | str:
+@dataclass(frozen=True)
+class Point:
+    """A configuration to measure: its program, its plan and the plan's prediction of it."""
+
+    binary: Path
+    config: Config
+    plan: Plan
+    prediction: Prediction | None = None
+
+
+def measure_point(request: Request, runner: Runner, monitor: Monitor, point: Point, repeat: int) -> Measured | str:
     """One run of one configuration: its record, or one line saying why it failed."""
+    binary, config = point.binary, point.config
     monitor.run_started(config, repeat, request.repeat)
     raw = Path("raw") / raw_name(config, repeat)
     where = f"{config.label()} (repeat {repeat}/{request.repeat}"
@@ -224,7 +246,7 @@ def measure_point(
     mismatch = disagreement(config, report)
     if mismatch:
         return f"run {where}) is not what was asked: {mismatch}"
-    return Measured(stats.record(config, repeat, report, plan, raw.as_posix()), report.backend)
+    return Measured(stats.record(config, repeat, report, point.plan, raw.as_posix(), point.prediction), report.backend)
 
 
 def assemble(

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 from ascgen.bench import histogram
 from ascgen.bench.roofline import roofline_of
-from ascgen.bench.schema import Config, Latency, ProgramReport, RunRecord, Summary
+from ascgen.bench.schema import Config, Latency, ProgramReport, ProgramServing, RunRecord, Serving, Summary
 from ascgen.plan.model import Plan
+from ascgen.serving.predict import Prediction
 
 
 def cv(values: Sequence[float]) -> float | None:
@@ -23,34 +24,68 @@ def per_1000(seconds: float | None, frames: int) -> float | None:
     return None if seconds is None or frames <= 0 else seconds * 1000.0 / frames
 
 
-def record(config: Config, repeat: int, report: ProgramReport, plan: Plan, raw: str) -> RunRecord:
+def serving_of(
+    served: ProgramServing, qps: float, duration_s: float, scale: float, prediction: Prediction | None
+) -> Serving:
+    """A server's figures of one run, in model time (the host's seconds / ``scale``)."""
+    batched = sum(size * n for size, n in served.batch_stats)
+    gears = tuple((f"{h}x{w}", n / served.batches) for h, w, n in served.padding.gears) if served.padding else ()
+    return Serving(
+        offered_rps=served.submitted / duration_s * scale if duration_s > 0 else 0.0,
+        achieved_rps=qps,
+        submitted=served.submitted,
+        rejected=served.rejected.queue_full + served.rejected.closed + served.rejected.timeout,
+        timed_out=served.timed_out.rejected + served.timed_out.delayed,
+        queue_p50_ms=served.queue_ms.p50 / scale,
+        queue_p99_ms=served.queue_ms.p99 / scale,
+        mean_batch=batched / served.batches if served.batches else 0.0,
+        gear_shares=gears if served.batches else (),
+        predicted_rps=prediction.qps if prediction else None,
+        predicted_p99_ms=prediction.p99_ms if prediction else None,
+        predicted_mean_batch=prediction.mean_batch if prediction else None,
+    )
+
+
+def record(
+    config: Config, repeat: int, report: ProgramReport, plan: Plan, raw: str, prediction: Prediction | None = None
+) -> RunRecord:
+    """A run's record; with a time scale (the simulated device s times slower than the host)
+    its rates and latencies are the device's: QPS x s, milliseconds / s."""
+    s = config.time_scale or 1.0
+    latency = Latency(**{k: v / s for k, v in report.latency_ms.model_dump().items()})
+    hist = report.latency_histogram_us
     return RunRecord(
         **config.model_dump(),
         repeat=repeat,
-        qps=report.qps,
+        qps=report.qps * s,
         frames=report.frames,
         duration_s=report.duration_s,
-        latency_ms=report.latency_ms,
+        latency_ms=latency,
         stages=report.stages,
         host_cpu_s_per_1000_frames=per_1000(report.host_cpu_s, report.frames),
         process_cpu_s_per_1000_frames=per_1000(report.process_cpu_s, report.frames),
         device_memory_bytes=report.device_memory_bytes,
         roofline_qps=roofline_of(plan),
         bottleneck=plan.bottleneck if len(plan.deployment.device_ids) < 2 else plan.deployment.bottleneck,
-        efficiency=report.qps / roofline_of(plan) if roofline_of(plan) > 0 else 0.0,
-        windows_qps=report.windows_qps,
+        efficiency=report.qps * s / roofline_of(plan) if roofline_of(plan) > 0 else 0.0,
+        windows_qps=[q * s for q in report.windows_qps],
         window_cv=cv(report.windows_qps),
-        windows_latency_ms=report.windows_latency_ms,
-        latency_histogram_us=report.latency_histogram_us,
+        windows_latency_ms=[(p99 / s, top / s) for p99, top in report.windows_latency_ms],
+        latency_histogram_us=[(bound / s, n) for bound, n in hist] if hist is not None else None,
         raw=raw,
+        serving=(
+            serving_of(report.serving, report.qps * s, report.duration_s, s, prediction) if report.serving else None
+        ),
     )
 
 
+CONFIG_KEYS = set(Config.model_fields)
+
+
 def config_of(run: Config) -> Config:
-    return Config(
-        threads=run.threads, depth=run.depth, batch=run.batch, streams=run.streams, sync_every=run.sync_every,
-        clients=run.clients, rate=run.rate, devices=run.devices, deploy=run.deploy,
-    )  # fmt: skip
+    """The configuration of a run or summary: every key of Config, so points match only when
+    all of them are equal (a key added to Config takes part without a change here)."""
+    return Config.model_validate(run.model_dump(include=CONFIG_KEYS))
 
 
 def _median_latency(runs: Sequence[RunRecord]) -> Latency:
@@ -69,6 +104,28 @@ def _latency(runs: Sequence[RunRecord]) -> tuple[Latency, bool]:
     worst = max(r.latency_ms.max for r in runs)
     p50, p90, p99 = (histogram.percentile_ms(merged, p, worst) for p in (50, 90, 99))
     return Latency(p50=p50, p90=p90, p99=p99, max=worst), True
+
+
+def serving_summary(runs: Sequence[Serving]) -> Serving | None:
+    """A configuration's serving figures: rates, queue times and batches the median of its
+    repeats, requests and drops summed over them, each gear's share the mean."""
+    if not runs:
+        return None
+    med = {k: statistics.median(getattr(r, k) for r in runs) for k in MEDIAN_SERVING}
+    gears: dict[str, list[float]] = {}
+    for r in runs:
+        for name, share in r.gear_shares:
+            gears.setdefault(name, []).append(share)
+    return runs[0].model_copy(
+        update={
+            **med,
+            **{k: sum(getattr(r, k) for r in runs) for k in ("submitted", "rejected", "timed_out")},
+            "gear_shares": tuple((name, sum(v) / len(runs)) for name, v in gears.items()),
+        }
+    )
+
+
+MEDIAN_SERVING = ("offered_rps", "achieved_rps", "queue_p50_ms", "queue_p99_ms", "mean_batch")
 
 
 def summarize(runs: Sequence[RunRecord]) -> list[Summary]:
@@ -100,6 +157,7 @@ def summarize(runs: Sequence[RunRecord]) -> list[Summary]:
                 window_cv=max(window_cvs) if window_cvs else None,
                 host_cpu_s_per_1000_frames=statistics.median(cpu) if cpu else None,
                 device_memory_bytes=max(r.device_memory_bytes for r in group),
+                serving=serving_summary([r.serving for r in group if r.serving is not None]),
             )
         )
     return out

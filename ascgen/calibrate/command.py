@@ -10,7 +10,8 @@ from typing import Any
 
 import click
 
-from ascgen.common.errors import Interrupted, UserError
+from ascgen.bench.options import FiniteRange
+from ascgen.common.errors import Interrupted, UserError, shown
 from ascgen.common.friendly import friendly
 
 
@@ -38,7 +39,7 @@ def _ints(ctx: click.Context, param: click.Parameter, text: str | None) -> tuple
 @click.option(
     "--executions", type=click.IntRange(1, 10000), default=64, show_default=True, help="Model runs per batch."
 )
-@click.option("--time-scale", type=click.FloatRange(min=1.0), default=10.0, show_default=True)
+@click.option("--time-scale", type=FiniteRange(1.0, 1000.0), default=10.0, show_default=True)
 @click.option("--jpegd-channels", callback=_ints, help="JPEGD channel counts (default: 1, 2, 4.. to 2 x base units).")
 @click.option("--vpc-channels", callback=_ints, help="VPC channel counts (default: 1, 2, 4.. to 2 x base units).")
 @click.option("--pictures", type=click.IntRange(2, 1000), default=12, show_default=True, help="Per channel and run.")
@@ -69,7 +70,7 @@ def calibrate(
     from rich.console import Console
 
     from ascgen.calibrate import engines, estimate, measure
-    from ascgen.common.fileio import check_can_create
+    from ascgen.common.fileio import check_can_write
     from ascgen.common.progress import StepLines, duration_text
     from ascgen.spec import profile as profiles
     from ascgen.spec.names import profile_name_problem
@@ -80,11 +81,11 @@ def calibrate(
     name = out_path.stem
     problem = profile_name_problem(name) if out_path.suffix == ".yaml" else "the output must be NAME.yaml"
     if problem:
-        raise UserError(f"--out {out_path}: {problem}")
+        raise UserError(f"--out {shown(str(out_path))}: {problem}")
     if out_path.is_dir():
         raise UserError(f"--out {out_path}: it is a folder; name a file NAME.yaml")
     _check_not_shadowed(out_path)
-    check_can_create(out_path.parent)  # before the long work, not at the first save
+    check_can_write(out_path)  # before the long work, not at the first save
     try:
         copy_sizes = [probe.parse_size(s) for s in sizes.split(",") if s.strip()]
         link_sz = [probe.parse_size(s) for s in link_sizes.split(",") if s.strip()]
@@ -94,6 +95,7 @@ def calibrate(
     if len(copy_sizes) < 2:
         raise click.BadParameter("give at least two sizes: a line needs two points", param_hint="--sizes")
     base_prof = profiles.load(base)
+    probe.check_fits(probe.Options(profile=base, total_bytes=total_bytes))
     model_batches = list(
         batches or (sorted(base_prof.models["resnet50"].latency_ms) if "resnet50" in base_prof.models else [])
     )

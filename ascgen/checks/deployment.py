@@ -15,8 +15,9 @@ def check_deployment(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Dia
     top = prof.topology
     out: list[Diagnostic] = []
     where = f"{prof.name}'s topology ({top.product}) has devices 0..{top.devices - 1}"
-    # (id 0 beside ids is the default a configured spec carries: ids win)
-    if d.ids is not None and "id" in d.model_fields_set and d.id != 0:
+    # what the file says, not the model's fields_set: a configured spec (ascgen.spec.configure)
+    # carries every field as if given, and `id: 0` beside `ids` is refused like any other id
+    if d.ids is not None and ("device", "id") in smap.keys:
         out.append(smap.error(("device", "id"), "give either 'id' (one device) or 'ids' (several), not both"))
     if d.ids is None and d.id >= top.devices:
         out.append(smap.error(("device", "id"), f"device {d.id} does not exist: {where}"))

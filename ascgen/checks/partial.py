@@ -6,8 +6,10 @@ is validated alone against its kind's schema, a broken top-level key falls back 
 default, and a check runs only when everything it reads is well-formed:
 
 - stage names: always (a broken stage keeps its name when it has one);
+- references between stages (`from`): always;
 - stage order: over the stages before the first one whose kind is unknown;
-- the source, layout and batch checks: when the keys they read are well-formed;
+- the source, layout and batch checks: when the keys they read are well-formed (and every
+  stage, for a check that reads a stage's fields beyond its kind);
 - the device profile: when ``device`` is well-formed;
 - each stage's own checks: when every stage and every key a stage reads are well-formed.
 """
@@ -19,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ascgen.checks import spec as checks
+from ascgen.checks.graph import check_inputs, check_references
 from ascgen.spec import dsl
 from ascgen.spec import profile as profiles
 from ascgen.spec.diagnostics import Diagnostic
@@ -33,6 +36,10 @@ _READS = {
     "_batch_stages": {"batch"},
     "_serving": {"source", "batching", "streams", "batch", "device"},
 }
+# Structure checks that read a stage's own fields (hw_gears), not only its kind: they need every
+# stage well-formed (a broken stage's stand-in has none of its fields, so "the model needs
+# hw_gears" would come beside the model's own error).
+_READS_STAGE_FIELDS = {"_serving"}
 # Top-level keys a stage's own checks may read (ctx.spec.*): not name, host or slo.
 _STAGE_READS = {"device", "source", "threads", "streams", "submit", "sync_every", "buffers", "batch"}
 _PLACEHOLDER = {"name": "pipeline", "source": {"kind": "jpeg_files"}}
@@ -89,19 +96,20 @@ def semantic_diagnostics(data: Any, smap: SourceMap) -> list[Diagnostic]:
     except ValidationError:
         return []
 
-    out = checks._names(spec, smap)
+    out = checks._names(spec, smap) + check_references(spec, smap)
     if known:
         prefix = spec.model_copy(update={"stages": spec.stages[:known]})
-        out += checks._order(prefix, smap)
+        out += check_inputs(prefix, smap)
+    stages_ok = all(ok for _, ok, _ in parts)
     if known == len(parts):
         for check, reads in _READS.items():
-            if not reads & broken:
+            if not reads & broken and (stages_ok or check not in _READS_STAGE_FIELDS):
                 out += getattr(checks, check)(spec, smap)
     if "device" in broken:
         return out
     profile_errors = checks.check_profile(spec, smap)
     out += profile_errors
-    if profile_errors or broken & _STAGE_READS or not all(ok for _, ok, _ in parts):
+    if profile_errors or broken & _STAGE_READS or not stages_ok:
         return out
     return out + checks.check_stages(spec, profiles.load(spec.device.profile), smap)
 

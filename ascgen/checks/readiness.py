@@ -48,12 +48,14 @@ def readiness_warnings(
             )
             out.append(smap.error(("stages", i, "path"), message))
     slo = spec.slo
-    if slo is not None and slo.min_qps is not None and slo.min_qps > plan.roofline_qps:
+    if slo is not None and slo.min_qps is not None and slo.min_qps > plan.deployed_qps:
+        devices = len(plan.deployment.device_ids)
+        over = f" over {devices} devices" if devices > 1 else ""
         out.append(
             _warning(
                 smap,
                 ("slo", "min_qps"),
-                f"slo.min_qps {slo.min_qps:g} is above the plan's roofline of {plan.roofline_qps:,.0f} frames/s "
+                f"slo.min_qps {slo.min_qps:g} is above the plan's roofline of {plan.deployed_qps:,.0f} frames/s{over} "
                 f"(bottleneck {plan.bottleneck}); no configuration can meet it: lower it or change the pipeline",
             )
         )

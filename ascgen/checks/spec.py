@@ -6,6 +6,7 @@ in one go. What a stage kind checks of itself lives in its module (ascgen/stages
 
 from __future__ import annotations
 
+from ascgen.checks.graph import check_inputs, check_references
 from ascgen.checks.serving import check_serving as _serving
 from ascgen.spec import dsl
 from ascgen.spec import profile as profiles
@@ -36,21 +37,6 @@ def _names(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     for name in spec.buffers.per_stage:
         if name not in seen:
             out.append(smap.error(("buffers", "per_stage", name), f"no stage named '{name}'{did_you_mean(name, seen)}"))
-    return out
-
-
-def _order(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
-    """Each stage takes what the one before it produces."""
-    out = []
-    produced, previous = "source", SOURCE
-    for i, stage in enumerate(spec.stages):
-        kind = kind_of(stage)
-        if produced not in kind.consumes:
-            after = SOURCE if previous == SOURCE else f"{kind_of(spec.stages[i - 1]).article} {previous} stage"
-            need = one_of(producers_of(kind))
-            message = f"{kind.article} {kind.kind} stage cannot come after {after}; it takes its input from {need}"
-            out.append(smap.error(("stages", i, "kind"), message))
-        produced, previous = kind.produces, kind.kind
     return out
 
 
@@ -109,10 +95,11 @@ def _batch_stages(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
 
 
 def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
-    """Stage names, stage order and format compatibility, top-level consistency."""
+    """Stage names, the graph (references, stage order and format compatibility), top-level consistency."""
     return (
         _names(spec, smap)
-        + _order(spec, smap)
+        + check_references(spec, smap)
+        + check_inputs(spec, smap)
         + _source(spec, smap)
         + _layout(spec, smap)
         + _batch_stages(spec, smap)

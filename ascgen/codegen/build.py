@@ -21,6 +21,7 @@ from ascgen.codegen.lower import lower
 from ascgen.codegen.render import render
 from ascgen.common.errors import StepFailed
 from ascgen.common.fileio import write_tree_atomic
+from ascgen.common.friendly import stop_child
 from ascgen.common.resources import simulator_dir
 from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
@@ -67,13 +68,17 @@ def _run(cmd: list[str], log: Path, what: str, progress: Progress | None = None)
         fh.write(f"$ {' '.join(cmd)}\n")
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert proc.stdout is not None
-        for line in proc.stdout:
-            fh.write(line)
-            tail.append(line.rstrip())
-            m = re.match(r"\[(\d+)/(\d+)\]", line)
-            if m and progress:
-                progress(what, int(m.group(1)), int(m.group(2)))
-        status = proc.wait()
+        try:
+            for line in proc.stdout:
+                fh.write(line)
+                tail.append(line.rstrip())
+                m = re.match(r"\[(\d+)/(\d+)\]", line)
+                if m and progress:
+                    progress(what, int(m.group(1)), int(m.group(2)))
+            status = proc.wait()
+        except BaseException:  # Ctrl-C, SIGTERM: CMake or Ninja stops too, not on in the background
+            stop_child(proc)
+            raise
     if status != 0:
         raise BuildFailed(f"{what} failed: {_first_error(list(tail))} (full log: {log})")
 

@@ -13,8 +13,9 @@ from ascgen.codegen.lower import RUNTIME_FOLDER, lower
 from ascgen.codegen.render import render, runtime_files
 from ascgen.common.errors import UserError
 from ascgen.common.fileio import write_tree_atomic
-from ascgen.pipeline import analyze_file
-from ascgen.spec.diagnostics import Diagnostic, Position, SpecError
+from ascgen.pipeline import analyze_data
+from ascgen.spec.diagnostics import SpecError
+from ascgen.spec.parse import parse_file
 
 
 def render_all(specs: list[Path], out_dir: Path, *, shared_runtime: bool = False) -> dict[str, dict[str, str]]:
@@ -25,18 +26,18 @@ def render_all(specs: list[Path], out_dir: Path, *, shared_runtime: bool = False
     problems = SpecError()
     for path in specs:
         try:
-            spec, plan = analyze_file(path)
+            spec, smap = parse_file(path)
+            plan = analyze_data(spec, smap)
         except SpecError as exc:
             problems.diagnostics += exc.diagnostics
             continue
         if spec.name in origin:
-            problems.diagnostics.append(
-                Diagnostic(str(path), Position(1, 1), f"name '{spec.name}' is already used by {origin[spec.name]}")
-            )
+            message = f"name '{spec.name}' is already used by {origin[spec.name]}; each program needs its own"
+            problems.diagnostics.append(smap.error(("name",), message))
             continue
         if shared_runtime and spec.name == RUNTIME_FOLDER:
             problems.diagnostics.append(
-                Diagnostic(str(path), Position(1, 1), f"name '{spec.name}' is the shared runtime's folder; rename it")
+                smap.error(("name",), f"name '{spec.name}' is the shared runtime's folder; rename it")
             )
             continue
         origin[spec.name] = path

@@ -14,6 +14,7 @@ from typing import TypeVar
 from ascgen.codegen.build import compile_program, content_hash, variant_name
 from ascgen.common.errors import UserError
 from ascgen.common.fileio import write_tree_atomic
+from ascgen.common.friendly import stop_child
 from ascgen.spec import profile as profiles
 
 T = TypeVar("T")
@@ -57,7 +58,7 @@ def run_probe(
 ) -> list[T]:
     """Runs a probe (on the simulator: as a device of ``profile``, its flat form, the clock slowed
     by ``time_scale``) and parses each line it prints as it arrives (``on_item``). An interrupted
-    run is killed; a failed one raises ProbeFailed with the end of its stderr."""
+    run is stopped (SIGTERM, then SIGKILL after a grace); a failed one raises ProbeFailed with the end of its stderr."""
     items: list[T] = []
     with tempfile.TemporaryDirectory(prefix="ascgen-probe-") as tmp:
         flat = Path(tmp) / f"{profile}.profile"
@@ -72,8 +73,7 @@ def run_probe(
                 if on_item:
                     on_item(item)
         except BaseException:
-            proc.kill()
-            proc.wait()
+            stop_child(proc)
             raise
         err = proc.stderr.read() if proc.stderr else ""
         if proc.wait() != 0:

@@ -11,12 +11,35 @@ class carries its exit code. ``ascgen.common.friendly.friendly`` maps them to me
 
 from __future__ import annotations
 
+import unicodedata
+
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
 EXIT_USER_ERROR = 2
 EXIT_STEP_FAILED = 3
 EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130  # SIGINT, as a shell reports it
+EXIT_TERMINATED = 143  # SIGTERM (a scheduler's stop), handled as SIGINT: what was finished is kept
+SHOWN_CHARS = 64  # of a value a message echoes (a file name, a flag's value, a line of a file)
+LINE_CHARS = 1000  # of a whole message line: a backstop for echoes no one cut
+_UNPRINTABLE = ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")  # control, format (bidi), separators, surrogates
+
+
+def shown(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` as a message may echo it: cut to ``limit`` characters (saying how many more there
+    were) and every character a terminal would act on or hide (controls, escape sequences, bidi
+    overrides, line separators, lone surrogates from undecodable bytes) written as an escape.
+    Every message that quotes what the user gave goes through this, so that a 2 MB line, binary
+    bytes or a 5,000-digit number come back as one short, inert line."""
+    cut = text[:limit]
+    more = len(text) - len(cut)
+    safe = "".join(
+        ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+        if unicodedata.category(ch) in _UNPRINTABLE
+        else ch
+        for ch in cut
+    )
+    return safe + (f"... ({more:,} more characters)" if more > 0 else "")
 
 
 class AscgenError(Exception):

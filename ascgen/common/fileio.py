@@ -14,7 +14,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from ascgen.common.errors import UserError
+from ascgen.common.errors import UserError, shown
 
 
 class FileRefused(Exception):
@@ -98,9 +98,27 @@ def ensure_dir(path: Path) -> None:
         raise UserError(f"cannot write {path}: Permission denied")
 
 
+NAME_MAX = 255  # bytes of one file or folder name (Linux)
+PATH_MAX = 4095  # bytes of a whole path
+
+
+def _check_length(path: Path) -> None:
+    """The system's ENAMETOOLONG, found by looking at the name rather than by an OSError later."""
+    too_long = any(len(os.fsencode(part)) > NAME_MAX for part in path.parts)
+    if too_long or len(os.fsencode(str(path.absolute()))) > PATH_MAX:
+        raise UserError(f"cannot write {shown(str(path))}: {os.strerror(errno.ENAMETOOLONG)}")
+
+
+def check_can_write(path: Path) -> None:
+    """check_can_create for the folder of the file ``path``, and its name's length."""
+    _check_length(path)
+    check_can_create(path.parent)
+
+
 def check_can_create(folder: Path) -> None:
     """A user error now, before any long work, when ``folder`` could not be created or written
     later; creates nothing (a probe folder is made and removed in the nearest existing ancestor)."""
+    _check_length(folder)
     blocker = _obstacle(folder)
     if blocker is not None:
         raise UserError(f"cannot write {folder}: {blocker} is a file, not a folder")

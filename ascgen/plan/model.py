@@ -94,6 +94,30 @@ class StagePlan(_Frozen):
     batch_level: bool  # works on whole batches (the model, what follows it, what uploads for it)
 
 
+Flow = Literal["jpeg", "tensor", "image", "boxes", "labels"]
+
+
+class GraphEdge(_Frozen):
+    """One input of a stage: the stage it reads (None: the pipeline's source), on which port
+    (`from`, or a kind's own input such as a crop's `image` and `rois`), and what flows."""
+
+    src: str | None
+    dst: str
+    port: str
+    flow: Flow
+    written: bool  # named in the spec (`from: detect`), else the stage before it by default
+
+
+class GraphPlan(_Frozen):
+    """The spec as a graph: nodes are its stages (in spec order), edges what each one reads."""
+
+    nodes: list[str]
+    edges: list[GraphEdge]
+
+    def inputs_of(self, stage: str) -> list[GraphEdge]:
+        return [e for e in self.edges if e.dst == stage]
+
+
 class Step(_Frozen):
     """One device task per frame (or per batch) in submission order: a stage's own task, or
     the on-device copy that puts a frame into its batch."""
@@ -217,6 +241,7 @@ class Plan(_Frozen):
     batch: int
     batch_slots: SlotRule  # the ring of batches in flight per thread
     stages: list[StagePlan]
+    graph: GraphPlan  # what each stage reads and what flows there
     pools: list[PoolPlan]
     steps: list[Step]
     events: list[EventEdge]
@@ -237,6 +262,12 @@ class Plan(_Frozen):
     bottleneck: str
     deployment: DeploymentPlan  # the devices it runs on and where scaling over them stops
     serving: ServingPlan | None = None  # source kind requests only
+
+    @property
+    def deployed_qps(self) -> float:
+        """What a run of the whole spec can reach: over several devices the deployment's
+        aggregate, else the one device's roofline. Measured totals are held against this."""
+        return self.deployment.aggregate_qps if len(self.deployment.device_ids) > 1 else self.roofline_qps
 
     def pool(self, ref: PoolRef) -> PoolPlan:
         return next(p for p in self.pools if p.ref == ref)

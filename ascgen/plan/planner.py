@@ -10,6 +10,7 @@ from ascgen.deploy.plan import device_ids, plan_deployment
 from ascgen.plan import throughput
 from ascgen.plan.dataflow import event_edges, steps_of
 from ascgen.plan.geometry import Geometry, align_up, allocation_bytes, tensor
+from ascgen.plan.graph import resolve
 from ascgen.plan.model import (
     BatchingPlan,
     MemoryPlan,
@@ -206,7 +207,8 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
         ),
         threads=spec.threads, streams=spec.streams, submit=spec.submit, sync_every=spec.frames_per_sync,
         depth=spec.buffers.depth,
-        window=window, batch=spec.batch, batch_slots=p.slot_rule("", "batch"), stages=stages, pools=pools,
+        window=window, batch=spec.batch, batch_slots=p.slot_rule("", "batch"), stages=stages, graph=resolve(spec),
+        pools=pools,
         steps=steps, events=events, memory=memory, model=model_plan, batching=batching,
         streams_per_thread=device_streams, shared_stages=shared, shared_streams=len(shared),
         dvpp_channels_per_thread=channels,

@@ -29,6 +29,7 @@ def print_plan(plan: Plan, console: Console) -> None:
         + (f"depth {plan.depth}" if plan.streams == "per_stage" else f"sync every {plan.sync_every}")
     )
 
+    print_graph(plan, console)
     edges = Table(title="Buffers between stages", title_justify="left")
     for col in ("stage", "line", "output", "width", "height", "width stride", "height stride", "bytes"):
         edges.add_column(col, justify="right" if col not in ("stage", "output") else "left")
@@ -110,6 +111,16 @@ def print_plan(plan: Plan, console: Console) -> None:
     print_serving(plan, console)
     if len(plan.deployment.device_ids) > 1:
         print_deployment(plan.deployment, console)
+
+
+def print_graph(plan: Plan, console: Console) -> None:
+    """What each stage reads and what flows there: one row per edge of the graph."""
+    table = Table(title="Graph (what each stage reads)", title_justify="left")
+    for col in ("stage", "reads", "port", "flows", "named in the spec"):
+        table.add_column(col, justify="left")
+    for e in plan.graph.edges:
+        table.add_row(e.dst, e.src or "the source", e.port, e.flow, "yes" if e.written else "no: the stage before")
+    console.print(table)
 
 
 def print_deployment(d: DeploymentPlan, console: Console) -> None:

@@ -10,7 +10,7 @@ from typing import get_args
 import annotated_types
 from pydantic import BaseModel, ValidationError
 
-from ascgen.common.errors import UserError
+from ascgen.common.errors import UserError, shown
 from ascgen.spec.dsl import Buffers, Spec, Streams
 
 KEYS = ("threads", "depth", "batch", "streams", "sync_every", "submit")
@@ -38,21 +38,21 @@ LIMITS: dict[str, int] = {
 def check_value(key: str, value: object) -> None:
     """One line saying why ``key=value`` cannot configure a spec; nothing when it can."""
     if key not in KEYS:
-        raise UserError(f"'{key}' is not a configuration key; use one of {', '.join(KEYS)}")
+        raise UserError(f"'{shown(key)}' is not a configuration key; use one of {', '.join(KEYS)}")
     if key == "streams":
         if value not in STREAMS:
-            raise UserError(f"streams={value}: use {' or '.join(STREAMS)}")
+            raise UserError(f"streams={shown(str(value))}: use {' or '.join(STREAMS)}")
         return
     if key == "submit":
         if value not in SUBMIT:
-            raise UserError(f"submit={value}: use {' or '.join(SUBMIT)}")
+            raise UserError(f"submit={shown(str(value))}: use {' or '.join(SUBMIT)}")
         return
     if key == "sync_every" and value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise UserError(f"{key}={value}: not a whole number")
+        raise UserError(f"{key}={shown(str(value))}: not a whole number")
     if not 1 <= value <= LIMITS[key]:
-        raise UserError(f"{key}={value}: must be 1..{LIMITS[key]}")
+        raise UserError(f"{key}={shown(str(value))}: must be 1..{LIMITS[key]}")
 
 
 def configure(spec: Spec, overrides: Mapping[str, object]) -> Spec:

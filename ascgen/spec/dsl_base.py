@@ -56,7 +56,16 @@ class Crop(DslModel):
 
 
 class StageBase(DslModel):
-    """What every stage has: a name (a C++ identifier) and an optional tighter alignment."""
+    """What every stage has: a name (a C++ identifier), the stage it reads (by default the one
+    before it) and an optional tighter alignment."""
+
+    # `from` in YAML; written back as `from`, so a dumped stage validates again
+    model_config = ConfigDict(**DslModel.model_config, serialize_by_alias=True)
 
     name: Name
+    from_: Name | None = Field(
+        default=None,
+        alias="from",
+        description="the stage whose output this stage reads (default: the stage written before it)",
+    )
     align: Align | None = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ascgen.common.errors import UserError
-from ascgen.common.fileio import check_can_create, write_atomic
+from ascgen.common.fileio import check_can_write, write_atomic
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # the ascgen package
 EXAMPLE = _PACKAGE / "example_spec.yaml"
@@ -21,7 +21,7 @@ def write_example(path: Path, *, force: bool) -> list[Path]:
         raise UserError(f"{path} is a folder; name the spec file to write, e.g. {path / 'pipeline.yaml'}")
     if path.exists() and not force:
         raise UserError(f"{path} exists; pass --force to overwrite it")
-    check_can_create(path.parent)  # before anything is written: all or nothing
+    check_can_write(path)  # before anything is written: all or nothing
     written = []
     images = path.parent / INPUT_DIR
     for sample in sorted(SAMPLES.glob("*.jpg")):

@@ -22,6 +22,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
+from ascgen.common.errors import shown
+
 NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 NAME_MAX = 48
 PATH_MAX_BYTES = 4095  # PATH_MAX (4096) less the terminating NUL
@@ -84,20 +86,14 @@ _BAD_CATEGORIES = ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")
 
 def _char(ch: str) -> str:
     name = unicodedata.name(ch, "")
-    shown = repr(ch)[1:-1] if unicodedata.category(ch) in _BAD_CATEGORIES else ch
-    return f"'{shown}' (U+{ord(ch):04X}{' ' + name if name else ''})"
-
-
-def _show(text: str, limit: int = 64) -> str:
-    """``text`` for a one-line message: control and line-separator characters escaped."""
-    cut = text[:limit] + ("..." if len(text) > limit else "")
-    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) in _BAD_CATEGORIES else ch for ch in cut)
+    text = shown(ch)
+    return f"'{text}' (U+{ord(ch):04X}{' ' + name if name else ''})"
 
 
 def cpp_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a stage or program in generated C++, or None."""
     if not _NAME.match(name):
-        return f"'{_show(name)}' is not a name: use letters, digits and '_', not starting with a digit"
+        return f"'{shown(name)}' is not a name: use letters, digits and '_', not starting with a digit"
     if len(name) > NAME_MAX:
         return f"'{name[:20]}...' is longer than {NAME_MAX} characters"
     if name in CPP_KEYWORDS:
@@ -136,7 +132,7 @@ def path_problem(path: str) -> str | None:
 def profile_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a device profile (a file of ascgen/profiles/), or None."""
     if not _PROFILE.match(name) or ".." in name or len(name) > 64:
-        return f"'{_show(name)}' is not a profile name: use letters, digits, '_', '-' and '.', no path"
+        return f"'{shown(name)}' is not a profile name: use letters, digits, '_', '-' and '.', no path"
     return None
 
 

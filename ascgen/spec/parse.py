@@ -166,9 +166,47 @@ def _union_split(loc: Loc, data: Any) -> tuple[Loc, str | None, Loc]:
     return (where, tag, tuple(kept[len(where) :])) if tag is not None else (tuple(kept), None, ())
 
 
+def _scalar_kind(tag: str) -> str:
+    """Which scalars a union's alternative takes: numbers (int, a constrained float) or text."""
+    if tag in ("int", "float") or tag.startswith(("constrained-int", "constrained-float")):
+        return "number"
+    return "text" if tag == "str" or tag.startswith("literal[") else "other"
+
+
+def _input_kind(value: Any) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return "number"
+    return "text" if isinstance(value, str) else "other"
+
+
+def _scalar_choices(
+    errors: list[ErrorDetails], data: Any, shapes: dict[Loc, str], matching: set[Loc]
+) -> dict[Loc, str]:
+    """For a union of scalar alternatives (numa: device, none or 0..255), the one alternative
+    whose errors are worth reporting: the one that takes the input's kind (a number's range error,
+    not also "is not one of device or none"); for other inputs (true, null, a list) a number's."""
+    tags: dict[Loc, list[str]] = {}
+    inputs: dict[Loc, Any] = {}
+    for err in errors:
+        where, tag, rest = _union_split(tuple(err["loc"]), data)
+        scalar_input = shapes.get(where) == "scalar" or where not in matching  # a list for numa: nothing takes it
+        if tag is not None and not rest and scalar_input and _member_shape(tag) == "scalar":
+            tags.setdefault(where, []).append(tag)
+            inputs.setdefault(where, err.get("input"))
+    chosen: dict[Loc, str] = {}
+    for where, found in tags.items():
+        if len(set(found)) < 2:
+            continue
+        want = _input_kind(inputs[where])
+        preferred = [t for t in found if _scalar_kind(t) == (want if want != "other" else "number")]
+        chosen[where] = (preferred or found)[0]
+    return chosen
+
+
 def _dedupe(errors: list[ErrorDetails], data: Any) -> list[ErrorDetails]:
     """Drop the noise pydantic adds for unions (one error per alternative): keep the errors of
-    the alternative shaped like the input (a mapping, a list or a scalar), else all of them."""
+    the alternative shaped like the input (a mapping, a list or a scalar; among scalars, the
+    one taking the input's kind), else all of them. One bad value, one error."""
     shapes: dict[Loc, str] = {}
     for err in errors:
         where, tag, rest = _union_split(tuple(err["loc"]), data)
@@ -180,11 +218,14 @@ def _dedupe(errors: list[ErrorDetails], data: Any) -> list[ErrorDetails]:
         for where, tag, _ in [_union_split(tuple(err["loc"]), data)]
         if tag is not None and where in shapes and _member_shape(tag) == shapes[where]
     }
+    scalar_choice = _scalar_choices(errors, data, shapes, matching)
     out: list[ErrorDetails] = []
     seen: set[tuple[Any, ...]] = set()
     for err in errors:
         where, tag, rest = _union_split(tuple(err["loc"]), data)
         if tag is not None and where in matching and _member_shape(tag) != shapes[where]:
+            continue
+        if tag is not None and where in scalar_choice and not rest and tag != scalar_choice[where]:
             continue
         loc = (*where, *rest)
         key = (loc, err["type"] if err["type"] != "literal_error" else "lit")

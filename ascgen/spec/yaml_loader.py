@@ -6,6 +6,7 @@ bounds what anchors and aliases may expand to, and never constructs arbitrary ob
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,10 @@ class SourceMap:
     def error_at(self, node: Node, message: str) -> Diagnostic:
         return Diagnostic(self.path, _pos(node), one_line(message))
 
+
+# A plain scalar YAML 1.2's core schema reads as a float that YAML 1.1 (PyYAML) leaves a string:
+# an exponent without a dot or without a sign (1e-3, 1E6, 2.5e3).
+YAML12_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)[eE][-+]?[0-9]+$")
 
 # Line breaks YAML knows, as escapes: a message quoting a multi-line value stays one line.
 _BREAKS = {ord("\n"): "\\n", ord("\r"): "\\r", 0x85: "\\x85", 0x2028: "\\u2028", 0x2029: "\\u2029"}
@@ -102,7 +107,10 @@ class _Builder:
 
     def _scalar(self, node: ScalarNode) -> Any:
         try:
-            return self.constructor.construct_object(node, deep=True)
+            value = self.constructor.construct_object(node, deep=True)
+            if isinstance(value, str) and node.style is None and YAML12_FLOAT.match(value):
+                return float(value)  # 1e-3: a number in YAML 1.2 and to every reader, a string in 1.1
+            return value
         except yaml.constructor.ConstructorError:
             raise
         except (ValueError, KeyError, TypeError, ArithmeticError):  # an explicit tag on a bad value: !!int x

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 from ascgen.plan.geometry import Geometry
-from ascgen.plan.model import MemoryKind, PoolRef, Role
+from ascgen.plan.model import Flow, MemoryKind, PoolRef, Role
 from ascgen.spec.diagnostics import Diagnostic
 from ascgen.spec.dsl_base import StageBase
 
@@ -125,6 +125,10 @@ class StageKind:
     consumes: ClassVar[tuple[str, ...]]  # the data it takes: "source" (the pipeline input) or
     produces: ClassVar[str]  # what another kind produces: uploaded, decoded, frame, scores, host
     engine: ClassVar[str]  # h2d | d2h | d2d | jpegd | vpc | aicore | host
+    # what its output is, in the graph's words (image, tensor, boxes, labels); None: what it reads,
+    # moved (the copies)
+    flow: ClassVar[Flow | None] = None
+    needs_flow: ClassVar[Flow | None] = None  # what its input must be, beyond `consumes` (detections: a tensor)
     takes_batches: ClassVar[bool] = False  # its input is a whole batch (the model)
     moves_whole_batches: ClassVar[bool] = False  # before a batch stage it moves whole batches (h2d)
     decodes: ClassVar[str | None] = None  # the source kind it decodes (jpeg_decode: jpeg_files)

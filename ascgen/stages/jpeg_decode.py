@@ -30,6 +30,7 @@ class JpegDecode(StageKind):
     schema = JpegDecodeStage
     consumes = ("uploaded",)
     produces = "decoded"
+    flow = "image"
     engine = "jpegd"
     decodes = "jpeg_files"
     dvpp = True

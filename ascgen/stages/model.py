@@ -211,6 +211,7 @@ class Model(StageKind):
     schema = ModelStage
     consumes = ("frame", "uploaded", "source")
     produces = "scores"
+    flow = "tensor"
     engine = "aicore"
     takes_batches = True
 

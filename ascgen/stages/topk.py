@@ -24,6 +24,7 @@ class Topk(StageKind):
     schema = TopkStage
     consumes = ("host",)
     produces = "result"
+    flow = "labels"
     engine = "host"
     host_postprocess = True
 

@@ -26,6 +26,7 @@ class VpcOutputKind(StageKind):
 
     consumes: ClassVar[tuple[str, ...]] = ("decoded",)
     produces = "frame"
+    flow = "image"
     engine = "vpc"
     makes_frames = True
     dvpp = True

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ascgen.bench.options import FiniteRange
 from ascgen.common.errors import Interrupted, UserError
 from ascgen.common.friendly import friendly
 from ascgen.transfers.direction import Direction
@@ -73,7 +74,7 @@ def probe() -> None:
 @click.option("--repeat", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs per case (median).")
 @click.option(
     "--time-scale",
-    type=click.FloatRange(min=1.0),
+    type=FiniteRange(1.0, 1000.0),
     default=20.0,
     show_default=True,
     help="Simulator: ACL_SIM_TIME_SCALE, so the simulator's own CPU does not limit a figure (model time).",
@@ -113,7 +114,7 @@ def transfer(
     Writes results.json, transfers.csv, table.md, transfers.png and report.html to --out (default
     probe-results/transfer/<time>/). Ctrl-C keeps the cases already measured."""
     from ascgen.spec import profile as profiles
-    from ascgen.transfers.probe import Options, parse_size
+    from ascgen.transfers.probe import Options, check_fits, parse_size
 
     if profile_name not in profiles.available():
         raise UserError(f"unknown profile {profile_name!r}: one of {', '.join(profiles.available())}")
@@ -136,6 +137,7 @@ def transfer(
         total_bytes=total_bytes,
         repeat=repeat,
     )
+    check_fits(options)  # before the build and its progress
     folder = out_dir or default_out_dir(datetime.now(UTC))
     run_and_write(options, folder, build_dir.resolve(), backend, time_scale, unit)
 

@@ -18,7 +18,7 @@ from ascgen import __version__
 from ascgen.codegen.build import BuildFailed
 from ascgen.codegen.probe import ProbeFailed, build_probe, run_probe, source_dir
 from ascgen.codegen.render import clang_format, environment
-from ascgen.common.errors import UserError
+from ascgen.common.errors import UserError, shown
 from ascgen.common.resources import simulator_dir
 from ascgen.spec import profile as profiles
 from ascgen.transfers.direction import COPY_DIRECTIONS, LINK_DIRECTIONS, Direction
@@ -171,6 +171,7 @@ def build(
     progress: Callable[[str, int, int], None] | None = None,
 ) -> Path:
     """Renders and compiles the probe in build_root/probes/<name>-<hash>/; returns the binary."""
+    check_fits(options)
     files = render(options, source_dir(build_root, NAME))
     return build_probe(NAME, files, build_root, backend, sanitize, progress)
 
@@ -225,14 +226,32 @@ def _row(line: str) -> Row:
         raise ProbeFailed(f"the probe printed a line that is not a result: {line.strip()[:200]!r}") from exc
 
 
+MAX_BYTES = 1 << 30  # a block or a case's total: the probe holds two device and two host buffers of it
+
+
 def parse_size(text: str) -> int:
-    """``1M`` -> 1048576, ``64K``, ``4096``: a block size in bytes (K, M, G: powers of 1024)."""
+    """``1M`` -> 1048576, ``64K``, ``4096``: a block size in bytes (K, M, G: powers of 1024), at
+    most MAX_BYTES (checked before anything is built: the size is compiled into the probe)."""
     t = text.strip().upper().removesuffix("B").removesuffix("I")
     scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(t[-1:], 1)
     digits = t[:-1] if t[-1:] in "KMG" else t
-    if not digits.isdigit() or int(digits) == 0:
-        raise ValueError(f"not a size: {text!r} (examples: 4096, 64K, 1M)")
+    if not digits.isascii() or not digits.isdigit() or int(digits[:12]) == 0:
+        raise ValueError(f"not a size: '{shown(text)}' (examples: 4096, 64K, 1M)")
+    if len(digits) > 10 or int(digits) * scale > MAX_BYTES:
+        raise ValueError(f"'{shown(text)}': at most {size_label(MAX_BYTES)} (the probe holds four buffers of it)")
     return int(digits) * scale
+
+
+def check_fits(options: Options) -> None:
+    """A UserError when the profile's device cannot hold the probe's two device buffers of
+    ``total_bytes`` (found before the build, not as an allocation failure after it)."""
+    memory = profiles.load(options.profile).memory
+    room = memory.device_bytes - memory.reserved_bytes
+    if 2 * options.total_bytes > room:
+        raise UserError(
+            f"--total {size_label(options.total_bytes)}: the probe holds two device buffers of it, more than the "
+            f"{room:,} bytes of {options.profile}'s device memory; give at most {size_label(room // 2 >> 20 << 20)}"
+        )
 
 
 def size_label(nbytes: int) -> str:

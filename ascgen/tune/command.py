@@ -18,7 +18,7 @@ import click
 
 from ascgen.bench import options
 from ascgen.bench.command import default_builder
-from ascgen.common.errors import UserError
+from ascgen.common.errors import UserError, shown
 from ascgen.common.friendly import friendly
 
 if TYPE_CHECKING:
@@ -27,6 +27,13 @@ if TYPE_CHECKING:
     from ascgen.tune.measure import BenchMeasurer
     from ascgen.tune.report import Settings
     from ascgen.tune.search import Outcome
+
+
+def ray_address_of(param: click.Parameter, value: str | None) -> str | None:
+    """--ray's address: given, it must say where (an empty one never quietly means "here")."""
+    if value is not None and (not value.strip() or any(ch.isspace() or not ch.isprintable() for ch in value)):
+        raise click.BadParameter(f"'{shown(value)}': give the cluster's address (host:port) or auto", param=param)
+    return value
 
 
 def default_out_dir(spec_name: str, now: datetime) -> Path:
@@ -57,7 +64,7 @@ def default_tuned_path(spec_path: Path) -> Path:
 @click.option(
     "--min-gain",
     "gain_pct",
-    type=click.FloatRange(0, 100),
+    type=options.FiniteRange(0, 100),
     default=2.0,
     show_default=True,
     metavar="PCT",
@@ -89,6 +96,7 @@ def default_tuned_path(spec_path: Path) -> Path:
     "--ray",
     "ray_address",
     metavar="ADDRESS|auto",
+    callback=lambda _ctx, param, v: ray_address_of(param, v),
     help="Measure on a Ray cluster, a task per point asking for one device (pip install 'ascgen[ray]').",
 )
 @friendly
@@ -128,7 +136,7 @@ def tune(
     from ascgen.bench.live import monitor_for
     from ascgen.bench.roofline import Planner
     from ascgen.bench.runner import RunOptions
-    from ascgen.common.fileio import check_can_create
+    from ascgen.common.fileio import check_can_create, check_can_write
     from ascgen.tune.budget import parse_budget
     from ascgen.tune.goal import Goal, parse_slo
     from ascgen.tune.grid import make_grid
@@ -137,7 +145,7 @@ def tune(
     from ascgen.tune.search import Limits, Search
     from ascgen.tune.space import DEFAULT_SPACE, parse_space
 
-    if ray_address:
+    if ray_address is not None:
         from ascgen.tune.remote import import_ray
 
         import_ray()  # before anything else: a missing extra is a usage error
@@ -154,8 +162,10 @@ def tune(
     copy = tuned_path or (default_tuned_path(spec_path) if write_beside else None)
     if copy is not None and copy.exists() and not force:
         raise UserError(f"{copy} exists: add --force to overwrite it, or name another file with --write-spec PATH")
-    for where in (folder, build_dir, *([copy.parent] if copy else [])):
+    for where in (folder, build_dir):
         check_can_create(where)  # before minutes of measuring
+    if copy is not None:
+        check_can_write(copy)
     options = RunOptions(duration_s=duration, warmup_s=warmup, input=input_path, pin=pin)
     request = session.Request(spec_path=spec_path, out_dir=folder, options=options, repeat=repeat)
     git = environment.git_state(spec_path.resolve().parent)
@@ -186,7 +196,7 @@ def measurer_for(
     """Here, or on a Ray cluster (--ray)."""
     from ascgen.tune.measure import BenchMeasurer
 
-    if not ray_address:
+    if ray_address is None:
         return BenchMeasurer(request, planner, builder, monitor)
     from ascgen.tune.remote import RayMeasurer
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ascgen.common.errors import UserError
+from ascgen.common.errors import UserError, shown
 from ascgen.spec.dsl import Slo
 
 Objective = Literal["max_qps", "min_p99"]
@@ -76,13 +76,13 @@ def parse_slo(text: str | None, spec_slo: Slo | None) -> tuple[float | None, flo
             continue
         key, sep, raw = (part.strip() for part in item.partition("="))
         if key not in SLO_KEYS or not sep:
-            raise UserError(f"--slo '{item.strip()}': expected p99_ms=MS or min_qps=QPS")
+            raise UserError(f"--slo '{shown(item.strip())}': expected p99_ms=MS or min_qps=QPS")
         try:
             number = float(raw)
         except ValueError:
-            raise UserError(f"--slo {key}={raw}: not a number") from None
+            raise UserError(f"--slo {shown(key)}={shown(raw)}: not a number") from None
         if not math.isfinite(number) or number <= 0:
-            raise UserError(f"--slo {key}={raw}: must be a positive number")
+            raise UserError(f"--slo {shown(key)}={shown(raw)}: must be a positive number")
         if key == "p99_ms":
             p99 = number
         else:

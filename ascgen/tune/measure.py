@@ -32,8 +32,9 @@ class BenchMeasurer:
         self._binaries: dict[Config, Path] = {}
 
     def roofline(self, config: Config) -> float:
-        """The planned roofline; PointDoesNotFit (a UserError) when the plan refuses the point."""
-        return self.planner.plan(config).roofline_qps
+        """The planned roofline of the whole run (over several devices, the deployment's: the
+        measured QPS is their total); PointDoesNotFit (a UserError) when the plan refuses the point."""
+        return self.planner.plan(config).deployed_qps
 
     def measure(self, config: Config) -> Measurement:
         """``repeat`` runs of ``config``: their median QPS and the p99 of all their frames."""
@@ -43,8 +44,8 @@ class BenchMeasurer:
             raise PointFailed(str(exc)) from None
         mine = []
         for repeat in range(1, self.request.repeat + 1):
-            plan = self.planner.plan(config)
-            run = session.measure_point(self.request, self.runner, self.monitor, binary, config, repeat, plan)
+            point = session.Point(binary, config, self.planner.plan(config))
+            run = session.measure_point(self.request, self.runner, self.monitor, point, repeat)
             if isinstance(run, str):
                 raise PointFailed(run)
             self.backend = self.backend or run.backend

@@ -192,15 +192,18 @@ class Search:
 
     def _quick(self) -> None:
         failures = 0
+        last: Step | None = None
         for i, config in enumerate(self.guesses()):
             why = "planner's best guess" if i == 0 else "planner's next guess (the previous one failed)"
             step = self._consider(config, why)
             if step is not None and step.measurement is not None:
                 return
-            failures += step is not None and step.action == "failed"
+            if step is not None and step.action == "failed":
+                failures, last = failures + 1, step
             if failures >= MAX_FAILURES_IN_A_ROW:
-                raise _Stop(f"{failures} points failed in a row; the last: {step.detail if step else ''}")
-        raise _Stop("no point could be measured")
+                raise _Stop(f"{failures} points failed in a row; the last: {last.detail if last else ''}")
+        # the verdict says "no point could be measured"; this says why, without saying it again
+        raise _Stop(f"every fitting point tried failed ({failures}); the last: {last.detail if last else 'none tried'}")
 
     def _neighbourhood(self) -> None:
         """Hill-climb: measure the neighbours of the best point; move to the best of all while

@@ -13,18 +13,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, Config
-from ascgen.common.errors import UserError
-from ascgen.spec.configure import STREAMS, check_value
+from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, RUN_KEYS, Config
+from ascgen.common.errors import UserError, shown
+from ascgen.spec.configure import LIMITS, STREAMS, check_value
 from ascgen.spec.diagnostics import did_you_mean
 
 # What a bench point configures, threads .. sync_every. A server's load (clients, rate) is what
 # the service is asked to carry and the devices are where it runs: `ascgen bench` sweeps them,
 # they are not settings to tune.
-KEYS: tuple[str, ...] = tuple(k for k in Config.model_fields if k not in (*LOAD_KEYS, *DEVICE_KEYS))
+KEYS: tuple[str, ...] = tuple(k for k in Config.model_fields if k not in (*LOAD_KEYS, *DEVICE_KEYS, *RUN_KEYS))
 DEFAULT_SPACE = "threads=1..16,depth=2..32"
 MAX_VALUES = 64  # per key: a range that expands further is almost surely a typo
-RANGE = re.compile(r"^(?P<lo>\d+)\.\.(?P<hi>\d+)(?::(?P<step>\d+))?$")
+RANGE = re.compile(r"^(?P<lo>[0-9]+)\.\.(?P<hi>[0-9]+)(?::(?P<step>[0-9]+))?$")
+WHOLE = re.compile(r"^[0-9]+$")
+MAX_DIGITS = 9  # of a number in --space: every limit (ascgen.spec.configure.LIMITS) is far below
 
 
 class BadSpace(UserError):
@@ -50,47 +52,71 @@ def _groups(text: str) -> list[tuple[str, list[str]]]:
             key, _, first = item.partition("=")
             groups.append((key.strip().replace("-", "_"), [first.strip()] if first.strip() else []))
         elif not groups:
-            raise BadSpace(f"--space '{text}': expected KEY=VALUES first, e.g. threads=1..16,depth=2..32")
+            raise BadSpace(f"--space '{shown(text)}': expected KEY=VALUES first, e.g. threads=1..16,depth=2..32")
         elif item:
             groups[-1][1].append(item)
     return groups
 
 
+def _number(key: str, text: str, item: str) -> int:
+    """A whole number of ``item`` within the DSL's limit of ``key``: checked on its digits first,
+    so a 5,000-digit number is refused without being converted (and echoed cut)."""
+    if len(text) > MAX_DIGITS:
+        raise BadSpace(
+            f"{key}={shown(item)}: a number of more than {MAX_DIGITS} digits; {key} is at most {LIMITS[key]}"
+        )
+    return int(text)
+
+
 def _range(key: str, item: str) -> list[int]:
+    """LO..HI (doubling) or LO..HI:STEP, bounded before it is expanded: both ends within the
+    DSL's limit of ``key``, at most MAX_VALUES values."""
     m = RANGE.match(item)
     if not m:
-        raise BadSpace(f"{key}={item}: expected a whole number, LO..HI (doubling) or LO..HI:STEP")
-    lo, hi, step = int(m["lo"]), int(m["hi"]), m["step"]
+        raise BadSpace(f"{key}={shown(item)}: expected a whole number, LO..HI (doubling) or LO..HI:STEP")
+    lo, hi = _number(key, m["lo"], item), _number(key, m["hi"], item)
+    step = None if m["step"] is None else _number(key, m["step"], item)
     if lo < 1 or lo > hi:
-        raise BadSpace(f"{key}={item}: a range needs 1 <= LO <= HI")
-    if step is not None and int(step) < 1:
-        raise BadSpace(f"{key}={item}: STEP must be at least 1")
+        raise BadSpace(f"{key}={shown(item)}: a range needs 1 <= LO <= HI")
+    if step is not None and step < 1:
+        raise BadSpace(f"{key}={shown(item)}: STEP must be at least 1")
+    for end in (lo, hi):
+        _check(key, end)
     if step is not None:
-        return list(range(lo, hi + 1, int(step)))
+        count = (hi - lo) // step + 1
+        if count > MAX_VALUES:
+            raise BadSpace(
+                f"{key}={shown(item)}: {count:,} values; at most {MAX_VALUES} (use a doubling range or a larger STEP)"
+            )
+        return list(range(lo, hi + 1, step))
     out = [lo]
     while out[-1] * 2 <= hi:
         out.append(out[-1] * 2)
     return out if out[-1] == hi else [*out, hi]
 
 
+def _check(key: str, value: int | str) -> None:
+    try:
+        check_value(key, value)
+    except UserError as exc:
+        raise BadSpace(str(exc)) from None
+
+
 def _values(key: str, items: list[str]) -> tuple[int | str, ...]:
     if key not in KEYS:
-        raise BadSpace(f"'{key}' cannot be tuned{did_you_mean(key, KEYS)}; use {', '.join(KEYS)}")
+        raise BadSpace(f"'{shown(key)}' cannot be tuned{did_you_mean(key, KEYS)}; use {', '.join(KEYS)}")
     if not items:
         raise BadSpace(f"{key}=: give at least one value")
     values: list[int | str] = []
     for item in items:
         if key == "streams":
             values += list(STREAMS) if item == "*" else [item]
-        elif item.isdigit():
-            values.append(int(item))
+        elif WHOLE.match(item):
+            values.append(_number(key, item, item))
         else:
             values += _range(key, item)
     for value in values:
-        try:
-            check_value(key, value)
-        except UserError as exc:
-            raise BadSpace(str(exc)) from None
+        _check(key, value)
     unique = list(dict.fromkeys(values))
     if len(unique) > MAX_VALUES:
         raise BadSpace(f"{key}: {len(unique)} values; at most {MAX_VALUES} (use a doubling range or a larger STEP)")
@@ -102,7 +128,7 @@ def parse_space(text: str) -> Space:
     out: dict[str, tuple[int | str, ...]] = {}
     for key, items in _groups(text):
         if key in out:
-            raise BadSpace(f"{key} is given twice in --space; list all its values once")
+            raise BadSpace(f"{shown(key)} is given twice in --space; list all its values once")
         out[key] = _values(key, items)
     if not out:
         raise BadSpace("--space is empty; e.g. threads=1..16,depth=2..32")

@@ -37,6 +37,7 @@
 #include "ascgen_driver.h"
 #include "ascgen_loadgen.h"
 #include "ascgen_padding.h"
+#include "ascgen_serving_stats.h"
 
 namespace ascgen::serving {
 

@@ -40,6 +40,12 @@ std::vector<Case> with_vdec_cases(std::vector<Case> base);
 // A 32x32 grey baseline JPEG (JFIF, no EXIF).
 std::vector<unsigned char> tiny_jpeg();
 
+// aclInit, device 0 and one stream (false if any fails); and back: synchronise, destroy the
+// stream, reset the device, aclFinalize (0, or 1 when it reports a rule).
+// (aclrtStream is void*: acl.h is not included here.)
+bool open_device(void** stream);
+int close_device(void* stream);
+
 }  // namespace corpus
 
 #endif  // ACL_SIM_TESTS_RULES_CORPUS_H_

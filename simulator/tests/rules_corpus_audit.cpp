@@ -19,9 +19,6 @@
 #include "rules_corpus.h"
 
 namespace corpus {
-namespace {
-
-constexpr size_t kBig = 64u << 20;  // an upload that keeps a stream busy for ~20 ms (model)
 
 bool open_device(aclrtStream* s) {
   return aclInit(nullptr) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS &&
@@ -34,6 +31,10 @@ int close_device(aclrtStream s) {
   aclrtResetDevice(0);
   return aclFinalize() == ACL_SUCCESS ? 0 : 1;
 }
+
+namespace {
+
+constexpr size_t kBig = 64u << 20;  // an upload that keeps a stream busy for ~20 ms (model)
 
 // A stream kept busy by a large upload, so that what is queued behind it has not run.
 struct Busy {

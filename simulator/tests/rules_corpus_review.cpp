@@ -17,18 +17,6 @@
 namespace corpus {
 namespace {
 
-bool open_device(aclrtStream* s) {
-  return aclInit(nullptr) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS &&
-         aclrtCreateStream(s) == ACL_SUCCESS;
-}
-
-int close_device(aclrtStream s) {
-  aclrtSynchronizeDevice();
-  aclrtDestroyStream(s);
-  aclrtResetDevice(0);
-  return aclFinalize() == ACL_SUCCESS ? 0 : 1;
-}
-
 // Item 1: the JPEG header read before the device is set (the DVPP manager needs one). The
 // twin sets the device first.
 int jpeg_info_device(bool bad) {

@@ -1,6 +1,7 @@
 // Rule corpus, part 4 (rules_corpus.h): the device rules of the simulated VDEC (V1), on the
 // first frames of the test clip qvga_h264 (ctest fixture sim.vdec_clips). Each `bad` breaks
 // one documented restriction; its twin does the same work the documented way.
+#include "acl/dvpp/hi_dvpp.h"
 #include "rules_corpus.h"
 #include "vdec_clip.h"
 
@@ -104,6 +105,21 @@ int vdec_destroy_in_callback(bool bad) {
   return status != 0 ? status : closed;
 }
 
+// A V1 channel, then the V2 media API in the same process; the twin stays with V1.
+int dvpp_api_mix(bool bad) {
+  Session s;
+  if (!s.open) return 2;
+  {
+    ReportThread reports;
+    aclvdecChannelDesc* ch = channel_desc(2, reports.id(), quiet, H264_HIGH_LEVEL);
+    if (aclvdecCreateChannel(ch) != ACL_SUCCESS) return 2;
+    aclvdecDestroyChannel(ch);
+    aclvdecDestroyChannelDesc(ch);
+  }
+  if (bad) hi_mpi_sys_init();  // reported whatever it returns (the 310 has no V2 at all)
+  return s.close();
+}
+
 }  // namespace
 
 std::vector<Case> with_vdec_cases(std::vector<Case> base) {
@@ -111,6 +127,7 @@ std::vector<Case> with_vdec_cases(std::vector<Case> base) {
       {"vdec_output_geometry", "RULE vdec.output_geometry ", 87, "", "", vdec_output_geometry});
   base.push_back({"vdec_destroy_in_callback", "RULE vdec.destroy_in_callback ", 87, "", "",
                   vdec_destroy_in_callback});
+  base.push_back({"dvpp_api_mix", "RULE dvpp.api_mix ", 87, "", "", dvpp_api_mix});
   return base;
 }
 

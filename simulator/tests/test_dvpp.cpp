@@ -1,5 +1,6 @@
 // JPEGD and VPC through the public API, compared with the imaging kernels
 // (every byte of the destination, stride padding included), and their errors.
+#include <cstring>
 #include <vector>
 
 #include "acl_sim/imaging/jpeg_decode.h"
@@ -120,6 +121,64 @@ TEST(jpeg, decode_matches_kernel_on_strides) {
   CHECK_OK(aclsimGetMemStats(&st));
   CHECK_EQ(st.dvppAllocs, 0u);
   CHECK_EQ(st.deviceBytes, 0u);
+}
+
+// `jpeg` with an APP1 Exif segment after SOI whose first IFD holds Orientation `o`.
+std::vector<uint8_t> with_orientation(const std::vector<uint8_t>& jpeg, uint8_t o) {
+  const uint8_t app1[] = {0xFF, 0xE1, 0x00, 0x22, 'E', 'x', 'i', 'f', 0,    0,    'M', 'M',
+                          0,    0x2A, 0,    0,    0,   8,   0,   1,   0x01, 0x12, 0,   3,
+                          0,    0,    0,    1,    0,   o,   0,   0,   0,    0,    0,   0};
+  std::vector<uint8_t> out(jpeg.size() + sizeof app1);
+  std::memcpy(out.data(), jpeg.data(), 2);
+  std::memcpy(out.data() + 2, app1, sizeof app1);
+  std::memcpy(out.data() + 2 + sizeof app1, jpeg.data() + 2, jpeg.size() - 2);
+  return out;
+}
+
+// JPEGD applies the EXIF orientation (issue 27 item 4; HIA aclcppdevg_03_0191 62RC1): a 64x32
+// picture tagged 6 (turn 90 degrees clockwise) comes out 32x64, upright, and the output
+// descriptor says so (aclcppdevg_03_0357: read the width and height back); strides that fit
+// only the stored size make the decode fail (its result code).
+TEST(jpeg, exif_orientation_turns_the_picture) {
+  CHECK_OK(open_device(kFast));
+  acldvppChannelDesc* ch = make_channel();
+  aclrtStream s = nullptr;
+  CHECK_OK(aclrtCreateStream(&s));
+  const std::vector<uint8_t> plain = make_jpeg(64, 32, TJSAMP_420, 0, 5);
+  const std::vector<uint8_t> turned = with_orientation(plain, 6);
+  Decoded a = device_decode(ch, s, plain, 64, 32, 128, 32);
+  Decoded b = device_decode(ch, s, turned, 64, 32, 128, 64);  // the header's size, set by a program
+  CHECK(a.data != nullptr && b.data != nullptr);
+  CHECK_EQ(acldvppGetPicDescRetCode(b.desc), 0u);
+  CHECK_EQ(acldvppGetPicDescWidth(b.desc), 32u);
+  CHECK_EQ(acldvppGetPicDescHeight(b.desc), 64u);
+  const std::vector<uint8_t> y0 = download(a.data, 128 * 32), y6 = download(b.data, 128 * 64);
+  // upright (x, y) of the turned picture is stored (y, 31 - x)
+  for (uint32_t y = 0; y < 64; y += 7)
+    for (uint32_t x = 0; x < 32; x += 5) CHECK_EQ(y6[y * 128 + x], y0[(31 - x) * 128 + y]);
+  // the same picture mirrored (2) keeps its size
+  Decoded m = device_decode(ch, s, with_orientation(plain, 2), 64, 32, 128, 32);
+  CHECK(m.data != nullptr);
+  CHECK_EQ(acldvppGetPicDescWidth(m.desc), 64u);
+  const std::vector<uint8_t> y2 = download(m.data, 128 * 32);
+  CHECK_EQ(y2[5 * 128 + 0], y0[5 * 128 + 63]);
+  // strides for 64x32 cannot hold the turned 32x64 picture: the decode fails on the stream
+  void* out = nullptr;
+  CHECK_OK(acldvppMalloc(&out, 128 * 32 * 3 / 2));
+  acldvppPicDesc* small = make_pic(out, 128 * 32 * 3 / 2, 64, 32, 128, 32);
+  void* src = dvpp_upload(turned);
+  CHECK_OK(acldvppJpegDecodeAsync(ch, src, static_cast<uint32_t>(turned.size()), small, s));
+  CHECK_OK(aclrtSynchronizeStream(s));
+  CHECK(acldvppGetPicDescRetCode(small) != 0u);
+  for (Decoded* d : {&a, &b, &m}) {
+    acldvppDestroyPicDesc(d->desc);
+    CHECK_OK(acldvppFree(d->data));
+  }
+  acldvppDestroyPicDesc(small);
+  CHECK_OK(acldvppFree(out));
+  CHECK_OK(acldvppFree(src));
+  destroy_channel(ch);
+  CHECK_OK(aclrtDestroyStream(s));
 }
 
 TEST(jpeg, output_too_small_or_misaligned) {

@@ -81,7 +81,7 @@ def test_context_changes_are_reported() -> None:
     assert compare(base, other).context_changes == ["host: bench-host -> other-host"]
 
 
-@pytest.mark.parametrize(("name", "code"), [("faster", 0), ("noisy", 0), ("missing", 0), ("slower", 1)])
+@pytest.mark.parametrize(("name", "code"), [("faster", 0), ("noisy", 0), ("missing", 1), ("slower", 1)])
 def test_compare_command_exit_codes(name: str, code: int) -> None:
     result = CliRunner().invoke(cli, ["compare", str(COMPARE / "base.json"), str(COMPARE / f"{name}.json")])
     assert result.exit_code == code, result.output
@@ -90,6 +90,7 @@ def test_compare_command_exit_codes(name: str, code: int) -> None:
     if name == "missing":
         assert "missing in" in result.output and "threads=1 depth=8" in result.output
         assert "nothing to compare with): threads=8 depth=8" in result.output
+        assert "2 of" in result.output and "3 configurations matched" in result.output
 
 
 def test_compare_command_refuses_a_file_that_is_not_results() -> None:

@@ -100,7 +100,7 @@ def test_swept_and_fixed_conflict() -> None:
 
 def test_a_variant_takes_the_built_in_keys_from_the_point_and_the_rest_from_the_spec() -> None:
     configs = configurations(spec, [parse_sweep("streams=per_thread"), parse_sweep("batch=1,16")], {"threads": 6})
-    no_load = {"clients": None, "rate": None, "devices": None, "deploy": None}
+    no_load = {"clients": None, "rate": None, "devices": None, "deploy": None, "arrival": None, "time_scale": None}
     assert [variant_config(spec, c).model_dump() for c in configs] == [
         {"threads": 2, "depth": 4, "batch": 1, "streams": "per_thread", "sync_every": 64, **no_load},
         {"threads": 2, "depth": 4, "batch": 16, "streams": "per_thread", "sync_every": 64, **no_load},

@@ -84,6 +84,24 @@ def test_an_slo_above_the_roofline_is_a_warning(spec_dir: Path) -> None:
     assert ": warning: slo.min_qps 100000 is above the plan's roofline of " in line
 
 
+def test_an_slo_of_a_deployment_is_held_against_all_its_devices(tmp_path: Path) -> None:
+    """slo.min_qps is the total over the devices, as bench measures it: above one device's roofline
+    but below the deployment's is no warning; above the deployment's, the warning names it."""
+    source = ROOT / "pipelines" / "resnet50_atlas800.yaml"
+    _, plan = analyze_file(source)
+    one, every = plan.roofline_qps, plan.deployed_qps
+    assert every > 2 * one
+    text = source.read_text(encoding="utf-8").replace("data/", str(ROOT / "pipelines" / "data") + "/")
+    path = tmp_path / "p.yaml"
+    for min_qps, warned in ((2 * one, False), (every * 1.1, True)):
+        path.write_text(text + f"slo: {{min_qps: {min_qps:.0f}}}\n", encoding="utf-8")
+        result = run("validate", str(path))
+        assert result.exit_code == 0, result.output
+        lines = [x for x in result.stderr.splitlines() if "slo.min_qps" in x]
+        assert bool(lines) == warned, result.stderr
+    assert f"roofline of {every:,.0f} frames/s over {len(plan.deployment.device_ids)} devices" in lines[0]
+
+
 @pytest.mark.slow
 def test_what_init_writes_builds_and_runs_on_its_sample(tmp_path: Path) -> None:
     import json

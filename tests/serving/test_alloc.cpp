@@ -8,6 +8,7 @@
 
 #include "ascgen_batcher.h"
 #include "ascgen_loadgen.h"
+#include "ascgen_serving_stats.h"
 #include "check.h"
 
 namespace {

@@ -1,4 +1,5 @@
-"""The serving headers' C++ unit tests (templates/runtime/ascgen_batcher.h, ascgen_loadgen.h).
+"""The serving headers' C++ unit tests (templates/runtime/ascgen_batching.h, ascgen_batcher.h,
+ascgen_loadgen.h, ascgen_serving_stats.h).
 
 Builds tests/serving/*.cpp with the system C++ compiler into a temporary folder, plain and
 under ASan+UBSan and TSan, and runs every test group in each build. The tests themselves

@@ -12,7 +12,9 @@
 #include <thread>
 #include <vector>
 
+#include "ascgen_batcher.h"
 #include "ascgen_loadgen.h"
+#include "ascgen_serving_stats.h"
 #include "check.h"
 
 using namespace ascgen::serving;

@@ -48,7 +48,7 @@ VARIABLE_CODES = {
 def test_the_code_a_call_site_returns_is_one_the_table_lists() -> None:
     variable = set()
     for site in SITES:
-        constants = re.findall(r"\bACL_\w+", site.code)
+        constants = re.findall(r"\b(?:ACL|HI_ERR)_\w+", site.code)
         if not constants:
             variable.add((site.file, site.code))
         for symbol in site.symbols:

@@ -5,6 +5,7 @@ the winner meets the SLO and the device's limits."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 from fakes import FakeClock
 
@@ -12,6 +13,7 @@ from ascgen.bench.roofline import Planner
 from ascgen.bench.schema import Config
 from ascgen.tune.goal import Goal, Measurement
 from ascgen.tune.grid import make_grid
+from ascgen.tune.measure import BenchMeasurer
 from ascgen.tune.search import Limits, Search
 from ascgen.tune.space import parse_space
 
@@ -71,3 +73,38 @@ def test_points_beyond_the_device_events_are_never_measured() -> None:
     calls, search = run("threads=1..16,depth=2..64", Goal("max_qps"))
     assert any("events" in reason for reason in search.unfit.values())
     assert not set(calls) & set(search.unfit)
+
+
+ATLAS800 = SEED.with_name("resnet50_atlas800.yaml")  # every device of the host, a process per device
+
+
+class AlmostDeployed:
+    """Runs a deployment at 90 % of its planned aggregate: a total over every device."""
+
+    def __init__(self, planner: Planner, clock: FakeClock) -> None:
+        self.planner, self.clock = planner, clock
+        self.calls: list[Config] = []
+
+    def measure(self, config: Config) -> Measurement:
+        self.calls.append(config)
+        self.clock.now += 5
+        return Measurement(qps=0.9 * self.planner.plan(config).deployment.aggregate_qps, p99_ms=30.0)
+
+
+def test_the_tune_holds_a_deployment_against_the_roofline_of_all_its_devices() -> None:
+    """A measured total over N devices is set against the deployment's roofline, not one device's
+    (which read "195 % of roofline" and skipped every neighbour as unable to win)."""
+    planner = Planner(ATLAS800)
+    oracle = BenchMeasurer(cast(Any, None), planner, cast(Any, None), cast(Any, None))
+    home = Config(threads=planner.spec.threads, depth=planner.spec.buffers.depth, batch=planner.spec.batch,
+                  streams=planner.spec.streams, sync_every=None)  # fmt: skip
+    plan = planner.plan(home)
+    assert len(plan.deployment.device_ids) > 1
+    assert oracle.roofline(home) == plan.deployment.aggregate_qps > 1.5 * plan.roofline_qps
+    clock = FakeClock()
+    device = AlmostDeployed(planner, clock)
+    grid = make_grid(planner.spec, parse_space("threads=1..8,depth=2..16"))
+    search = Search(grid, oracle, device, Goal("max_qps"), Limits(3600), clock=clock)
+    outcome = search.run()
+    assert len(device.calls) > 1, outcome.stopped  # the neighbours were worth measuring
+    assert all(s.measurement.qps <= s.roofline_qps for s in outcome.measured if s.measurement and s.roofline_qps)

@@ -3,10 +3,15 @@ within its budget, never measures what does not fit, respects the SLO, and stops
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from fakes import MEMORY_LIMIT, FakeClock, FakeMeasurer, FakeOracle, grid, true_p99, true_qps
 
 from ascgen.bench.schema import Config
+from ascgen.common.errors import StepFailed
 from ascgen.tune.goal import Goal
+from ascgen.tune.outputs import verdict
 from ascgen.tune.search import Limits, Outcome, Search
 
 HOUR = Limits(budget_s=3600)
@@ -114,6 +119,18 @@ def test_a_failed_guess_moves_to_the_next_guess() -> None:
     assert outcome.steps[0].action == "failed" and "fake failure" in outcome.steps[0].detail
     assert outcome.steps[1].why.startswith("planner's next guess")
     assert outcome.winner is not None and outcome.winner.config.threads == 6
+
+
+def test_when_every_point_fails_the_verdict_says_why_once(tmp_path: Path) -> None:
+    both = grid(threads=(1, 2), depth=(8,))
+    clock = FakeClock()
+    measurer = FakeMeasurer(clock, fail=set(both.points()))
+    outcome = Search(both, FakeOracle(), measurer, Goal("max_qps"), HOUR, clock=clock).run()
+    assert outcome.winner is None and not outcome.measured
+    with pytest.raises(StepFailed) as failed:
+        verdict(outcome, tmp_path)
+    message = str(failed.value)
+    assert message.count("no point could be measured") == 1 and "fake failure" in message, message
 
 
 def test_finds_the_optimum_under_noise_for_many_seeds() -> None:

@@ -44,7 +44,7 @@ def test_a_range_ends_at_its_top() -> None:
         ("threads=1..128", "threads=128: must be 1..64"),
         ("streams=sideways", "streams=sideways: use per_stage or per_thread"),
         ("threads=1,threads=2", "threads is given twice in --space"),
-        ("depth=1..256:1", "depth: 256 values; at most 64"),
+        ("depth=1..256:1", "depth=1..256:1: 256 values; at most 64"),
     ],
 )
 def test_errors_are_one_line(text: str, message: str) -> None:

@@ -295,6 +295,8 @@ INTRO = [
     "each batch. It writes `--out`: the base profile (`--profile`) with every measured figure replaced",
     "and a `provenance` entry per figure (probe, date, host, driver, spread). Put the file's folder in",
     "`ASCGEN_PROFILE_PATH` and name it (`my310`) in a spec's `device.profile` or in `ascgen profile`.",
+    "Shipped profiles are found first, so a name ascgen ships (`ascend310.yaml`) is refused, as is one",
+    "an earlier folder of `ASCGEN_PROFILE_PATH` has: the message names the file that would win.",
     "",
     "It says how long it will take before it starts: its steps and an estimate from the base",
     "profile (each probe's device time, `--time-scale` times slower on the simulator; the probes'",

@@ -49,12 +49,14 @@ def symbol(rule_id: str) -> str:
 
 
 def error_codes(headers: Path = HEADERS) -> dict[str, int]:
-    """AscendCL constant name -> value, from the simulator's acl/ headers."""
+    """AscendCL constant name -> value, from the simulator's acl/ headers (the DVPP V2 media
+    API's HI_ERR_* codes too, as the signed 32-bit values its calls return)."""
     codes: dict[str, int] = {}
-    pattern = re.compile(r"(?:static const int|#define)\s+(ACL_\w+)\s*=?\s*(-?\d+)\b")
+    pattern = re.compile(r"(?:static const int|#define)\s+((?:ACL|HI_ERR)_\w+)\s*=?\s*(-?(?:0x[0-9A-Fa-f]+|\d+))\b")
     for header in sorted(headers.rglob("*.h")):
         for name, value in pattern.findall(header.read_text(encoding="utf-8")):
-            codes.setdefault(name, int(value))
+            number = int(value, 0)
+            codes.setdefault(name, number - (1 << 32) if number >= 1 << 31 else number)
     return codes
 
 

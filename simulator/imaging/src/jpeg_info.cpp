@@ -113,6 +113,30 @@ const char* read_sof(const uint8_t* p, uint32_t len, JpegInfo* info, Sampling* s
   return nullptr;
 }
 
+// The Orientation tag of an APP1 payload that starts "Exif\0\0" (a TIFF header, then IFD0);
+// 1 when it is not there or out of 1..8. Reads only [p, p + n).
+uint32_t exif_orientation(const uint8_t* p, size_t n) {
+  if (n < 14 || std::memcmp(p, "Exif\0\0", 6) != 0) return 1;
+  const uint8_t* tiff = p + 6;
+  const size_t size = n - 6;
+  const bool little = tiff[0] == 'I' && tiff[1] == 'I';
+  if (!little && !(tiff[0] == 'M' && tiff[1] == 'M')) return 1;
+  auto u16 = [&](size_t at) -> uint32_t {
+    return little ? tiff[at] | tiff[at + 1] << 8 : tiff[at] << 8 | tiff[at + 1];
+  };
+  const size_t ifd = little ? (u16(4) | u16(6) << 16) : (u16(4) << 16 | u16(6));
+  if (ifd + 2 > size) return 1;
+  const size_t entries = u16(ifd);
+  for (size_t k = 0; k < entries && ifd + 2 + 12 * (k + 1) <= size; ++k) {
+    const size_t e = ifd + 2 + 12 * k;
+    if (u16(e) == 0x0112 && u16(e + 2) == 3) {
+      const uint32_t v = u16(e + 8);
+      return v >= 1 && v <= 8 ? v : 1;
+    }
+  }
+  return 1;
+}
+
 }  // namespace
 
 JpegInfo parse_jpeg_info(const uint8_t* data, size_t size) {
@@ -150,6 +174,8 @@ JpegInfo parse_jpeg_info(const uint8_t* data, size_t size) {
                  info.coding != JpegCoding::kHierarchicalArithmetic) {
         return fail(info, "more than one SOF marker");
       }
+    } else if (marker == 0xE1) {  // APP1: Exif
+      if (const uint32_t o = exif_orientation(payload, len - 2); o != 1) info.orientation = o;
     } else if (marker == 0xDD) {  // DRI
       if (len != 4) return fail(info, "DRI segment length is not 4");
       info.restart_interval = be16(payload);

@@ -7,6 +7,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavutil/error.h>
 #include <libavutil/frame.h>
+#include <libavutil/log.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -68,6 +69,7 @@ PictureRef to_nv12(const AVFrame* f, std::string* why) {
 }  // namespace
 
 VideoDecoder::VideoDecoder(VideoCodec codec) : impl_(std::make_unique<Impl>()) {
+  av_log_set_level(AV_LOG_QUIET);  // errors come back as codes (feed's `why`)
   const AVCodec* dec =
       avcodec_find_decoder(codec == VideoCodec::kH264 ? AV_CODEC_ID_H264 : AV_CODEC_ID_HEVC);
   if (dec == nullptr) {

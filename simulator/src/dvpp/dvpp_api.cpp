@@ -120,7 +120,60 @@ struct DecodeJob {
 struct Outcome {
   aclError code = ACL_SUCCESS;
   std::string why;
+  uint32_t width = 0, height = 0;  // the picture written (upright, even), for the descriptor
 };
+
+// Writes the even w x h NV12 picture `src` (strides sws x shs) into `dst` (strides dws x dhs)
+// turned upright by EXIF orientation `o` (2..8; 5..8 swap width and height), as JPEGD does
+// [HIA aclcppdevg_03_0191 62RC1, aclpythondevg_01_0476 800]: each output pixel (x, y) of the
+// upright picture comes from the stored one at the position the orientation names.
+void orient_nv12(const uint8_t* src, uint32_t sws, uint32_t shs, uint32_t w, uint32_t h, uint32_t o,
+                 uint8_t* dst, uint32_t dws, uint32_t dhs) {
+  const bool turned = o >= 5;
+  auto copy_plane = [&](const uint8_t* s, uint8_t* d, uint32_t pw, uint32_t ph, uint32_t bytes) {
+    const uint32_t ow = turned ? ph : pw, oh = turned ? pw : ph;  // in units of `bytes`
+    for (uint32_t y = 0; y < oh; ++y) {
+      for (uint32_t x = 0; x < ow; ++x) {
+        uint32_t sx = x, sy = y;
+        switch (o) {
+          case 2:
+            sx = pw - 1 - x;
+            break;
+          case 3:
+            sx = pw - 1 - x;
+            sy = ph - 1 - y;
+            break;
+          case 4:
+            sy = ph - 1 - y;
+            break;
+          case 5:
+            sx = y;
+            sy = x;
+            break;
+          case 6:
+            sx = y;
+            sy = ph - 1 - x;
+            break;
+          case 7:
+            sx = pw - 1 - y;
+            sy = ph - 1 - x;
+            break;
+          case 8:
+            sx = pw - 1 - y;
+            sy = x;
+            break;
+          default:
+            break;
+        }
+        std::memcpy(d + static_cast<size_t>(y) * dws + static_cast<size_t>(x) * bytes,
+                    s + static_cast<size_t>(sy) * sws + static_cast<size_t>(sx) * bytes, bytes);
+      }
+    }
+  };
+  copy_plane(src, dst, w, h, 1);  // luma
+  copy_plane(src + static_cast<size_t>(sws) * shs, dst + static_cast<size_t>(dws) * dhs, w / 2,
+             h / 2, 2);  // chroma: U and V pairs at half resolution
+}
 
 // A failed decode is data (the picture's result code), not a program error.
 Outcome fail_decode(const DecodeJob& job, aclError code, const char* what, const std::string& why) {
@@ -142,19 +195,26 @@ Outcome run_decode(const DecodeJob& job) {
                            (info.valid ? "" : std::string(" (") + info.error + ")"));
   }
   acldvppPixelFormat fmt = written_format(job.out.format, info.subsampling);
-  dvpp::Check c = dvpp::validate_jpegd_result(job.out, info.width, info.height, fmt, job.lim);
+  // JPEGD applies the EXIF orientation: 5..8 come out height x width.
+  const uint32_t o = info.orientation;
+  const uint32_t up_w = o >= 5 ? info.height : info.width, up_h = o >= 5 ? info.width : info.height;
+  dvpp::Check c = dvpp::validate_jpegd_result(job.out, up_w, up_h, fmt, job.lim);
   if (!c.ok()) return fail_decode(job, c.code, "output descriptor", c.message);
   if (fmt != PIXEL_FORMAT_YUV_SEMIPLANAR_420 && fmt != PIXEL_FORMAT_YVU_SEMIPLANAR_420) {
     raise_rule(Rule::kJpegdKeepFormat, ACL_SUCCESS, "acldvppJpegDecodeAsync",
                "the simulator writes NV12 for a %s source with output format UNKNOWN",
                img::to_string(info.subsampling));
   }
-  dvpp::JpegdGeometry g = dvpp::jpegd_output_geometry(info.width, info.height, fmt, job.lim);
+  dvpp::JpegdGeometry g = dvpp::jpegd_output_geometry(up_w, up_h, fmt, job.lim);
   uint32_t ws = job.out.widthStride != 0 ? job.out.widthStride : g.widthStride;
   uint32_t hs = job.out.heightStride != 0 ? job.out.heightStride : g.heightStride;
+  // A turned or mirrored picture is decoded as stored, then written upright.
+  const dvpp::JpegdGeometry stored =
+      o == 1 ? g : dvpp::jpegd_output_geometry(info.width, info.height, fmt, job.lim);
+  const uint32_t dws = o == 1 ? ws : stored.widthStride, dhs = o == 1 ? hs : stored.heightStride;
   uint64_t content = img::hash64(job.src, job.size);
   uint64_t misses = dvpp::decode_cache().stats().misses;
-  img::DecodeResult r = dvpp::decode_cache().decode(content, job.src, job.size, ws, hs);
+  img::DecodeResult r = dvpp::decode_cache().decode(content, job.src, job.size, dws, dhs);
   dvpp::count_decode(dvpp::decode_cache().stats().misses != misses);
   if (r.status != img::DecodeStatus::kOk) {
     aclError code =
@@ -162,7 +222,7 @@ Outcome run_decode(const DecodeJob& job) {
     return fail_decode(job, code, "decode",
                        std::string("libjpeg-turbo: ") + img::to_string(r.status));
   }
-  size_t bytes = r.image->bytes.size();
+  size_t bytes = o == 1 ? r.image->bytes.size() : static_cast<size_t>(ws) * hs * 3 / 2;
   if (bytes > job.out.size)
     return fail_decode(job, ACL_ERROR_INVALID_PARAM, "output size",
                        "output size " + std::to_string(job.out.size) + " < " +
@@ -171,14 +231,21 @@ Outcome run_decode(const DecodeJob& job) {
   auto* dst = static_cast<uint8_t*>(job.out.data);
   bool nv21 = job.out.format == PIXEL_FORMAT_YVU_SEMIPLANAR_420;
   uint64_t id = img::hash_combine(img::hash_combine(content, ws), hs * 2u + (nv21 ? 1u : 0u));
+  if (o != 1) id = img::hash_combine(id, o);
+  // A turned or mirrored picture's size goes back into the descriptor (the program reads it).
+  const Outcome done{ACL_SUCCESS, "", o == 1 ? 0 : up_w & ~1u, o == 1 ? 0 : up_h & ~1u};
   // A slot that still holds this very frame (tag and fingerprint match: the
   // ring came round to the same input) needs no copy.
   uint64_t held = 0;
-  if (dvpp::tag_get(dst, bytes, &held) && held == id) return Outcome{};
-  std::memcpy(dst, r.image->bytes.data(), bytes);
+  if (dvpp::tag_get(dst, bytes, &held) && held == id) return done;
+  if (o == 1)
+    std::memcpy(dst, r.image->bytes.data(), bytes);
+  else
+    orient_nv12(r.image->bytes.data(), dws, dhs, info.width & ~1u, info.height & ~1u, o, dst, ws,
+                hs);
   if (nv21) swap_chroma(dst, ws, hs);
   dvpp::tag_set(dst, bytes, id);
-  return Outcome{};
+  return done;
 }
 
 }  // namespace
@@ -292,7 +359,7 @@ aclError acldvppJpegDecodeAsync(acldvppChannelDesc* channelDesc, const void* dat
   spec.work = [job] {
     Outcome o = run_decode(job);
     std::memset(const_cast<uint8_t*>(job.src) + job.size, 0, kEoiMargin);
-    dvpp::decode_done(job.slot, static_cast<uint32_t>(o.code), o.why);
+    dvpp::decode_done(job.slot, static_cast<uint32_t>(o.code), o.why, o.width, o.height);
   };
   spec.name = "jpegd";
   return dvpp::submit_on_channel(__func__, channelDesc, stream, std::move(spec));

@@ -174,10 +174,15 @@ std::shared_ptr<PicSlot> decode_submitted(const char* api, acldvppPicDesc* desc)
   return slot;
 }
 
-void decode_done(const std::shared_ptr<PicSlot>& slot, uint32_t code, const std::string& why) {
+void decode_done(const std::shared_ptr<PicSlot>& slot, uint32_t code, const std::string& why,
+                 uint32_t width, uint32_t height) {
   PicRegistry& r = pics();
   std::lock_guard<std::mutex> lock(r.mu);
   if (slot->live != nullptr) slot->live->retCode = code;
+  if (slot->live != nullptr && code == 0 && width != 0) {
+    slot->live->width = width;
+    slot->live->height = height;
+  }
   slot->code = code;
   slot->why = why;
   slot->unread = code != 0;

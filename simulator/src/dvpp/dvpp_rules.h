@@ -37,7 +37,11 @@ struct PicSlot;
 // failure into it that nobody read.
 std::shared_ptr<PicSlot> decode_submitted(const char* api, acldvppPicDesc* desc);
 // At the decode's completion (device thread): code 0 = decoded.
-void decode_done(const std::shared_ptr<PicSlot>& slot, uint32_t code, const std::string& why);
+// A decode completed with `code`; when it decoded, JPEGD writes the picture's size (upright,
+// even: width x height) into the live output descriptor [HIA aclcppdevg_03_0357: read the
+// output width and height back with acldvppGetPicDesc*].
+void decode_done(const std::shared_ptr<PicSlot>& slot, uint32_t code, const std::string& why,
+                 uint32_t width = 0, uint32_t height = 0);
 // acldvppGetPicDescRetCode: reads the code (under the registry's lock) and
 // marks a failure as seen.
 uint32_t read_ret_code(const acldvppPicDesc* desc);

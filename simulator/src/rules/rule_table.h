@@ -133,6 +133,9 @@ enum class Rule {
   kVdecOutputGeometry,            // vdec.output_geometry
   kVdecChannelMemory,             // vdec.channel_memory
   kVdecDestroyInCallback,         // vdec.destroy_in_callback
+  kDvppApiMix,                    // dvpp.api_mix
+  kVdecV2Unsupported,             // vdec.v2_unsupported
+  kVdecMpiArgs,                   // vdec.mpi_args
 };
 
 struct RuleInfo {
@@ -422,6 +425,16 @@ inline constexpr RuleInfo kRuleTable[] = {
     {"vdec.destroy_in_callback", RuleKind::kDevice,
      "aclvdecCallback: do not destroy the channel inside the callback [HA canncommercial/601 "
      "aclcppdevg_03_0208]; ACL_FACTS 8"},
+    {"dvpp.api_mix", RuleKind::kDevice,
+     "V1 (acldvpp) and V2 (hi_mpi) must not be mixed; V2 is the recommended path [HIA zh "
+     "800alpha003 aclpythondevg_01_0219; HA 900 acldevg aclcppdevg_000062]; ACL_FACTS 3.4, 8"},
+    {"vdec.v2_unsupported", RuleKind::kArgument,
+     "VDEC V2 (hi_mpi_*) on the 310P, 310B, A2 and A3, not the 310 or 910 [HA 900 acldevg "
+     "aclcppdevg_000062]; ACL_FACTS 8"},
+    {"vdec.mpi_args", RuleKind::kArgument,
+     "VDEC V2 flow: hi_mpi_sys_init, create the channel (HI_VDEC_SEND_MODE_FRAME for one frame per "
+     "send), start receiving, send, get and release frames, stop, destroy [HA 900 acldevg "
+     "aclcppdevg_000062; aclcppdevg_03_0319; Ascend/samples 7_dvpp/vdec_sample]; ACL_FACTS 8"},
 };
 
 constexpr const RuleInfo& rule_info(Rule rule) {

@@ -36,6 +36,8 @@
 #include "rules/callback_rules.h"
 #include "rules/rules.h"
 #include "vdec/vdec_desc.h"
+#include "vdec/vdec_mix.h"
+#include "vdec/vdec_picture.h"
 #include "vdec/vdec_stream.h"
 #include "vdec/vdec_timing.h"
 
@@ -68,6 +70,7 @@ struct Channel {
 
 using sim::vdec::Channel;
 using sim::vdec::Pending;
+using sim::vdec::Target;
 
 namespace {
 
@@ -106,52 +109,17 @@ void run_callback(void* p) {
   t_in_callback = saved;
 }
 
-void write_picture(const Delivery& d) {
-  const img::VideoPicture& p = *d.picture;
-  const uint32_t ws = d.out.widthStride, hs = d.out.heightStride;
-  const size_t bytes = static_cast<size_t>(ws) * hs * 3 / 2;
-  auto* dst = static_cast<uint8_t*>(d.out.data);
-  const bool nv21 = d.out.format == PIXEL_FORMAT_YVU_SEMIPLANAR_420;
-  const uint64_t id = img::hash_combine(img::hash_combine(d.identity, ws), hs * 2u + nv21);
-  uint64_t held = 0;
-  if (dvpp::tag_get(dst, bytes, &held) && held == id) return;
-  const size_t w = p.width, h = p.height, cw = (w + 1) / 2 * 2, ch = (h + 1) / 2;
-  for (size_t r = 0; r < h; ++r) std::memcpy(dst + r * ws, p.nv12.data() + r * w, w);
-  const uint8_t* uv = p.nv12.data() + w * h;
-  uint8_t* duv = dst + static_cast<size_t>(ws) * hs;
-  for (size_t r = 0; r < ch; ++r) {
-    uint8_t* row = duv + r * ws;
-    std::memcpy(row, uv + r * cw, cw);
-    if (nv21)
-      for (size_t c = 0; c + 1 < cw; c += 2) std::swap(row[c], row[c + 1]);
-  }
-  dvpp::tag_set(dst, bytes, id);
-}
-
-// Device rule vdec.output_geometry: the output picture VDEC writes `p` into.
-bool output_fits(const char* api, const acldvppPicDesc& out, const img::VideoPicture& p) {
-  const uint32_t w = p.width, h = p.height;
-  const uint32_t min_ws = std::max(dvpp::align_up(w, 16), 32u), min_hs = dvpp::align_up(h, 2);
-  const char* what = nullptr;
-  if (out.format != PIXEL_FORMAT_YUV_SEMIPLANAR_420 &&
-      out.format != PIXEL_FORMAT_YVU_SEMIPLANAR_420)
-    what = "the format is not NV12 or NV21";
-  else if ((out.width != 0 && out.width != w) || (out.height != 0 && out.height != h))
-    what = "width x height differ from the stream's (VDEC on this device does not scale)";
-  else if (out.widthStride % 16 != 0 || out.widthStride < min_ws)
-    what = "widthStride is not a multiple of 16 of at least ALIGN(width, 16) and 32";
-  else if (out.heightStride % 2 != 0 || out.heightStride < min_hs)
-    what = "heightStride is not even, or below ALIGN(height, 2)";
-  else if (static_cast<uint64_t>(out.size) <
-           static_cast<uint64_t>(out.widthStride) * out.heightStride * 3 / 2)
-    what = "size is below widthStride x heightStride x 3 / 2";
-  if (what == nullptr) return true;
-  raise_rule(Rule::kVdecOutputGeometry, ACL_SUCCESS, api,
-             "output picture %ux%u strides %ux%u size %u format %s for a %ux%u stream: %s; "
-             "widthStride %u, heightStride %u, size %u would fit",
-             out.width, out.height, out.widthStride, out.heightStride, out.size,
-             dvpp::format_name(out.format), w, h, what, min_ws, min_hs, min_ws * min_hs * 3 / 2);
-  return false;
+Target target_of(const acldvppPicDesc& pic) {
+  Target t;
+  t.data = pic.data;
+  t.width = pic.width;
+  t.height = pic.height;
+  t.width_stride = pic.widthStride;
+  t.height_stride = pic.heightStride;
+  t.size = pic.size;
+  t.nv21 = pic.format == PIXEL_FORMAT_YVU_SEMIPLANAR_420;
+  t.semiplanar_420 = t.nv21 || pic.format == PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+  return t;
 }
 
 bool writes(const Delivery& d) {
@@ -178,7 +146,7 @@ void enqueue(const char* api, Channel* ch, double service_us, const void* unit, 
   auto shared = std::make_shared<std::vector<Delivery>>(std::move(deliveries));
   spec.work = [shared] {
     for (const Delivery& d : *shared) {
-      if (writes(d)) write_picture(d);
+      if (writes(d)) write_picture(target_of(d.out), *d.picture, d.identity);
       if (d.pending.output != nullptr) d.pending.output->retCode = d.ret;
     }
   };
@@ -209,7 +177,11 @@ std::vector<Delivery> deliver(const char* api, Channel* ch, const vdec::Emission
     d.identity = img::hash_combine(em.key, i);
     if (d.pending.output != nullptr) {
       d.out = *d.pending.output;
-      if (!output_fits(api, d.out, *d.picture)) d.ret = kDecodeError;
+      const std::string why = misfit(target_of(d.out), *d.picture);
+      if (!why.empty()) {
+        raise_rule(Rule::kVdecOutputGeometry, ACL_SUCCESS, api, "%s", why.c_str());
+        d.ret = kDecodeError;
+      }
     }
     out.push_back(std::move(d));
   }
@@ -326,6 +298,7 @@ aclError aclvdecCreateChannel(aclvdecChannelDesc* channelDesc) {
   if (bad != nullptr)
     return raise_rule(Rule::kVdecChannelDesc, ACL_ERROR_INVALID_PARAM, __func__, "channel %u: %s",
                       id, bad);
+  vdec::use(vdec::DvppApi::kV1, __func__);
   Device& dev = device();
   auto ch = std::make_shared<Channel>(
       channelDesc->enType == H265_MAIN_LEVEL ? img::VideoCodec::kH265 : img::VideoCodec::kH264);

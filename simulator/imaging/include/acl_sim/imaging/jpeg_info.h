@@ -53,6 +53,9 @@ struct JpegInfo {
   bool interleaved = false;       // the first scan carries every component
   bool has_eoi = false;           // false: truncated or trailing garbage before EOI
   uint32_t restart_interval = 0;  // DRI, 0 when absent
+  // EXIF Orientation (tag 0x0112 of an APP1 Exif segment's first IFD): 1..8, 1 when absent.
+  // 5..8 turn the picture a quarter: it is height x width upright.
+  uint32_t orientation = 1;
 };
 
 // Walks the markers of `data`. Never reads outside [data, data + size).

@@ -1,0 +1,84 @@
+"""The spec as a graph: what each stage reads (the stage it names, or by default the one written
+before it) and what flows on each edge (a JPEG, a tensor, an image, boxes, labels).
+
+`refs` reads the references as written, whether or not they hold (the checks judge them:
+ascgen/checks/graph.py); `resolve` makes the plan's graph of a spec whose references hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ascgen.plan.model import Flow, GraphEdge, GraphPlan
+from ascgen.stages.base import SpecView
+from ascgen.stages.registry import kind_of
+
+PORT = "from"  # the input every stage has
+
+
+@dataclass(frozen=True)
+class Ref:
+    """One input of stage ``stage`` (its index): the stage it names, and whether the spec names it."""
+
+    stage: int
+    port: str
+    name: str | None  # the producing stage's name; None: the pipeline's source
+    written: bool  # written in the spec (`from: decode`), else the stage before by default
+
+
+def refs(spec: SpecView) -> list[Ref]:
+    out = []
+    for i, stage in enumerate(spec.stages):
+        if stage.from_ is not None:
+            out.append(Ref(i, PORT, stage.from_, True))
+        else:
+            out.append(Ref(i, PORT, spec.stages[i - 1].name if i else None, False))
+    return out
+
+
+def first_index(spec: SpecView) -> dict[str, int]:
+    """Each stage name's index (the first stage of that name, when names repeat)."""
+    out: dict[str, int] = {}
+    for i, stage in enumerate(spec.stages):
+        out.setdefault(stage.name, i)
+    return out
+
+
+def source_flow(spec: SpecView) -> Flow:
+    return "jpeg" if spec.source.data_kind == "jpeg_files" else "tensor"
+
+
+def producer(ref: Ref, index: dict[str, int]) -> int | None:
+    """The index of the stage ``ref`` reads when it is written before the reader; -1: the source;
+    None: it names no stage, or one at or after the reader (the checks report those)."""
+    if not ref.written:
+        return ref.stage - 1  # the stage before (-1: the first stage reads the source)
+    at = index.get(ref.name or "")
+    return at if at is not None and at < ref.stage else None
+
+
+def flows(spec: SpecView) -> list[Flow | None]:
+    """What each stage outputs; None where it cannot be told (its input is a broken reference)."""
+    index = first_index(spec)
+    out: list[Flow | None] = []
+    for ref in refs(spec):
+        at = producer(ref, index)
+        given = None if at is None else source_flow(spec) if at < 0 else out[at]
+        out.append(kind_of(spec.stages[ref.stage]).flow or given)
+    return out
+
+
+def resolve(spec: SpecView) -> GraphPlan:
+    """The graph of a spec whose references all hold (checked)."""
+    index = first_index(spec)
+    out = flows(spec)
+    edges = []
+    for ref in refs(spec):
+        at = producer(ref, index)
+        assert at is not None, f"stage {ref.stage}: unchecked reference {ref.name}"
+        flow = source_flow(spec) if at < 0 else out[at]
+        assert flow is not None
+        edges.append(
+            GraphEdge(src=ref.name, dst=spec.stages[ref.stage].name, port=ref.port, flow=flow, written=ref.written)
+        )
+    return GraphPlan(nodes=[s.name for s in spec.stages], edges=edges)

@@ -1,0 +1,183 @@
+"""The graph of a spec's stages (ascgen/plan/graph.py) and its checks (ascgen/checks/graph.py):
+each check asserts the message and the position it points at; the plan holds the graph."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from specs import SEED_SPEC
+
+from ascgen.checks.partial import semantic_diagnostics
+from ascgen.cli import cli
+from ascgen.pipeline import analyze_text
+from ascgen.spec.configure import configure
+from ascgen.spec.diagnostics import SpecError
+from ascgen.spec.parse import parse_text
+from ascgen.spec.yaml_loader import load_text
+
+# Stage lines of SEED_SPEC: 9 upload, 10 decode, 11 resize, 12 infer, 13 fetch, 14 top5.
+LINE = {"upload": 9, "decode": 10, "resize": 11, "infer": 12, "fetch": 13, "top5": 14}
+
+
+def named(stage: str, ref: str, text: str = SEED_SPEC) -> str:
+    """``text`` with stage ``stage`` reading ``ref`` (`from:` written first after its kind)."""
+    marker = f"{{name: {stage}, kind: "
+    start = text.index(marker) + len(marker)
+    end = text.index(",", start) if text.index(",", start) < text.index("}", start) else text.index("}", start)
+    return text[:end] + f", from: {ref}" + text[end:]
+
+
+def messages(text: str) -> list[tuple[int, int, str]]:
+    with pytest.raises(SpecError) as err:
+        analyze_text(text)
+    return [(d.position.line, d.position.col, d.message) for d in err.value.sorted()]
+
+
+def column_of_from(text: str, stage: str) -> int:
+    line = text.splitlines()[LINE[stage] - 1]
+    return line.index("from: ") + len("from: ") + 1
+
+
+def test_a_linear_spec_is_a_chain_from_the_source() -> None:
+    _, plan = analyze_text(SEED_SPEC)
+    edges = [(e.src, e.dst, e.port, e.flow, e.written) for e in plan.graph.edges]
+    assert edges == [
+        (None, "upload", "from", "jpeg", False),
+        ("upload", "decode", "from", "jpeg", False),
+        ("decode", "resize", "from", "image", False),
+        ("resize", "infer", "from", "image", False),
+        ("infer", "fetch", "from", "tensor", False),
+        ("fetch", "top5", "from", "tensor", False),
+    ]
+    assert plan.graph.nodes == list(LINE)
+    assert [e.src for e in plan.graph.inputs_of("infer")] == ["resize"]
+
+
+def test_naming_the_stage_before_plans_the_same_pipeline() -> None:
+    text = SEED_SPEC
+    for stage, ref in (("decode", "upload"), ("resize", "decode"), ("top5", "fetch")):
+        text = named(stage, ref, text)
+    _, plan = analyze_text(text)
+    _, seed = analyze_text(SEED_SPEC)
+    assert [e.written for e in plan.graph.edges] == [False, True, True, False, False, True]
+    assert [(e.src, e.dst, e.flow) for e in plan.graph.edges] == [(e.src, e.dst, e.flow) for e in seed.graph.edges]
+    assert plan.pools == seed.pools and plan.steps == seed.steps and plan.roofline_qps == seed.roofline_qps
+
+
+def test_a_tensor_source_flows_a_tensor() -> None:
+    text = (
+        "name: t\nsource: {kind: tensor, bytes: 602112}\nbatch: 4\nstages:\n"
+        "  - {name: upload, kind: h2d}\n"
+        "  - {name: infer, kind: model, path: m.om, latency_ms: 5, input_bytes: 2408448}\n"
+        "  - {name: fetch, kind: d2h}\n"
+    )
+    _, plan = analyze_text(text)
+    assert [e.flow for e in plan.graph.edges] == ["tensor", "tensor", "tensor"]
+
+
+def test_unknown_reference_with_did_you_mean() -> None:
+    text = named("fetch", "infr")
+    assert messages(text) == [
+        (13, column_of_from(text, "fetch"), "'from: infr' names no stage (did you mean 'infer'?)")
+    ]
+
+
+def test_unknown_reference_without_a_close_name_lists_the_stages() -> None:
+    (msg,) = [m for _, _, m in messages(named("fetch", "zzz"))]
+    assert msg == "'from: zzz' names no stage; the stages are decode, fetch, infer, resize, top5 or upload"
+
+
+def test_a_loop_is_named_once_at_its_first_written_reference() -> None:
+    text = named("decode", "infer")
+    (found,) = messages(text)
+    assert found[:2] == (10, column_of_from(text, "decode"))
+    assert found[2].startswith("a cycle: 'decode' reads 'infer', 'infer' reads 'resize', 'resize' reads 'decode';")
+
+
+def test_a_stage_that_reads_itself() -> None:
+    (found,) = messages(named("fetch", "fetch"))
+    assert found[2].startswith("a cycle: 'fetch' reads itself;")
+
+
+def test_a_later_stage_without_a_loop() -> None:
+    # resize reads fetch (written below), and fetch reads decode (above): a later stage, no loop
+    text = named("decode", "upload", named("resize", "decode"))
+    text = text.replace("{name: resize, kind: vpc_resize, from: decode", "{name: resize, kind: vpc_resize, from: fetch")
+    text = named("fetch", "decode", text)
+    found = messages(text)
+    assert (11, column_of_from(text, "resize"), "'from: fetch' names a later stage (stage 5); a stage reads a "
+            "stage written above it: move 'fetch' above 'resize'") in found  # fmt: skip
+
+
+def test_a_tensor_where_an_image_is_needed() -> None:
+    text = SEED_SPEC.replace(
+        "  - {name: fetch, kind: d2h}\n",
+        "  - {name: small, kind: vpc_resize, from: infer, out: {width: 112, height: 112}}\n"
+        "  - {name: fetch, kind: d2h}\n",
+    )
+    assert [m for _, _, m in messages(text)] == [
+        "a vpc_resize stage cannot read 'infer' (a model stage: a tensor); it takes its input from jpeg_decode"
+    ]
+
+
+def test_an_image_where_a_jpeg_is_needed() -> None:
+    text = SEED_SPEC.replace("{name: resize, kind: vpc_resize,", "{name: again, kind: jpeg_decode, from: decode, "
+                             "max: {width: 1024, height: 1536}}\n  - {name: resize, kind: vpc_resize,")  # fmt: skip
+    found = [m for _, _, m in messages(text)]
+    assert (
+        "a jpeg_decode stage cannot read 'decode' (a jpeg_decode stage: an image); it takes its input from h2d" in found
+    )
+
+
+def test_a_branch_is_not_planned_yet() -> None:
+    (found,) = messages(named("fetch", "resize"))
+    assert "ascgen plans a chain of stages so far" in found[2] and found[2].endswith("('infer')")
+
+
+def test_default_edges_keep_the_stage_order_message() -> None:
+    text = SEED_SPEC.replace("  - {name: fetch, kind: d2h}\n", "")
+    assert [m for _, _, m in messages(text)] == [
+        "a topk stage cannot come after a model stage; it takes its input from d2h"
+    ]
+
+
+def test_references_are_judged_when_the_schema_fails() -> None:
+    text = named("fetch", "infr").replace("k: 5}", "k: 5, colour: red}")
+    spec_data, smap = load_text(text, "spec.yaml")
+    found = [d.message for d in semantic_diagnostics(spec_data, smap)]
+    assert "'from: infr' names no stage (did you mean 'infer'?)" in found
+
+
+def test_a_spec_with_references_survives_configure() -> None:
+    spec, _ = parse_text(named("decode", "upload"), "spec.yaml")
+    again = configure(spec, {"threads": 2})
+    assert again.stages[1].from_ == "upload" and again.threads == 2
+
+
+def test_plan_json_has_the_edges(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "seed.yaml").write_text(named("decode", "upload"), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["plan", "--json", "seed.yaml"], prog_name="ascgen")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["graph"]["edges"][1] == {
+        "src": "upload",
+        "dst": "decode",
+        "port": "from",
+        "flow": "jpeg",
+        "written": True,
+    }
+    assert doc["stages"][1]["stage"]["from"] == "upload"
+
+
+def test_plan_table_shows_the_graph(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "seed.yaml").write_text(SEED_SPEC, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["plan", "seed.yaml"], prog_name="ascgen", env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.stdout.splitlines() if "│" in line][:6]
+    cells = [[c.strip() for c in row.split("│")[1:5]] for row in rows]
+    assert cells[0] == ["upload", "the source", "from", "jpeg"]
+    assert cells[4] == ["fetch", "infer", "from", "tensor"]
