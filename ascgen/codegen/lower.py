@@ -15,6 +15,7 @@ from ascgen.codegen.model_descriptor import descriptor_text
 from ascgen.common.resources import simulator_dir, templates_dir
 from ascgen.plan.model import EventEdge, Plan, PoolPlan, Step
 from ascgen.spec import profile as profiles
+from ascgen.spec.diagnostics import Diagnostic, Position, SpecError
 from ascgen.stages.registry import kind_of
 
 SIM_ABI_VERSION = 1  # simulator/include/acl_sim/acl_sim.h: ACL_SIM_ABI_VERSION
@@ -264,11 +265,24 @@ def _kind_headers(plan: Plan, ops: list[OpIR]) -> tuple[str, ...]:
     return tuple(f"stages/{k}.h" for k in kinds if (templates_dir() / "stages" / f"{k}.h").is_file())
 
 
+def _refuse_unlowered(plan: Plan) -> None:
+    """A stage of a kind that is checked and planned but has no template yet: exit 2, naming it."""
+    diags = [
+        Diagnostic(plan.spec_path, Position(s.line, 1), f"stage '{s.name}': ascgen validates and plans {s.kind} "
+                   "stages but cannot generate their code yet (`ascgen plan` shows what it would do)")
+        for s in plan.stages
+        if not kind_of(s.stage).lowered
+    ]  # fmt: skip
+    if diags:
+        raise SpecError(diags)
+
+
 def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program:
     """The program of ``plan`` as it will lie in ``out_dir`` (paths in its CMakeLists are relative).
 
     Its runtime headers lie in ``out_dir/runtime/`` (a standalone folder), or with
     ``shared_runtime`` in ``out_dir/../runtime/``, shared by the programs beside it."""
+    _refuse_unlowered(plan)
     layout = LAYOUTS[(plan.streams, plan.submit)]
     low = _Lowering(plan, layout)
     pools = {p.ref.member: _pool_ir(p) for p in plan.pools}

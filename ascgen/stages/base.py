@@ -142,6 +142,7 @@ class StageKind:
     input_margin_bytes: ClassVar[int] = 0
     reports_status: ClassVar[bool] = False  # its result code is read at completion (JPEGD)
     host_postprocess: ClassVar[bool] = False  # runs on the host on each completed frame (top-k)
+    lowered: ClassVar[bool] = True  # has a template: generated programs can run it
 
     @property
     def device(self) -> bool:

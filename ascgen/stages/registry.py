@@ -10,6 +10,7 @@ from pydantic import Field
 from ascgen.spec.dsl_base import StageBase
 from ascgen.stages.base import SpecView, StageContext, StageKind
 from ascgen.stages.d2h import D2h
+from ascgen.stages.detections import Detections
 from ascgen.stages.h2d import H2d
 from ascgen.stages.jpeg_decode import JpegDecode
 from ascgen.stages.model import Model
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from ascgen.spec.yaml_loader import SourceMap
 
 KINDS: dict[str, StageKind] = {
-    k.kind: k for k in (H2d(), JpegDecode(), VpcResize(), VpcLetterbox(), Model(), D2h(), Topk())
+    k.kind: k for k in (H2d(), JpegDecode(), VpcResize(), VpcLetterbox(), Model(), D2h(), Topk(), Detections())
 }
 STAGE_KINDS = tuple(KINDS)
 SCHEMAS: dict[str, type[StageBase]] = {name: kind.schema for name, kind in KINDS.items()}
