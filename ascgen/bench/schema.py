@@ -211,10 +211,11 @@ class Serving(_Model):
     queue_p99_ms: Measured
     mean_batch: Measured
     gear_shares: tuple[tuple[str, Measured], ...] = ()  # ("HxW", share of batches)
-    # the plan's prediction for this load (ascgen.serving.predict); None where it has none (an open loop)
+    # the plan's prediction for this load (ascgen.serving.predict); None where there is none
     predicted_rps: Measured | None = None
     predicted_p99_ms: Measured | None = None
     predicted_mean_batch: Measured | None = None
+    predicted_rejected: Annotated[float, Field(ge=0, le=1)] | None = None  # share of the requests sent
 
     @property
     def dropped(self) -> int:

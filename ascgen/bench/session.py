@@ -120,11 +120,13 @@ def disagreement(config: Config, report: ProgramReport) -> str | None:
 
 
 def predicted(config: Config, plan: Plan) -> Prediction | None:
-    """The plan's prediction for a closed-loop server's load (ascgen.serving.predict); None for
-    frames, and for an open loop, which the predictor does not model."""
-    if plan.serving is None or config.clients is None:
+    """The plan's prediction for a server's load (ascgen.serving.predict): its clients, or its
+    rate and arrivals; None for frames and for a server at the program's default load."""
+    if plan.serving is None:
         return None
-    return predict(plan, config.clients)
+    if config.rate is not None:
+        return predict(plan, 0, rate=config.rate, poisson=config.arrival == "poisson")
+    return predict(plan, config.clients) if config.clients is not None else None
 
 
 def plan_all(planner: Planner, configs: list[Config]) -> dict[Config, Plan]:
