@@ -43,6 +43,7 @@ def serving_of(
         predicted_rps=prediction.qps if prediction else None,
         predicted_p99_ms=prediction.p99_ms if prediction else None,
         predicted_mean_batch=prediction.mean_batch if prediction else None,
+        predicted_rejected=prediction.rejected if prediction else None,
     )
 
 

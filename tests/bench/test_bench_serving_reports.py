@@ -56,7 +56,12 @@ def test_a_rate_sweep_that_drops_requests_names_a_non_dropping_point_best(
     assert high.serving.rejected == 600 and high.serving.submitted == 1800 and low.serving.rejected == 0
     assert high.serving.offered_rps == pytest.approx(900) and high.serving.achieved_rps == pytest.approx(600)
     assert report.best(results.summary, results.slo_misses) == low
+    # the plan's prediction at each rate: 300 served as it arrives, 900 above what the plan completes
+    assert low.serving.predicted_rps == pytest.approx(300, rel=0.02) and low.serving.predicted_rejected == 0
+    assert high.serving.predicted_rps is not None and high.serving.predicted_rps < 900
+    assert high.serving.predicted_rejected is not None and high.serving.predicted_rejected > 0.1
     text = shown(results)
+    assert f"{high.serving.predicted_rejected:.0%} rejected" in text
     assert "600 of 1,800" in text  # the rejected column
     assert "best: threads=" in text and "rate=300:" in text.split("best: ")[1]
     assert "1 point left out: dropped requests or missed the SLO" in text
