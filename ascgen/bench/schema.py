@@ -22,6 +22,12 @@ MAX_RESULTS_BYTES = 256 * 2**20  # a results file of a long sweep is a few MB
 Count = Annotated[int, Field(ge=1)]  # threads, depth, batch, sync_every, clients of a configuration
 
 
+def exact(value: float) -> str:
+    """A number as a generated program's flag or a file name takes it, exactly: ``1000001`` and
+    ``0.25``, never ``1e+06`` (``:g`` keeps six digits, so two rates could run as one)."""
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e16 else repr(float(value))
+
+
 class BadResults(UserError):
     """A results or program document that cannot be read; the message is one line."""
 
@@ -165,7 +171,7 @@ class Config(_Model):
     def label(self) -> str:
         sync = f" sync_every={self.sync_every}" if self.sync_every is not None else ""
         load = f" clients={self.clients}" if self.clients is not None else ""
-        load += f" rate={self.rate:g}" if self.rate is not None else ""
+        load += f" rate={exact(self.rate)}" if self.rate is not None else ""
         load += f" devices={self.shown('devices')}" if self.devices is not None else ""
         load += f" deploy={self.deploy}" if self.deploy is not None else ""
         load += f" arrival={self.arrival}" if self.arrival is not None else ""
@@ -180,7 +186,7 @@ class Config(_Model):
             return "-"
         if key == "devices":
             return str(self.device_count)
-        return f"{value:g}" if isinstance(value, float) else str(value)
+        return exact(value) if isinstance(value, float) else str(value)
 
     @property
     def device_count(self) -> int | None:

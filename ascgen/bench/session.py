@@ -17,7 +17,7 @@ from ascgen.bench import environment, noise, slo, stats
 from ascgen.bench.points import Fixed, Sweep, configurations, swept_keys
 from ascgen.bench.roofline import Planner, variant_config
 from ascgen.bench.runner import Progress, RunFailed, RunOptions, run_program
-from ascgen.bench.schema import BenchResults, Config, Context, ProgramReport, RunRecord
+from ascgen.bench.schema import BenchResults, Config, Context, ProgramReport, RunRecord, exact
 from ascgen.common.errors import Interrupted, StepFailed
 from ascgen.plan.model import Plan
 from ascgen.serving.predict import Prediction, predict
@@ -98,7 +98,7 @@ def variant_label(config: Config) -> str:
 def raw_name(config: Config, repeat: int) -> str:
     sync = f"-s{config.sync_every}" if config.sync_every is not None else ""
     load = f"-c{config.clients}" if config.clients is not None else ""
-    load += f"-q{config.rate:g}" if config.rate is not None else ""
+    load += f"-q{exact(config.rate)}" if config.rate is not None else ""
     load += f"-D{config.devices.replace(',', '_')}" if config.devices is not None else ""
     load += f"-{config.deploy}" if config.deploy is not None else ""
     load += f"-{config.arrival}" if config.arrival is not None else ""
