@@ -1,16 +1,13 @@
 """Programs the flag cases run: the host-side driver (tests/hostile/host_driver.cpp, seconds to
-compile) and one small generated program, built once per session under the system's temporary
-folder (reused by later sessions through the build cache), never in build/."""
+compile) and the generated programs, built once per session in the tests' build folder, never in build/."""
 
 from __future__ import annotations
 
-import hashlib
-import os
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
+from build_dirs import TEST_BUILD
 from harness import ROOT
 
 
@@ -39,13 +36,12 @@ def host_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _built(spec: str) -> Path:
-    """A program built under the system's temporary folder, one build root per checkout (two
-    clones' simulators must not take turns rebuilding one folder)."""
+    """A program built in the tests' own build folder (tests/build_dirs.py, one per checkout), so
+    it shares the simulator build and the program builds of tests/programs instead of compiling
+    them a second time."""
     from ascgen.codegen.build import build_variant
 
-    checkout = hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]
-    root = Path(tempfile.gettempdir()) / f"ascgen-hostile-build-{os.getuid()}-{checkout}"
-    return build_variant(ROOT / "pipelines" / spec, build_root=root).binary
+    return build_variant(ROOT / "pipelines" / spec, build_root=TEST_BUILD).binary
 
 
 @pytest.fixture(scope="session")

@@ -56,7 +56,7 @@ def test_a_second_signal_exits_at_once(tmp_path: Path) -> None:
         ({"ACL_SIM_PROFILE": "{tmp}/corrupt.profile"}, [], "aclInit failed"),
         ({}, ["--input", "/nonexistent/images"], "cannot read input '/nonexistent/images'"),
         ({}, ["--input", "{tmp}/empty"], "no .jpg or .jpeg files"),
-        ({}, ["--model", "{tmp}/small.acl_sim_model"], "the model takes 1000 bytes"),
+        ({}, ["--model", "{tmp}/small.acl_sim_model"], "the model's input 0 takes 1000 bytes"),
         ({}, ["--model", "/nonexistent/model.om"], "aclmdlLoadFromFile failed"),
     ],
     ids=["missing-profile", "corrupt-profile", "missing-input", "empty-input", "model-mismatch", "missing-model"],
