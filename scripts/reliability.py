@@ -196,6 +196,7 @@ def write_page(result: dict[str, object], tests: dict[str, int] | None) -> None:
             "the program verifies every output and the sanitizer reports nothing.",
             "",
         ]
+    lines += bounds()
     lines += device_rules()
     lines += [
         "## Threat model",
@@ -206,6 +207,56 @@ def write_page(result: dict[str, object], tests: dict[str, int] | None) -> None:
         "",
     ]
     (DOCS / "reliability.md").write_text("\n".join(lines))
+
+
+def bounds() -> list[str]:
+    """What a generated program waits for, reads and leaves behind, whatever it is given (the
+    hostile corpus, tests/hostile/test_hostile_programs.py, checks each): stated, not measured."""
+    return [
+        "## Bounds, signals and leftovers", "",
+        "What a generated program waits for, reads and leaves behind, whatever it is given. The hostile "
+        "corpus (`tests/hostile/`) runs each case under 1 GiB of address space, a CPU limit and a "
+        "wall-clock limit; a program stops within 10 s (the grace) of its end or of a signal.", "",
+        "| what | bound |",
+        "|---|---|",
+        "| a run | `--warmup` then `--duration` (or until `--frames`), then the drain; a device that completes "
+        "no batch for 60 s fails the run (exit 3) |",
+        "| a server's open loop | sleeps in slices of at most 100 ms on deadlines that saturate at the int64 "
+        "limit (a far timestamp cannot wrap into a busy loop); a trace replayed to its end ends the run once "
+        "its requests are served |",
+        "| `--trace FILE` | a regular file (a FIFO or a device is refused before any read), at most 64 MiB, "
+        "lines of at most 64 bytes, at most 8,388,608 timestamps spanning at most 90,000 s; refused at "
+        "start-up (exit 2) when none of its requests falls after `--warmup` within `--duration`, or fewer "
+        "than `--frames` do |",
+        "| `--input` | regular files of at most the spec's `max_bytes`, at most 4,096 of them |",
+        "| the host's NUMA layout (sysfs) | the first 4,096 bytes of each file, read once; nodes 0..1023, "
+        "CPUs 0..1023 (`CPU_SETSIZE`); anything else is named in a warning and binds nothing |",
+        "| `ACL_SIM_TIME_SCALE` | a finite number in 0.001..1000, else `aclInit` fails (`init.time_scale`) |",
+        "| a value echoed in a message | its first 40 bytes (a path: 200), control and non-ASCII bytes as "
+        "`\\xNN` |",
+        "| a device's report sent to its `deploy: processes` parent | 64 MiB |", "",
+        "| signal | what the program does | exit |",
+        "|---|---|---|",
+        "| SIGINT or SIGTERM | stops submitting (a server: sending), drains what is in flight, writes its "
+        "JSON report marked `interrupted` | 130 or 143 |",
+        "| a second SIGINT or SIGTERM | exits at once | 128 + the signal |",
+        "| a signal to a `deploy: processes` parent | forwarded to every device's process; the merged "
+        "report keeps each device's | 128 + the signal |",
+        "| SIGKILL of a `deploy: processes` parent | each device's process gets SIGTERM "
+        "(`PR_SET_PDEATHSIG`), drains and exits: no device runs on without its parent | - |", "",
+        "Nothing is left behind. A program writes no temporary file: under `deploy: processes` each device "
+        "sends its report and error line to the parent up a pipe, under `deploy: threads` they stay in "
+        "memory. On the simulator the processes of one deployment share a simulated machine in shared "
+        "memory (`/dev/shm/acl_sim_machine.ascgen-<parent pid>`), which the last of them to leave removes, "
+        "and the parent once they ended; when a parent and its children are all killed, the next "
+        "`deploy: processes` run removes every such segment whose parent no longer exists, naming it on "
+        "stderr.", "",
+        "A result never claims more than was done: a run in which no frame completed after the warm-up "
+        "says so and exits 3 (its report still written); `verified` is true only when every compared "
+        "output matched and no frame failed to decode (frames skipped with `--on-decode-error skip` "
+        "excepted); a device that fails at exit (`aclFinalize`) is named with that reason and its report "
+        "kept in the merged one.", "",
+    ]  # fmt: skip
 
 
 def device_rules() -> list[str]:

@@ -15,6 +15,7 @@ FIELDS = [
     # a server's (ascgen.bench.schema.Serving); empty for frames
     "offered_rps", "achieved_rps", "submitted", "rejected", "timed_out", "queue_p50_ms", "queue_p99_ms",
     "mean_batch", "gear_shares", "predicted_rps", "predicted_p99_ms", "predicted_mean_batch",
+    "predicted_rejected",
 ]  # fmt: skip
 
 

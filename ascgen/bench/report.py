@@ -73,9 +73,9 @@ def serving_cells(s: Summary) -> list[str]:
     gears = " ".join(f"{name}:{share:.0%}" for name, share in v.gear_shares) or "-"
     predicted = "-"
     if v.predicted_rps is not None:
-        predicted = (
-            f"{v.predicted_rps:,.1f} r/s, {v.predicted_p99_ms or 0:,.1f} ms, b {v.predicted_mean_batch or 0:.2f}"
-        )
+        p99, batch = v.predicted_p99_ms or 0.0, v.predicted_mean_batch or 0.0
+        predicted = f"{v.predicted_rps:,.1f} r/s, {p99:,.1f} ms, b {batch:.2f}"
+        predicted += f", {v.predicted_rejected:.0%} rejected" if v.predicted_rejected else ""
     return [
         f"{v.offered_rps:,.1f}",
         f"{v.rejected:,} of {v.submitted:,}" if v.rejected else "0",

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ascgen.bench.schema import BadResults, Config, ProgramReport, parse_program_report
+from ascgen.bench.schema import BadResults, Config, ProgramReport, exact, parse_program_report
 from ascgen.common.errors import StepFailed
 from ascgen.common.friendly import stop_child
 
@@ -58,7 +58,7 @@ def parse_progress(line: str) -> Progress | None:
 
 def command(binary: Path, config: Config, options: RunOptions, json_path: Path) -> list[str]:
     cmd = [str(binary), "--threads", str(config.threads), "--depth", str(config.depth)]
-    cmd += ["--duration", f"{options.duration_s:g}", "--warmup", f"{options.warmup_s:g}"]
+    cmd += ["--duration", exact(options.duration_s), "--warmup", exact(options.warmup_s)]
     cmd += ["--json", str(json_path)]  # not --quiet: it also silences the progress lines; stdout is discarded
     if options.input is not None:
         cmd += ["--input", str(options.input)]
@@ -67,7 +67,7 @@ def command(binary: Path, config: Config, options: RunOptions, json_path: Path) 
     if config.clients is not None:
         cmd += ["--clients", str(config.clients)]
     if config.rate is not None:  # in the device's time: the host's is time_scale times slower
-        cmd += ["--rate", f"{config.rate / (config.time_scale or 1.0):g}"]
+        cmd += ["--rate", exact(config.rate / (config.time_scale or 1.0))]
     if config.arrival is not None:
         cmd += ["--arrival", config.arrival]
     if config.devices is not None:

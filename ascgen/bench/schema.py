@@ -22,6 +22,12 @@ MAX_RESULTS_BYTES = 256 * 2**20  # a results file of a long sweep is a few MB
 Count = Annotated[int, Field(ge=1)]  # threads, depth, batch, sync_every, clients of a configuration
 
 
+def exact(value: float) -> str:
+    """A number as a generated program's flag or a file name takes it, exactly: ``1000001`` and
+    ``0.25``, never ``1e+06`` (``:g`` keeps six digits, so two rates could run as one)."""
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e16 else repr(float(value))
+
+
 class BadResults(UserError):
     """A results or program document that cannot be read; the message is one line."""
 
@@ -70,6 +76,15 @@ class ProgramPadding(_Loose):
     gears: list[tuple[int, int, Annotated[int, Field(ge=0)]]] = Field(default_factory=list)  # height, width, batches
 
 
+class ProgramGenerator(_Loose):
+    """An open loop's generator: how many requests it sent late (beyond its tolerance)."""
+
+    sent: int = Field(default=0, ge=0)
+    late: int = Field(default=0, ge=0)
+    max_late_us: int = Field(default=0, ge=0)
+    kept_up: bool = True
+
+
 class ProgramServing(_Loose):
     """The part of a server's ``serving`` block (ascgen_loadgen.h's write_json) a bench reports."""
 
@@ -80,6 +95,7 @@ class ProgramServing(_Loose):
     batch_stats: list[tuple[Annotated[int, Field(ge=1)], Annotated[int, Field(ge=0)]]] = Field(default_factory=list)
     batches: int = Field(default=0, ge=0)
     padding: ProgramPadding | None = None
+    generator: ProgramGenerator | None = None  # an open loop's
 
 
 class ProgramReport(BaseModel):
@@ -165,7 +181,7 @@ class Config(_Model):
     def label(self) -> str:
         sync = f" sync_every={self.sync_every}" if self.sync_every is not None else ""
         load = f" clients={self.clients}" if self.clients is not None else ""
-        load += f" rate={self.rate:g}" if self.rate is not None else ""
+        load += f" rate={exact(self.rate)}" if self.rate is not None else ""
         load += f" devices={self.shown('devices')}" if self.devices is not None else ""
         load += f" deploy={self.deploy}" if self.deploy is not None else ""
         load += f" arrival={self.arrival}" if self.arrival is not None else ""
@@ -180,7 +196,7 @@ class Config(_Model):
             return "-"
         if key == "devices":
             return str(self.device_count)
-        return f"{value:g}" if isinstance(value, float) else str(value)
+        return exact(value) if isinstance(value, float) else str(value)
 
     @property
     def device_count(self) -> int | None:
@@ -196,19 +212,22 @@ class Serving(_Model):
     """A server's figures of one run, or the median over a configuration's repeats: the load
     offered and what became of it, in model time (requests/s; ms)."""
 
-    offered_rps: Measured  # requests submitted to the server per second (a closed loop's: what its clients sent)
+    # requests submitted per second (a closed loop's: what its clients sent), from the load's start
+    offered_rps: Measured
     achieved_rps: Measured  # requests completed per second
-    submitted: int = Field(ge=0)
+    submitted: int = Field(ge=0)  # counted from the load's start, warm-up included, as the next two
     rejected: int = Field(ge=0)  # refused: queue full, server closing, or timed out in the queue
     timed_out: int = Field(ge=0)  # past the queue timeout (rejected or sent late)
     queue_p50_ms: Measured
     queue_p99_ms: Measured
     mean_batch: Measured
     gear_shares: tuple[tuple[str, Measured], ...] = ()  # ("HxW", share of batches)
-    # the plan's prediction for this load (ascgen.serving.predict); None where it has none (an open loop)
+    # the plan's prediction for this load (ascgen.serving.predict); None where there is none
     predicted_rps: Measured | None = None
     predicted_p99_ms: Measured | None = None
     predicted_mean_batch: Measured | None = None
+    predicted_rejected: Annotated[float, Field(ge=0, le=1)] | None = None  # share of the requests sent
+    late: int = Field(default=0, ge=0)  # an open loop's requests its generator sent late (could not keep up)
 
     @property
     def dropped(self) -> int:

@@ -17,7 +17,7 @@ from ascgen.bench import environment, noise, slo, stats
 from ascgen.bench.points import Fixed, Sweep, configurations, swept_keys
 from ascgen.bench.roofline import Planner, variant_config
 from ascgen.bench.runner import Progress, RunFailed, RunOptions, run_program
-from ascgen.bench.schema import BenchResults, Config, Context, ProgramReport, RunRecord
+from ascgen.bench.schema import BenchResults, Config, Context, ProgramReport, RunRecord, exact
 from ascgen.common.errors import Interrupted, StepFailed
 from ascgen.plan.model import Plan
 from ascgen.serving.predict import Prediction, predict
@@ -98,7 +98,7 @@ def variant_label(config: Config) -> str:
 def raw_name(config: Config, repeat: int) -> str:
     sync = f"-s{config.sync_every}" if config.sync_every is not None else ""
     load = f"-c{config.clients}" if config.clients is not None else ""
-    load += f"-q{config.rate:g}" if config.rate is not None else ""
+    load += f"-q{exact(config.rate)}" if config.rate is not None else ""
     load += f"-D{config.devices.replace(',', '_')}" if config.devices is not None else ""
     load += f"-{config.deploy}" if config.deploy is not None else ""
     load += f"-{config.arrival}" if config.arrival is not None else ""
@@ -120,11 +120,13 @@ def disagreement(config: Config, report: ProgramReport) -> str | None:
 
 
 def predicted(config: Config, plan: Plan) -> Prediction | None:
-    """The plan's prediction for a closed-loop server's load (ascgen.serving.predict); None for
-    frames, and for an open loop, which the predictor does not model."""
-    if plan.serving is None or config.clients is None:
+    """The plan's prediction for a server's load (ascgen.serving.predict): its clients, or its
+    rate and arrivals; None for frames and for a server at the program's default load."""
+    if plan.serving is None:
         return None
-    return predict(plan, config.clients)
+    if config.rate is not None:
+        return predict(plan, 0, rate=config.rate, poisson=config.arrival == "poisson")
+    return predict(plan, config.clients) if config.clients is not None else None
 
 
 def plan_all(planner: Planner, configs: list[Config]) -> dict[Config, Plan]:
@@ -246,7 +248,9 @@ def measure_point(request: Request, runner: Runner, monitor: Monitor, point: Poi
     mismatch = disagreement(config, report)
     if mismatch:
         return f"run {where}) is not what was asked: {mismatch}"
-    return Measured(stats.record(config, repeat, report, point.plan, raw.as_posix(), point.prediction), report.backend)
+    warmup = request.options.warmup_s
+    record = stats.record(config, repeat, report, point.plan, raw.as_posix(), point.prediction, warmup)
+    return Measured(record, report.backend)
 
 
 def assemble(

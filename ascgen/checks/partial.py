@@ -69,13 +69,15 @@ def _stage(item: Any, i: int) -> tuple[StageBase, bool, bool]:
     kind = item.get("kind") if isinstance(item, dict) else None
     name = item.get("name") if isinstance(item, dict) else None
     name = name if isinstance(name, str) else f"<stage {i + 1}>"  # never equal to a real name
+    ref = item.get("from") if isinstance(item, dict) else None
+    reads: dict[str, Any] = {"from_": ref} if isinstance(ref, str) else {}  # what it reads (the graph's checks)
     schema = SCHEMAS.get(kind) if isinstance(kind, str) else None
     if schema is None:
-        return StageBase.model_construct(name=name), False, False
+        return StageBase.model_construct(None, name=name, **reads), False, False
     try:
         return schema.model_validate(item), True, True
     except ValidationError:
-        fields: dict[str, Any] = {"name": name, "kind": kind}
+        fields: dict[str, Any] = {"name": name, "kind": kind, **reads}
         return schema.model_construct(**fields), False, True
 
 

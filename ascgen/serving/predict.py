@@ -37,6 +37,7 @@ from ascgen.stages.registry import kind_of
 
 CLIENTS = (1, 8, 32, 70)  # the seed's experiment's points (Paddle Serving's, issue 16)
 SEEDS = 6  # runs whose mean predicts a service of requests of their own width
+WARMUP = 300  # completed requests before the steady state a prediction measures
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class Prediction:
     model_ms: float = 0.0  # the model's mean time per execution
     gear_share: tuple[float, ...] = ()  # of the executions, at each of the model's hw_gears
     requests: str = ""  # hw_gears: the requests the clients send, or why they could not be read
+    rate: float = 0.0  # an open loop's requests/s (0: a closed loop of `clients`)
+    rejected: float = 0.0  # an open loop's: the share of the requests sent that the queue refused
 
 
 @dataclass
@@ -156,11 +159,40 @@ class _Service:
         return self.plan.device.engines.h2d.service_us(len(taken) * h * w) / 1e6
 
 
+@dataclass
+class _OpenLoop:
+    """An open loop's arrivals (the program's --rate, --arrival): request k at k / rate, or
+    with Poisson arrivals after exponential gaps drawn from the run's seed."""
+
+    rate: float
+    poisson: bool
+    rng: random.Random
+    sent: int = 0
+    at: float = 0.0
+
+    def next(self) -> float:
+        """The time of the next arrival (and counts it)."""
+        gap = self.rng.expovariate(self.rate) if self.poisson else 1.0 / self.rate
+        self.at = self.at + gap if self.sent else (gap if self.poisson else 0.0)
+        self.sent += 1
+        return self.at
+
+
 def predict(
-    plan: Plan, clients: int, requests: int | None = None, warmup: int = 300, seed: int | None = None
+    plan: Plan,
+    clients: int,
+    requests: int | None = None,
+    warmup: int | None = None,
+    seed: int | None = None,
+    *,
+    rate: float | None = None,
+    poisson: bool = False,
 ) -> Prediction:
-    """The steady state of `clients` closed-loop clients: the requests after the first `warmup`
-    completed ones, `requests` of them (default 3,000). The clients of a completed batch send
+    """The steady state of `clients` closed-loop clients, or of an open loop at `rate`
+    requests/s (constant or Poisson arrivals; the queue's max_size and timeout refuse what does
+    not fit, as the program's reject action does): the requests after the first `warmup`
+    completed ones (default 300; an open loop's 300 + 4 x the queue's max_size, time for a load
+    above capacity to fill the queue), `requests` of them (default 3,000). The clients of a completed batch send
     their next requests in an order the program leaves to the OS scheduler (each waits on its
     own condition variable): drawn at random from `seed`, so a prediction is deterministic.
     Requests of their own width form batches that depend on that order, and an arrangement
@@ -170,9 +202,17 @@ def predict(
     widths = read_requests(plan) if s.hw_gears else None
     sent = widths if isinstance(widths, Requests) else None
     note = sent.describe() if sent else (widths if isinstance(widths, str) else "")
-    if sent is None or seed is not None:
-        return _run(plan, clients, sent, note, requests or 3000, warmup, seed or 0)
-    return _mean([_run(plan, clients, sent, note, requests or 3000, warmup, k) for k in range(SEEDS)])
+
+    if warmup is None:
+        warmup = WARMUP + (4 * s.queue_max_size if rate else 0)
+
+    def one(k: int) -> Prediction:
+        load = _OpenLoop(rate, poisson, random.Random(k)) if rate else None
+        return _run(plan, clients, sent, note, requests or 3000, warmup, k, load)
+
+    if (sent is None and not poisson) or seed is not None:
+        return one(seed or 0)
+    return _mean([one(k) for k in range(SEEDS)])
 
 
 def _mean(runs: list[Prediction]) -> Prediction:
@@ -185,13 +225,23 @@ def _mean(runs: list[Prediction]) -> Prediction:
         model_ms=statistics.fmean(r.model_ms for r in runs),
         gear_share=tuple(statistics.fmean(col) for col in zip(*(r.gear_share for r in runs), strict=True)),
         requests=runs[0].requests,
+        rate=runs[0].rate,
+        rejected=statistics.fmean(r.rejected for r in runs),
     )
 
 
 def _run(
-    plan: Plan, clients: int, sent: Requests | None, note: str, requests: int, warmup: int, seed: int
+    plan: Plan,
+    clients: int,
+    sent: Requests | None,
+    note: str,
+    requests: int,
+    warmup: int,
+    seed: int,
+    load: _OpenLoop | None = None,
 ) -> Prediction:
-    """One run of the model, the clients of completed batches resubmitting in the order `seed` draws."""
+    """One run of the model, the clients of completed batches resubmitting in the order `seed`
+    draws; with an open `load`, requests arrive on its schedule instead (events of -1)."""
     s = plan.serving
     assert s is not None
     height = sent.height if sent else 0
@@ -213,10 +263,17 @@ def _run(
     def send(client: int, k: int, at: float) -> _Queued:
         return _Queued(at, client, k, sent.of_client(client, k) if sent else 0)
 
-    queue = [send(c, 0, 0.0) for c in range(clients)]  # the clients start in turn
+    queue = [] if load else [send(c, 0, 0.0) for c in range(clients)]  # the clients start in turn
+    if load:
+        heapq.heappush(events, (load.next(), next(order), -1))
+    rejected = 0
+    warm: tuple[int, int] | None = None  # (rejected, sent) when the warm-up ended
     wake = random.Random(seed)
     now = 0.0
     while len(done) < warmup + requests:
+        if load and s.queue_timeout_us and s.queue_action == "reject":  # too old to be served
+            kept = [q for q in queue if now - q.arrived <= s.queue_timeout_us / 1e6]
+            rejected, queue = rejected + len(queue) - len(kept), kept
         while any(slots) and queue:
             n = _batch_size(queue, now, plan, height)
             if n == 0:
@@ -244,10 +301,19 @@ def _run(
         now, key, n = heapq.heappop(events)
         if n == 0:
             continue
+        if n < 0 and load:  # an arrival: queued, or refused by a full queue
+            full = s.queue_max_size and len(queue) >= s.queue_max_size
+            rejected += 1 if full else 0
+            queue += [] if full else [send(load.sent - 1, 0, now)]
+            heapq.heappush(events, (load.next(), next(order), -1))
+            continue
         thread, taken = in_batch.pop(key)
         for q in wake.sample(taken, len(taken)):  # each client sends its next request at once
             done.append((now, now - q.arrived))
-            queue.append(send(q.client, q.sent + 1, now))
+            if not load:
+                queue.append(send(q.client, q.sent + 1, now))
+        if load and warm is None and len(done) >= warmup:
+            warm = rejected, load.sent
         slots[thread] += 1
     measured = done[warmup:]
     if len(measured) < 2:
@@ -265,7 +331,15 @@ def _run(
         model_ms=statistics.fmean(ms for _, ms in steady) * 1e3 if steady else 0.0,
         gear_share=tuple(gears.count(k) / len(gears) for k in range(len(s.hw_gears))) if gears else (),
         requests=note,
+        rate=load.rate if load else 0.0,
+        rejected=_share(rejected, load.sent - 1, warm) if load else 0.0,
     )
+
+
+def _share(rejected: int, arrived: int, warm: tuple[int, int] | None) -> float:
+    """The share of the arrivals after the warm-up that the queue refused."""
+    before, sent = warm or (0, 1)
+    return (rejected - before) / max(1, arrived - sent + 1)
 
 
 def executed_ms(plan: Plan, n: int) -> float:

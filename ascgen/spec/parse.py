@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from ascgen.common.errors import shown
 from ascgen.spec import dsl
 from ascgen.spec.diagnostics import Diagnostic, SpecError, did_you_mean, one_of
 from ascgen.spec.yaml_loader import Loc, SourceMap, load_file, load_text
@@ -79,6 +81,11 @@ def _describe(err: ErrorDetails, loc: Loc, data: Any) -> tuple[str, bool]:
     """A message for one pydantic error, and whether it points at a key (not a value)."""
     kind = err["type"]
     where = _where(loc, data)
+    if loc[-1:] == ("[key]",):  # a mapping's key, not its value: latency_ms: {a: 1}
+        where = f"{_where(loc[:-2], data)}: key '{shown(str(loc[-2]))}'"
+    got = err.get("input")
+    if isinstance(got, float) and not math.isfinite(got) and kind not in ("finite_number", "int_type"):
+        return f"{where}: expected a finite number, got {got} (.nan and .inf are not numbers here)", False
     if kind == "extra_forbidden":
         parent = _model_at(data, loc[:-1])
         known = list(parent.model_fields) if parent else []
@@ -111,13 +118,19 @@ def _describe(err: ErrorDetails, loc: Loc, data: Any) -> tuple[str, bool]:
                 "bool_type": "true or false"}[kind]  # fmt: skip
         got = err.get("input")
         if kind == "int_type" and isinstance(got, float):
-            fix = f"write {int(got)}" if got.is_integer() else "a fractional part"
+            fix = (
+                "not a number"
+                if not math.isfinite(got)
+                else f"write {int(got)}"
+                if got.is_integer()
+                else "a fractional part"
+            )
             return f"{where}: expected {want}, got {got} ({fix})", False
         quoted = " (YAML reads yes/no/on/off as booleans)" if isinstance(got, bool) else ""
         return f"{where}: expected {want}, got {_a_value(got)}{quoted}", False
     msg = err["msg"]
     if loc and loc[-1] == "[key]":
-        return f"{_where(loc[:-2], data)}: key '{loc[-2]}': {msg[0].lower() + msg[1:]}", True
+        return f"{where}: {msg[0].lower() + msg[1:]}", True
     if kind == "value_error":
         msg = msg.removeprefix("Value error, ")
     return f"{where}: {msg[0].lower() + msg[1:] if msg else msg}", False
@@ -219,6 +232,7 @@ def _dedupe(errors: list[ErrorDetails], data: Any) -> list[ErrorDetails]:
         if tag is not None and where in shapes and _member_shape(tag) == shapes[where]
     }
     scalar_choice = _scalar_choices(errors, data, shapes, matching)
+    shown_union: set[Loc] = set()
     out: list[ErrorDetails] = []
     seen: set[tuple[Any, ...]] = set()
     for err in errors:
@@ -227,6 +241,10 @@ def _dedupe(errors: list[ErrorDetails], data: Any) -> list[ErrorDetails]:
             continue
         if tag is not None and where in scalar_choice and not rest and tag != scalar_choice[where]:
             continue
+        if tag is not None and where in shapes and where not in matching and where not in scalar_choice:
+            if where in shown_union:
+                continue  # no alternative takes this shape (a list for a mapping or a number): one error
+            shown_union.add(where)
         loc = (*where, *rest)
         key = (loc, err["type"] if err["type"] != "literal_error" else "lit")
         if key in seen:

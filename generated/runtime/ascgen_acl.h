@@ -64,12 +64,15 @@ class Cleanup {
       actions_.pop_back();
       aclError ret = a.release();
       if (ret != ACL_SUCCESS) {
-        std::fprintf(stderr, "cleanup: %s failed with error %d\n", a.what.c_str(), ret);
-        ++failures;
+        const std::string line = "cleanup: " + a.what + " failed with error " + std::to_string(ret);
+        std::fprintf(stderr, "%s\n", line.c_str());
+        if (failures++ == 0) first_failure_ = line;
       }
     }
     return failures;
   }
+  // The first release that failed in run(), as its line says ("" if none).
+  const std::string& first_failure() const { return first_failure_; }
 
  private:
   struct Action {
@@ -78,6 +81,7 @@ class Cleanup {
   };
   std::mutex mu_;
   std::vector<Action> actions_;
+  std::string first_failure_;
 };
 
 // A stream, named after its owner (worker -1: shared by the workers) for the simulator's hazard

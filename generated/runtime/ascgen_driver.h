@@ -367,6 +367,35 @@ inline void begin_measurement(Run& run, const Options& opt) {
   run.windows.reserve(opt.frames > 0 ? 0.0 : opt.duration_s);
 }
 
+// What the report says of --verify: null (-1) when not asked or nothing to compare, true (1)
+// only when every output matched and no frame failed to decode (a skipped failure, with
+// --on-decode-error skip, is the user's choice: the rest verified).
+inline int verified_state(const Run& run, const Options& opt, bool verifiable) {
+  if (!opt.verify || !verifiable) return -1;
+  const bool failed = run.frames_failed > 0 && !opt.skip_decode_errors;
+  return run.mismatches == 0 && !failed ? 1 : 0;
+}
+
+// The exit status once the report is written: 1 for a mismatch or a failed decode (named), 3
+// when the run measured nothing (it has no result), 128 + the signal when one stopped it, else 0.
+inline int run_status(const char* program, const Run& run, const Options& opt, int64_t frames) {
+  if (run.mismatches > 0) return 1;
+  if (run.frames_failed > 0 && !opt.skip_decode_errors) {
+    std::fprintf(stderr, "%s: decoding input '%s' failed with result code %" PRId64 "\n", program,
+                 run.first_failure_input.c_str(), run.first_failure_code);
+    return 1;
+  }
+  if (stop_signal() != 0) return 128 + stop_signal();
+  if (frames == 0) {
+    std::fprintf(stderr,
+                 "%s: nothing was measured: no frame completed after the %.6g s warm-up%s\n",
+                 program, opt.warmup_s,
+                 opt.frames > 0 ? "" : "; give a longer --duration (or a shorter --warmup)");
+    return 3;
+  }
+  return 0;
+}
+
 // ---------------------------------------------------------------- the report thread
 
 // A stage as the report counts it: in frames, or in batches for batch-level stages.

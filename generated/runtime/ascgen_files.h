@@ -13,12 +13,33 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace ascgen {
+
+// `text` as a message may echo it: at most `max` bytes of it, control and non-ASCII bytes as
+// \xNN, "..." when cut (a flag's value or a file's line can be binary, or megabytes long).
+constexpr size_t kShownPath = 200;  // a path in a message: its first 200 bytes
+
+inline std::string shown(const std::string& text, size_t max = 40) {
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < max; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  if (text.size() > max) out += "...";
+  return out;
+}
 
 // What `path` is when it is not a regular file ("a FIFO", ...), for messages.
 inline const char* file_kind(mode_t mode) {
@@ -52,23 +73,26 @@ constexpr size_t kMaxHostFileBytes = size_t{1} << 30;  // read_file without a li
 
 // The bytes of the regular file `path`, at most `max_bytes` of them. Opened without blocking
 // (a FIFO would wait for a writer) and never read past max_bytes + 1 (/dev/zero never ends).
-inline std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes) {
+// `what` names the file in messages ("input", "trace"), `limit` its limit ("the spec's
+// max_bytes").
+inline std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes,
+                                      const char* what = "input",
+                                      const char* limit = "the spec's max_bytes") {
+  const std::string named = std::string(what) + " '" + shown(path, kShownPath) + "'";
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+  if (fd < 0) throw std::runtime_error("cannot read " + named + ": " + std::strerror(errno));
   struct Closer {
     int fd;
     ~Closer() { close(fd); }
   } closer{fd};
   struct stat st{};
   if (fstat(fd, &st) != 0)
-    throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+    throw std::runtime_error("cannot read " + named + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode))
-    throw std::runtime_error("input '" + path + "' is " + file_kind(st.st_mode) +
-                             ", not a regular file");
+    throw std::runtime_error(named + " is " + file_kind(st.st_mode) + ", not a regular file");
   auto too_big = [&](size_t bytes) {
-    return std::runtime_error("input '" + path + "' has " + std::to_string(bytes) +
-                              " bytes, more than the spec's max_bytes " +
-                              std::to_string(max_bytes));
+    return std::runtime_error(named + " has " + std::to_string(bytes) + " bytes, more than " +
+                              limit + " " + std::to_string(max_bytes));
   };
   if (static_cast<uint64_t>(st.st_size) > max_bytes) throw too_big(static_cast<size_t>(st.st_size));
   // st_size is a hint (0 for /proc files): read until the end, never past max_bytes + 1.
@@ -81,8 +105,7 @@ inline std::vector<uint8_t> read_file(const std::string& path, size_t max_bytes)
     }
     ssize_t r = read(fd, out.data() + got, out.size() - got);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0)
-      throw std::runtime_error("cannot read input '" + path + "': " + std::strerror(errno));
+    if (r < 0) throw std::runtime_error("cannot read " + named + ": " + std::strerror(errno));
     if (r == 0) break;
     got += static_cast<size_t>(r);
   }

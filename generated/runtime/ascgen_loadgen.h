@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <random>
 #include <sstream>
@@ -87,9 +88,17 @@ class PoissonArrivals final : public ArrivalSchedule {
 };
 
 // Replays a trace: one timestamp in microseconds per line, non-decreasing; blank lines and
-// lines starting with '#' are skipped. Timestamps are shifted so the first is at 0.
+// lines starting with '#' are skipped. Timestamps are shifted so the first is at 0. Bounded
+// before anything grows: a trace file of at most 64 MiB, lines of at most 64 bytes, at most
+// 8,388,608 timestamps (64 MiB of them) spanning at most 90,000 s (the longest --warmup plus
+// --duration), so every wait on it is bounded too.
 class TraceArrivals final : public ArrivalSchedule {
  public:
+  static constexpr size_t kMaxBytes = size_t{64} << 20;
+  static constexpr size_t kMaxLine = 64;
+  static constexpr size_t kMaxRequests = size_t{1} << 23;
+  static constexpr int64_t kMaxSpanUs = int64_t{90000} * 1000000;
+
   explicit TraceArrivals(std::vector<int64_t> times_us) : times_(std::move(times_us)) {
     for (size_t i = 1; i < times_.size(); ++i)
       if (times_[i] < times_[i - 1])
@@ -101,29 +110,51 @@ class TraceArrivals final : public ArrivalSchedule {
     }
   }
   static TraceArrivals parse(std::istream& in, const std::string& name) {
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return parse(text, name);
+  }
+  static TraceArrivals parse(const std::string& text, const std::string& name) {
     std::vector<int64_t> times;
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n) {
+    size_t n = 0;
+    for (size_t at = 0; at < text.size();) {
+      size_t eol = text.find('\n', at);
+      if (eol == std::string::npos) eol = text.size();
+      const std::string where = name + ":" + std::to_string(++n) + ": ";
+      if (eol - at > kMaxLine)
+        throw std::invalid_argument(where + "a line of " + std::to_string(eol - at) +
+                                    " bytes: a timestamp line holds at most " +
+                                    std::to_string(kMaxLine) + " ('" +
+                                    shown(text.substr(at, kMaxLine)) + "')");
+      const std::string line = text.substr(at, eol - at);
+      at = eol + 1;
       size_t a = line.find_first_not_of(" \t\r");
       if (a == std::string::npos || line[a] == '#') continue;
       size_t b = line.find_last_not_of(" \t\r");
-      std::string text = line.substr(a, b - a + 1);
+      std::string value = line.substr(a, b - a + 1);
       int64_t v = 0;
-      if (!parse_int(text, 0, 9.2e18, &v))
-        throw std::invalid_argument(name + ":" + std::to_string(n) +
-                                    ": not a timestamp in microseconds: '" + text + "'");
+      if (!parse_int(value, 0, 9.2e18, &v))
+        throw std::invalid_argument(where + "not a timestamp in microseconds: '" + shown(value) +
+                                    "'");
       if (!times.empty() && v < times.back())
-        throw std::invalid_argument(name + ":" + std::to_string(n) +
-                                    ": timestamp earlier than the one before it");
+        throw std::invalid_argument(where + "timestamp earlier than the one before it");
+      if (!times.empty() && v - times.front() > kMaxSpanUs)
+        throw std::invalid_argument(where + "timestamp " + std::to_string(v) + " is " +
+                                    format_limit(static_cast<double>(v - times.front()) / 1e6) +
+                                    " s after the first; a trace spans at most " +
+                                    std::to_string(kMaxSpanUs / 1000000) +
+                                    " s (--warmup plus --duration at most)");
+      if (times.size() == kMaxRequests)
+        throw std::invalid_argument(where + "more than " + std::to_string(kMaxRequests) +
+                                    " timestamps; split the trace");
       times.push_back(v);
     }
     if (times.empty()) throw std::invalid_argument(name + ": no timestamps");
     return TraceArrivals(std::move(times));
   }
+  // A regular file of at most kMaxBytes (a FIFO or /dev/zero is refused before any read).
   static TraceArrivals from_file(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) throw std::runtime_error("cannot read the trace '" + path + "'");
-    return parse(f, path);
+    const std::vector<uint8_t> bytes = read_file(path, kMaxBytes, "trace", "the trace limit of");
+    return parse(std::string(bytes.begin(), bytes.end()), shown(path, kShownPath));
   }
   bool next(int64_t* t_us) override {
     if (i_ >= times_.size()) return false;
@@ -131,6 +162,12 @@ class TraceArrivals final : public ArrivalSchedule {
     return true;
   }
   size_t size() const { return times_.size(); }
+  // How many requests fall in [from_us, to_us) of the run (times from its first request).
+  size_t count_between(int64_t from_us, int64_t to_us) const {
+    return static_cast<size_t>(std::lower_bound(times_.begin(), times_.end(), to_us) -
+                               std::lower_bound(times_.begin(), times_.end(), from_us));
+  }
+  int64_t last_us() const { return times_.empty() ? 0 : times_.back(); }
 
  private:
   std::vector<int64_t> times_;
@@ -169,15 +206,18 @@ class OpenLoop {
 
   // Runs until the schedule ends, `max_requests` are sent (0: no limit), the schedule
   // reaches `duration_us` (0: no limit; a late generator still sends every request due
-  // before it) or stop() is called. Returns the lateness counts.
+  // before it) or stop() is called. Returns the lateness counts; ended() tells whether the
+  // schedule ran out (or past duration_us) rather than being stopped.
   template <class F>
   Lateness run(F send, uint64_t max_requests = 0, int64_t duration_us = 0) {
     const int64_t start = clock_.now_us();
     int64_t t = 0;
     for (uint64_t seq = 0; max_requests == 0 || seq < max_requests; ++seq) {
-      if (!schedule_.next(&t)) break;
-      if (duration_us > 0 && t >= duration_us) break;
-      const int64_t due = start + t;
+      if (!schedule_.next(&t) || (duration_us > 0 && t >= duration_us)) {
+        ended_ = true;
+        break;
+      }
+      const int64_t due = saturating_add(start, t);
       if (!wait_until(due)) break;
       int64_t now = clock_.now_us();
       send(seq, due);
@@ -191,15 +231,28 @@ class OpenLoop {
     stopped_ = true;
     cv_.notify_all();
   }
+  bool ended() const { return ended_; }
+
+  // a + b, held at the int64 limits instead of wrapping (a trace's time far in the future).
+  static int64_t saturating_add(int64_t a, int64_t b) {
+    int64_t out = 0;
+    if (!__builtin_add_overflow(a, b, &out)) return out;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+  }
+  // The longest single sleep: a wait far in the future is taken in slices, so no duration
+  // conversion can overflow and stop() is seen within one slice even if a notify is missed.
+  static constexpr int64_t kMaxSleepUs = 100000;
 
  private:
   bool wait_until(int64_t due) {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
       if (stopped_) return false;
-      int64_t now = clock_.now_us();
+      const int64_t now = clock_.now_us();
       if (now >= due) return true;
-      cv_.wait_for(lock, std::chrono::microseconds(due - now));
+      int64_t left = 0;
+      if (__builtin_sub_overflow(due, now, &left)) left = kMaxSleepUs;
+      cv_.wait_for(lock, std::chrono::microseconds(std::min(left, kMaxSleepUs)));
     }
   }
 
@@ -209,6 +262,7 @@ class OpenLoop {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopped_ = false;
+  bool ended_ = false;
 };
 
 // ---------------------------------------------------------------- closed loop

@@ -24,28 +24,50 @@
 
 namespace ascgen {
 
-// "0-3,8,10-11" (the kernel's cpulist form) -> {0, 1, 2, 3, 8, 10, 11}; {} when malformed.
+// The highest CPU and NUMA node numbers a layout may name: what a cpu_set_t holds (CPU_SETSIZE,
+// 1024 CPUs), and the kernel's largest node count (MAX_NUMNODES, 1 << 10). A layout naming more
+// is refused before anything is allocated for it.
+constexpr int kMaxCpu = CPU_SETSIZE - 1;
+constexpr int kMaxNumaNode = 1023;
+
+// "0-3,8,10-11" (the kernel's cpulist form) -> {0, 1, 2, 3, 8, 10, 11}; {} when malformed or
+// when it names a CPU above kMaxCpu (so at most 1024 entries).
 inline std::vector<int> parse_cpulist(const std::string& text) {
   std::vector<int> out;
   std::stringstream all(text);
   std::string item;
   while (std::getline(all, item, ',')) {
-    int lo = 0, hi = 0;
-    char dash = 0;
-    std::stringstream one(item);
-    if (!(one >> lo)) return {};
+    const size_t dash = item.find('-');
+    int64_t lo = 0, hi = 0;
+    if (!parse_int(item.substr(0, dash), 0, kMaxCpu, &lo)) return {};
     hi = lo;
-    if (one >> dash && (dash != '-' || !(one >> hi) || hi < lo)) return {};
-    for (int c = lo; c <= hi; ++c) out.push_back(c);
+    if (dash != std::string::npos &&
+        (!parse_int(item.substr(dash + 1), 0, kMaxCpu, &hi) || hi < lo))
+      return {};
+    for (int64_t c = lo; c <= hi; ++c)
+      if (std::find(out.begin(), out.end(), static_cast<int>(c)) == out.end())
+        out.push_back(static_cast<int>(c));
   }
   return out;
 }
 
+// The first line of a small text file (sysfs, procfs) within its first 4096 bytes (one read,
+// as sysfs serves a file); "" when it cannot be read or is not a regular file.
 inline std::string read_line(const std::string& path) {
-  std::ifstream f(path);
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return "";
   std::string line;
-  std::getline(f, line);
-  return line;
+  struct stat st{};
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    char buf[4096];
+    ssize_t n = 0;
+    do {
+      n = read(fd, buf, sizeof buf);
+    } while (n < 0 && errno == EINTR);
+    if (n > 0) line.assign(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return line.substr(0, line.find('\n'));
 }
 
 // The value for `key` in "k=v;k=v" (the form the plan bakes the simulated host into), or "".
@@ -73,12 +95,24 @@ inline bool layout_from_sysfs() {
 #endif
 }
 
+// A node number as a layout gives it: 0..kMaxNumaNode, -1 (the kernel's "no node") or "" are
+// unknown (-1); anything else too, with a warning naming the file and what it holds (never
+// read as node 0).
+inline int parse_numa_node(const std::string& text, const std::string& source) {
+  int64_t node = -1;
+  if (text.empty() || text == "-1") return -1;
+  if (parse_int(text, 0, kMaxNumaNode, &node)) return static_cast<int>(node);
+  std::fprintf(stderr, "warning: %s holds '%s', not a NUMA node 0..%d; taken as unknown\n",
+               shown(source, kShownPath).c_str(), shown(text).c_str(), kMaxNumaNode);
+  return -1;
+}
+
 // The NUMA node device `device`'s link attaches to, -1 if unknown. sysfs: the Huawei (vendor
 // 0x19e5) processing accelerators (class 0x12) in PCI address order, their numa_node.
 inline int numa_node_of_device(const Options& opt, int32_t device) {
   if (!layout_from_sysfs()) {
-    const std::string node = baked(opt.numa_topology, "device" + std::to_string(device));
-    return node.empty() ? -1 : std::atoi(node.c_str());
+    const std::string key = "device" + std::to_string(device);
+    return parse_numa_node(baked(opt.numa_topology, key), "the simulated host's " + key);
   }
   std::vector<std::string> npus;
   const std::string root = host_root() + "/sys/bus/pci/devices/";
@@ -93,16 +127,24 @@ inline int numa_node_of_device(const Options& opt, int32_t device) {
   }
   std::sort(npus.begin(), npus.end());
   if (device < 0 || static_cast<size_t>(device) >= npus.size()) return -1;
-  const std::string node = read_line(npus[static_cast<size_t>(device)] + "/numa_node");
-  return node.empty() ? -1 : std::atoi(node.c_str());
+  const std::string path = npus[static_cast<size_t>(device)] + "/numa_node";
+  return parse_numa_node(read_line(path), path);
 }
 
 // The CPUs of NUMA node `node`: from sysfs, or the simulator's baked topology.
+// A cpulist that cannot be read as one (malformed, or naming a CPU above kMaxCpu) is named in
+// a warning and taken as no CPUs.
 inline std::vector<int> numa_node_cpus(const Options& opt, int node) {
-  if (!layout_from_sysfs())
-    return parse_cpulist(baked(opt.numa_topology, "node" + std::to_string(node)));
-  return parse_cpulist(
-      read_line(host_root() + "/sys/devices/system/node/node" + std::to_string(node) + "/cpulist"));
+  const std::string key = "node" + std::to_string(node);
+  const std::string source = layout_from_sysfs()
+                                 ? host_root() + "/sys/devices/system/node/" + key + "/cpulist"
+                                 : "the simulated host's " + key;
+  const std::string text = layout_from_sysfs() ? read_line(source) : baked(opt.numa_topology, key);
+  std::vector<int> cpus = parse_cpulist(text);
+  if (cpus.empty() && !text.empty())
+    std::fprintf(stderr, "warning: %s holds '%s', not a list of CPUs 0..%d; taken as none\n",
+                 shown(source, kShownPath).c_str(), shown(text).c_str(), kMaxCpu);
+  return cpus;
 }
 
 // Where one device's threads and pinned memory go.

@@ -78,9 +78,10 @@ struct Report {
   std::vector<StageCount> stages;
   std::function<void(Json&)> more;  // adds keys to the object (a server's "serving")
 
-  // print: also on stdout (not for one device of several: the merged report is printed).
-  void write(const LatencyHistogram& latency, const std::string& path, bool quiet,
-             bool print = true) const {
+  // To stdout and to `path` (if any); one device of several hands it to its device_output()
+  // instead, for the parent's merged report.
+  void write(const LatencyHistogram& latency, const std::string& path, bool quiet) const;
+  std::string json(const LatencyHistogram& latency) const {
     Json j;
     j.open('{');
     j.key("schema_version").integer(1).key("program").str(program).key("backend").str(backend());
@@ -127,17 +128,7 @@ struct Report {
       j.boolean(verified == 1);
     if (more) more(j);
     j.close('}');
-    (void)quiet;  // --quiet drops the progress lines only; the result is always printed
-    if (print) {
-      std::printf("%s\n", j.text().c_str());
-      std::fflush(stdout);
-    }
-    if (!path.empty()) {
-      std::ofstream f(path);
-      f << j.text() << "\n";
-      f.close();
-      if (!f) throw std::runtime_error("cannot write the JSON report to '" + path + "'");
-    }
+    return j.text();
   }
   static const char* backend() {
 #if ASCGEN_BACKEND_SIM
@@ -147,6 +138,39 @@ struct Report {
 #endif
   }
 };
+
+// What one device of several leaves for the parent that merges their reports: its report and
+// its error line, in memory (deploy: threads, set on the device's thread) or sent up a pipe
+// (deploy: processes, set in the device's process). nullptr: the program's only device.
+struct DeviceOutput {
+  std::string report;
+  std::string error;
+};
+
+inline DeviceOutput*& device_output() {
+  thread_local DeviceOutput* out = nullptr;
+  return out;
+}
+
+// A JSON document to stdout and, if given, to a file; a failed write is an error.
+inline void write_json(const std::string& text, const std::string& path) {
+  std::printf("%s\n", text.c_str());
+  std::fflush(stdout);
+  if (path.empty()) return;
+  std::ofstream f(path);
+  f << text << "\n";
+  f.close();
+  if (!f) throw std::runtime_error("cannot write the JSON report to '" + path + "'");
+}
+
+inline void Report::write(const LatencyHistogram& latency, const std::string& path,
+                          bool quiet) const {
+  (void)quiet;  // --quiet drops the progress lines only; the result is always printed
+  if (DeviceOutput* out = device_output())
+    out->report = json(latency);
+  else
+    write_json(json(latency), path);
+}
 
 }  // namespace ascgen
 

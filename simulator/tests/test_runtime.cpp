@@ -26,8 +26,16 @@ TEST(profile, missing_key_refuses_init) {
 }
 
 TEST(profile, bad_time_scale_refuses_init) {
-  setenv("ACL_SIM_TIME_SCALE", "0", 1);
-  CHECK_RULE(aclInit(nullptr), ACL_ERROR_INVALID_PARAM, "init.time_scale");
+  // not a number, not finite, or beyond 0.001..1000 (a clock that never or always ends a task)
+  for (const char* bad : {"0", "-1", "x", "nan", "inf", "1e300", "1e-300", "1001", "0.0009"}) {
+    setenv("ACL_SIM_TIME_SCALE", bad, 1);
+    CHECK_RULE(aclInit(nullptr), ACL_ERROR_INVALID_PARAM, "init.time_scale");
+  }
+  for (const char* edge : {"0.001", "1000"}) {
+    setenv("ACL_SIM_TIME_SCALE", edge, 1);
+    CHECK_OK(aclInit(nullptr));
+    CHECK_OK(aclFinalize());
+  }
 }
 
 TEST(profile, init_finalize_lifecycle) {

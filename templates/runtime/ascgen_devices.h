@@ -1,12 +1,17 @@
 // ascgen_devices.h: one program over several devices. deploy: processes: the parent starts a
 // child per device (fork before any ACL call or thread, so the child starts clean and drives
-// only its own device), forwards SIGINT/SIGTERM to every child and waits for all of them.
+// only its own device), forwards SIGINT/SIGTERM to every child and waits for all of them; each
+// child sends its report and error line up a pipe (no temporary file) and gets SIGTERM when its
+// parent dies (PR_SET_PDEATHSIG), so a killed parent leaves no device running on.
 // deploy: threads: one process, a thread per device, each with its own context and run. Either
 // way the devices' JSON reports merge into one: per device, and in total. A device that fails
 // is named with its error; the others' results are kept. Emitted verbatim by ascgen.
 #ifndef ASCGEN_DEVICES_H_
 #define ASCGEN_DEVICES_H_
 
+#include <dirent.h>
+#include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <atomic>
@@ -100,22 +105,16 @@ inline std::vector<std::pair<std::string, int64_t>> json_stages(const std::strin
   return out;
 }
 
-inline std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  std::string text = s.str();
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
-}
-
 // ---------------------------------------------------------------- the parent
 
 struct DeviceChild {
   int32_t device = 0;
   pid_t pid = -1;
-  int status = -1;  // exit status (128 + signal when killed)
-  std::string json_path, error_path;
+  int status = -1;       // exit status (128 + signal when killed)
+  int killed_by = 0;     // the signal that killed it (it did not exit)
+  DeviceOutput out;      // its report ("" if it wrote none) and error line
+  int pipe = -1;         // deploy: processes: the read end of the child's pipe, until its end
+  std::string received;  // what came up the pipe (its header, error line and report)
 };
 
 inline int exit_status_of(int wait_status) {
@@ -138,7 +137,7 @@ inline void write_merged(const Report& head, const Options& opt,
   std::vector<std::pair<std::string, int64_t>> stages;
   std::vector<std::string> docs;
   for (const DeviceChild& c : children) {
-    docs.push_back(c.status == 0 || c.status >= 128 ? read_text(c.json_path) : "");
+    docs.push_back(c.out.report);  // any complete report, also of a device that failed at exit
     const std::string& d = docs.back();
     if (d.empty()) continue;
     qps += json_num(d, "qps", false);
@@ -205,7 +204,7 @@ inline void write_merged(const Report& head, const Options& opt,
   for (size_t i = 0; i < children.size(); ++i) {
     const DeviceChild& c = children[i];
     j.open('{').key("device").integer(c.device).key("exit_status").integer(c.status);
-    const std::string error = read_text(c.error_path);
+    const std::string& error = c.out.error;
     j.key("error");
     if (error.empty())
       j.null();
@@ -214,52 +213,22 @@ inline void write_merged(const Report& head, const Options& opt,
     j.key("report").raw(docs[i].empty() ? "null" : docs[i]).close('}');
   }
   j.close(']').close('}');
-  std::printf("%s\n", j.text().c_str());
-  std::fflush(stdout);
-  if (!opt.json_path.empty()) {
-    std::ofstream f(opt.json_path);
-    f << j.text() << "\n";
-    f.close();
-    if (!f) throw std::runtime_error("cannot write the JSON report to '" + opt.json_path + "'");
-  }
+  write_json(j.text(), opt.json_path);
 }
 
-// Starts run_one(options for device d) in a child process per device and merges the reports.
-// Exit status: 0 when every device succeeded, else the first failed device's.
-// A folder for the devices' reports and error lines, each device's paths in it.
-inline std::vector<DeviceChild> device_files(const std::vector<int32_t>& devices,
-                                             std::string* dir) {
-  char dir_template[] = "/tmp/ascgen-devices.XXXXXX";
-  if (mkdtemp(dir_template) == nullptr)
-    throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
-  *dir = dir_template;
-  std::vector<DeviceChild> out;
-  for (int32_t d : devices) {
-    DeviceChild c;
-    c.device = d;
-    const std::string base = *dir + "/device" + std::to_string(d);
-    c.json_path = base + ".json";
-    c.error_path = base + ".error";
-    out.push_back(c);
-  }
-  return out;
-}
-
-// One device's options: its id, where its report and error line go.
+// One device's options: its id; its report and error line go to its DeviceOutput.
 inline Options device_options(const Options& opt, const DeviceChild& c) {
   Options one = opt;
   one.devices = std::to_string(c.device);
-  one.json_path = c.json_path;
-  one.error_path = c.error_path;
+  one.json_path.clear();
   return one;
 }
 
-// Names every failed device, merges the reports, removes the files; the exit status: 0 when
+// Names every failed device (with its reason) and merges the reports; the exit status: 0 when
 // every device succeeded, else the first failed device's (a device stopped by the signal `sig`
 // counts as interrupted, not failed).
 inline int finish_devices(const Report& head, const Options& opt,
-                          const std::vector<DeviceChild>& children, const std::string& dir, int sig,
-                          const char* deploy) {
+                          const std::vector<DeviceChild>& children, int sig, const char* deploy) {
   int status = 0;
   for (const DeviceChild& c : children) {
     if (c.status == 0) continue;
@@ -267,26 +236,125 @@ inline int finish_devices(const Report& head, const Options& opt,
       if (status == 0) status = c.status;
       continue;
     }
-    const std::string error = read_text(c.error_path);
+    const std::string why = !c.out.error.empty() ? c.out.error
+                            : c.killed_by != 0   ? "killed by signal " + std::to_string(c.killed_by)
+                                                 : "";
     std::fprintf(stderr, "%s: device %d failed (exit status %d)%s%s\n", head.program, c.device,
-                 c.status, error.empty() ? "" : ": ", error.c_str());
+                 c.status, why.empty() ? "" : ": ", why.c_str());
     if (status == 0) status = c.status;
   }
   write_merged(head, opt, children, deploy);
-  for (const DeviceChild& c : children) {
-    unlink(c.json_path.c_str());
-    unlink(c.error_path.c_str());
-  }
-  rmdir(dir.c_str());
   return status;
+}
+
+// ---------------------------------------------------------------- deploy: processes
+
+// A child's message up its pipe: "<error bytes> <report bytes>\n", the error line, the report.
+// At most kMaxDeviceMessage bytes are kept (a report is far smaller; beyond: not a report).
+constexpr size_t kMaxDeviceMessage = size_t{64} << 20;
+
+inline void send_device_output(int fd, const DeviceOutput& out) {
+  const std::string msg = std::to_string(out.error.size()) + " " +
+                          std::to_string(out.report.size()) + "\n" + out.error + out.report;
+  for (size_t at = 0; at < msg.size();) {
+    const ssize_t n = write(fd, msg.data() + at, msg.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the parent is gone (SIGPIPE ignored): nobody to tell
+    at += static_cast<size_t>(n);
+  }
+}
+
+// The DeviceOutput in what a child sent, if it arrived whole (a child killed mid-way sent part).
+inline bool received_output(const std::string& msg, DeviceOutput* out) {
+  const size_t eol = msg.find('\n');
+  if (eol == std::string::npos) return false;
+  char* end = nullptr;
+  const unsigned long long error = std::strtoull(msg.c_str(), &end, 10);
+  const unsigned long long report = std::strtoull(end, &end, 10);
+  if (end != msg.c_str() + eol || error + report != msg.size() - eol - 1) return false;
+  out->error = msg.substr(eol + 1, error);
+  out->report = msg.substr(eol + 1 + error);
+  return true;
+}
+
+// Reads what the children sent so far (waiting at most `wait_ms` for any); closes a pipe at its
+// end.
+inline void read_children(std::vector<DeviceChild>& children, int wait_ms) {
+  std::vector<pollfd> fds;
+  for (const DeviceChild& c : children)
+    if (c.pipe >= 0) fds.push_back({c.pipe, POLLIN, 0});
+  if (fds.empty()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    return;
+  }
+  if (poll(fds.data(), fds.size(), wait_ms) <= 0) return;
+  char buf[65536];
+  for (DeviceChild& c : children) {
+    if (c.pipe < 0) continue;
+    const ssize_t n = read(c.pipe, buf, sizeof buf);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    if (n > 0 && c.received.size() + static_cast<size_t>(n) <= kMaxDeviceMessage) {
+      c.received.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n > 0) c.received.clear();  // too long to be a report: dropped
+    if (n > 0) continue;
+    close(c.pipe);  // its end (or an error)
+    c.pipe = -1;
+  }
+}
+
+#if ASCGEN_BACKEND_SIM
+// The simulated machine's shared memory that an earlier run of a program left behind when its
+// parent was killed (its children may die too, before the last of them removes it): removed,
+// and named. Only machines named by a parent that is gone (ascgen-<pid>, no such process).
+inline void sweep_machines(const char* program) {
+  DIR* d = opendir("/dev/shm");
+  if (d == nullptr) return;
+  const std::string prefix = "acl_sim_machine.ascgen-";
+  std::vector<std::string> gone;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    int64_t pid = 0;
+    if (name.compare(0, prefix.size(), prefix) != 0 ||
+        !parse_int(name.substr(prefix.size()), 1, 4194304, &pid))
+      continue;
+    if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) gone.push_back(name);
+  }
+  closedir(d);
+  for (const std::string& name : gone) {
+    aclsimMachineRemove(name.substr(std::strlen("acl_sim_machine.")).c_str());
+    std::fprintf(stderr, "%s: removed /dev/shm/%s, left by a run whose parent was killed\n",
+                 program, name.c_str());
+  }
+}
+#endif
+
+// The child's side: dies with its parent, reports up the pipe, never returns.
+template <class RunOne>
+[[noreturn]] void run_child(const Options& opt, const DeviceChild& c, bool first, int fd,
+                            pid_t parent, RunOne& run_one) {
+  // SIGTERM when the parent dies, as if it had forwarded one: the run stops and drains.
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(128 + SIGTERM);
+  signal(SIGPIPE, SIG_IGN);  // a write to a parent that is gone fails instead of killing
+  // Its report goes up the pipe (stdout stays the parent's), progress lines from the first
+  // device only.
+  if (std::freopen("/dev/null", "w", stdout) == nullptr) _exit(3);
+  Options one = device_options(opt, c);
+  one.quiet = opt.quiet || !first;
+  quiet_progress() = one.quiet;
+  DeviceOutput out;
+  device_output() = &out;
+  const int status = run_one(one);
+  std::fflush(stderr);
+  send_device_output(fd, out);
+  _exit(status);
 }
 
 // deploy: processes. Starts run_one(options for device d) in a child process per device.
 template <class RunOne>
 int run_devices(const Report& head, const Options& opt, const std::vector<int32_t>& devices,
                 RunOne run_one) {
-  std::string dir;
-  const std::vector<DeviceChild> planned = device_files(devices, &dir);
   std::vector<DeviceChild> children;
 #if ASCGEN_BACKEND_SIM
   // The children are one simulated machine: their devices' copies share the cards' host links
@@ -294,49 +362,64 @@ int run_devices(const Report& head, const Options& opt, const std::vector<int32_
   // already.
   const std::string machine = "ascgen-" + std::to_string(getpid());
   const bool named = std::getenv("ACL_SIM_MACHINE") == nullptr;
-  if (named) setenv("ACL_SIM_MACHINE", machine.c_str(), 1);
+  if (named) {
+    sweep_machines(head.program);
+    setenv("ACL_SIM_MACHINE", machine.c_str(), 1);
+  }
 #endif
   std::fflush(stdout);
   std::fflush(stderr);
-  for (size_t i = 0; i < planned.size() && stop_signal() == 0; ++i) {
-    DeviceChild c = planned[i];
+  const pid_t parent = getpid();
+  for (size_t i = 0; i < devices.size() && stop_signal() == 0; ++i) {
+    DeviceChild c;
+    c.device = devices[i];
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0)
+      throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     c.pid = fork();
-    if (c.pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-    if (c.pid == 0) {
-      // The child: its report goes to its file (stdout stays the parent's), progress lines from
-      // the first device only.
-      if (std::freopen("/dev/null", "w", stdout) == nullptr) _exit(3);
-      Options one = device_options(opt, c);
-      one.quiet = opt.quiet || i > 0;
-      quiet_progress() = one.quiet;
-      const int status = run_one(one);
-      std::fflush(stderr);
-      _exit(status);
+    if (c.pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     }
-    children.push_back(c);
+    if (c.pid == 0) {
+      close(fds[0]);
+      for (const DeviceChild& other : children) close(other.pipe);  // the parent's read ends
+      run_child(opt, c, i == 0, fds[1], parent, run_one);
+    }
+    close(fds[1]);
+    c.pipe = fds[0];
+    fcntl(c.pipe, F_SETFL, O_NONBLOCK);
+    children.push_back(std::move(c));
   }
-  // Wait for every child; a signal to the parent reaches each child still running.
+  // Read the children's pipes until every child ended and sent all it had; a signal to the
+  // parent reaches each child still running.
   int forwarded = 0;
-  size_t running = children.size();
-  while (running > 0) {
+  for (;;) {
     const int sig = stop_signal();
     if (sig != 0 && sig != forwarded) {
       for (const DeviceChild& c : children)
         if (c.status < 0) kill(c.pid, sig);
       forwarded = sig;
     }
+    bool open = false;
     for (DeviceChild& c : children) {
       int ws = 0;
-      if (c.status >= 0 || waitpid(c.pid, &ws, WNOHANG) != c.pid) continue;
-      c.status = exit_status_of(ws);
-      --running;
+      if (c.status < 0 && waitpid(c.pid, &ws, WNOHANG) == c.pid) {
+        c.status = exit_status_of(ws);
+        c.killed_by = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+      }
+      open = open || c.status < 0 || c.pipe >= 0;
     }
-    if (running > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!open) break;
+    read_children(children, 20);
   }
+  for (DeviceChild& c : children)
+    if (!received_output(c.received, &c.out)) c.out = DeviceOutput{};
 #if ASCGEN_BACKEND_SIM
   if (named) aclsimMachineRemove(machine.c_str());  // a child that died did not remove it
 #endif
-  int status = finish_devices(head, opt, children, dir, forwarded, "processes");
+  int status = finish_devices(head, opt, children, forwarded, "processes");
   if (status == 0 && children.size() < devices.size()) status = 128 + stop_signal();
   return status;
 }
@@ -347,8 +430,8 @@ int run_devices(const Report& head, const Options& opt, const std::vector<int32_
 template <class RunState, class RunOne>
 int run_device_threads(const Report& head, const Options& opt, const std::vector<int32_t>& devices,
                        RunOne run_one) {
-  std::string dir;
-  std::vector<DeviceChild> children = device_files(devices, &dir);
+  std::vector<DeviceChild> children(devices.size());
+  for (size_t i = 0; i < devices.size(); ++i) children[i].device = devices[i];
   const aclError init = aclInit(nullptr);
   if (init != ACL_SUCCESS)
     throw std::runtime_error("setup: aclInit failed with error " + std::to_string(init));
@@ -360,6 +443,7 @@ int run_device_threads(const Report& head, const Options& opt, const std::vector
   std::vector<std::thread> threads;
   for (size_t i = 0; i < children.size(); ++i) {
     threads.emplace_back([&, i] {
+      device_output() = &children[i].out;
       children[i].status = run_one(device_options(opt, children[i]), *runs[i]);
       done[i] = true;
     });
@@ -382,7 +466,7 @@ int run_device_threads(const Report& head, const Options& opt, const std::vector
   }
   for (std::thread& t : threads) t.join();
   const aclError fin = aclFinalize();
-  int status = finish_devices(head, opt, children, dir, stop_signal(), "threads");
+  int status = finish_devices(head, opt, children, stop_signal(), "threads");
   if (fin != ACL_SUCCESS) {
     std::fprintf(stderr, "%s: cleanup: aclFinalize failed with error %d\n", head.program, fin);
     if (status == 0) status = 3;

@@ -45,7 +45,6 @@ struct Options {
   std::string deploy = "processes";  // --deploy: several devices as processes or threads
   std::string numa = "none";         // --numa: device, none or a node (ascgen_numa.h)
   std::string numa_topology;         // the simulated host's: "device0=0;node0=0-23;..."
-  std::string error_path;  // a device's process: where its error line goes too (for the parent)
   // The load of a server (source kind requests; ascgen_serving.h): a closed loop of --clients,
   // or an open loop at --rate requests/s (--arrival constant|poisson), or a --trace replay.
   int clients = 0;
@@ -188,8 +187,9 @@ inline Options parse_options(int argc, char** argv, Options o) {
     for (size_t k = 0; k < n; ++k)
       if (name == specs[k].name) spec = &specs[k];
     if (spec == nullptr) {
-      if (arg.compare(0, 1, "-") != 0) usage_error(program, "unexpected argument '" + arg + "'");
-      usage_error(program, "unknown flag '" + name + "'");
+      if (arg.compare(0, 1, "-") != 0)
+        usage_error(program, "unexpected argument '" + shown(arg) + "'");
+      usage_error(program, "unknown flag '" + shown(name) + "'");
     }
     if (spec->kind == FlagKind::kSwitch || spec->kind == FlagKind::kHelp) {
       if (inline_value) usage_error(program, name + " takes no value");
@@ -206,7 +206,7 @@ inline Options parse_options(int argc, char** argv, Options o) {
       int64_t v = 0;
       if (!parse_int(text, spec->lo, spec->hi, &v))
         usage_error(program, name + " takes a whole number in " + format_limit(spec->lo) + ".." +
-                                 format_limit(spec->hi) + ", not '" + text + "'");
+                                 format_limit(spec->hi) + ", not '" + shown(text) + "'");
       if (name == "--threads") o.threads = static_cast<int>(v);
       if (name == "--depth") o.depth = static_cast<int>(v);
       if (name == "--frames") o.frames = v;
@@ -219,14 +219,14 @@ inline Options parse_options(int argc, char** argv, Options o) {
       double v = 0;
       if (!parse_seconds(text, spec->lo, spec->hi, &v))
         usage_error(program, name + " takes a number of seconds in " + format_limit(spec->lo) +
-                                 ".." + format_limit(spec->hi) + ", not '" + text + "'");
+                                 ".." + format_limit(spec->hi) + ", not '" + shown(text) + "'");
       if (name == "--duration") o.duration_s = v;
       if (name == "--warmup") o.warmup_s = v;
     } else if (spec->kind == FlagKind::kNumber) {
       double v = 0;
       if (!parse_seconds(text, spec->lo, spec->hi, &v))
         usage_error(program, name + " takes a number in " + format_limit(spec->lo) + ".." +
-                                 format_limit(spec->hi) + ", not '" + text + "'");
+                                 format_limit(spec->hi) + ", not '" + shown(text) + "'");
       if (name == "--rate") o.rate = v;
       o.load_given = true;
       if (std::find(loads.begin(), loads.end(), name) == loads.end()) loads.push_back(name);
@@ -241,12 +241,13 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (name == "--numa") {
         int64_t node = 0;
         if (text != "device" && text != "none" && !parse_int(text, 0, 255, &node))
-          usage_error(program, "--numa takes device, none or a node 0..255, not '" + text + "'");
+          usage_error(program,
+                      "--numa takes device, none or a node 0..255, not '" + shown(text) + "'");
         o.numa = text;
       }
       if (name == "--deploy") {
         if (text != "processes" && text != "threads")
-          usage_error(program, "--deploy takes processes or threads, not '" + text + "'");
+          usage_error(program, "--deploy takes processes or threads, not '" + shown(text) + "'");
         o.deploy = text;
       }
       if (name == "--trace") {
@@ -257,12 +258,12 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (name == "--priority-mix") o.priority_mix = text;
       if (name == "--arrival") {
         if (text != "constant" && text != "poisson")
-          usage_error(program, "--arrival takes constant or poisson, not '" + text + "'");
+          usage_error(program, "--arrival takes constant or poisson, not '" + shown(text) + "'");
         o.poisson = text == "poisson";
       }
       if (name == "--on-decode-error") {
         if (text != "fail" && text != "skip")
-          usage_error(program, "--on-decode-error takes fail or skip, not '" + text + "'");
+          usage_error(program, "--on-decode-error takes fail or skip, not '" + shown(text) + "'");
         o.skip_decode_errors = text == "skip";
       }
     }
@@ -271,12 +272,13 @@ inline Options parse_options(int argc, char** argv, Options o) {
   // (a folder is left to the program: one without a model stage ignores --model)
   if (!o.model.empty() && stat(o.model.c_str(), &model_st) == 0 && !S_ISREG(model_st.st_mode) &&
       !S_ISDIR(model_st.st_mode))
-    usage_error(program, "--model: '" + o.model + "' is " + file_kind(model_st.st_mode) +
-                             ", not a regular file");
+    usage_error(program, "--model: '" + shown(o.model, kShownPath) + "' is " +
+                             file_kind(model_st.st_mode) + ", not a regular file");
   if (loads.size() > 1) usage_error(program, "give one load: --clients, --rate or --trace");
   if (!o.json_path.empty()) {
     std::string why = cannot_write(o.json_path);
-    if (!why.empty()) usage_error(program, "--json: cannot write '" + o.json_path + "': " + why);
+    if (!why.empty())
+      usage_error(program, "--json: cannot write '" + shown(o.json_path, kShownPath) + "': " + why);
   }
   quiet_progress() = o.quiet;
   return o;

@@ -142,19 +142,12 @@ int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup
   report.interrupted = stop_signal() != 0;
   report.windows_qps = progress.windows();
   report.windows_latency = run.windows.p99_max_ms();
-  const bool verifiable = workers[0]->output(0) != nullptr;
-  report.verified = opt.verify && verifiable ? (run.mismatches == 0 ? 1 : 0) : -1;
+  report.verified = verified_state(run, opt, workers[0]->output(0) != nullptr);
   for (const StageInfo& s : stages)
     report.stages.push_back({s.name, s.per_batch ? mode.batches(report) : report.frames});
-  report.write(latency, opt.json_path, opt.quiet, opt.error_path.empty());
+  report.write(latency, opt.json_path, opt.quiet);
   mode.after_report(info);
-  if (run.mismatches > 0) return 1;
-  if (run.frames_failed > 0 && !opt.skip_decode_errors) {
-    std::fprintf(stderr, "%s: decoding input '%s' failed with result code %" PRId64 "\n", info.name,
-                 run.first_failure_input.c_str(), run.first_failure_code);
-    return 1;
-  }
-  return report.interrupted ? 128 + stop_signal() : 0;
+  return run_status(info.name, run, opt, report.frames);
 }
 
 // `run_it` (a run) inside a cleanup that releases everything in reverse order on every path;
@@ -173,13 +166,16 @@ inline int guarded(const ProgramInfo& info, const Options& opt,
     error = e.what();
     status = 3;
   }
+  DeviceOutput* out = device_output();  // one of several devices: its parent merges
   if (!error.empty()) {
-    // One of several devices names itself; its parent reads the line back for the report.
-    const std::string who = opt.error_path.empty() ? "" : " device " + opt.devices;
+    const std::string who = out == nullptr ? "" : " device " + opt.devices;
     std::fprintf(stderr, "%s%s: %s\n", info.name, who.c_str(), error.c_str());
-    if (!opt.error_path.empty()) std::ofstream(opt.error_path) << error << "\n";
   }
-  if (cleanup.run() != 0 && status == 0) status = 3;
+  if (cleanup.run() != 0 && status == 0) {
+    status = 3;
+    error = cleanup.first_failure();  // (printed by the cleanup) the reason the parent names
+  }
+  if (out != nullptr) out->error = error;
   return status;
 }
 

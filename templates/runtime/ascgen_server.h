@@ -91,6 +91,7 @@ struct Server {
   std::vector<int> gears;        // the model's dynamic batch gears, ascending (empty: padded)
   std::vector<HwGear> hw_gears;  // the model's height/width gears, ascending (empty: none)
   std::atomic<int64_t> measured_batches{0};
+  std::atomic<int> workers_serving{0};  // the last worker to stop ends the run
   std::atomic<int64_t> measured_requests{0};
   LatencyHistogram latency;  // end to end, measured requests (report thread only)
   CompletionRate rate;       // of measured requests (report thread only)

@@ -7,7 +7,10 @@
 #define ASCGEN_SERVING_H_
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -21,15 +24,40 @@ namespace ascgen::serving {
 
 // ---------------------------------------------------------------- the load
 
+// A trace that could not give the run a result is refused at start-up: none of its requests
+// falls in the measured window (after --warmup, within --duration), or fewer than --frames do.
+inline void check_trace(const TraceArrivals& trace, const Options& opt) {
+  const int64_t warmup_us = std::llround(opt.warmup_s * 1e6);
+  const int64_t end_us =
+      opt.frames > 0 ? INT64_MAX : warmup_us + std::llround(opt.duration_s * 1e6);
+  const size_t measured = trace.count_between(warmup_us, end_us);
+  const std::string requests = std::to_string(trace.size()) + " request" +
+                               (trace.size() == 1 ? "" : "s") + " (at 0.." +
+                               format_limit(static_cast<double>(trace.last_us()) / 1e6) + " s)";
+  if (measured == 0)
+    throw BadFlags(
+        "--trace: none of its " + requests + " falls after the --warmup of " +
+        format_limit(opt.warmup_s) + " s" +
+        (opt.frames > 0 ? "" : " within --duration " + format_limit(opt.duration_s) + " s") +
+        ": nothing would be measured; shorten --warmup or give a longer trace");
+  if (opt.frames > 0 && static_cast<uint64_t>(opt.frames) > measured)
+    throw BadFlags("--frames " + std::to_string(opt.frames) + ": the trace's " + requests +
+                   " has only " + std::to_string(measured) + " after the --warmup of " +
+                   format_limit(opt.warmup_s) + " s; give fewer --frames or a longer trace");
+}
+
 // The open loop's arrival times (--rate, --trace), or nullptr for a closed loop; read at
 // start-up, so a bad trace file is a bad flag.
 inline std::unique_ptr<ArrivalSchedule> arrivals(const Options& opt) {
   if (!opt.trace.empty()) {
+    std::unique_ptr<TraceArrivals> trace;
     try {
-      return std::make_unique<TraceArrivals>(TraceArrivals::from_file(opt.trace));
+      trace = std::make_unique<TraceArrivals>(TraceArrivals::from_file(opt.trace));
     } catch (const std::exception& e) {
       throw BadFlags(std::string("--trace: ") + e.what());
     }
+    check_trace(*trace, opt);
+    return trace;
   }
   if (opt.rate > 0 && opt.poisson) return std::make_unique<PoissonArrivals>(opt.rate, 42);
   if (opt.rate > 0) return std::make_unique<ConstantArrivals>(opt.rate);
@@ -37,8 +65,9 @@ inline std::unique_ptr<ArrivalSchedule> arrivals(const Options& opt) {
 }
 
 // Runs the clients until `run.stop`: a closed loop of opt.clients, or an open loop at the
-// schedule's times (filling `lateness`).
-inline void run_load(const Options& opt, ArrivalSchedule* schedule,
+// schedule's times (filling `lateness`). True when the open loop's schedule ran out (a trace
+// replayed to its end): no request will come any more.
+inline bool run_load(const Options& opt, ArrivalSchedule* schedule,
                      const std::vector<Input>& inputs, const Run& run, Lateness* lateness,
                      const PriorityMix& mix) {
   Server& srv = server();
@@ -63,11 +92,12 @@ inline void run_load(const Options& opt, ArrivalSchedule* schedule,
     while (!run.stop && stop_signal() == 0 && !srv.aborted)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     clients.stop_and_join();  // each finishes its request in flight
-    return;
+    return false;
   }
   OpenLoop loop(*schedule, srv.clock, 1000);  // late: more than 1 ms after its time
+  std::atomic<bool> sending{true};
   std::thread watcher([&] {
-    while (!run.stop && stop_signal() == 0 && !srv.aborted)
+    while (sending && !run.stop && stop_signal() == 0 && !srv.aborted)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     loop.stop();
   });
@@ -86,10 +116,12 @@ inline void run_load(const Options& opt, ArrivalSchedule* schedule,
     req.priority = mix.level_of(seq);
     if (!send(req, id, due)) req.busy.store(0);
   });
+  sending = false;
   watcher.join();
   if (overrun > 0)
     std::fprintf(stderr, "serving: %" PRIu64 " requests found every request slot in flight\n",
                  overrun);
+  return loop.ended();
 }
 
 // ---------------------------------------------------------------- the mode
@@ -169,12 +201,15 @@ class ServerMode {
   // The workers, the queue depth's sampler and the load.
   void start(aclrtContext context, const std::vector<Input>& inputs, const std::vector<int>& cpus) {
     Server& srv = server();
+    srv.workers_serving = static_cast<int>(serving_.size());
     for (ServingWorker<W>& sw : serving_) {
       ServingWorker<W>* w = &sw;
       threads_.emplace_back([w, context, &inputs, &cpus] {
         worker_thread(
             *w->t, context, cpus, [w, &inputs] { serve_batches(*w, inputs); },
             [] { server().abort(); });
+        // The last worker to stop (the batcher closed: the load ended) ends the run.
+        if (server().workers_serving.fetch_sub(1) == 1) w->t->run->stop = true;
       });
     }
     sampler_ = std::make_unique<DepthSampler>(
@@ -182,7 +217,9 @@ class ServerMode {
     load_ = std::thread([this, &inputs] {
       Run& run = run_state();
       try {
-        run_load(*opt_, schedule_.get(), inputs, run, &lateness_, mix_);
+        // A trace replayed to its end: the workers serve what is queued, then the run ends.
+        if (run_load(*opt_, schedule_.get(), inputs, run, &lateness_, mix_))
+          server().batcher->close();
       } catch (const std::exception& e) {
         run.error.set(e.what());
         run.stop = true;

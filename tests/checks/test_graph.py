@@ -150,6 +150,14 @@ def test_references_are_judged_when_the_schema_fails() -> None:
     assert "'from: infr' names no stage (did you mean 'infer'?)" in found
 
 
+def test_a_broken_stage_keeps_its_reference() -> None:
+    # fetch fails its schema, but what it reads is still judged: a loop through it
+    text = named("decode", "fetch", named("fetch", "decode")).replace("kind: d2h", "kind: d2h, colour: red")
+    spec_data, smap = load_text(text, "spec.yaml")
+    found = [d.message for d in semantic_diagnostics(spec_data, smap)]
+    assert any(m.startswith("a cycle: 'decode' reads 'fetch', 'fetch' reads 'decode';") for m in found)
+
+
 def test_a_spec_with_references_survives_configure() -> None:
     spec, _ = parse_text(named("decode", "upload"), "spec.yaml")
     again = configure(spec, {"threads": 2})

@@ -38,7 +38,7 @@ class Case:
     stdout_has: str = ""
 
 
-def _limits() -> None:
+def limits() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -81,7 +81,7 @@ def run_case(case: Case, tmp: Path, binary: Path | None = None) -> subprocess.Co
         text=True,
         errors="replace",
         timeout=TIMEOUT_S,
-        preexec_fn=_limits,
+        preexec_fn=limits,
         stdin=subprocess.DEVNULL,
         check=False,
     )

@@ -56,6 +56,13 @@ REFUSED = [
         "p.yaml:5:14: error: give either 'id' (one device) or 'ids' (several), not both",
     ),
     one_error("id-1-with-ids", edit(DEPLOYED, DEVICES, "device: {id: 1, ids: all, profile: ascend910b}"), "not both"),
+    one_error(
+        "latency-nan", edit(DETECT, LATENCY, "latency_ms: {1: .nan, 8: 9.5}"), "expected a finite number, got nan"
+    ),
+    one_error("latency-inf", edit(DETECT, LATENCY, "latency_ms: .inf"), "expected a finite number, got inf"),
+    one_error("latency-list", edit(DETECT, LATENCY, "latency_ms: []"), "got a list"),
+    one_error("latency-word-key", edit(DETECT, LATENCY, "latency_ms: {a: 1}"), "latency_ms: key 'a': expected a whole"),
+    one_error("threads-nan", edit(DETECT, "threads: 8", "threads: .nan"), "got nan (not a number)"),
     one_error("numa-256", numa("256"), "host.numa: input should be less than or equal to 255"),
     one_error("numa-negative", numa("-1"), "greater than or equal to 0"),
     one_error("numa-word", numa("abc"), "'abc' is not one of device or none"),

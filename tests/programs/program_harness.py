@@ -87,9 +87,9 @@ def run_program(
 
 
 # What a program exercises beyond the code every program shares: the AscendCL calls and the
-# support-library and standard-library entry points its main.cpp names (the stage blocks expand
+# runtime and standard-library entry points its main.cpp names (the stage blocks expand
 # there; the stream layout is one of the ascgen:: policies), and the run-time defaults it sets
-# (several devices, a load to serve: paths of the shared support code).
+# (several devices, a load to serve: paths of the shared runtime code).
 _EXERCISED = re.compile(r"\b(?:acl\w+|ascgen::\w+|std::\w+|defaults\.\w+)\b")
 
 

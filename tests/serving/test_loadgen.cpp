@@ -142,6 +142,37 @@ TEST(loadgen, trace_replay) {
   CHECK_THROWS(TraceArrivals::from_file("/nonexistent/trace"));
 }
 
+// What a trace may hold is bounded before anything grows, and what a message echoes is cut.
+TEST(loadgen, trace_bounds) {
+  auto error = [](const std::string& text) {
+    try {
+      TraceArrivals::parse(text, "t");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const int64_t span = TraceArrivals::kMaxSpanUs;
+  CHECK(error("5\n" + std::to_string(5 + span) + "\n").empty());  // at the limit
+  CHECK(error("5\n" + std::to_string(6 + span) + "\n").find("t:2: timestamp") == 0);
+  CHECK(error("0\n" + std::string(65, '1') + "\n").find("t:2: a line of 65 bytes") == 0);
+  CHECK(error("0\n" + std::string(64, ' ') + "\n").empty());  // 64 bytes: blank, skipped
+  const std::string binary = error(std::string("0\n\x01\xff") + "\n");
+  CHECK(binary.find("'\\x01\\xff'") != std::string::npos);
+  CHECK(binary.find('\x01') == std::string::npos);
+  CHECK_THROWS(TraceArrivals::from_file("/dev/zero"));  // a character device: never read
+  TraceArrivals t = TraceArrivals::parse(std::string("100\n200\n300\n1100\n"), "t");
+  CHECK_EQ(t.count_between(100, 1000), size_t{2});  // 100, 200 (times from the first)
+  CHECK_EQ(t.count_between(0, INT64_MAX), size_t{4});
+  CHECK_EQ(t.last_us(), int64_t{1000});
+}
+
+TEST(loadgen, saturating_time) {
+  CHECK_EQ(OpenLoop::saturating_add(INT64_MAX - 5, 10), INT64_MAX);
+  CHECK_EQ(OpenLoop::saturating_add(INT64_MIN + 5, -10), INT64_MIN);
+  CHECK_EQ(OpenLoop::saturating_add(7, 3), int64_t{10});
+}
+
 TEST(loadgen, keeping_up_is_at_most_one_percent_late) {
   Lateness l;
   l.tolerance_us = 100;
@@ -212,6 +243,29 @@ TEST(loadgen_threads, open_loop_stops_on_duration_trace_end_and_stop) {
   CHECK_EQ(stopped.run([](uint64_t, int64_t) {}).sent, uint64_t{1});
   stopper.join();
   CHECK(clock.now_us() - t0 < 900000);  // woken by stop(), not by the schedule
+  CHECK(!stopped.ended());
+  CHECK(replay.ended());  // the trace ran out
+}
+
+// A next request far beyond any clock (its due time would overflow): the loop waits, in
+// slices, without spinning or sending it, until stop().
+TEST(loadgen_threads, open_loop_waits_on_a_time_beyond_the_clock) {
+  struct Far final : ArrivalSchedule {
+    int calls = 0;
+    bool next(int64_t* t) override {
+      *t = calls++ == 0 ? 0 : INT64_MAX - 1;
+      return true;
+    }
+  } far;
+  SteadyClock clock;
+  OpenLoop loop(far, clock, 1000000);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    loop.stop();
+  });
+  CHECK_EQ(loop.run([](uint64_t, int64_t) {}).sent, uint64_t{1});  // wrapped: sent at once
+  stopper.join();
+  CHECK(!loop.ended());
 }
 
 // ---------------------------------------------------------------- closed loop
@@ -453,7 +507,7 @@ TEST(loadgen, stats_per_priority_level_and_per_gear) {
   for (int i = 1; i <= 50; ++i) st.record_request(2000.0 * i, 100.0 * i, 500, 0);
   for (int i = 1; i <= 10; ++i) st.record_request(9000.0 * i, 8000.0 * i, 500, 1);
   st.record_batch(2, 8, 32 * 70 + 32 * 60, 2 * 32 * 80);
-  st.record_shapes(32, 80, 32 * 70, 32 * 60);   // 320 more elements: the rule holds
+  st.record_shapes(32, 80, 32 * 70, 32 * 60);    // 320 more elements: the rule holds
   st.record_shapes(32, 320, 32 * 300, 32 * 40);  // 8,320 more and 13 % kept: a break
   st.record_shapes(32, 80, 32 * 80, 32 * 80);
   ascgen::Json j;
@@ -462,7 +516,8 @@ TEST(loadgen, stats_per_priority_level_and_per_gear) {
   j.close('}');
   const std::string& s = j.text();
   std::fprintf(stderr, "  %s\n", s.c_str());
-  CHECK(s.find("\"by_priority\": [{\"level\": 0, \"latency_ms\": {\"count\": 50") != std::string::npos);
+  CHECK(s.find("\"by_priority\": [{\"level\": 0, \"latency_ms\": {\"count\": 50") !=
+        std::string::npos);
   CHECK(s.find("{\"level\": 1, \"latency_ms\": {\"count\": 10") != std::string::npos);
   CHECK(s.find("\"rule_breaks\": 1") != std::string::npos);
   CHECK(s.find("\"gears\": [[32, 80, 2], [32, 320, 1]]") != std::string::npos);

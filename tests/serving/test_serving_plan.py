@@ -203,3 +203,27 @@ def test_an_output_that_follows_the_hw_gear_splits_into_floats_at_every_gear(tmp
     line = next(n for n, t in enumerate(text.splitlines(), 1) if "hw_scaled_output:" in t)
     errors = _errors(text, tmp_path)
     assert any("splits into whole float32 values" in e and f":{line}:" in e for e in errors), errors
+
+
+def test_an_open_loop_below_capacity_is_served_as_it_arrives(batched: Plan) -> None:
+    """200 requests/s, one every 5 ms, on a service that runs one in far less: each waits the
+    queue delay and runs alone, nothing is refused."""
+    p = predict(batched, 0, rate=200, requests=400, warmup=20)
+    assert p.rate == 200 and p.clients == 0
+    assert p.qps == pytest.approx(200, rel=0.01)
+    assert p.mean_batch == pytest.approx(1.0, abs=0.05) and p.rejected == 0
+
+
+def test_an_open_loop_above_capacity_fills_the_queue_and_is_refused(batched: Plan) -> None:
+    """900 requests/s above what the batched service completes: full batches, the throughput
+    is the service's, the queue (max_size 256, timeout 1 s, reject) refuses the rest, and a
+    request waits about max_size / throughput."""
+    assert batched.serving is not None
+    cap = predict(batched, 70, requests=1500).qps
+    p = predict(batched, 0, rate=900, requests=2000)
+    assert p.qps == pytest.approx(cap, rel=0.05) and p.mean_batch == pytest.approx(16, abs=0.1)
+    assert p.rejected == pytest.approx(1 - cap / 900, abs=0.05)
+    assert p.p50_ms == pytest.approx(batched.serving.queue_max_size / cap * 1e3, rel=0.25)
+    poisson = predict(batched, 0, rate=900, requests=1000, seed=1, poisson=True)
+    assert poisson.qps == pytest.approx(cap, rel=0.05) and poisson.rejected > 0.05
+    assert poisson != predict(batched, 0, rate=900, requests=1000, seed=1)

@@ -1,4 +1,5 @@
 // aclInit / aclFinalize, devices and contexts.
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -72,13 +73,19 @@ bool device_open_ms(double* ms) {
   return end != nullptr && *end == '\0' && *ms >= 0;
 }
 
+// ACL_SIM_TIME_SCALE: wall seconds per model second, a finite number in 0.001..1000. Beyond
+// that the model clock stops or races (inf: no task ever ends; 1e-300: every deadline is now)
+// and every bounded wait of a program becomes unbounded or meaningless.
+constexpr double kMinTimeScale = 0.001, kMaxTimeScale = 1000;
+
 bool parse_time_scale(double* scale) {
   const char* env = std::getenv("ACL_SIM_TIME_SCALE");
   *scale = 1.0;
   if (env == nullptr || *env == '\0') return true;
   char* end = nullptr;
   *scale = std::strtod(env, &end);
-  return end != nullptr && *end == '\0' && *scale > 0;
+  return end != nullptr && *end == '\0' && std::isfinite(*scale) && *scale >= kMinTimeScale &&
+         *scale <= kMaxTimeScale;
 }
 
 // aclrtSynchronizeDevice[WithTimeout]: waits until every task of the device is done;
@@ -167,8 +174,9 @@ aclError aclInit(const char* configPath) {
   double scale = 1.0;
   if (!parse_time_scale(&scale))
     return raise_rule(Rule::kInitTimeScale, ACL_ERROR_INVALID_PARAM, __func__,
-                      "ACL_SIM_TIME_SCALE='%s' is not a number > 0",
-                      std::getenv("ACL_SIM_TIME_SCALE"));
+                      "ACL_SIM_TIME_SCALE='%.40s' is not a number in %g..%g (wall seconds "
+                      "per model second)",
+                      std::getenv("ACL_SIM_TIME_SCALE"), kMinTimeScale, kMaxTimeScale);
   model_clock().start(scale);
   std::string machine_error;
   if (!machine::attach(host_link::changed_elsewhere, &machine_error))
