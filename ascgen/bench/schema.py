@@ -76,6 +76,15 @@ class ProgramPadding(_Loose):
     gears: list[tuple[int, int, Annotated[int, Field(ge=0)]]] = Field(default_factory=list)  # height, width, batches
 
 
+class ProgramGenerator(_Loose):
+    """An open loop's generator: how many requests it sent late (beyond its tolerance)."""
+
+    sent: int = Field(default=0, ge=0)
+    late: int = Field(default=0, ge=0)
+    max_late_us: int = Field(default=0, ge=0)
+    kept_up: bool = True
+
+
 class ProgramServing(_Loose):
     """The part of a server's ``serving`` block (ascgen_loadgen.h's write_json) a bench reports."""
 
@@ -86,6 +95,7 @@ class ProgramServing(_Loose):
     batch_stats: list[tuple[Annotated[int, Field(ge=1)], Annotated[int, Field(ge=0)]]] = Field(default_factory=list)
     batches: int = Field(default=0, ge=0)
     padding: ProgramPadding | None = None
+    generator: ProgramGenerator | None = None  # an open loop's
 
 
 class ProgramReport(BaseModel):
@@ -202,9 +212,10 @@ class Serving(_Model):
     """A server's figures of one run, or the median over a configuration's repeats: the load
     offered and what became of it, in model time (requests/s; ms)."""
 
-    offered_rps: Measured  # requests submitted to the server per second (a closed loop's: what its clients sent)
+    # requests submitted per second (a closed loop's: what its clients sent), from the load's start
+    offered_rps: Measured
     achieved_rps: Measured  # requests completed per second
-    submitted: int = Field(ge=0)
+    submitted: int = Field(ge=0)  # counted from the load's start, warm-up included, as the next two
     rejected: int = Field(ge=0)  # refused: queue full, server closing, or timed out in the queue
     timed_out: int = Field(ge=0)  # past the queue timeout (rejected or sent late)
     queue_p50_ms: Measured
@@ -216,6 +227,7 @@ class Serving(_Model):
     predicted_p99_ms: Measured | None = None
     predicted_mean_batch: Measured | None = None
     predicted_rejected: Annotated[float, Field(ge=0, le=1)] | None = None  # share of the requests sent
+    late: int = Field(default=0, ge=0)  # an open loop's requests its generator sent late (could not keep up)
 
     @property
     def dropped(self) -> int:

@@ -248,7 +248,9 @@ def measure_point(request: Request, runner: Runner, monitor: Monitor, point: Poi
     mismatch = disagreement(config, report)
     if mismatch:
         return f"run {where}) is not what was asked: {mismatch}"
-    return Measured(stats.record(config, repeat, report, point.plan, raw.as_posix(), point.prediction), report.backend)
+    warmup = request.options.warmup_s
+    record = stats.record(config, repeat, report, point.plan, raw.as_posix(), point.prediction, warmup)
+    return Measured(record, report.backend)
 
 
 def assemble(

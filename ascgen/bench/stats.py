@@ -25,13 +25,15 @@ def per_1000(seconds: float | None, frames: int) -> float | None:
 
 
 def serving_of(
-    served: ProgramServing, qps: float, duration_s: float, scale: float, prediction: Prediction | None
+    served: ProgramServing, qps: float, loaded_s: float, scale: float, prediction: Prediction | None
 ) -> Serving:
-    """A server's figures of one run, in model time (the host's seconds / ``scale``)."""
+    """A server's figures of one run, in model time (the host's seconds / ``scale``). The
+    program counts requests from the start of its load, through the warm-up and the measured
+    period (``loaded_s``, host seconds); its latencies are of the measured period."""
     batched = sum(size * n for size, n in served.batch_stats)
     gears = tuple((f"{h}x{w}", n / served.batches) for h, w, n in served.padding.gears) if served.padding else ()
     return Serving(
-        offered_rps=served.submitted / duration_s * scale if duration_s > 0 else 0.0,
+        offered_rps=served.submitted / loaded_s * scale if loaded_s > 0 else 0.0,
         achieved_rps=qps,
         submitted=served.submitted,
         rejected=served.rejected.queue_full + served.rejected.closed + served.rejected.timeout,
@@ -44,14 +46,22 @@ def serving_of(
         predicted_p99_ms=prediction.p99_ms if prediction else None,
         predicted_mean_batch=prediction.mean_batch if prediction else None,
         predicted_rejected=prediction.rejected if prediction else None,
+        late=served.generator.late if served.generator and not served.generator.kept_up else 0,
     )
 
 
 def record(
-    config: Config, repeat: int, report: ProgramReport, plan: Plan, raw: str, prediction: Prediction | None = None
+    config: Config,
+    repeat: int,
+    report: ProgramReport,
+    plan: Plan,
+    raw: str,
+    prediction: Prediction | None = None,
+    warmup_s: float = 0.0,
 ) -> RunRecord:
     """A run's record; with a time scale (the simulated device s times slower than the host)
-    its rates and latencies are the device's: QPS x s, milliseconds / s."""
+    its rates and latencies are the device's: QPS x s, milliseconds / s. ``warmup_s``: the
+    run's warm-up, when a server's load already ran."""
     s = config.time_scale or 1.0
     latency = Latency(**{k: v / s for k, v in report.latency_ms.model_dump().items()})
     hist = report.latency_histogram_us
@@ -75,7 +85,9 @@ def record(
         latency_histogram_us=[(bound / s, n) for bound, n in hist] if hist is not None else None,
         raw=raw,
         serving=(
-            serving_of(report.serving, report.qps * s, report.duration_s, s, prediction) if report.serving else None
+            serving_of(report.serving, report.qps * s, report.duration_s + warmup_s, s, prediction)
+            if report.serving
+            else None
         ),
     )
 
@@ -120,7 +132,7 @@ def serving_summary(runs: Sequence[Serving]) -> Serving | None:
     return runs[0].model_copy(
         update={
             **med,
-            **{k: sum(getattr(r, k) for r in runs) for k in ("submitted", "rejected", "timed_out")},
+            **{k: sum(getattr(r, k) for r in runs) for k in ("submitted", "rejected", "timed_out", "late")},
             "gear_shares": tuple((name, sum(v) / len(runs)) for name, v in gears.items()),
         }
     )
