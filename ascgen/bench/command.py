@@ -151,7 +151,7 @@ def bench(
         _stage_study(spec_path, threads, duration, warmup, input_path, pin, build_dir, out_dir)
         return
     sweeps = [parse_sweep(t) for t in sweep_texts]
-    if time_scale is not None and backend != "sim":
+    if backend != "sim" and (time_scale is not None or any(s.key == "time_scale" for s in sweeps)):
         raise click.UsageError("--time-scale slows the simulator's clock: use it with --backend sim")
     given = (("threads", threads), ("depth", depth), ("arrival", arrival), ("time_scale", time_scale))
     fixed: dict[str, int | float | str] = {k: v for k, v in given if v is not None}

@@ -40,6 +40,15 @@ def run_warnings(runs: Sequence[RunRecord]) -> list[str]:
             f"{_others(noisy)}; stop other workloads on this host, pin threads (spec host.affinity), "
             "and use a longer --duration"
         )
+    late = [r for r in runs if r.serving is not None and r.serving.late]
+    if late:
+        first = late[0]
+        assert first.serving is not None
+        out.append(
+            f"the load generator fell behind: {first.label()} repeat {first.repeat} sent {first.serving.late:,} of "
+            f"{first.serving.submitted:,} requests late{_others(late)}, so the load offered is below the rate asked; "
+            "the host is too busy or the rate too high for it (on the simulator, raise --time-scale)"
+        )
     short = [r for r in runs if r.duration_s < MIN_DURATION_S or r.frames < MIN_FRAMES]
     if short:
         first = short[0]

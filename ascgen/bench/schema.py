@@ -76,6 +76,15 @@ class ProgramPadding(_Loose):
     gears: list[tuple[int, int, Annotated[int, Field(ge=0)]]] = Field(default_factory=list)  # height, width, batches
 
 
+class ProgramGenerator(_Loose):
+    """An open loop's generator: how many requests it sent late (beyond its tolerance)."""
+
+    sent: int = Field(default=0, ge=0)
+    late: int = Field(default=0, ge=0)
+    max_late_us: int = Field(default=0, ge=0)
+    kept_up: bool = True
+
+
 class ProgramServing(_Loose):
     """The part of a server's ``serving`` block (ascgen_loadgen.h's write_json) a bench reports."""
 
@@ -86,6 +95,7 @@ class ProgramServing(_Loose):
     batch_stats: list[tuple[Annotated[int, Field(ge=1)], Annotated[int, Field(ge=0)]]] = Field(default_factory=list)
     batches: int = Field(default=0, ge=0)
     padding: ProgramPadding | None = None
+    generator: ProgramGenerator | None = None  # an open loop's
 
 
 class ProgramReport(BaseModel):
@@ -217,6 +227,7 @@ class Serving(_Model):
     predicted_p99_ms: Measured | None = None
     predicted_mean_batch: Measured | None = None
     predicted_rejected: Annotated[float, Field(ge=0, le=1)] | None = None  # share of the requests sent
+    late: int = Field(default=0, ge=0)  # an open loop's requests its generator sent late (could not keep up)
 
     @property
     def dropped(self) -> int:

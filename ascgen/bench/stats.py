@@ -46,6 +46,7 @@ def serving_of(
         predicted_p99_ms=prediction.p99_ms if prediction else None,
         predicted_mean_batch=prediction.mean_batch if prediction else None,
         predicted_rejected=prediction.rejected if prediction else None,
+        late=served.generator.late if served.generator and not served.generator.kept_up else 0,
     )
 
 
@@ -131,7 +132,7 @@ def serving_summary(runs: Sequence[Serving]) -> Serving | None:
     return runs[0].model_copy(
         update={
             **med,
-            **{k: sum(getattr(r, k) for r in runs) for k in ("submitted", "rejected", "timed_out")},
+            **{k: sum(getattr(r, k) for r in runs) for k in ("submitted", "rejected", "timed_out", "late")},
             "gear_shares": tuple((name, sum(v) / len(runs)) for name, v in gears.items()),
         }
     )

@@ -37,6 +37,7 @@ CLIPS = (
     Clip("qvga_h264", "h264", 320, 240, 64, 16, 2),  # B-frames: pictures come out late
     Clip("qvga_h265", "h265", 320, 240, 32, 16, 2),
     Clip("hd_h264", "h264", 1280, 720, 4, 4, 0),
+    Clip("tiny_h264", "h264", 96, 96, 4, 4, 0),  # below VDEC's 128 x 128
     Clip("fhd_h264", "h264", 1920, 1080, 4, 4, 0),
 )
 

@@ -13,7 +13,8 @@ using namespace vdec_test;
 constexpr size_t kFrames = 4;
 
 struct Session {
-  Clip clip = load_clip("qvga_h264", "h264", false);
+  explicit Session(const char* name = "qvga_h264") : clip(load_clip(name, "h264", false)) {}
+  Clip clip;
   bool open = clip.ok && aclInit(nullptr) == ACL_SUCCESS && aclrtSetDevice(0) == ACL_SUCCESS;
   int close() {
     aclrtResetDevice(0);
@@ -105,6 +106,31 @@ int vdec_destroy_in_callback(bool bad) {
   return status != 0 ? status : closed;
 }
 
+// A 96x96 stream, below the smallest picture VDEC decodes (128x128); the twin's is 320x240.
+int vdec_stream_size(bool bad) {
+  Session s(bad ? "tiny_h264" : "qvga_h264");
+  if (!s.open) return 2;
+  int status = 0;
+  {
+    ReportThread reports;
+    aclvdecChannelDesc* ch = channel_desc(3, reports.id(), quiet, H264_HIGH_LEVEL);
+    if (aclvdecCreateChannel(ch) != ACL_SUCCESS) return 2;
+    reports.start();
+    std::vector<acldvppPicDesc*> out;
+    for (size_t i = 0; i < kFrames; ++i) out.push_back(output_picture(s.clip.width, s.clip.height));
+    if (!play(ch, s.clip, &out)) status = 3;
+    reports.stop();
+    for (auto* p : out) {
+      if ((acldvppGetPicDescRetCode(p) == 0) == bad) status = 3;
+      free_picture(p);
+    }
+    aclvdecDestroyChannel(ch);
+    aclvdecDestroyChannelDesc(ch);
+  }
+  const int closed = s.close();
+  return status != 0 ? status : closed;
+}
+
 // A V1 channel, then the V2 media API in the same process; the twin stays with V1.
 int dvpp_api_mix(bool bad) {
   Session s;
@@ -127,6 +153,7 @@ std::vector<Case> with_vdec_cases(std::vector<Case> base) {
       {"vdec_output_geometry", "RULE vdec.output_geometry ", 87, "", "", vdec_output_geometry});
   base.push_back({"vdec_destroy_in_callback", "RULE vdec.destroy_in_callback ", 87, "", "",
                   vdec_destroy_in_callback});
+  base.push_back({"vdec_stream_size", "RULE vdec.stream_size ", 87, "", "", vdec_stream_size});
   base.push_back({"dvpp_api_mix", "RULE dvpp.api_mix ", 87, "", "", dvpp_api_mix});
   return base;
 }

@@ -141,3 +141,37 @@ def test_the_offered_rate_counts_the_requests_of_the_warm_up_too(fake_builder: F
     served = results.summary[0].serving
     assert served is not None and served.submitted == 900
     assert served.offered_rps == pytest.approx(300)
+
+
+def test_a_generator_that_fell_behind_is_a_warning(fake_builder: FakeBuilder, tmp_path: Path) -> None:
+    """More than 1 % of the requests sent late (the program's own test): the rate asked was not
+    the load offered, and the bench says so; 1 % or less is not worth a line."""
+    fake_builder.knobs += ["--late", "50"]
+    results = bench(tmp_path, fake_builder, "rate=300")
+    (warning,) = [w for w in results.warnings if "load generator" in w]
+    assert "sent 50 of 600 requests late" in warning and "rate=300" in warning
+    assert results.summary[0].serving is not None and results.summary[0].serving.late == 50
+    fake_builder.knobs[-1] = "6"
+    quiet = bench(tmp_path / "quiet", fake_builder, "rate=300")
+    assert not [w for w in quiet.warnings if "load generator" in w]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--time-scale", "3", "--backend", "cann"], "use it with --backend sim"),
+        (["--sweep", "time_scale=1,3", "--backend", "cann"], "use it with --backend sim"),
+        (["--arrival", "bursty"], "'bursty' is not one of"),
+        (["--time-scale", "0"], "0<x<=1000"),
+        (["--arrival", "poisson", "--sweep", "clients=8"], "give a rate"),
+        (["--time-scale", "2", "--sweep", "time_scale=1,3"], "both fixed (--time-scale) and swept"),
+    ],
+)
+def test_bench_refuses_arrival_and_time_scale_it_cannot_use(args: list[str], says: str, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ascgen.cli import cli
+
+    result = CliRunner().invoke(cli, ["bench", str(SERVER_SPEC), "--out", str(tmp_path / "o"), *args])
+    assert result.exit_code == 2, result.output
+    assert says in result.output

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from harness import ROOT, _limits
+from harness import ROOT, limits
 
 from ascgen.common.friendly import stop_child
 
@@ -62,7 +62,7 @@ def test_sigterm_during_a_tune_keeps_the_measured_points(tmp_path: Path) -> None
          "--min-gain", "0",
          "--out", str(out), "--write-spec", str(tmp_path / "tuned.yaml"), "--build-dir", str(build_root)],
         cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, preexec_fn=_limits,
+        text=True, preexec_fn=limits,
     )  # fmt: skip
     assert proc.stderr is not None
     seen = []

@@ -136,6 +136,7 @@ enum class Rule {
   kDvppApiMix,                    // dvpp.api_mix
   kVdecV2Unsupported,             // vdec.v2_unsupported
   kVdecMpiArgs,                   // vdec.mpi_args
+  kVdecStreamSize,                // vdec.stream_size
 };
 
 struct RuleInfo {
@@ -435,6 +436,9 @@ inline constexpr RuleInfo kRuleTable[] = {
      "VDEC V2 flow: hi_mpi_sys_init, create the channel (HI_VDEC_SEND_MODE_FRAME for one frame per "
      "send), start receiving, send, get and release frames, stop, destroy [HA 900 acldevg "
      "aclcppdevg_000062; aclcppdevg_03_0319; Ascend/samples 7_dvpp/vdec_sample]; ACL_FACTS 8"},
+    {"vdec.stream_size", RuleKind::kDevice,
+     "VDEC input: 128x128 .. 4096x4096 on the 310, 310P, 910, 910B and A3 [HA 850 "
+     "aclcppdevg_03_0373; aclpythondevg_01_0345]; ACL_FACTS 4, 8"},
 };
 
 constexpr const RuleInfo& rule_info(Rule rule) {

@@ -69,6 +69,7 @@ struct Channel {
 }  // namespace sim::vdec
 
 using sim::vdec::Channel;
+using sim::vdec::outside_limits;
 using sim::vdec::Pending;
 using sim::vdec::Target;
 
@@ -182,6 +183,10 @@ std::vector<Delivery> deliver(const char* api, Channel* ch, const vdec::Emission
         raise_rule(Rule::kVdecOutputGeometry, ACL_SUCCESS, api, "%s", why.c_str());
         d.ret = kDecodeError;
       }
+    }
+    if (const std::string why = outside_limits(*d.picture); !why.empty()) {
+      raise_rule(Rule::kVdecStreamSize, ACL_SUCCESS, api, "%s", why.c_str());
+      d.ret = kDecodeError;
     }
     out.push_back(std::move(d));
   }

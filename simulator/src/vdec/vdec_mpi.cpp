@@ -35,6 +35,7 @@
 
 using namespace sim;
 using sim::vdec::misfit;
+using sim::vdec::outside_limits;
 using sim::vdec::Target;
 using sim::vdec::write_picture;
 namespace img = acl_sim::imaging;
@@ -154,6 +155,10 @@ std::vector<Decoded> deliver(const char* api, MpiChannel* ch, const vdec::Emissi
     const std::string why = misfit(target_of(d.sent.pic), *d.picture);
     d.write = why.empty();
     if (!d.write) raise_rule(Rule::kVdecOutputGeometry, ACL_SUCCESS, api, "%s", why.c_str());
+    if (const std::string size = outside_limits(*d.picture); !size.empty()) {
+      raise_rule(Rule::kVdecStreamSize, ACL_SUCCESS, api, "%s", size.c_str());
+      d.write = false;
+    }
     out.push_back(std::move(d));
   }
   return out;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "acl_sim/imaging/content_hash.h"
+#include "core/profile.h"
 #include "dvpp/dvpp_content.h"
 
 namespace img = acl_sim::imaging;
@@ -33,6 +34,20 @@ std::string misfit(const Target& out, const img::VideoPicture& p) {
          std::to_string(h) + " stream: " + what + "; widthStride " + std::to_string(min_ws) +
          ", heightStride " + std::to_string(min_hs) + ", size " +
          std::to_string(static_cast<uint64_t>(min_ws) * min_hs * 3 / 2) + " would fit";
+}
+
+std::string outside_limits(const img::VideoPicture& p) {
+  const Profile& prof = profile();
+  if (!prof.has("limits.vdec_in.min_width")) return {};
+  const auto min_w = static_cast<uint32_t>(prof.num("limits.vdec_in.min_width"));
+  const auto min_h = static_cast<uint32_t>(prof.num("limits.vdec_in.min_height"));
+  const auto max_w = static_cast<uint32_t>(prof.num("limits.vdec_in.max_width"));
+  const auto max_h = static_cast<uint32_t>(prof.num("limits.vdec_in.max_height"));
+  if (p.width >= min_w && p.height >= min_h && p.width <= max_w && p.height <= max_h) return {};
+  return "a " + std::to_string(p.width) + "x" + std::to_string(p.height) + " stream: VDEC on the " +
+         prof.str("soc") + " decodes " + std::to_string(min_w) + "x" + std::to_string(min_h) +
+         " .. " + std::to_string(max_w) + "x" + std::to_string(max_h) +
+         " (limits.vdec_in); scale the video before it reaches the device";
 }
 
 void write_picture(const Target& out, const img::VideoPicture& p, uint64_t identity) {

@@ -24,6 +24,10 @@ struct Target {
 // the height, enough bytes); else what is wrong and what would fit.
 std::string misfit(const Target& out, const acl_sim::imaging::VideoPicture& picture);
 
+// Empty when the profile's limits.vdec_in (when it has them) take a picture of this size;
+// else what is wrong (rule vdec.stream_size).
+std::string outside_limits(const acl_sim::imaging::VideoPicture& picture);
+
 // Copies the picture to the output at its strides, unless the output already holds this
 // very picture (content tags; `identity` names the picture's content).
 void write_picture(const Target& out, const acl_sim::imaging::VideoPicture& picture,
