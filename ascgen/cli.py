@@ -19,10 +19,10 @@ from ascgen.common.console import out
 from ascgen.common.errors import CheckFailed, UserError, shown
 from ascgen.common.fileio import write_atomic
 from ascgen.common.friendly import friendly, handle_sigterm
-from ascgen.spec import profile
-from ascgen.spec.diagnostics import SpecError
-from ascgen.spec.files import expand_specs
-from ascgen.spec.names import profile_name_problem
+from ascgen.dsl import profile
+from ascgen.dsl.diagnostics import SpecError
+from ascgen.dsl.files import expand_specs
+from ascgen.dsl.names import profile_name_problem
 from ascgen.transfers import command as transfers_command
 from ascgen.tune import command as tune_command
 
@@ -73,8 +73,8 @@ def validate(specs: tuple[Path, ...], backend: str) -> None:
 
     Also warns when an input named by the spec is missing or its SLO is above the roofline."""
     from ascgen.checks.readiness import readiness_warnings
+    from ascgen.dsl.yaml_loader import load_file
     from ascgen.pipeline import analyze_file
-    from ascgen.spec.yaml_loader import load_file
 
     problems = SpecError()
     for path in _expand(specs):
@@ -117,7 +117,7 @@ def plan(spec_path: Path, as_json: bool) -> None:
 @friendly
 def schema(output: Path | None) -> None:
     """Print the JSON Schema of the DSL (for editor completion)."""
-    from ascgen.spec.dsl import Spec
+    from ascgen.dsl.spec import Spec
 
     doc = Spec.model_json_schema()
     doc["$schema"] = "https://json-schema.org/draft/2020-12/schema"
@@ -136,7 +136,7 @@ def schema(output: Path | None) -> None:
 def init(path: Path, force: bool) -> None:
     """Write a commented example spec to PATH (default pipeline.yaml), and sample JPEGs to
     data/images/ beside it, ready for validate, plan, build and bench."""
-    from ascgen.spec.example import write_example
+    from ascgen.dsl.example import write_example
 
     written = write_example(path, force=force)
     click.echo(f"wrote {', '.join(str(p) for p in written)}")

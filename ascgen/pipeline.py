@@ -9,13 +9,13 @@ from ascgen.checks import spec as checks
 from ascgen.checks.deployment import check_deployment
 from ascgen.checks.partial import unique
 from ascgen.checks.planned import check_planned
+from ascgen.dsl import profile as profiles
+from ascgen.dsl import spec as dsl
+from ascgen.dsl.diagnostics import SpecError
+from ascgen.dsl.parse import parse_file, parse_text
+from ascgen.dsl.yaml_loader import SourceMap
 from ascgen.plan.model import Plan
 from ascgen.plan.planner import make_plan
-from ascgen.spec import dsl
-from ascgen.spec import profile as profiles
-from ascgen.spec.diagnostics import SpecError
-from ascgen.spec.parse import parse_file, parse_text
-from ascgen.spec.yaml_loader import SourceMap
 
 
 def analyze_data(spec: dsl.Spec, smap: SourceMap) -> Plan:

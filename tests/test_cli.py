@@ -16,8 +16,8 @@ from ascgen import __version__
 from ascgen import pipeline as analysis
 from ascgen.cli import cli
 from ascgen.common.errors import EXIT_INTERNAL, EXIT_USER_ERROR
-from ascgen.spec import profile as profiles
-from ascgen.spec.dsl import STAGE_KINDS
+from ascgen.dsl import profile as profiles
+from ascgen.dsl.spec import STAGE_KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "pipelines" / "resnet50_b16.yaml"

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from ascgen.bench.roofline import Planner
     from ascgen.bench.schema import BenchResults
     from ascgen.bench.session import Built
+    from ascgen.dsl.spec import Spec
     from ascgen.plan.model import Plan
-    from ascgen.spec.dsl import Spec
 
 
 def default_builder(

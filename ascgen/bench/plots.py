@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ascgen.bench.report import best
 from ascgen.bench.schema import LOAD_KEYS, BenchResults, Summary
-from ascgen.spec.configure import LIMITS
+from ascgen.dsl.configure import LIMITS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -1,5 +1,5 @@
 """Sweeps: ``--sweep threads=1,2,4`` options -> the configurations to measure. Values are
-checked against the DSL's own limits (ascgen.spec.configure)."""
+checked against the DSL's own limits (ascgen.dsl.configure)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, RUN_KEYS, Config
 from ascgen.common.errors import UserError, shown
 from ascgen.deploy.plan import device_ids
-from ascgen.spec import profile as profiles
-from ascgen.spec.configure import KEYS, LIMITS, check_value
-from ascgen.spec.diagnostics import did_you_mean
-from ascgen.spec.dsl import Spec
+from ascgen.dsl import profile as profiles
+from ascgen.dsl.configure import KEYS, LIMITS, check_value
+from ascgen.dsl.diagnostics import did_you_mean
+from ascgen.dsl.spec import Spec
 
 SWEEPABLE = (*KEYS, *LOAD_KEYS, *DEVICE_KEYS, *RUN_KEYS)
 MAX_CLIENTS = 4096  # the program's --clients limit (ascgen_options.h)

@@ -1,5 +1,5 @@
 """The planner's view of the configurations of one spec: the spec configured
-(ascgen.spec.configure) and planned as ``ascgen plan`` would, so that a measured QPS can be set
+(ascgen.dsl.configure) and planned as ``ascgen plan`` would, so that a measured QPS can be set
 against its roofline. Each configuration is planned once; the bench and its builds share it."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from pathlib import Path
 
 from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, RUN_KEYS, Config
 from ascgen.common.errors import UserError
+from ascgen.dsl.configure import configure
+from ascgen.dsl.diagnostics import SpecError
+from ascgen.dsl.parse import parse_file
+from ascgen.dsl.spec import Spec
+from ascgen.dsl.yaml_loader import SourceMap
 from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
-from ascgen.spec.configure import configure
-from ascgen.spec.diagnostics import SpecError
-from ascgen.spec.dsl import Spec
-from ascgen.spec.parse import parse_file
-from ascgen.spec.yaml_loader import SourceMap
 
 
 class PointDoesNotFit(UserError):

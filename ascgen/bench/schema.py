@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ascgen.common.errors import UserError
 from ascgen.common.fileio import FileRefused, read_bounded
-from ascgen.spec.dsl import Streams
+from ascgen.dsl.spec import Streams
 
 SCHEMA_VERSION = 1  # of the results file written by ``ascgen bench``
 PROGRAM_SCHEMA_VERSION = 1  # of the document a generated program writes with --json
@@ -175,7 +175,7 @@ class Config(_Model):
         return self
 
     def settings(self) -> dict[str, object]:
-        """The spec keys this point sets (ascgen.spec.configure); its load, if any, is run-time flags."""
+        """The spec keys this point sets (ascgen.dsl.configure); its load, if any, is run-time flags."""
         return self.model_dump(exclude={*LOAD_KEYS, *DEVICE_KEYS, *RUN_KEYS})
 
     def label(self) -> str:

@@ -19,9 +19,9 @@ from ascgen.bench.roofline import Planner, variant_config
 from ascgen.bench.runner import Progress, RunFailed, RunOptions, run_program
 from ascgen.bench.schema import BenchResults, Config, Context, ProgramReport, RunRecord, exact
 from ascgen.common.errors import Interrupted, StepFailed
+from ascgen.dsl.spec import Spec
 from ascgen.plan.model import Plan
 from ascgen.serving.predict import Prediction, predict
-from ascgen.spec.dsl import Spec
 
 
 class Built(Protocol):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ascgen.bench.schema import SloMiss, Summary
-from ascgen.spec.dsl import Slo
+from ascgen.dsl.spec import Slo
 
 
 def gates(slo: Slo | None) -> dict[str, float]:

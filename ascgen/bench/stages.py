@@ -16,11 +16,11 @@ from rich.table import Table
 from ascgen.bench.runner import RunOptions, run_program
 from ascgen.bench.schema import Config
 from ascgen.codegen.build import build_program
+from ascgen.dsl.configure import configure
+from ascgen.dsl.parse import parse_file
+from ascgen.dsl.spec import Spec
 from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
-from ascgen.spec.configure import configure
-from ascgen.spec.dsl import Spec
-from ascgen.spec.parse import parse_file
 
 DEFAULT_WINDOW = 64  # frames per sync when the spec gives none: the study's
 

@@ -72,8 +72,8 @@ def calibrate(
     from ascgen.calibrate import engines, estimate, measure
     from ascgen.common.fileio import check_can_write
     from ascgen.common.progress import StepLines, duration_text
-    from ascgen.spec import profile as profiles
-    from ascgen.spec.names import profile_name_problem
+    from ascgen.dsl import profile as profiles
+    from ascgen.dsl.names import profile_name_problem
     from ascgen.transfers import probe
 
     if base not in profiles.available():
@@ -156,7 +156,7 @@ def _check_not_shadowed(out_path: Path) -> None:
     """Refuse an --out whose name a profile found first by name already has (a shipped one, or an
     earlier one in ASCGEN_PROFILE_PATH): the measurement would never be used. Writing over the
     same file again (a new calibration of one's own profile) is fine."""
-    from ascgen.spec import profile as profiles
+    from ascgen.dsl import profile as profiles
 
     found = profiles.found_instead(out_path)
     if found is not None:
@@ -173,7 +173,7 @@ def write_profile(path: Path, ctx: Any, figures: list[Any], done: list[str], com
     import yaml
 
     from ascgen.common.fileio import write_atomic
-    from ascgen.spec import profile as profiles
+    from ascgen.dsl import profile as profiles
 
     data = yaml.safe_load(profiles.path_of(ctx.base).read_text(encoding="utf-8"))
     data["name"] = path.stem

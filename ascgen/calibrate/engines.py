@@ -28,7 +28,7 @@ from ascgen.codegen.probe import ProbeFailed, build_probe, run_probe, source_dir
 from ascgen.codegen.render import clang_format, environment
 from ascgen.common.errors import StepFailed
 from ascgen.common.resources import simulator_dir
-from ascgen.spec import profile as profiles
+from ascgen.dsl import profile as profiles
 
 NAME = "probe_engines"
 PICTURES = Path(__file__).with_name("pictures")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ascgen.calibrate import engines
 from ascgen.calibrate.measure import COPY_ENGINES
-from ascgen.spec import profile as profiles
+from ascgen.dsl import profile as profiles
 from ascgen.transfers import estimate as transfer_time
 from ascgen.transfers import probe
 from ascgen.transfers.estimate import OPEN_CANN_S, START_S

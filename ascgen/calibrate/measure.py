@@ -25,7 +25,7 @@ from pathlib import Path
 from ascgen import __version__
 from ascgen.codegen.build import ensure_simulator
 from ascgen.common.errors import StepFailed
-from ascgen.spec import profile as profiles
+from ascgen.dsl import profile as profiles
 from ascgen.transfers import fit, probe, published
 from ascgen.transfers.direction import COPY_DIRECTIONS
 from ascgen.transfers.model import Transfer

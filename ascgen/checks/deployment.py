@@ -3,10 +3,10 @@ node, and deployments this version can run."""
 
 from __future__ import annotations
 
-from ascgen.spec import dsl
-from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.profile import Profile
-from ascgen.spec.yaml_loader import SourceMap
+from ascgen.dsl import spec as dsl
+from ascgen.dsl.diagnostics import Diagnostic
+from ascgen.dsl.profile import Profile
+from ascgen.dsl.yaml_loader import SourceMap
 
 
 def check_deployment(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Diagnostic]:
@@ -15,7 +15,7 @@ def check_deployment(spec: dsl.Spec, prof: Profile, smap: SourceMap) -> list[Dia
     top = prof.topology
     out: list[Diagnostic] = []
     where = f"{prof.name}'s topology ({top.product}) has devices 0..{top.devices - 1}"
-    # what the file says, not the model's fields_set: a configured spec (ascgen.spec.configure)
+    # what the file says, not the model's fields_set: a configured spec (ascgen.dsl.configure)
     # carries every field as if given, and `id: 0` beside `ids` is refused like any other id
     if d.ids is not None and ("device", "id") in smap.keys:
         out.append(smap.error(("device", "id"), "give either 'id' (one device) or 'ids' (several), not both"))

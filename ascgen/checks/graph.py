@@ -7,10 +7,10 @@ messages for those default edges are the stage-order messages of a straight pipe
 
 from __future__ import annotations
 
+from ascgen.dsl.diagnostics import Diagnostic, did_you_mean, one_of
+from ascgen.dsl.yaml_loader import SourceMap
 from ascgen.plan.graph import Ref, first_index, flows, producer, refs, source_flow
 from ascgen.plan.model import Flow
-from ascgen.spec.diagnostics import Diagnostic, did_you_mean, one_of
-from ascgen.spec.yaml_loader import SourceMap
 from ascgen.stages.base import SpecView
 from ascgen.stages.registry import kind_of, producers_of
 

@@ -22,11 +22,11 @@ from pydantic import ValidationError
 
 from ascgen.checks import spec as checks
 from ascgen.checks.graph import check_inputs, check_references
-from ascgen.spec import dsl
-from ascgen.spec import profile as profiles
-from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.dsl_base import StageBase
-from ascgen.spec.yaml_loader import SourceMap
+from ascgen.dsl import profile as profiles
+from ascgen.dsl import spec as dsl
+from ascgen.dsl.diagnostics import Diagnostic
+from ascgen.dsl.dsl_base import StageBase
+from ascgen.dsl.yaml_loader import SourceMap
 from ascgen.stages.registry import SCHEMAS, STAGE_KINDS
 
 # What each structure check reads of the spec, besides the stages' kinds.

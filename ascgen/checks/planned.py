@@ -4,12 +4,12 @@ use and what would fit)."""
 
 from __future__ import annotations
 
+from ascgen.dsl import spec as dsl
+from ascgen.dsl.diagnostics import Diagnostic
+from ascgen.dsl.profile import Profile
+from ascgen.dsl.yaml_loader import SourceMap
 from ascgen.plan.model import Plan
 from ascgen.plan.planner import largest_fitting, limits_missed
-from ascgen.spec import dsl
-from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.profile import Profile
-from ascgen.spec.yaml_loader import SourceMap
 from ascgen.stages.registry import context, kind_of
 
 

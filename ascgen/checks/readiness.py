@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ascgen.dsl import spec as dsl
+from ascgen.dsl.diagnostics import Diagnostic
+from ascgen.dsl.yaml_loader import SourceMap
 from ascgen.plan.model import Plan
-from ascgen.spec import dsl
-from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.yaml_loader import SourceMap
 from ascgen.stages.registry import kind_of
 
 

@@ -6,9 +6,9 @@ What the C++ ``Batcher`` would refuse at start-up (templates/runtime/ascgen_batc
 
 from __future__ import annotations
 
-from ascgen.spec import dsl
-from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.yaml_loader import SourceMap
+from ascgen.dsl import spec as dsl
+from ascgen.dsl.diagnostics import Diagnostic
+from ascgen.dsl.yaml_loader import SourceMap
 
 # Paddle Serving's padding rule's first condition (templates/runtime/ascgen_batcher.h:
 # kPaddingAbsoluteElements): requests may merge when padding adds at most this many elements.
@@ -18,7 +18,7 @@ PADDING_ABSOLUTE_ELEMENTS = 1024
 def _source(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     source = spec.source
     out = []
-    # by value, not by fields set: ascgen.spec.configure re-validates a dumped spec, every field set
+    # by value, not by fields set: ascgen.dsl.configure re-validates a dumped spec, every field set
     if source.kind != "requests" and source.format != "jpeg":
         out.append(smap.error(("source", "format"), "'format' says what a request carries: it is for kind requests"))
     if (

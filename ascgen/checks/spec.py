@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from ascgen.checks.graph import check_inputs, check_references
 from ascgen.checks.serving import check_serving as _serving
-from ascgen.spec import dsl
-from ascgen.spec import profile as profiles
-from ascgen.spec.diagnostics import Diagnostic, did_you_mean, one_of
-from ascgen.spec.profile import Profile
-from ascgen.spec.yaml_loader import SourceMap
+from ascgen.dsl import profile as profiles
+from ascgen.dsl import spec as dsl
+from ascgen.dsl.diagnostics import Diagnostic, did_you_mean, one_of
+from ascgen.dsl.profile import Profile
+from ascgen.dsl.yaml_loader import SourceMap
 from ascgen.stages.registry import context, decoders_of, kind_of, producers_of
 
 SOURCE = "the source"

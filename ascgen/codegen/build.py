@@ -23,11 +23,11 @@ from ascgen.common.errors import StepFailed
 from ascgen.common.fileio import write_tree_atomic
 from ascgen.common.friendly import stop_child
 from ascgen.common.resources import simulator_dir
+from ascgen.dsl import spec as dsl
+from ascgen.dsl.configure import configure
+from ascgen.dsl.parse import parse_file
 from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
-from ascgen.spec import dsl
-from ascgen.spec.configure import configure
-from ascgen.spec.parse import parse_file
 
 SANITIZERS = ("address", "thread")
 Progress = Callable[[str, int, int], None]  # (what, done, total)
@@ -221,7 +221,7 @@ def build_variant(
     build_root: Path | None = None,
     progress: Progress | None = None,
 ) -> BuildResult:
-    """Parse, configure (ascgen.spec.configure), plan and build ``spec_path``."""
+    """Parse, configure (ascgen.dsl.configure), plan and build ``spec_path``."""
     spec, smap = parse_file(spec_path)
     if overrides:
         spec = configure(spec, overrides)

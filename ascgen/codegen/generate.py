@@ -13,9 +13,9 @@ from ascgen.codegen.lower import RUNTIME_FOLDER, lower
 from ascgen.codegen.render import render, runtime_files
 from ascgen.common.errors import UserError
 from ascgen.common.fileio import write_tree_atomic
+from ascgen.dsl.diagnostics import SpecError
+from ascgen.dsl.parse import parse_file
 from ascgen.pipeline import analyze_data
-from ascgen.spec.diagnostics import SpecError
-from ascgen.spec.parse import parse_file
 
 
 def render_all(specs: list[Path], out_dir: Path, *, shared_runtime: bool = False) -> dict[str, dict[str, str]]:

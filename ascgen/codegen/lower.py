@@ -13,9 +13,9 @@ from ascgen.codegen.ir import EventIR, OpIR, PoolIR, Program, RecordIR, ServingI
 from ascgen.codegen.layouts import LAYOUTS, Layout
 from ascgen.codegen.model_descriptor import descriptor_text
 from ascgen.common.resources import simulator_dir, templates_dir
+from ascgen.dsl import profile as profiles
+from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
 from ascgen.plan.model import EventEdge, Plan, PoolPlan, Step
-from ascgen.spec import profile as profiles
-from ascgen.spec.diagnostics import Diagnostic, Position, SpecError
 from ascgen.stages.registry import kind_of
 
 SIM_ABI_VERSION = 1  # simulator/include/acl_sim/acl_sim.h: ACL_SIM_ABI_VERSION

@@ -15,7 +15,7 @@ from ascgen.codegen.build import compile_program, content_hash, variant_name
 from ascgen.common.errors import UserError
 from ascgen.common.fileio import write_tree_atomic
 from ascgen.common.friendly import stop_child
-from ascgen.spec import profile as profiles
+from ascgen.dsl import profile as profiles
 
 T = TypeVar("T")
 

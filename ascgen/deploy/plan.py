@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ascgen.deploy.model import DeploymentPlan, LinkPlan
-from ascgen.spec import dsl
-from ascgen.spec.profile import Profile
+from ascgen.dsl import spec as dsl
+from ascgen.dsl.profile import Profile
 from ascgen.stages.registry import kind_of
 
 if TYPE_CHECKING:

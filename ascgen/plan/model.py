@@ -13,9 +13,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, computed_field
 
 from ascgen.deploy.model import DeploymentPlan
+from ascgen.dsl.dsl_base import StageBase, Streams
+from ascgen.dsl.profile import Profile
 from ascgen.plan.geometry import Geometry, ceil_div
-from ascgen.spec.dsl_base import StageBase, Streams
-from ascgen.spec.profile import Profile
 
 MemoryKind = Literal["dvpp", "device", "host_pinned"]
 # What a pool is to the stage that owns it: its host staging buffer, its device copy, its

@@ -7,6 +7,8 @@ Each stage kind answers for itself (ascgen/stages/); this module only walks the 
 from __future__ import annotations
 
 from ascgen.deploy.plan import device_ids, plan_deployment
+from ascgen.dsl import spec as dsl
+from ascgen.dsl.profile import Profile
 from ascgen.plan import throughput
 from ascgen.plan.dataflow import event_edges, steps_of
 from ascgen.plan.geometry import Geometry, align_up, allocation_bytes, tensor
@@ -22,8 +24,6 @@ from ascgen.plan.model import (
     StagePlan,
 )
 from ascgen.serving.plan import serving_plan
-from ascgen.spec import dsl
-from ascgen.spec.profile import Profile
 from ascgen.stages.base import Sizes, StageKind
 from ascgen.stages.registry import context, kind_of
 

@@ -7,10 +7,10 @@ Service times use the same formulas as the simulator's device timeline (see the 
 
 from __future__ import annotations
 
+from ascgen.dsl import spec as dsl
+from ascgen.dsl.profile import Profile
 from ascgen.plan.geometry import Geometry
 from ascgen.plan.model import BatchingPlan, Bound, EventEdge, StagePlan, Step
-from ascgen.spec import dsl
-from ascgen.spec.profile import Profile
 from ascgen.stages.base import StageContext, StageKind
 
 

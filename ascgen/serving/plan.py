@@ -5,8 +5,8 @@ of their own width run at the smallest of the model's ``hw_gears`` holding the b
 
 from __future__ import annotations
 
+from ascgen.dsl import spec as dsl
 from ascgen.plan.model import ModelPlan, ServingPlan, SlotRule
-from ascgen.spec import dsl
 
 
 def serving_plan(spec: dsl.Spec, batch_slots: SlotRule, window: int, model: ModelPlan | None) -> ServingPlan | None:

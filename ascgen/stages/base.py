@@ -12,17 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
+from ascgen.dsl.diagnostics import Diagnostic
+from ascgen.dsl.dsl_base import StageBase
 from ascgen.plan.geometry import Geometry
 from ascgen.plan.model import Flow, MemoryKind, PoolRef, Role
-from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.dsl_base import StageBase
 
 if TYPE_CHECKING:
+    from ascgen.dsl.dsl_base import Streams
+    from ascgen.dsl.profile import Profile
+    from ascgen.dsl.sections import Source
+    from ascgen.dsl.yaml_loader import SourceMap
     from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan
-    from ascgen.spec.dsl_base import Streams
-    from ascgen.spec.profile import Profile
-    from ascgen.spec.sections import Source
-    from ascgen.spec.yaml_loader import SourceMap
 
 Per = Literal["frame", "batch"]
 
@@ -50,7 +50,7 @@ def const(type_: str, name: str, value: object) -> Constant:
 
 
 class SpecView(Protocol):
-    """What a stage kind reads of its spec (an ascgen.spec.dsl.Spec). Kinds see the spec
+    """What a stage kind reads of its spec (an ascgen.dsl.spec.Spec). Kinds see the spec
     through this view because the Spec's `stages:` are the kinds' own schemas: the spec
     imports the registry of kinds, never the other way round."""
 

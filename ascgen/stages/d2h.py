@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ascgen.dsl.dsl_base import StageBase
 from ascgen.plan.geometry import Geometry, tensor
 from ascgen.plan.model import Plan, PoolPlan, PoolRef, StagePlan
-from ascgen.spec.dsl_base import StageBase
 from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
 

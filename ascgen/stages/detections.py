@@ -18,10 +18,10 @@ from typing import Literal
 
 from pydantic import Field
 
+from ascgen.dsl.diagnostics import Diagnostic
+from ascgen.dsl.dsl_base import StageBase
 from ascgen.plan.geometry import Geometry
 from ascgen.plan.model import Plan
-from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.dsl_base import StageBase
 from ascgen.stages.base import Sizes, StageContext, StageKind
 from ascgen.stages.topk import HOST_SCAN_BYTES_PER_US
 

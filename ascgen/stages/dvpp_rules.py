@@ -3,10 +3,10 @@ resolution ranges, crop areas and resize ratios, with the profile's figures."""
 
 from __future__ import annotations
 
+from ascgen.dsl.diagnostics import Diagnostic
+from ascgen.dsl.dsl_base import Crop, Size, StageBase
+from ascgen.dsl.profile import Profile, Resolution, StrideAlign
 from ascgen.plan.geometry import Geometry, nice_multiples, yuv420sp
-from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.dsl_base import Crop, Size, StageBase
-from ascgen.spec.profile import Profile, Resolution, StrideAlign
 from ascgen.stages.base import StageContext
 
 PIXEL_FORMAT = {"nv12": "PIXEL_FORMAT_YUV_SEMIPLANAR_420", "nv21": "PIXEL_FORMAT_YVU_SEMIPLANAR_420"}

@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from ascgen.dsl.dsl_base import Bytes, StageBase
 from ascgen.plan.geometry import Geometry, tensor
 from ascgen.plan.model import MemoryKind, Plan, PoolPlan, PoolRef, StagePlan
-from ascgen.spec.dsl_base import Bytes, StageBase
 from ascgen.stages.base import (
     Constant,
     Per,

@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import Field
 
+from ascgen.dsl.diagnostics import Diagnostic
+from ascgen.dsl.dsl_base import Size, StageBase
 from ascgen.plan.geometry import Geometry, yuv420sp
 from ascgen.plan.model import Plan, PoolPlan, PoolRef, StagePlan
-from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.dsl_base import Size, StageBase
 from ascgen.stages import dvpp_rules
 from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 

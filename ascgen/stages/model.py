@@ -8,12 +8,12 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from ascgen.dsl.diagnostics import Diagnostic, did_you_mean, one_of
+from ascgen.dsl.dsl_base import Bytes, StageBase
+from ascgen.dsl.names import SafePath
+from ascgen.dsl.profile import Profile
 from ascgen.plan.geometry import Geometry, tensor
 from ascgen.plan.model import ModelPlan, Plan, PoolPlan, PoolRef, StagePlan
-from ascgen.spec.diagnostics import Diagnostic, did_you_mean, one_of
-from ascgen.spec.dsl_base import Bytes, StageBase
-from ascgen.spec.names import SafePath
-from ascgen.spec.profile import Profile
 from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
 DEFAULT_MODEL_MEMORY = 128 << 20

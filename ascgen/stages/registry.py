@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Union
 
 from pydantic import Field
 
-from ascgen.spec.dsl_base import StageBase
+from ascgen.dsl.dsl_base import StageBase
 from ascgen.stages.base import SpecView, StageContext, StageKind
 from ascgen.stages.d2h import D2h
 from ascgen.stages.detections import Detections
@@ -19,8 +19,8 @@ from ascgen.stages.vpc_letterbox import VpcLetterbox
 from ascgen.stages.vpc_resize import VpcResize
 
 if TYPE_CHECKING:
-    from ascgen.spec.profile import Profile
-    from ascgen.spec.yaml_loader import SourceMap
+    from ascgen.dsl.profile import Profile
+    from ascgen.dsl.yaml_loader import SourceMap
 
 KINDS: dict[str, StageKind] = {
     k.kind: k for k in (H2d(), JpegDecode(), VpcResize(), VpcLetterbox(), Model(), D2h(), Topk(), Detections())

@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from ascgen.dsl.dsl_base import StageBase
 from ascgen.plan.geometry import Geometry
 from ascgen.plan.model import Plan, StagePlan
-from ascgen.spec.dsl_base import StageBase
 from ascgen.stages.base import Constant, Sizes, StageContext, StageKind, const
 
 HOST_SCAN_BYTES_PER_US = 1000.0  # host postprocess scans scores at ~1 GB/s

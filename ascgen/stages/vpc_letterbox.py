@@ -14,10 +14,10 @@ from typing import Literal
 
 from pydantic import Field
 
+from ascgen.dsl.diagnostics import Diagnostic
+from ascgen.dsl.dsl_base import Size
 from ascgen.plan.geometry import Geometry
 from ascgen.plan.model import Plan, StagePlan
-from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.dsl_base import Size
 from ascgen.stages import dvpp_rules
 from ascgen.stages.base import Constant, Sizes, StageContext, const
 from ascgen.stages.vpc_output import VpcOutputKind, VpcOutputStage

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
+from ascgen.dsl.diagnostics import Diagnostic
+from ascgen.dsl.dsl_base import Size, StageBase
 from ascgen.plan.geometry import Geometry
 from ascgen.plan.model import Plan, PoolPlan, PoolRef, StagePlan
-from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.dsl_base import Size, StageBase
 from ascgen.stages import dvpp_rules
 from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 

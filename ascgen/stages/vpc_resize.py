@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ascgen.dsl.diagnostics import Diagnostic
+from ascgen.dsl.dsl_base import Crop, Size
 from ascgen.plan.model import Plan, StagePlan
-from ascgen.spec.diagnostics import Diagnostic
-from ascgen.spec.dsl_base import Crop, Size
 from ascgen.stages import dvpp_rules
 from ascgen.stages.base import Constant, StageContext, const
 from ascgen.stages.vpc_output import VpcOutputKind, VpcOutputStage

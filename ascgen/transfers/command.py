@@ -113,7 +113,7 @@ def transfer(
 
     Writes results.json, transfers.csv, table.md, transfers.png and report.html to --out (default
     probe-results/transfer/<time>/). Ctrl-C keeps the cases already measured."""
-    from ascgen.spec import profile as profiles
+    from ascgen.dsl import profile as profiles
     from ascgen.transfers.probe import Options, check_fits, parse_size
 
     if profile_name not in profiles.available():

@@ -4,7 +4,7 @@ links: the link model), --repeat times, slowed --time-scale times on the simulat
 
 from __future__ import annotations
 
-from ascgen.spec import profile as profiles
+from ascgen.dsl import profile as profiles
 from ascgen.transfers import model, published
 from ascgen.transfers.probe import Case, Options, cases
 

@@ -20,7 +20,7 @@ from ascgen.codegen.probe import ProbeFailed, build_probe, run_probe, source_dir
 from ascgen.codegen.render import clang_format, environment
 from ascgen.common.errors import UserError, shown
 from ascgen.common.resources import simulator_dir
-from ascgen.spec import profile as profiles
+from ascgen.dsl import profile as profiles
 from ascgen.transfers.direction import COPY_DIRECTIONS, LINK_DIRECTIONS, Direction
 from ascgen.transfers.model import Transfer, Unsupported, route
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ascgen.common.errors import UserError, shown
-from ascgen.spec.dsl import Slo
+from ascgen.dsl.spec import Slo
 
 Objective = Literal["max_qps", "min_p99"]
 OBJECTIVES: tuple[Objective, ...] = ("max_qps", "min_p99")

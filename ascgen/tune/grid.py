@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ascgen.bench.points import whole_batches
 from ascgen.bench.schema import Config
 from ascgen.common.errors import UserError
-from ascgen.spec.dsl import Spec
+from ascgen.dsl.spec import Spec
 from ascgen.tune.space import KEYS, Space
 
 MAX_POINTS = 5000  # each is planned (about 10 ms) before anything is measured

@@ -10,7 +10,7 @@ from ascgen.bench.roofline import Planner
 from ascgen.common.console import out
 from ascgen.common.errors import CheckFailed, Interrupted, StepFailed, UserError
 from ascgen.common.fileio import write_atomic
-from ascgen.spec.parse import parse_file
+from ascgen.dsl.parse import parse_file
 from ascgen.tune import report
 from ascgen.tune.measure import BenchMeasurer
 from ascgen.tune.search import Outcome, short

@@ -21,8 +21,8 @@ from ascgen.bench.roofline import Planner, variant_config
 from ascgen.bench.schema import Config, ProgramReport
 from ascgen.common.errors import AscgenError, UserError
 from ascgen.common.fileio import write_atomic
+from ascgen.dsl.spec import Spec
 from ascgen.plan.model import Plan
-from ascgen.spec.dsl import Spec
 from ascgen.tune.goal import Measurement
 from ascgen.tune.measure import BenchMeasurer
 from ascgen.tune.search import PointFailed

@@ -5,7 +5,7 @@
 ``LO..HI`` is LO and its doublings up to HI (HI included: ``1..12`` is 1, 2, 4, 8, 12);
 ``LO..HI:STEP`` counts by STEP; ``streams=*`` is every stream layout. A comma separates
 values; a new ``KEY=`` starts the next key. Keys not given keep the spec's own value.
-Values are checked against the DSL's limits (ascgen.spec.configure); errors are one line.
+Values are checked against the DSL's limits (ascgen.dsl.configure); errors are one line.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from ascgen.bench.schema import DEVICE_KEYS, LOAD_KEYS, RUN_KEYS, Config
 from ascgen.common.errors import UserError, shown
-from ascgen.spec.configure import LIMITS, STREAMS, check_value
-from ascgen.spec.diagnostics import did_you_mean
+from ascgen.dsl.configure import LIMITS, STREAMS, check_value
+from ascgen.dsl.diagnostics import did_you_mean
 
 # What a bench point configures, threads .. sync_every. A server's load (clients, rate) is what
 # the service is asked to carry and the devices are where it runs: `ascgen bench` sweeps them,
@@ -26,7 +26,7 @@ DEFAULT_SPACE = "threads=1..16,depth=2..32"
 MAX_VALUES = 64  # per key: a range that expands further is almost surely a typo
 RANGE = re.compile(r"^(?P<lo>[0-9]+)\.\.(?P<hi>[0-9]+)(?::(?P<step>[0-9]+))?$")
 WHOLE = re.compile(r"^[0-9]+$")
-MAX_DIGITS = 9  # of a number in --space: every limit (ascgen.spec.configure.LIMITS) is far below
+MAX_DIGITS = 9  # of a number in --space: every limit (ascgen.dsl.configure.LIMITS) is far below
 
 
 class BadSpace(UserError):

@@ -1,5 +1,5 @@
 """The winning spec as text: the user's YAML with the tuned values written where the loader
-found them (ascgen.spec.yaml_loader.SourceMap), so comments and layout stay; keys the file did not
+found them (ascgen.dsl.yaml_loader.SourceMap), so comments and layout stay; keys the file did not
 have are added beside their neighbours; a comment block at the top says how it was found.
 
 The result is read back and must be the winning configuration of the spec, or nothing is
@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 from ascgen.bench.schema import Config
 from ascgen.common.errors import InternalError, UserError
+from ascgen.dsl.configure import configure
+from ascgen.dsl.diagnostics import SpecError
+from ascgen.dsl.spec import Spec
+from ascgen.dsl.yaml_loader import Loc, SourceMap
 from ascgen.pipeline import analyze_text
-from ascgen.spec.configure import configure
-from ascgen.spec.diagnostics import SpecError
-from ascgen.spec.dsl import Spec
-from ascgen.spec.yaml_loader import Loc, SourceMap
 
 NOTE = "# ascgen tune: "
 PLAIN = re.compile(r"[^\s,\]}#]+")

@@ -7,8 +7,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ascgen.dsl.spec import Spec
 from ascgen.plan.model import Plan
-from ascgen.spec.dsl import Spec
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "bench"
 FAKE_PROGRAM = FIXTURES / "fake_program.py"

@@ -8,7 +8,7 @@ from bench_helpers import COMPARE
 
 from ascgen.bench import environment, noise, slo
 from ascgen.bench.schema import load_results
-from ascgen.spec.dsl import Slo
+from ascgen.dsl.spec import Slo
 
 base = load_results(COMPARE / "base.json")
 noisy = load_results(COMPARE / "noisy.json")

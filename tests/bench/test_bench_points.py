@@ -14,7 +14,7 @@ from ascgen.bench.points import (
     whole_batches,
 )
 from ascgen.bench.roofline import variant_config
-from ascgen.spec.parse import parse_file
+from ascgen.dsl.parse import parse_file
 
 spec = parse_file(SPEC)[0]
 

@@ -17,7 +17,7 @@ from ascgen.bench import csvfile, markdown, report, session
 from ascgen.bench.points import BadSweep, configurations, parse_sweep
 from ascgen.bench.runner import RunOptions, command, environment
 from ascgen.bench.stats import config_of
-from ascgen.spec.parse import parse_file
+from ascgen.dsl.parse import parse_file
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER_SPEC = REPO / "pipelines" / "serving" / "resnet50_batched.yaml"

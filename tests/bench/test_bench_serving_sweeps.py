@@ -12,7 +12,7 @@ from ascgen.bench.report import best, columns, rows
 from ascgen.bench.roofline import variant_config
 from ascgen.bench.runner import RunOptions, command
 from ascgen.bench.schema import Config, Latency, Summary
-from ascgen.spec.parse import parse_file
+from ascgen.dsl.parse import parse_file
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = parse_file(REPO / "pipelines" / "serving" / "resnet50_batched.yaml")[0]

@@ -11,7 +11,7 @@ import pytest
 from build_dirs import TEST_BUILD
 
 from ascgen.bench.stages import study_spec
-from ascgen.spec.parse import parse_file
+from ascgen.dsl.parse import parse_file
 
 SEED = Path("pipelines/resnet50_b16.yaml")
 

@@ -1,6 +1,6 @@
 """Fuzzing `ascgen compare`'s input: mutated results files either compare (every ratio and
 threshold a number, the report printable) or are refused with one BadResults line, never a
-crash. Deterministic (derandomize), as tests/spec/test_fuzz.py."""
+crash. Deterministic (derandomize), as tests/dsl/test_fuzz.py."""
 
 from __future__ import annotations
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from specs import SEED_SPEC
 
+from ascgen.dsl import profile as profiles
+from ascgen.dsl.diagnostics import Diagnostic, SpecError
 from ascgen.pipeline import analyze_file, analyze_text
-from ascgen.spec import profile as profiles
-from ascgen.spec.diagnostics import Diagnostic, SpecError
 
 ROOT = Path(__file__).resolve().parents[2]
 VALID_SPECS = [*sorted(ROOT.glob("pipelines/*.yaml")), ROOT / "ascgen" / "example_spec.yaml"]

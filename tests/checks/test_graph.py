@@ -11,11 +11,11 @@ from specs import SEED_SPEC
 
 from ascgen.checks.partial import semantic_diagnostics
 from ascgen.cli import cli
+from ascgen.dsl.configure import configure
+from ascgen.dsl.diagnostics import SpecError
+from ascgen.dsl.parse import parse_text
+from ascgen.dsl.yaml_loader import load_text
 from ascgen.pipeline import analyze_text
-from ascgen.spec.configure import configure
-from ascgen.spec.diagnostics import SpecError
-from ascgen.spec.parse import parse_text
-from ascgen.spec.yaml_loader import load_text
 
 # Stage lines of SEED_SPEC: 9 upload, 10 decode, 11 resize, 12 infer, 13 fetch, 14 top5.
 LINE = {"upload": 9, "decode": 10, "resize": 11, "infer": 12, "fetch": 13, "top5": 14}

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from test_checks import edit, without
 
+from ascgen.dsl.diagnostics import SpecError
 from ascgen.pipeline import analyze_text
-from ascgen.spec.diagnostics import SpecError
 
 
 def messages(text: str) -> list[str]:

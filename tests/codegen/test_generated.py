@@ -12,8 +12,8 @@ import pytest
 from ascgen.codegen.generate import check_tree, render_all
 from ascgen.codegen.lower import lower
 from ascgen.codegen.render import render
+from ascgen.dsl.diagnostics import SpecError
 from ascgen.pipeline import analyze_file
-from ascgen.spec.diagnostics import SpecError
 
 PIPELINES = sorted(Path("pipelines").rglob("*.yaml"))
 UPDATE = "ascgen generate --shared-runtime pipelines/"

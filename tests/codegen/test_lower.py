@@ -9,8 +9,8 @@ import pytest
 
 from ascgen.codegen.ir import OpIR, Program
 from ascgen.codegen.lower import lower
+from ascgen.dsl.diagnostics import SpecError
 from ascgen.pipeline import analyze_file, analyze_text
-from ascgen.spec.diagnostics import SpecError
 
 PIPELINES = sorted(Path("pipelines").rglob("*.yaml"))
 # Specs whose layout chains stages by events (per_thread orders everything on one stream).

@@ -21,7 +21,7 @@ from ascgen.codegen.build import BuildFailed
 from ascgen.codegen.render import ToolMissing
 from ascgen.common import errors
 from ascgen.common.friendly import friendly
-from ascgen.spec.diagnostics import Diagnostic, Position, SpecError
+from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
 
 ASCGEN = Path(__file__).resolve().parents[2] / "ascgen"
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from ascgen.cli import cli
 from ascgen.common.errors import UserError
 from ascgen.common.fileio import FileRefused, check_can_create, read_bounded, write_atomic, write_tree_atomic
-from ascgen.spec.files import expand_specs
+from ascgen.dsl.files import expand_specs
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "pipelines" / "resnet50_b16.yaml"

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from ascgen.cli import cli
 from ascgen.codegen.lower import lower
 from ascgen.deploy.plan import host_link_bytes, plan_deployment
+from ascgen.dsl import profile as profiles
 from ascgen.pipeline import analyze_text
-from ascgen.spec import profile as profiles
 
 SEED = Path("pipelines/resnet50_b16.yaml").read_text()
 

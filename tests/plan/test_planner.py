@@ -10,13 +10,13 @@ from click.testing import CliRunner
 from specs import SEED_SPEC
 
 from ascgen.cli import cli
+from ascgen.dsl import profile as profiles
+from ascgen.dsl.diagnostics import SpecError
+from ascgen.dsl.parse import parse_text
 from ascgen.pipeline import analyze_text
 from ascgen.plan.geometry import allocation_bytes, yuv420sp
 from ascgen.plan.model import Plan, PoolPlan, StagePlan
 from ascgen.plan.planner import fits, largest_fitting, sub_buffer_stride
-from ascgen.spec import profile as profiles
-from ascgen.spec.diagnostics import SpecError
-from ascgen.spec.parse import parse_text
 from ascgen.stages.model import ModelStage
 from ascgen.stages.model import latency_ms as model_latency_ms
 from ascgen.stages.registry import kind_of

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from program_harness import built, run_program
 
-from ascgen.spec import profile as profiles
+from ascgen.dsl import profile as profiles
 from tools.deployment import link_bound
 
 

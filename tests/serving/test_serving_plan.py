@@ -9,11 +9,11 @@ import pytest
 
 from ascgen.codegen.lower import lower
 from ascgen.codegen.render import render
+from ascgen.dsl.diagnostics import SpecError
+from ascgen.dsl.parse import parse_file
 from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
 from ascgen.serving.predict import padding_cost, predict
-from ascgen.spec.diagnostics import SpecError
-from ascgen.spec.parse import parse_file
 from ascgen.stages.model import hw_gear_output_item_bytes
 
 REPO = Path(__file__).resolve().parents[2]

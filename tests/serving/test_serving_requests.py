@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from ascgen.dsl.parse import parse_file
 from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
 from ascgen.serving.predict import _batch_size, _Queued, predict
 from ascgen.serving.report import print_serving
 from ascgen.serving.requests import PaddedShape, Requests, hw_gear_index, padding_acceptable, read_requests
-from ascgen.spec.parse import parse_file
 
 REPO = Path(__file__).resolve().parents[2]
 TEXT_LINES = REPO / "pipelines" / "serving" / "textline_batched.yaml"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ascgen.spec.profile import load
+from ascgen.dsl.profile import load
 from tools.vdec_fit import FHD, FITTED, HD, UHD, fit, rounded
 
 

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from ascgen.cli import cli
+from ascgen.dsl.diagnostics import SpecError
 from ascgen.pipeline import analyze_text
-from ascgen.spec.diagnostics import SpecError
 
 # box_out at batch 4 with capacity 1024: 4 x 6 x 1024 x 4 bytes; box_out_num: 4 x 8 x 4
 YOLOV3 = """\

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from ascgen.cli import cli
 from ascgen.common.errors import StepFailed
-from ascgen.spec import profile
+from ascgen.dsl import profile
 from ascgen.transfers import probe
 
 REPO = Path(__file__).resolve().parents[2]

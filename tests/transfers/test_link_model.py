@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from ascgen.spec import profile
+from ascgen.dsl import profile
 from ascgen.transfers import fit, model, published
 from ascgen.transfers.model import Transfer
 

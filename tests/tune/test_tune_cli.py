@@ -10,7 +10,7 @@ from bench_helpers import SPEC, FakeBuilder
 from click.testing import CliRunner, Result
 
 from ascgen.cli import cli
-from ascgen.spec.parse import parse_file
+from ascgen.dsl.parse import parse_file
 from ascgen.tune import command
 
 FAST = ["--duration", "1", "--warmup", "0", "--budget", "5m"]

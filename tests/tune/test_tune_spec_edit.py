@@ -8,7 +8,7 @@ from specs import SEED_SPEC
 
 from ascgen.bench.schema import Config
 from ascgen.common.errors import InternalError
-from ascgen.spec.parse import parse_text
+from ascgen.dsl.parse import parse_text
 from ascgen.tune.spec_edit import tuned_text
 
 SEED = (  # the seed spec as a user keeps it: comments to keep

@@ -126,7 +126,7 @@ def probe(binary: Path, flat: Path, *args: str, scale: float = 0.25) -> Json:
 
 def model_traffic() -> str:
     """The profile's ResNet-50 DDR traffic per execution (fixed, per item) for the probe's descriptor."""
-    from ascgen.spec import profile
+    from ascgen.dsl import profile
 
     ref = profile.load("ascend310").models["resnet50"]
     return f"{ref.traffic_bytes_fixed},{ref.traffic_bytes_per_item}"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from ascgen.spec import profile as profiles
+from ascgen.dsl import profile as profiles
 
 PROFILE = "slowlink310"
 SPEC = f"""\

@@ -35,9 +35,9 @@ from rich.progress import Progress
 from ascgen.codegen.build import build_variant
 from ascgen.common.friendly import friendly
 from ascgen.deploy.plan import plan_deployment
+from ascgen.dsl import profile as profiles
+from ascgen.dsl.parse import parse_file
 from ascgen.pipeline import analyze_data
-from ascgen.spec import profile as profiles
-from ascgen.spec.parse import parse_file
 from tools.deployment import link_bound, report
 
 # (spec, device counts, time scale): the scale keeps the simulator's CPU below what the

@@ -32,10 +32,10 @@ from rich.progress import Progress
 
 from ascgen.codegen.build import build_variant
 from ascgen.common.friendly import friendly
+from ascgen.dsl.parse import parse_file
 from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
 from ascgen.serving.predict import executed_ms, predict
-from ascgen.spec.parse import parse_file
 from tools.serving import report, textlines
 from tools.serving.server import run_server, spec_variant
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from ascgen.spec import profile
+from ascgen.dsl import profile
 from ascgen.transfers import fit, probe, published
 from ascgen.transfers.direction import Direction
 from ascgen.transfers.probe import Options, Row

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ascgen.spec import yaml_loader
-from ascgen.spec.diagnostics import Diagnostic, Position, SpecError
-from ascgen.spec.yaml_loader import load_file, load_text
+from ascgen.dsl import yaml_loader
+from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
+from ascgen.dsl.yaml_loader import load_file, load_text
 
 TEXT = """\
 name: demo

@@ -15,8 +15,8 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from ascgen.common.fileio import FileRefused, read_bounded
-from ascgen.spec.diagnostics import Diagnostic, Position, SpecError
-from ascgen.spec.names import path_problem
+from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
+from ascgen.dsl.names import path_problem
 
 MAX_NODES = 20_000  # after alias expansion; a real spec has a few hundred
 MAX_DEPTH = 32  # nesting of mappings and sequences; a real spec needs 4

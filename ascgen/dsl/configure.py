@@ -1,6 +1,6 @@
 """A configuration applied to a spec: {threads, depth, batch, streams, sync_every} -> a new,
 validated Spec. The one way ``ascgen bench`` (its points and their rooflines) and ``ascgen
-build`` change a spec; the limits are the spec's own (ascgen.spec.dsl), read from its fields."""
+build`` change a spec; the limits are the spec's own (ascgen.dsl.spec), read from its fields."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import annotated_types
 from pydantic import BaseModel, ValidationError
 
 from ascgen.common.errors import UserError, shown
-from ascgen.spec.dsl import Buffers, Spec, Streams
+from ascgen.dsl.spec import Buffers, Spec, Streams
 
 KEYS = ("threads", "depth", "batch", "streams", "sync_every", "submit")
 STREAMS: tuple[str, ...] = get_args(Streams)

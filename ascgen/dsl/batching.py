@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ascgen.spec.dsl_base import DslModel
+from ascgen.dsl.dsl_base import DslModel
 
 MAX_DURATION_US = 10**12  # templates/runtime/ascgen_batcher.h: kMaxDurationUs
 

@@ -1,4 +1,4 @@
-"""One way to apply a configuration to a spec (ascgen.spec.configure), used by build and bench."""
+"""One way to apply a configuration to a spec (ascgen.dsl.configure), used by build and bench."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 
 from ascgen.bench import points
 from ascgen.common.errors import UserError
-from ascgen.spec.configure import LIMITS, configure
-from ascgen.spec.dsl import Spec
-from ascgen.spec.parse import parse_file
+from ascgen.dsl.configure import LIMITS, configure
+from ascgen.dsl.parse import parse_file
+from ascgen.dsl.spec import Spec
 
 SEED = Path(__file__).resolve().parents[2] / "pipelines" / "resnet50_b16.yaml"
 spec = parse_file(SEED)[0]

@@ -10,9 +10,9 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from ascgen.common.errors import shown
-from ascgen.spec import dsl
-from ascgen.spec.diagnostics import Diagnostic, SpecError, did_you_mean, one_of
-from ascgen.spec.yaml_loader import Loc, SourceMap, load_file, load_text
+from ascgen.dsl import spec as dsl
+from ascgen.dsl.diagnostics import Diagnostic, SpecError, did_you_mean, one_of
+from ascgen.dsl.yaml_loader import Loc, SourceMap, load_file, load_text
 from ascgen.stages.registry import SCHEMAS, STAGE_KINDS
 
 _STAGE_MODELS: dict[str, type[BaseModel]] = dict(SCHEMAS)

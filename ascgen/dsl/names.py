@@ -51,7 +51,7 @@ CPP_KEYWORDS = _words(
 
 # Names the generated program already gives a meaning at namespace scope (main.cpp.j2, the
 # runtime headers) or that its headers define as macros or unqualified C functions; a stage or
-# program of that name would redeclare or hide them. tests/spec/test_names.py checks that every
+# program of that name would redeclare or hide them. tests/dsl/test_names.py checks that every
 # namespace-scope declaration of templates/main.cpp.j2 is listed here.
 GENERATED_NAMES = _words(
     """

@@ -1,4 +1,4 @@
-"""Names and paths that reach C++, CMake and shells are validated (ascgen/spec/names.py, issue 20)."""
+"""Names and paths that reach C++, CMake and shells are validated (ascgen/dsl/names.py, issue 20)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from ascgen.cli import cli
-from ascgen.spec.diagnostics import SpecError
-from ascgen.spec.names import CPP_KEYWORDS, GENERATED_NAMES, cpp_name_problem, path_problem, profile_name_problem
-from ascgen.spec.parse import parse_text
+from ascgen.dsl.diagnostics import SpecError
+from ascgen.dsl.names import CPP_KEYWORDS, GENERATED_NAMES, cpp_name_problem, path_problem, profile_name_problem
+from ascgen.dsl.parse import parse_text
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = (ROOT / "pipelines" / "decode_only.yaml").read_text(encoding="utf-8")
@@ -123,4 +123,4 @@ def test_every_name_the_generated_code_declares_is_reserved() -> None:
     declared = _namespace_scope_names(template)
     assert {"main", "Worker", "program", "kProgram"} <= declared
     missing = sorted(declared - GENERATED_NAMES - CPP_KEYWORDS)
-    assert not missing, f"add these to GENERATED_NAMES in ascgen/spec/names.py: {missing}"
+    assert not missing, f"add these to GENERATED_NAMES in ascgen/dsl/names.py: {missing}"

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
 from ascgen.common.fileio import FileRefused, read_bounded
-from ascgen.spec.diagnostics import Diagnostic, Position, SpecError
-from ascgen.spec.yaml_loader import MAX_BYTES, SourceMap, load_text
+from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
+from ascgen.dsl.yaml_loader import MAX_BYTES, SourceMap, load_text
 from ascgen.transfers.model import Links
 
 

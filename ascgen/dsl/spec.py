@@ -10,9 +10,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from ascgen.spec.batching import Batching
-from ascgen.spec.dsl_base import DslModel, Name, Streams
-from ascgen.spec.sections import Buffers, Device, Host, Slo, Source
+from ascgen.dsl.batching import Batching
+from ascgen.dsl.dsl_base import DslModel, Name, Streams
+from ascgen.dsl.sections import Buffers, Device, Host, Slo, Source
 from ascgen.stages.registry import STAGE_KINDS, Stage
 
 __all__ = ["STAGE_KINDS", "Batching", "Buffers", "Device", "Host", "Slo", "Source", "Spec", "Stage", "Streams"]

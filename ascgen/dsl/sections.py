@@ -1,6 +1,6 @@
 """The sections of a spec besides its stages: the device, the source, buffers, host, SLO.
 
-They live apart from ascgen.spec.dsl (the Spec, whose `stages:` are the kinds' schemas) so that a
+They live apart from ascgen.dsl.spec (the Spec, whose `stages:` are the kinds' schemas) so that a
 stage kind can read them without importing the list of kinds.
 """
 
@@ -10,8 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ascgen.spec.dsl_base import Bytes, DslModel
-from ascgen.spec.names import ProfileName, SafePath
+from ascgen.dsl.dsl_base import Bytes, DslModel
+from ascgen.dsl.names import ProfileName, SafePath
 
 DeviceId = Annotated[int, Field(ge=0, le=63)]
 

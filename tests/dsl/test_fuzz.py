@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ascgen.common.errors import EXIT_USER_ERROR
+from ascgen.dsl.diagnostics import SpecError
 from ascgen.pipeline import analyze_text
 from ascgen.plan.report import dumps
-from ascgen.spec.diagnostics import SpecError
 
 ROOT = Path(__file__).resolve().parents[2]
 VALID = [*sorted(ROOT.glob("pipelines/*.yaml")), ROOT / "ascgen" / "example_spec.yaml"]

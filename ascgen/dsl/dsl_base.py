@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ascgen.spec.names import CppName
+from ascgen.dsl.names import CppName
 
 _UNITS = {"": 1, "b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
 _SIZE = re.compile(r"^\s*(\d+)\s*([kmg]i?b|b)?\s*$", re.IGNORECASE)
@@ -29,7 +29,7 @@ def _parse_bytes(value: object) -> object:
 
 Bytes = Annotated[int, BeforeValidator(_parse_bytes), Field(gt=0, le=1 << 40)]
 Streams = Literal["per_stage", "per_thread"]  # the stream layouts; the one definition
-Name = CppName  # ascgen/spec/names.py: a C identifier, no C++ keyword, no name the generated code uses
+Name = CppName  # ascgen/dsl/names.py: a C identifier, no C++ keyword, no name the generated code uses
 
 
 class DslModel(BaseModel):
