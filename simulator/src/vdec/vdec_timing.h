@@ -1,4 +1,4 @@
-// VDEC time and memory from the profile (engines.vdec; ascgen/spec/profile.py VdecEngine):
+// VDEC time and memory from the profile (engines.vdec; ascgen/dsl/profile.py VdecEngine):
 //   service_us = frame_us + per_block_us x ceil(w / block) x ceil(h / block)
 // on one of `units` decoder cores, and per channel
 //   channel_fixed_bytes + channel_frames x NV12 bytes of ALIGN(w, block) x ALIGN(h, block)
