@@ -55,11 +55,16 @@ def headline(
         base = min(summaries, key=lambda s: s.qps_median)
         against = "the slowest configuration (the spec's own was not measured)"
     gain = html.percent_better(top.qps_median, base.qps_median)
-    return (
-        f"{where}, {top.label()} is {gain:,.0f} % better than {against} ({base.label()}): "
+    figures = (
         f"{top.qps_median:,.1f} against {base.qps_median:,.1f} {unit}, p99 {top.latency_ms.p99:,.1f} "
         f"against {base.latency_ms.p99:,.1f} ms."
     )
+    if round(gain) <= 0:  # the best is the knee: as fast within report.KNEE, with fewer threads or less depth
+        return (
+            f"{where}, {top.label()} is the best: as fast as {against} ({base.label()}) within "
+            f"{report.KNEE:.0%} and cheaper: {figures}"
+        )
+    return f"{where}, {top.label()} is {gain:,.0f} % better than {against} ({base.label()}): {figures}"
 
 
 def _mark(s: Summary, top: Summary | None, default: Config | None) -> str:
