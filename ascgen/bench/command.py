@@ -95,7 +95,7 @@ def write_outputs(
 )
 @click.option(
     "--time-scale",
-    type=click.FloatRange(min=0, max=1000, min_open=True),
+    type=options.FiniteRange(min=0, max=1000, min_open=True),
     help="Simulator: run the device this many times slower than the host (ACL_SIM_TIME_SCALE), so the "
     "program's own CPU does not limit it; rates given and figures reported are the device's time.",
 )
