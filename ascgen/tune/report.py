@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ascgen.bench.markdown import table_lines
 from ascgen.tune.goal import pareto_front
 from ascgen.tune.search import Outcome, Step, short
 
@@ -74,11 +75,6 @@ def dumps(outcome: Outcome, settings: Settings) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def _table(header: list[str], body: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return lines + ["| " + " | ".join(cells) + " |" for cells in body]
-
-
 def measured_rows(outcome: Outcome) -> list[list[str]]:
     front = {s.n for s in front_of(outcome)}
     winner = outcome.winner
@@ -123,16 +119,16 @@ def render(outcome: Outcome, settings: Settings, plots: list[str], stages: list[
     if outcome.measured:
         lines += ["", "#### Measured points", ""]
         header = ["step", "point", "QPS", "p99 ms", "roofline", "of roofline", "meets SLO", ""]
-        lines += _table(header, measured_rows(outcome))
+        lines += table_lines(header, measured_rows(outcome))
         lines += ["", "front: on the Pareto front of QPS against p99 (no other point has more QPS and less p99)."]
     for plot in plots:
         lines += ["", f"![Pareto front]({plot})"]
     if stages:
         lines += ["", "#### The winner's stages (plan)", ""]
-        lines += _table(["stage", "engine", "service us", "capacity QPS", "frames measured"], stages)
+        lines += table_lines(["stage", "engine", "service us", "capacity QPS", "frames measured"], stages)
     lines += ["", "#### Trace", ""]
     body = [[str(s.n), f"{s.at_s:,.0f}", short(s.config), s.action, s.why, detail(s)] for s in outcome.steps]
-    lines += _table(["step", "done at (s)", "point", "action", "why", "result"], body)
+    lines += table_lines(["step", "done at (s)", "point", "action", "why", "result"], body)
     return "\n".join(lines) + "\n"
 
 
