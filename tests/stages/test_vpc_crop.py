@@ -27,4 +27,3 @@ def test_crop_limits_follow_the_roi_range_and_the_resize_ratio(
     assert (lo.width, lo.height) == smallest
     assert (hi.width, hi.height) == largest
     assert lo.width % 2 == lo.height % 2 == hi.width % 2 == hi.height % 2 == 0
-
