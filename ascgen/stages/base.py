@@ -45,6 +45,22 @@ class Constant:
     value: str  # C++ literal
 
 
+@dataclass(frozen=True)
+class Port:
+    """One input of a kind: its key in the spec, the schema field holding it, and what it takes."""
+
+    key: str  # `from`, or a kind's own input (a crop's `image` and `rois`)
+    field: str  # the schema's attribute (`from_`)
+    consumes: tuple[str, ...] | None = None  # what it takes (as StageKind.consumes); None: the kind's
+    needs_flow: Flow | None = None  # what must flow in; None: the kind's needs_flow
+    branch: bool = False  # may name any stage above (a crop's image), not only the one just before
+    required: bool = False  # must be written; else, unwritten, it reads the stage just before
+    hint: str = ""  # said when it reads the wrong kind of stage
+
+
+FROM = Port("from", "from_")
+
+
 def const(type_: str, name: str, value: object) -> Constant:
     return Constant(type_, name, str(value).lower() if isinstance(value, bool) else str(value))
 
@@ -132,6 +148,7 @@ class StageKind:
     takes_batches: ClassVar[bool] = False  # its input is a whole batch (the model)
     moves_whole_batches: ClassVar[bool] = False  # before a batch stage it moves whole batches (h2d)
     decodes: ClassVar[str | None] = None  # the source kind it decodes (jpeg_decode: jpeg_files)
+    fans_out: ClassVar[bool] = False  # one output per object of a frame (a crop of each box)
     makes_frames: ClassVar[bool] = False  # writes one picture per frame that a batch can assemble
     dvpp: ClassVar[bool] = False  # runs on a DVPP channel
     host_link: ClassVar[bool] = False  # its bytes cross the host link (PCIe) the engine copies over
@@ -143,6 +160,8 @@ class StageKind:
     reports_status: ClassVar[bool] = False  # its result code is read at completion (JPEGD)
     host_postprocess: ClassVar[bool] = False  # runs on the host on each completed frame (top-k)
     lowered: ClassVar[bool] = True  # has a template: generated programs can run it
+    # its inputs, the main one (that, unwritten, reads the stage just before) first
+    ports: ClassVar[tuple[Port, ...]] = (FROM,)
 
     @property
     def device(self) -> bool:
