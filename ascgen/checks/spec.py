@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ascgen.checks.graph import check_inputs, check_references
 from ascgen.checks.serving import check_serving as _serving
+from ascgen.checks.video import check_video
 from ascgen.dsl import profile as profiles
 from ascgen.dsl import spec as dsl
 from ascgen.dsl.diagnostics import Diagnostic, did_you_mean, one_of
@@ -47,7 +48,7 @@ def _source(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     kinds = [kind_of(s) for s in spec.stages]
     decoders = decoders_of(source.data_kind)
     only_uploads = all(k.moves_whole_batches for k in kinds)
-    if decoders and not only_uploads and not any(k in decoders for k in kinds):
+    if decoders and source.kind != "video" and not only_uploads and not any(k in decoders for k in kinds):
         after = one_of(producers_of(decoders[0].consumes))
         out.append(smap.error(("source", "kind"), f"JPEG input needs a {decoders[0].kind} stage after {after}"))
     for k in kinds:
@@ -121,6 +122,7 @@ def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
         + _layout(spec, smap)
         + _batch_stages(spec, smap)
         + _serving(spec, smap)
+        + check_video(spec, smap)
     )
 
 

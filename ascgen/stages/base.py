@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ascgen.dsl.profile import Profile
     from ascgen.dsl.sections import Source
     from ascgen.dsl.yaml_loader import SourceMap
-    from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan
+    from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan, VideoPlan
 
 Per = Literal["frame", "batch"]
 
@@ -218,12 +218,21 @@ class StageKind:
         """Whether one copy of the stage (its stream and resources) serves every thread."""
         return False
 
+    def dvpp_fixed_bytes(self, ctx: StageContext) -> int:
+        """DVPP memory one copy of the stage holds besides its pools (a VDEC channel's decoder)."""
+        return 0
+
     def model_memory_bytes(self, ctx: StageContext) -> int:
         """Device memory one loaded instance takes (model stages)."""
         return 0
 
     def batch_input_bytes(self, ctx: StageContext, frame_bytes: int) -> int | None:
         """A batch stage's whole input at the spec's batch, given what one frame is (the model's)."""
+        return None
+
+    def video_plan(self, ctx: StageContext, roofline_qps: float) -> VideoPlan | None:
+        """What the plan records of the video source this stage decodes (Plan.video), at the spec's
+        streams with the pipeline's roofline: asked of the pipeline's first stage."""
         return None
 
     def batch_plan(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, instances: int) -> ModelPlan:
