@@ -17,8 +17,8 @@ from pydantic_core import ErrorDetails
 
 from ascgen.common.fileio import FileRefused, read_bounded
 from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
+from ascgen.dsl.links import Links
 from ascgen.dsl.yaml_loader import MAX_BYTES, SourceMap, load_text
-from ascgen.transfers.model import Links
 
 
 class _Strict(BaseModel):
@@ -240,7 +240,7 @@ class Profile(_Strict):
     engines: Engines
     features: Features = Features()
     models: dict[str, ReferenceModel] = {}
-    # Links to other devices and hosts (HCCS, RDMA; ascgen/transfers/model.py, docs/transfers.md).
+    # Links to other devices and hosts (HCCS, RDMA; ascgen/dsl/links.py, docs/transfers.md).
     links: Links | None = None
     # Measured figures' origins, by flat key ("engines.h2d.bandwidth_GBps"): `ascgen calibrate`.
     provenance: dict[str, Provenance] = {}

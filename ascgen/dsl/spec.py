@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ascgen.dsl.batching import Batching
 from ascgen.dsl.dsl_base import DslModel, Name, Streams
@@ -42,6 +42,15 @@ class Spec(DslModel):
     batching: Batching | None = Field(
         default=None, description="source kind requests: how requests are merged into batches (Triton's rule)"
     )
+
+    @model_validator(mode="after")
+    def _one_pipeline_per_stream(self) -> Spec:
+        """A video source runs one pipeline (worker thread) per stream: threads = source.streams
+        unless the spec says otherwise (the checks refuse a different number)."""
+        if self.source.kind == "video" and "threads" not in self.model_fields_set:
+            self.threads = self.source.streams or 1
+            self.model_fields_set.discard("threads")
+        return self
 
     @property
     def serving(self) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ascgen.deploy.plan import device_ids, plan_deployment
 from ascgen.dsl import spec as dsl
 from ascgen.dsl.profile import Profile
-from ascgen.plan import throughput
+from ascgen.plan import throughput, video
 from ascgen.plan.dataflow import event_edges, steps_of
 from ascgen.plan.geometry import Geometry, align_up, allocation_bytes, tensor
 from ascgen.plan.graph import resolve
@@ -150,6 +150,7 @@ class _Planner:
         )
         mem = self.prof.memory
         dvpp = sum(p.total_bytes for p in pools if p.memory == "dvpp")
+        dvpp += sum(k.dvpp_fixed_bytes(c) * threads for c, k in zip(self.ctxs, self.kinds, strict=True))
         device = sum(p.total_bytes for p in pools if p.memory == "device") + dvpp + model_bytes
         return MemoryPlan(
             device_bytes=device, device_budget_bytes=mem.device_bytes - mem.reserved_bytes, dvpp_bytes=dvpp,
@@ -166,6 +167,13 @@ class _Planner:
 
 
 def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Plan:
+    plan = _plan(spec, prof, lines, spec_path)
+    return video.with_capacity(
+        plan, spec, prof, lambda s: _plan(s, prof, lines, spec_path), lambda p: limits_missed(p, prof)
+    )
+
+
+def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Plan:
     p = _Planner(spec, prof, lines)
     geos = p.geometries()
     batching = p.batching()
@@ -217,6 +225,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
         ddr_bytes_per_frame=throughput.ddr_bytes_per_frame(stages, batching), bottleneck=worst.name,
         deployment=plan_deployment(spec, prof, stages, worst.qps),
         serving=serving_plan(spec, p.slot_rule("", "batch"), window, model_plan),
+        video=video.video_plan(spec, prof, worst.qps),
     )  # fmt: skip
 
 

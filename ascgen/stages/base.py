@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ascgen.dsl.profile import Profile
     from ascgen.dsl.sections import Source
     from ascgen.dsl.yaml_loader import SourceMap
-    from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan
+    from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan, VideoPlan
 
 Per = Literal["frame", "batch"]
 
@@ -43,6 +43,22 @@ class Constant:
     type: str  # C++ type
     name: str  # kCamelCase
     value: str  # C++ literal
+
+
+@dataclass(frozen=True)
+class Port:
+    """One input of a kind: its key in the spec, the schema field holding it, and what it takes."""
+
+    key: str  # `from`, or a kind's own input (a crop's `image` and `rois`)
+    field: str  # the schema's attribute (`from_`)
+    consumes: tuple[str, ...] | None = None  # what it takes (as StageKind.consumes); None: the kind's
+    needs_flow: Flow | None = None  # what must flow in; None: the kind's needs_flow
+    branch: bool = False  # may name any stage above (a crop's image), not only the one just before
+    required: bool = False  # must be written; else, unwritten, it reads the stage just before
+    hint: str = ""  # said when it reads the wrong kind of stage
+
+
+FROM = Port("from", "from_")
 
 
 def const(type_: str, name: str, value: object) -> Constant:
@@ -132,6 +148,7 @@ class StageKind:
     takes_batches: ClassVar[bool] = False  # its input is a whole batch (the model)
     moves_whole_batches: ClassVar[bool] = False  # before a batch stage it moves whole batches (h2d)
     decodes: ClassVar[str | None] = None  # the source kind it decodes (jpeg_decode: jpeg_files)
+    fans_out: ClassVar[bool] = False  # one output per object of a frame (a crop of each box)
     makes_frames: ClassVar[bool] = False  # writes one picture per frame that a batch can assemble
     dvpp: ClassVar[bool] = False  # runs on a DVPP channel
     host_link: ClassVar[bool] = False  # its bytes cross the host link (PCIe) the engine copies over
@@ -143,6 +160,8 @@ class StageKind:
     reports_status: ClassVar[bool] = False  # its result code is read at completion (JPEGD)
     host_postprocess: ClassVar[bool] = False  # runs on the host on each completed frame (top-k)
     lowered: ClassVar[bool] = True  # has a template: generated programs can run it
+    # its inputs, the main one (that, unwritten, reads the stage just before) first
+    ports: ClassVar[tuple[Port, ...]] = (FROM,)
 
     @property
     def device(self) -> bool:
@@ -199,12 +218,21 @@ class StageKind:
         """Whether one copy of the stage (its stream and resources) serves every thread."""
         return False
 
+    def dvpp_fixed_bytes(self, ctx: StageContext) -> int:
+        """DVPP memory one copy of the stage holds besides its pools (a VDEC channel's decoder)."""
+        return 0
+
     def model_memory_bytes(self, ctx: StageContext) -> int:
         """Device memory one loaded instance takes (model stages)."""
         return 0
 
     def batch_input_bytes(self, ctx: StageContext, frame_bytes: int) -> int | None:
         """A batch stage's whole input at the spec's batch, given what one frame is (the model's)."""
+        return None
+
+    def video_plan(self, ctx: StageContext, roofline_qps: float) -> VideoPlan | None:
+        """What the plan records of the video source this stage decodes (Plan.video), at the spec's
+        streams with the pipeline's roofline: asked of the pipeline's first stage."""
         return None
 
     def batch_plan(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, instances: int) -> ModelPlan:
