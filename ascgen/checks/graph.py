@@ -21,6 +21,7 @@ WORDS: dict[Flow, str] = {
     "image": "an image",
     "boxes": "boxes",
     "labels": "labels",
+    "video": "a video",
 }
 NOT_YET = (
     "ascgen plans a chain of stages so far, each reading the one before it (branches and joins are not "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ascgen.checks.graph import check_inputs, check_references
 from ascgen.checks.serving import check_serving as _serving
+from ascgen.checks.video import check_video
 from ascgen.dsl import profile as profiles
 from ascgen.dsl import spec as dsl
 from ascgen.dsl.diagnostics import Diagnostic, did_you_mean, one_of
@@ -47,7 +48,7 @@ def _source(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     kinds = [kind_of(s) for s in spec.stages]
     decoders = decoders_of(source.data_kind)
     only_uploads = all(k.moves_whole_batches for k in kinds)
-    if decoders and not only_uploads and not any(k in decoders for k in kinds):
+    if decoders and source.kind != "video" and not only_uploads and not any(k in decoders for k in kinds):
         after = one_of(producers_of(decoders[0].consumes))
         out.append(smap.error(("source", "kind"), f"JPEG input needs a {decoders[0].kind} stage after {after}"))
     for k in kinds:
@@ -111,6 +112,17 @@ def _batch_stages(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     return out
 
 
+def _expect(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    """`expect` sets a graph's fan-out: it needs a stage that fans out (a crop)."""
+    if spec.expect is None or any(kind_of(s).fans_out for s in spec.stages):
+        return []
+    message = (
+        "expect.objects_per_frame sets how many crops a frame makes, but no stage crops the frame's objects; "
+        "add a detections and a vpc_crop stage, or remove expect"
+    )
+    return [smap.error(("expect", "objects_per_frame"), message)]
+
+
 def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     """Stage names, the graph (references, stage order and format compatibility), top-level consistency."""
     return (
@@ -120,7 +132,9 @@ def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
         + _source(spec, smap)
         + _layout(spec, smap)
         + _batch_stages(spec, smap)
+        + _expect(spec, smap)
         + _serving(spec, smap)
+        + check_video(spec, smap)
     )
 
 

@@ -63,7 +63,8 @@ def first_index(spec: SpecView) -> dict[str, int]:
 
 
 def source_flow(spec: SpecView) -> Flow:
-    return "jpeg" if spec.source.data_kind == "jpeg_files" else "tensor"
+    kind = spec.source.data_kind
+    return "jpeg" if kind == "jpeg_files" else "video" if kind == "video" else "tensor"
 
 
 def producer(ref: Ref, index: dict[str, int]) -> int | None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ascgen.dsl.profile import Profile
     from ascgen.dsl.sections import Source
     from ascgen.dsl.yaml_loader import SourceMap
-    from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan
+    from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan, VideoPlan
 
 Per = Literal["frame", "batch"]
 
@@ -218,6 +218,10 @@ class StageKind:
         """Whether one copy of the stage (its stream and resources) serves every thread."""
         return False
 
+    def dvpp_fixed_bytes(self, ctx: StageContext) -> int:
+        """DVPP memory one copy of the stage holds besides its pools (a VDEC channel's decoder)."""
+        return 0
+
     def model_memory_bytes(self, ctx: StageContext) -> int:
         """Device memory one loaded instance takes (model stages)."""
         return 0
@@ -226,9 +230,32 @@ class StageKind:
         """A batch stage's whole input at the spec's batch, given what one frame is (the model's)."""
         return None
 
+    def video_plan(self, ctx: StageContext, roofline_qps: float) -> VideoPlan | None:
+        """What the plan records of the video source this stage decodes (Plan.video), at the spec's
+        streams with the pipeline's roofline: asked of the pipeline's first stage."""
+        return None
+
     def batch_plan(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, instances: int) -> ModelPlan:
         """What the plan records of a batch stage (Plan.model): asked of the kind that takes batches."""
         raise NotImplementedError(f"{self.kind} does not take batches")
+
+    # ---------------------------------------------------------------- a graph's fan-out
+
+    def max_objects(self, ctx: StageContext) -> int | None:
+        """The most objects a frame's boxes hold (a detections stage)."""
+        return None
+
+    def object_batches(self, ctx: StageContext) -> tuple[int, list[int]]:
+        """(the objects one execution takes at most, the smaller batches it can run at): a model."""
+        return 1, []
+
+    def execution_us(self, ctx: StageContext, batch: int) -> float:
+        """Engine time of one execution at ``batch`` items, before any switch (a model's latency)."""
+        return 0.0
+
+    def fanout_us(self, ctx: StageContext, regions: int, calls: int) -> float:
+        """Engine time of ``regions`` objects in ``calls`` calls (a crop of each object)."""
+        return 0.0
 
     # ---------------------------------------------------------------- lowering
 

@@ -15,6 +15,7 @@ from ascgen.stages.h2d import H2d
 from ascgen.stages.jpeg_decode import JpegDecode
 from ascgen.stages.model import Model
 from ascgen.stages.topk import Topk
+from ascgen.stages.vdec import Vdec
 from ascgen.stages.vpc_crop import VpcCrop
 from ascgen.stages.vpc_letterbox import VpcLetterbox
 from ascgen.stages.vpc_resize import VpcResize
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 KINDS: dict[str, StageKind] = {
     k.kind: k
-    for k in (H2d(), JpegDecode(), VpcResize(), VpcLetterbox(), Model(), D2h(), Topk(), Detections(), VpcCrop())
+    for k in (H2d(), JpegDecode(), VpcResize(), VpcLetterbox(), Model(), D2h(), Topk(), Detections(), VpcCrop(), Vdec())
 }
 STAGE_KINDS = tuple(KINDS)
 SCHEMAS: dict[str, type[StageBase]] = {name: kind.schema for name, kind in KINDS.items()}

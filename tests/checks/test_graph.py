@@ -118,7 +118,7 @@ def test_a_tensor_where_an_image_is_needed() -> None:
         "  - {name: fetch, kind: d2h}\n",
     )
     assert [m for _, _, m in messages(text)] == [
-        "a vpc_resize stage cannot read 'infer' (a model stage: a tensor); it takes its input from jpeg_decode"
+        "a vpc_resize stage cannot read 'infer' (a model stage: a tensor); it takes its input from jpeg_decode or vdec"
     ]
 
 
