@@ -30,6 +30,7 @@
 #include "core/clock.h"
 #include "core/device.h"
 #include "core/memory.h"
+#include "core/profile.h"
 #include "core/task.h"
 #include "model/model_detector.h"
 #include "model/model_internal.h"
@@ -258,6 +259,13 @@ aclError execute(const char* api, uint32_t modelId, const aclmdlDataset* input,
   for (const auto* side : {&spec.reads, &spec.writes})
     for (const ByteRange& r : *side) spec.traffic_bytes += static_cast<double>(r.size);
   spec.name = "model_" + m->file.name;
+  // Another model ran on the AI Core before: this one's weights come in again from DDR, a
+  // share of weight_bytes at the memory bandwidth (docs/shared_bandwidth.md section 2).
+  spec.model_key = acl_sim::imaging::hash64(m->file.path.data(), m->file.path.size()) | 1;
+  const double ddr_bytes_per_us = profile().num("memory.bandwidth_GBps", 0.0) * 1e3;
+  if (ddr_bytes_per_us > 0)
+    spec.model_switch_us = engine_param(Engine::kAicore, "model_switch_weight_share", 0.0) *
+                           static_cast<double>(m->file.weight_bytes) / ddr_bytes_per_us;
   std::vector<ByteRange> in = spec.reads, out = spec.writes;
   spec.work = [m, key, in, out, batch] {
     std::vector<void*> outputs;
