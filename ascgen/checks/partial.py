@@ -35,6 +35,7 @@ _READS = {
     "_source": {"source"},
     "_layout": {"streams", "sync_every", "submit", "batch"},
     "_batch_stages": {"batch"},
+    "_expect": {"expect"},
     "_serving": {"source", "batching", "streams", "batch", "device"},
 }
 # Structure checks that read a stage's own fields (hw_gears), not only its kind: they need every

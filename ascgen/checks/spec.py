@@ -112,6 +112,17 @@ def _batch_stages(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     return out
 
 
+def _expect(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    """`expect` sets a graph's fan-out: it needs a stage that fans out (a crop)."""
+    if spec.expect is None or any(kind_of(s).fans_out for s in spec.stages):
+        return []
+    message = (
+        "expect.objects_per_frame sets how many crops a frame makes, but no stage crops the frame's objects; "
+        "add a detections and a vpc_crop stage, or remove expect"
+    )
+    return [smap.error(("expect", "objects_per_frame"), message)]
+
+
 def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     """Stage names, the graph (references, stage order and format compatibility), top-level consistency."""
     return (
@@ -121,6 +132,7 @@ def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
         + _source(spec, smap)
         + _layout(spec, smap)
         + _batch_stages(spec, smap)
+        + _expect(spec, smap)
         + _serving(spec, smap)
         + check_video(spec, smap)
     )

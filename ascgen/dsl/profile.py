@@ -97,9 +97,15 @@ class PixelEngine(_Strict):
     units: int = Field(gt=0)
     base_us: float = Field(ge=0)
     per_mpixel_us: float = Field(ge=0)
+    # VPC batch calls: each region after the first (simulator/docs/vpc_batch_time.md)
+    per_roi_us: float = Field(default=0.0, ge=0)
 
     def service_us(self, pixels: int) -> float:
         return self.base_us + self.per_mpixel_us * pixels / 1e6
+
+    def batch_service_us(self, regions: int, pixels: int) -> float:
+        """One batch call of `regions` regions writing `pixels` in all (the simulator's VPC time)."""
+        return self.service_us(pixels) + self.per_roi_us * max(regions - 1, 0)
 
 
 class UnitEngine(_Strict):
@@ -108,6 +114,14 @@ class UnitEngine(_Strict):
     # and a fraction of the task's own service time (simulator/docs/shared_bandwidth.md).
     switch_us: float = Field(default=0.0, ge=0)
     switch_fraction: float = Field(default=0.0, ge=0)
+    # Added to an execution when its unit's previous one was another model's: this share of the
+    # model's weight bytes read again at the memory bandwidth (simulator/docs/shared_bandwidth.md
+    # section 2).
+    model_switch_weight_share: float = Field(default=0.0, ge=0)
+
+    def model_switch_us(self, weight_bytes: int, memory_GBps: float) -> float:
+        """The time an execution of a model with `weight_bytes` of weights adds after another model's."""
+        return self.model_switch_weight_share * weight_bytes / (memory_GBps * 1e3) if memory_GBps > 0 else 0.0
 
 
 class VdecEngine(_Strict):

@@ -12,6 +12,7 @@ from pydantic import Field, model_validator
 
 from ascgen.dsl.batching import Batching
 from ascgen.dsl.dsl_base import DslModel, Name, Streams
+from ascgen.dsl.expect import Expect
 from ascgen.dsl.sections import Buffers, Device, Host, Slo, Source
 from ascgen.stages.registry import STAGE_KINDS, Stage
 
@@ -39,6 +40,9 @@ class Spec(DslModel):
     stages: list[Stage] = Field(min_length=1)
     host: Host = Field(default_factory=Host)
     slo: Slo | None = None
+    expect: Expect | None = Field(
+        default=None, description="graphs: the objects a frame holds, for the planner (docs/graphs.md)"
+    )
     batching: Batching | None = Field(
         default=None, description="source kind requests: how requests are merged into batches (Triton's rule)"
     )

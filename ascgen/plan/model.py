@@ -257,6 +257,20 @@ class ServingPlan(_Frozen):
     default_clients: int  # the closed loop's clients when the program is given no load flag
 
 
+class FanoutPlan(_Frozen):
+    """A graph's per-object part (ascgen/plan/fanout.py): how many objects a frame holds, and what
+    they cost per frame on the engines the frame's stages share with them."""
+
+    objects_per_frame: list[int]  # one frame's count per input (one entry: the spec's expect)
+    objects_from: str  # where the counts come from, for the plan's reader
+    crop_stage: str
+    model_stage: str  # the model of objects ("" when the crops go elsewhere)
+    model_batch: int  # objects one execution takes at most
+    executions_per_frame: float  # of the model of objects (and batch crop calls), averaged over the counts
+    engine_us_per_frame: dict[str, float]  # busy time of each engine per frame, frame and object stages
+    why: str  # how objects are batched (per frame), for the plan's reader
+
+
 class Plan(_Frozen):
     name: str
     spec_path: str
@@ -275,6 +289,7 @@ class Plan(_Frozen):
     batch_slots: SlotRule  # the ring of batches in flight per thread
     stages: list[StagePlan]
     graph: GraphPlan  # what each stage reads and what flows there
+    fanout: FanoutPlan | None = None  # a graph's per-object part (a crop of each detection)
     pools: list[PoolPlan]
     steps: list[Step]
     events: list[EventEdge]

@@ -11,6 +11,7 @@ from ascgen.dsl import spec as dsl
 from ascgen.dsl.profile import Profile
 from ascgen.plan import throughput, video
 from ascgen.plan.dataflow import event_edges, steps_of
+from ascgen.plan.fanout import fan_out
 from ascgen.plan.geometry import Geometry, align_up, allocation_bytes, tensor
 from ascgen.plan.graph import resolve
 from ascgen.plan.model import (
@@ -194,6 +195,7 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
     tasks = throughput.device_tasks_per_frame(spec, steps, events)
     calls = throughput.api_calls_per_frame(spec, steps, events)
     bounds = throughput.bounds(spec, prof, stages, batching, tasks, calls)
+    fanout, bounds = fan_out(spec, prof, stages, bounds, spec_path)
     worst = min(bounds, key=lambda b: b.qps)
     uncontended = min(b.qps for b in bounds if b.name != throughput.DDR_BOUND)
     model_plan = None
@@ -217,6 +219,7 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
         threads=spec.threads, streams=spec.streams, submit=spec.submit, sync_every=spec.frames_per_sync,
         depth=spec.buffers.depth,
         window=window, batch=spec.batch, batch_slots=p.slot_rule("", "batch"), stages=stages, graph=resolve(spec),
+        fanout=fanout,
         pools=pools,
         steps=steps, events=events, memory=memory, model=model_plan, batching=batching,
         streams_per_thread=device_streams, shared_stages=shared, shared_streams=len(shared),

@@ -243,6 +243,24 @@ class StageKind:
         """What the plan records of a batch stage (Plan.model): asked of the kind that takes batches."""
         raise NotImplementedError(f"{self.kind} does not take batches")
 
+    # ---------------------------------------------------------------- a graph's fan-out
+
+    def max_objects(self, ctx: StageContext) -> int | None:
+        """The most objects a frame's boxes hold (a detections stage)."""
+        return None
+
+    def object_batches(self, ctx: StageContext) -> tuple[int, list[int]]:
+        """(the objects one execution takes at most, the smaller batches it can run at): a model."""
+        return 1, []
+
+    def execution_us(self, ctx: StageContext, batch: int) -> float:
+        """Engine time of one execution at ``batch`` items, before any switch (a model's latency)."""
+        return 0.0
+
+    def fanout_us(self, ctx: StageContext, regions: int, calls: int) -> float:
+        """Engine time of ``regions`` objects in ``calls`` calls (a crop of each object)."""
+        return 0.0
+
     # ---------------------------------------------------------------- lowering
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:

@@ -115,6 +115,9 @@ class Detections(StageKind):
             out.append(ctx.error("format", message))
         return out
 
+    def max_objects(self, ctx: StageContext) -> int | None:
+        return _stage(ctx).max_objects
+
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
         # decoding scans the output once; NMS over the few boxes that pass is not counted
         return (gin.bytes if gin else 0) / HOST_SCAN_BYTES_PER_US

@@ -325,6 +325,11 @@ class Model(StageKind):
     def geometry(
         self, ctx: StageContext, before: Geometry | None, sizes: Sizes
     ) -> tuple[Geometry | None, Geometry | None]:
+        prev = ctx.prev_kind
+        if prev is not None and prev.fans_out:  # a model of objects: a batch of crops, at its own batch
+            picture = prev.frame_picture(ctx.at(ctx.index - 1))
+            batch_in = self.batch_input_bytes(ctx, picture.bytes if picture else 0) or 0
+            return tensor(batch_in, "tensor"), tensor(self.output_bytes(ctx.stage, ctx.prof, model_batch(ctx)[0]))
         gin = tensor(sizes.model_input_bytes or 0, "tensor") if before else before
         return gin, tensor(sizes.model_output_bytes)
 
@@ -357,6 +362,16 @@ class Model(StageKind):
             + (gout.bytes if gout else 0)
             + traffic_bytes(stage, ctx.prof, model_batch(ctx)[0])
         )
+
+    def object_batches(self, ctx: StageContext) -> tuple[int, list[int]]:
+        stage = ctx.stage
+        assert isinstance(stage, ModelStage)
+        return model_batch(ctx)[0], list(stage.gears or [])
+
+    def execution_us(self, ctx: StageContext, batch: int) -> float:
+        stage = ctx.stage
+        assert isinstance(stage, ModelStage)
+        return latency_ms(stage, ctx.prof, batch) * 1000.0
 
     def shared_by_threads(self, ctx: StageContext) -> bool:
         """One instance for every thread: asked for, or (auto) where the threads' streams are

@@ -30,7 +30,7 @@ from ascgen.dsl.diagnostics import Diagnostic
 from ascgen.dsl.dsl_base import Name, Size, StageBase
 from ascgen.dsl.profile import Profile
 from ascgen.plan.geometry import Geometry
-from ascgen.stages.base import Port, Sizes, StageContext
+from ascgen.stages.base import PoolRequest, Port, Sizes, StageContext
 from ascgen.stages.vpc_output import VpcOutputKind, VpcOutputStage
 
 MAX_REGIONS = 256  # regions one batch crop call takes (ACL_FACTS 8, aclcppdevg_03_0344..0347)
@@ -125,6 +125,26 @@ class VpcCrop(VpcOutputKind):
                 )
                 out.append(ctx.error("out", message))
         return out
+
+    def pools(
+        self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
+    ) -> list[PoolRequest]:
+        """One call's regions: each written to its own DVPP picture, then copied into the model's
+        input (a region's bytes are not a DVPP sub-buffer stride in general, ACL_FACTS 4)."""
+        assert out is not None
+        at = objects_model(ctx)
+        regions = regions_per_call(ctx.spec.stages[at], ctx.spec.batch) if at is not None else 1
+        pools = [PoolRequest("out", "dvpp", "batch", out.bytes * regions)]
+        if at is not None:
+            pools.append(PoolRequest("batch", "device", "batch", out.bytes * regions))
+        return pools
+
+    def fanout_us(self, ctx: StageContext, regions: int, calls: int) -> float:
+        """A batch crop call costs base_us, and each region its output pixels (as the simulator
+        times it: simulator/src/dvpp/dvpp_vpc.cpp)."""
+        out = self.out_size(ctx.stage)
+        vpc = ctx.prof.engines.vpc
+        return calls * vpc.base_us + regions * vpc.per_mpixel_us * out.width * out.height / 1e6
 
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
         """One region (the planner counts the regions of a frame)."""

@@ -37,6 +37,9 @@ std::vector<Case> with_review_cases(std::vector<Case> base);
 // `base` followed by the cases of the simulated VDEC (rules_corpus_vdec.cpp).
 std::vector<Case> with_vdec_cases(std::vector<Case> base);
 
+// `base` followed by the cases of VPC batch crops (rules_corpus_crop.cpp).
+std::vector<Case> with_crop_cases(std::vector<Case> base);
+
 // A 32x32 grey baseline JPEG (JFIF, no EXIF).
 std::vector<unsigned char> tiny_jpeg();
 
