@@ -160,6 +160,10 @@ class StageKind:
     reports_status: ClassVar[bool] = False  # its result code is read at completion (JPEGD)
     host_postprocess: ClassVar[bool] = False  # runs on the host on each completed frame (top-k)
     lowered: ClassVar[bool] = True  # has a template: generated programs can run it
+    # its task is sent by the program's source driver (a video stream's feeder), not as a step of the
+    # frame, and its result arrives on the host (VDEC's callback), which then submits the frame's
+    # next steps: no event links it to them, it has no op, and it reports each frame's status
+    fed_by_source: ClassVar[bool] = False
     # its inputs, the main one (that, unwritten, reads the stage just before) first
     ports: ClassVar[tuple[Port, ...]] = (FROM,)
 
