@@ -7,13 +7,14 @@ The simulator is compiled and installed once per sanitizer setting and shared by
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import re
 import shutil
 import subprocess
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,6 +112,20 @@ def configured_source(build: Path) -> Path | None:
     return Path(m.group(1)).resolve() if m else None
 
 
+LOCK_NAME = ".pytest-build.lock"
+
+
+@contextlib.contextmanager
+def locked(folder: Path) -> Iterator[None]:
+    """Holds an exclusive lock on ``folder`` (created if missing): two processes that build the
+    same folder (two ``ascgen bench`` runs, the test workers of pytest-xdist) take turns, and the
+    second finds the first one's build done."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / LOCK_NAME).open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress | None = None) -> Path:
     """Build and install the simulator library for this sanitizer setting; returns the install prefix.
 
@@ -120,14 +135,12 @@ def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress 
     prefix = build_root / "acl_sim-install" / variant_name(sanitize)
     flags = [f"-DACL_SIM_SANITIZE={sanitize}"] if sanitize else []
     log = build_root / "acl_sim-install" / f"{variant_name(sanitize)}.log"
-    base.mkdir(parents=True, exist_ok=True)
-    with (base / ".pytest-build.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with locked(base):
         if configured_source(base) not in (None, simulator_dir().resolve()):
             # Configured from another checkout's simulator (a build root shared between clones):
             # building there would install that checkout's library and headers.
             for entry in base.iterdir():
-                if entry.name != ".pytest-build.lock":
+                if entry.name != LOCK_NAME:
                     shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
         if not (base / "build.ninja").exists():
             _run(
@@ -202,13 +215,14 @@ def build_program(
     files = render(lower(plan, programs / spec.name / "src"))
     base = programs / f"{spec.name}-{content_hash(files)}"
     src = base / "src"
-    unchanged = src.is_dir() and all(
-        (src / rel).is_file() and (src / rel).read_text(encoding="utf-8") == text for rel, text in files.items()
-    )
-    if not unchanged:
-        write_tree_atomic(src, files)
-    build = base / f"{backend}-{variant_name(sanitize)}"
-    binary = compile_program(spec.name, src, build, backend, sanitize, build_root, progress)
+    with locked(base):
+        unchanged = src.is_dir() and all(
+            (src / rel).is_file() and (src / rel).read_text(encoding="utf-8") == text for rel, text in files.items()
+        )
+        if not unchanged:
+            write_tree_atomic(src, files)
+        build = base / f"{backend}-{variant_name(sanitize)}"
+        binary = compile_program(spec.name, src, build, backend, sanitize, build_root, progress)
     return BuildResult(binary=binary, spec=spec, plan=plan, cached=unchanged)
 
 
