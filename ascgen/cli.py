@@ -15,6 +15,7 @@ from rich.console import Console
 from ascgen import __version__
 from ascgen.bench import command as bench_command
 from ascgen.calibrate import command as calibrate_command
+from ascgen.codegen.cache import build_dir_option
 from ascgen.common.console import out
 from ascgen.common.errors import CheckFailed, UserError, shown
 from ascgen.common.fileio import write_atomic
@@ -188,7 +189,7 @@ def generate(specs: tuple[Path, ...], out_dir: Path, shared_runtime: bool, check
 @click.option(
     "--sanitize", type=click.Choice(["address", "thread"]), default=None, help="address: ASan+UBSan; thread: TSan."
 )
-@click.option("--build-dir", type=click.Path(path_type=Path), default=Path("build"), show_default=True)
+@build_dir_option
 @friendly
 def build(spec_path: Path, backend: str, sanitize: str | None, build_dir: Path) -> None:
     """Generate SPEC's program and build it with CMake and Ninja; print the binary's path."""
@@ -200,6 +201,44 @@ def build(spec_path: Path, backend: str, sanitize: str | None, build_dir: Path) 
             spec_path, backend=backend, sanitize=sanitize, build_root=build_dir.resolve(), progress=progress
         )
     click.echo(result.binary)
+
+
+@cli.group("cache")
+def cache_group() -> None:
+    """The per-user build cache: $ASCGEN_CACHE_DIR, else $XDG_CACHE_HOME/ascgen (~/.cache/ascgen)."""
+
+
+def _size_text(n: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
+
+
+@cache_group.command("info")
+@build_dir_option
+@friendly
+def cache_info(build_dir: Path) -> None:
+    """Where builds go and what each part of the cache holds."""
+    from ascgen.codegen import cache
+
+    parts = cache.info(build_dir)
+    click.echo(f"build cache: {build_dir}")
+    for part in parts:
+        entries = f", {_count(part.entries, 'entry' if part.name != 'programs' else 'program')}" if part.entries else ""
+        click.echo(f"  {part.name:<10} {_size_text(part.bytes):>10}{entries}")
+    click.echo(f"  {'total':<10} {_size_text(sum(p.bytes for p in parts)):>10}")
+
+
+@cache_group.command("clean")
+@build_dir_option
+@friendly
+def cache_clean(build_dir: Path) -> None:
+    """Remove every build in the cache (the next build compiles the simulator again)."""
+    from ascgen.codegen import cache
+
+    freed = cache.clean(build_dir)
+    click.echo(f"removed {_size_text(freed)} from {build_dir}")
 
 
 @cli.command("profile")

@@ -3,6 +3,7 @@
 import os
 
 import pytest
+from build_dirs import TEST_BUILD
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -11,3 +12,6 @@ def pytest_configure(config: pytest.Config) -> None:
     # programs hundreds of times and never measures start-up, so it skips that wait;
     # the simulator's own timing test (ctest sim.timing, timing.device_open) covers it.
     os.environ.setdefault("ACL_SIM_DEVICE_OPEN_MS", "0")
+    # Builds that name no --build-dir (ascgen build, bench, tune in a subprocess or CliRunner) go
+    # to the tests' own folder, never the user's build cache (~/.cache/ascgen).
+    os.environ["ASCGEN_CACHE_DIR"] = str(TEST_BUILD)

@@ -142,6 +142,7 @@ def bench(
     from ascgen.bench.points import parse_sweep
     from ascgen.bench.roofline import Planner
     from ascgen.bench.runner import RunOptions
+    from ascgen.codegen.build import build_estimate_s
     from ascgen.common.console import out
     from ascgen.common.fileio import check_can_create, check_can_write
 
@@ -175,7 +176,8 @@ def bench(
             default_builder, progress=monitor.build_progress, backend=backend, build_root=build_dir.resolve()
         )
         try:
-            results = session.run_bench(request, builder, monitor, planner=planner)
+            estimate = functools.partial(build_estimate_s, backend=backend, build_root=build_dir.resolve())
+            results = session.run_bench(request, builder, monitor, planner=planner, build_estimate=estimate)
         except session.BenchFailed as exc:
             if exc.partial is None:
                 raise

@@ -18,6 +18,14 @@ COLUMNS = (
 JSON_VERSION = 1  # of the document `ascgen compare --json` writes
 
 
+def columns(comparison: Comparison) -> list[str]:
+    """COLUMNS named in the unit of what was compared: requests/s when every row is a server's
+    load (clients or rate), frames' QPS when none is, "throughput" for a mix."""
+    servers = [r.config.clients is not None or r.config.rate is not None for r in comparison.rows]
+    unit = "req/s" if servers and all(servers) else "throughput" if any(servers) else "QPS"
+    return [c.replace("QPS", unit) for c in COLUMNS]
+
+
 def _change(ratio: float) -> str:
     return f"{ratio - 1:+.1%}" if ratio != float("inf") else "from 0"
 
@@ -44,7 +52,7 @@ def table(comparison: Comparison, old_name: str, new_name: str) -> Table:
     figures wrap instead."""
     t = Table(title=f"{old_name} -> {new_name}")
     widest = max((len(r.config.label()) for r in comparison.rows), default=len(COLUMNS[0]))
-    for name in COLUMNS:
+    for name in columns(comparison):
         if name == "configuration":
             t.add_column(name, justify="left", no_wrap=True, min_width=widest)
         else:
@@ -130,7 +138,7 @@ def markdown(comparison: Comparison, old_name: str, new_name: str, failures: lis
     lines = [f"### ascgen compare: `{old_name}` -> `{new_name}`", "", f"Gate {verdict}.", ""]
     if comparison.rows:
         body = [[f"`{r.config.label()}`", *cells(r)[1:]] for r in comparison.rows]
-        lines += [*table_lines(list(COLUMNS), body), ""]
+        lines += [*table_lines(columns(comparison), body), ""]
     lines += [f"- missing in `{new_name}`: `{c.label()}`" for c in comparison.only_old]
     lines += [f"- new in `{new_name}` (nothing to compare with): `{c.label()}`" for c in comparison.only_new]
     if comparison.context_changes:

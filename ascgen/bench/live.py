@@ -14,7 +14,7 @@ from ascgen.bench.eta import STARTUP_S, SweepEta
 from ascgen.bench.runner import Progress as RunProgress
 from ascgen.bench.runner import RunOptions
 from ascgen.bench.schema import Config, RunRecord
-from ascgen.common.progress import HEARTBEAT_S, PlainLines, duration_text
+from ascgen.common.progress import CACHED, HEARTBEAT_S, PlainLines, duration_text
 
 
 def done_line(label: str, run: RunRecord) -> str:
@@ -50,16 +50,23 @@ class LiveMonitor:
         self.eta.planned(runs)
         self.bar.update(self.task, total=runs)
 
+    def builds_planned(self, seconds: float) -> None:
+        self.eta.builds_planned(seconds)
+
     def building(self, variant: str) -> None:
         self.variant = variant
         self._update(f"building {variant}")
 
     def build_progress(self, what: str, done: int, total: int) -> None:
+        if done == CACHED:  # one line: nothing to build
+            self.bar.console.print(what, highlight=False)
+            return
         steps = f" [{done}/{total}]" if total else ""
         self._update(f"building {self.variant}: {what}{steps}")
 
     def built(self, variant: str, cached: bool) -> None:
-        self.bar.console.print(f"built {variant}{' (cached)' if cached else ''}")
+        if not cached:  # a cached program said so in its one line
+            self.bar.console.print(f"built {variant}")
 
     def run_started(self, config: Config, repeat: int, repeats: int) -> None:
         self.eta.run_started()
@@ -95,15 +102,23 @@ class PlainMonitor:
 
     def planned(self, runs: int) -> None:
         self.eta.planned(runs)
-        self.lines.say(f"bench: {runs} run{'s' if runs != 1 else ''}, about {duration_text(self.eta.remaining_s())}")
+        building = f" (building included: {duration_text(self.eta.build_s)})" if self.eta.build_s else ""
+        self.lines.say(
+            f"bench: {runs} run{'s' if runs != 1 else ''}, about {duration_text(self.eta.remaining_s())}{building}"
+        )
+
+    def builds_planned(self, seconds: float) -> None:
+        self.eta.builds_planned(seconds)
 
     def building(self, variant: str) -> None:
         self.variant = variant
         self.latest = f"building {variant}"
-        self.lines.say(self.latest)
         self.lines.status(lambda: self.latest)
 
     def build_progress(self, what: str, done: int, total: int) -> None:
+        if done == CACHED:  # one line: nothing to build
+            self.lines.say(what)
+            return
         steps = f" [{done}/{total}]" if total else ""
         starts = not self.latest.startswith(f"building {self.variant}: {what}")
         self.latest = f"building {self.variant}: {what}{steps}"
@@ -111,7 +126,8 @@ class PlainMonitor:
             self.lines.say(self.latest)
 
     def built(self, variant: str, cached: bool) -> None:
-        self.lines.say(f"built {variant}{' (cached)' if cached else ''}")
+        if not cached:  # a cached program said so in its one line
+            self.lines.say(f"built {variant}")
         self.lines.status(None)
 
     def run_started(self, config: Config, repeat: int, repeats: int) -> None:

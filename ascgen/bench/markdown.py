@@ -14,10 +14,10 @@ def table_lines(header: list[str], body: list[list[str]]) -> list[str]:
 SERVING_NOTE = (
     "A server: achieved r/s is requests completed per second (median over repeats), offered r/s those "
     "submitted; rejected and timed out are summed over the repeats; queue p50/p99 is a request's wait for "
-    "its batch; gears, each height x width gear's share of the batches; predicted, the plan's prediction "
-    "for the point's load (requests/s, p99 ms, mean batch, the share rejected; ascgen/serving/predict.py). With a "
-    "time_scale the figures are the simulated device's time. A point that rejected requests or missed "
-    "the SLO is never best."
+    "its batch; gears, each gear's share of the batches (HxW a height x width gear, bN the dynamic batch "
+    "gear N a batch ran at); predicted, the plan's prediction for the point's load (requests/s, p99 ms, "
+    "mean batch, the share rejected; ascgen/serving/predict.py). With a time_scale the figures are the "
+    "simulated device's time. A point that rejected requests or missed the SLO is never best."
 )
 
 

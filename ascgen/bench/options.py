@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import click
 
+from ascgen.codegen.cache import build_dir_option
 from ascgen.common.errors import shown
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -106,12 +107,7 @@ def program_and_build(fn: F) -> F:
                 help="The program's --pin: big, little, all or a list of CPUs (0,2,4) for its threads.",
             ),
             click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True),
-            click.option(
-                "--build-dir",
-                type=click.Path(file_okay=False, path_type=Path),
-                default=Path("build"),
-                show_default=True,
-            ),
+            build_dir_option,
         ]
     ):
         fn = option(fn)

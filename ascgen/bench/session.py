@@ -34,6 +34,8 @@ class Built(Protocol):
 
 # (spec file, the spec as configured for the build, its plan) -> the built program
 Builder = Callable[[Path, Spec, Plan], Built]
+# the programs a bench builds -> seconds of building still to do (ascgen.codegen.build.build_estimate_s)
+BuildEstimate = Callable[[list[tuple[Spec, Plan]]], float]
 Runner = Callable[[Path, Config, RunOptions, Path, Callable[[Progress], None] | None], ProgramReport]
 
 
@@ -58,6 +60,7 @@ class Monitor(Protocol):
     """What a user interface hears about the bench as it goes."""
 
     def planned(self, runs: int) -> None: ...
+    def builds_planned(self, seconds: float) -> None: ...
     def building(self, variant: str) -> None: ...
     def built(self, variant: str, cached: bool) -> None: ...
     def run_started(self, config: Config, repeat: int, repeats: int) -> None: ...
@@ -67,6 +70,7 @@ class Monitor(Protocol):
 
 class QuietMonitor:
     def planned(self, runs: int) -> None: ...
+    def builds_planned(self, seconds: float) -> None: ...
     def building(self, variant: str) -> None: ...
     def built(self, variant: str, cached: bool) -> None: ...
     def run_started(self, config: Config, repeat: int, repeats: int) -> None: ...
@@ -181,6 +185,7 @@ def run_bench(
     monitor: Monitor | None = None,
     runner: Runner = run_program,
     planner: Planner | None = None,
+    build_estimate: BuildEstimate | None = None,
 ) -> BenchResults:
     monitor = monitor or QuietMonitor()
     started = datetime.now(UTC)
@@ -191,6 +196,9 @@ def run_bench(
     configs = configurations(planner.spec, request.sweeps, request.fixed)
     plans = plan_all(planner, configs)
     predictions = {c: predicted(c, plans[c]) for c in configs}
+    if build_estimate is not None:
+        variants = {variant_config(planner.spec, c): c for c in configs}
+        monitor.builds_planned(build_estimate([planner.variant(c) for c in variants.values()]))
     monitor.planned(len(configs) * request.repeat)
     binaries = build_all(request, planner, configs, builder, monitor)
     swept = swept_keys(request.sweeps, configs)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from ascgen.bench import histogram
 from ascgen.bench.roofline import roofline_of
 from ascgen.bench.schema import Config, Latency, ProgramReport, ProgramServing, RunRecord, Serving, Summary
-from ascgen.plan.model import Plan
+from ascgen.plan.model import Plan, gear_for
 from ascgen.serving.predict import Prediction
 
 
@@ -24,14 +24,35 @@ def per_1000(seconds: float | None, frames: int) -> float | None:
     return None if seconds is None or frames <= 0 else seconds * 1000.0 / frames
 
 
+def gear_shares(served: ProgramServing, batch_gears: list[int]) -> tuple[tuple[str, float], ...]:
+    """Each gear's share of a server's batches: the (height, width) gears the program counts,
+    else the dynamic batch gears, a batch of n running at the smallest gear that holds it
+    (``gear_for``, as the program picks it; ``batch_stats`` holds the sizes)."""
+    if not served.batches:
+        return ()
+    if served.padding and served.padding.gears:
+        return tuple((f"{h}x{w}", n / served.batches) for h, w, n in served.padding.gears)
+    if not batch_gears:
+        return ()
+    counts: dict[int, int] = {}
+    for size, n in served.batch_stats:
+        gear = gear_for(batch_gears, size)
+        counts[gear] = counts.get(gear, 0) + n
+    return tuple((f"b{g}", counts[g] / served.batches) for g in sorted(counts))
+
+
 def serving_of(
-    served: ProgramServing, qps: float, loaded_s: float, scale: float, prediction: Prediction | None
+    served: ProgramServing,
+    qps: float,
+    loaded_s: float,
+    scale: float,
+    prediction: Prediction | None,
+    batch_gears: list[int] | None = None,
 ) -> Serving:
     """A server's figures of one run, in model time (the host's seconds / ``scale``). The
     program counts requests from the start of its load, through the warm-up and the measured
     period (``loaded_s``, host seconds); its latencies are of the measured period."""
     batched = sum(size * n for size, n in served.batch_stats)
-    gears = tuple((f"{h}x{w}", n / served.batches) for h, w, n in served.padding.gears) if served.padding else ()
     return Serving(
         offered_rps=served.submitted / loaded_s * scale if loaded_s > 0 else 0.0,
         achieved_rps=qps,
@@ -41,7 +62,7 @@ def serving_of(
         queue_p50_ms=served.queue_ms.p50 / scale,
         queue_p99_ms=served.queue_ms.p99 / scale,
         mean_batch=batched / served.batches if served.batches else 0.0,
-        gear_shares=gears if served.batches else (),
+        gear_shares=gear_shares(served, batch_gears or []),
         predicted_rps=prediction.qps if prediction else None,
         predicted_p99_ms=prediction.p99_ms if prediction else None,
         predicted_mean_batch=prediction.mean_batch if prediction else None,
@@ -85,7 +106,14 @@ def record(
         latency_histogram_us=[(bound / s, n) for bound, n in hist] if hist is not None else None,
         raw=raw,
         serving=(
-            serving_of(report.serving, report.qps * s, report.duration_s + warmup_s, s, prediction)
+            serving_of(
+                report.serving,
+                report.qps * s,
+                report.duration_s + warmup_s,
+                s,
+                prediction,
+                plan.model.gears if plan.model else [],
+            )
             if report.serving
             else None
         ),

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ascgen.bench.options import FiniteRange
+from ascgen.codegen.cache import build_dir_option
 from ascgen.common.errors import Interrupted, UserError, shown
 from ascgen.common.friendly import friendly
 
@@ -44,7 +45,7 @@ def _ints(ctx: click.Context, param: click.Parameter, text: str | None) -> tuple
 @click.option("--vpc-channels", callback=_ints, help="VPC channel counts (default: 1, 2, 4.. to 2 x base units).")
 @click.option("--pictures", type=click.IntRange(2, 1000), default=12, show_default=True, help="Per channel and run.")
 @click.option("--tasks", type=click.IntRange(10, 5000), default=400, show_default=True, help="Scheduler probe records.")
-@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("build"), show_default=True)
+@build_dir_option
 @friendly
 def calibrate(
     backend: str,

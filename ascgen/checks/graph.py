@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ascgen.dsl.diagnostics import Diagnostic, did_you_mean, one_of
 from ascgen.dsl.yaml_loader import SourceMap
-from ascgen.plan.graph import Ref, first_index, flows, producer, refs, source_flow
+from ascgen.plan.graph import PORT, Ref, first_index, flows, missing, port_of, producer, refs, source_flow
 from ascgen.plan.model import Flow
 from ascgen.stages.base import SpecView
 from ascgen.stages.registry import kind_of, producers_of
@@ -21,6 +21,7 @@ WORDS: dict[Flow, str] = {
     "image": "an image",
     "boxes": "boxes",
     "labels": "labels",
+    "video": "a video",
 }
 NOT_YET = (
     "ascgen plans a chain of stages so far, each reading the one before it (branches and joins are not "
@@ -34,7 +35,7 @@ def _where(ref: Ref) -> tuple[str | int, ...]:
 
 def _loops(spec: SpecView, index: dict[str, int]) -> list[list[int]]:
     """Each loop of references once, as the stages in reading order from its first stage."""
-    reads = {r.stage: index[r.name] if r.written else r.stage - 1 for r in refs(spec) if r.name in index}
+    reads = {r.stage: index[r.name] if r.written else r.stage - 1 for r in refs(spec) if r.main and r.name in index}
     done: set[int] = set()
     loops = []
     for start in range(len(spec.stages)):
@@ -61,9 +62,14 @@ def _loop_message(spec: SpecView, loop: list[int]) -> str:
 
 
 def check_references(spec: SpecView, smap: SourceMap) -> list[Diagnostic]:
-    """Every `from` names an earlier stage: not an unknown one, not a later one, no loop."""
+    """Every `from` names an earlier stage: not an unknown one, not a later one, no loop; every
+    input a kind needs written (a crop's `image`) is."""
     index = first_index(spec)
     out = []
+    for i, port in missing(spec):
+        kind = kind_of(spec.stages[i])
+        message = f"{kind.article} {kind.kind} stage needs '{port.key}: <stage>': {port.hint}"
+        out.append(smap.error(("stages", i, "name"), message))
     looped: set[int] = set()
     for loop in _loops(spec, index):
         looped.update(loop)
@@ -82,7 +88,7 @@ def check_references(spec: SpecView, smap: SourceMap) -> list[Diagnostic]:
                 f"written above it: move '{ref.name}' above '{spec.stages[ref.stage].name}'"
             )
             out.append(smap.error(_where(ref), message))
-        elif at != ref.stage - 1:
+        elif at != ref.stage - 1 and not port_of(spec, ref).branch:
             before = spec.stages[ref.stage - 1].name
             out.append(smap.error(_where(ref), f"'{ref.port}: {ref.name}': {NOT_YET} ('{before}')"))
     return out
@@ -99,24 +105,33 @@ def check_inputs(spec: SpecView, smap: SourceMap) -> list[Diagnostic]:
         if at is None:
             continue  # a broken reference: check_references reports it
         kind = kind_of(spec.stages[ref.stage])
+        port = port_of(spec, ref)
+        consumes = port.consumes or kind.consumes
+        needs_flow = port.needs_flow or kind.needs_flow
         before = kind_of(spec.stages[at]) if at >= 0 else None
         produced = before.produces if before else "source"
         what = SOURCE if before is None else f"{before.article} {before.kind} stage"
         flow = source_flow(spec) if at < 0 else made[at]
-        if produced not in kind.consumes:
-            need = one_of(producers_of(kind))
+        its = "its input" if ref.port == PORT else f"its {ref.port}"
+        hint = f"; {port.hint}" if port.hint else ""
+        if produced not in consumes:
+            need = one_of(producers_of(consumes))
             if ref.written:
                 gives = f" ({what}: {WORDS[flow]})" if flow and at >= 0 else ""
+                as_port = "" if ref.port == PORT else f" as {its}"
                 message = (
-                    f"{kind.article} {kind.kind} stage cannot read '{ref.name}'{gives}; it takes its input from {need}"
+                    f"{kind.article} {kind.kind} stage cannot read '{ref.name}'{gives}{as_port}; it takes {its} "
+                    f"from {need}{hint}"
                 )
             else:
-                message = f"{kind.article} {kind.kind} stage cannot come after {what}; it takes its input from {need}"
+                message = f"{kind.article} {kind.kind} stage cannot come after {what}; it takes {its} from {need}{hint}"
             out.append(smap.error(("stages", ref.stage, ref.port if ref.written else "kind"), message))
-        elif kind.needs_flow and flow and flow != kind.needs_flow:
+        elif needs_flow and flow and flow != needs_flow:
             reads = f"'{ref.name}' ({what})" if ref.name else SOURCE
+            as_port = "" if ref.port == PORT else f" as {its}"
             message = (
-                f"{kind.article} {kind.kind} stage reads {WORDS[kind.needs_flow]}, but {reads} gives {WORDS[flow]}"
+                f"{kind.article} {kind.kind} stage reads {WORDS[needs_flow]}{as_port}, but {reads} gives "
+                f"{WORDS[flow]}{hint}"
             )
             out.append(smap.error(("stages", ref.stage, ref.port if ref.written else "kind"), message))
     return out

@@ -27,13 +27,15 @@ from ascgen.dsl import spec as dsl
 from ascgen.dsl.diagnostics import Diagnostic
 from ascgen.dsl.dsl_base import StageBase
 from ascgen.dsl.yaml_loader import SourceMap
-from ascgen.stages.registry import SCHEMAS, STAGE_KINDS
+from ascgen.stages.base import FROM
+from ascgen.stages.registry import KINDS, SCHEMAS, STAGE_KINDS
 
 # What each structure check reads of the spec, besides the stages' kinds.
 _READS = {
     "_source": {"source"},
     "_layout": {"streams", "sync_every", "submit", "batch"},
     "_batch_stages": {"batch"},
+    "_expect": {"expect"},
     "_serving": {"source", "batching", "streams", "batch", "device"},
 }
 # Structure checks that read a stage's own fields (hw_gears), not only its kind: they need every
@@ -69,9 +71,10 @@ def _stage(item: Any, i: int) -> tuple[StageBase, bool, bool]:
     kind = item.get("kind") if isinstance(item, dict) else None
     name = item.get("name") if isinstance(item, dict) else None
     name = name if isinstance(name, str) else f"<stage {i + 1}>"  # never equal to a real name
-    ref = item.get("from") if isinstance(item, dict) else None
-    reads: dict[str, Any] = {"from_": ref} if isinstance(ref, str) else {}  # what it reads (the graph's checks)
     schema = SCHEMAS.get(kind) if isinstance(kind, str) else None
+    ports = KINDS[kind].ports if isinstance(kind, str) and kind in KINDS else (FROM,)
+    written = {port.field: item.get(port.key) for port in ports} if isinstance(item, dict) else {}
+    reads: dict[str, Any] = {k: v for k, v in written.items() if isinstance(v, str)}  # what it reads (the graph)
     if schema is None:
         return StageBase.model_construct(None, name=name, **reads), False, False
     try:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from ascgen.checks.graph import check_inputs, check_references
 from ascgen.checks.serving import check_serving as _serving
+from ascgen.checks.video import check_video
 from ascgen.dsl import profile as profiles
 from ascgen.dsl import spec as dsl
 from ascgen.dsl.diagnostics import Diagnostic, did_you_mean, one_of
 from ascgen.dsl.profile import Profile
 from ascgen.dsl.yaml_loader import SourceMap
+from ascgen.plan.graph import per_object
 from ascgen.stages.registry import context, decoders_of, kind_of, producers_of
 
 SOURCE = "the source"
@@ -46,8 +48,8 @@ def _source(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     kinds = [kind_of(s) for s in spec.stages]
     decoders = decoders_of(source.data_kind)
     only_uploads = all(k.moves_whole_batches for k in kinds)
-    if decoders and not only_uploads and not any(k in decoders for k in kinds):
-        after = one_of(producers_of(decoders[0]))
+    if decoders and source.kind != "video" and not only_uploads and not any(k in decoders for k in kinds):
+        after = one_of(producers_of(decoders[0].consumes))
         out.append(smap.error(("source", "kind"), f"JPEG input needs a {decoders[0].kind} stage after {after}"))
     for k in kinds:
         if k.decodes is not None and k.decodes != source.data_kind:
@@ -86,12 +88,39 @@ def _layout(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
 
 
 def _batch_stages(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    """One model of frames, and one of a frame's objects (after a crop); only the latter has a
+    batch of its own (the spec's `batch` is the frames')."""
+    objects = per_object(spec)
     batchers = [i for i, s in enumerate(spec.stages) if kind_of(s).takes_batches]
-    if spec.batch > 1 and not batchers:
-        return [smap.error(("batch",), "batch > 1 needs a model stage (batches are model inputs)")]
-    if len(batchers) > 1:
-        return [smap.error(("stages", batchers[1], "kind"), "one model stage per pipeline")]
-    return []
+    of_frames = [i for i in batchers if not objects[i]]
+    of_objects = [i for i in batchers if objects[i]]
+    out = []
+    if spec.batch > 1 and not of_frames:
+        out.append(smap.error(("batch",), "batch > 1 needs a model stage (batches are model inputs)"))
+    if len(of_frames) > 1:
+        message = (
+            "one model of frames per pipeline; a second model runs on a frame's objects: put a detections and a "
+            "vpc_crop stage before it"
+        )
+        out.append(smap.error(("stages", of_frames[1], "kind"), message))
+    if len(of_objects) > 1:
+        out.append(smap.error(("stages", of_objects[1], "kind"), "one model of a frame's objects per pipeline"))
+    for i in of_frames:
+        if getattr(spec.stages[i], "batch", None) is not None:
+            message = "a model of frames takes the spec's batch: move 'batch' to the top level of the spec"
+            out.append(smap.error(("stages", i, "batch"), message))
+    return out
+
+
+def _expect(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    """`expect` sets a graph's fan-out: it needs a stage that fans out (a crop)."""
+    if spec.expect is None or any(kind_of(s).fans_out for s in spec.stages):
+        return []
+    message = (
+        "expect.objects_per_frame sets how many crops a frame makes, but no stage crops the frame's objects; "
+        "add a detections and a vpc_crop stage, or remove expect"
+    )
+    return [smap.error(("expect", "objects_per_frame"), message)]
 
 
 def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
@@ -103,7 +132,9 @@ def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
         + _source(spec, smap)
         + _layout(spec, smap)
         + _batch_stages(spec, smap)
+        + _expect(spec, smap)
         + _serving(spec, smap)
+        + check_video(spec, smap)
     )
 
 

@@ -1,28 +1,32 @@
 """`ascgen build`: generate a spec's program into a build folder and compile it with CMake.
 
-Each program is rendered into build/programs/<name>-<hash of its files>/ and built there once
-(``ascgen build`` and ``ascgen bench`` share it); unchanged sources build nothing.
-The simulator is compiled and installed once per sanitizer setting and shared by all builds.
+Builds go to the per-user build cache (ascgen.codegen.cache: $ASCGEN_CACHE_DIR, else
+$XDG_CACHE_HOME/ascgen) unless a command's --build-dir names another root. Each program is
+rendered into <root>/programs/<name>-<hash of its files>/ and built there once (``ascgen build``
+and ``ascgen bench`` share it); unchanged sources build nothing. The simulator is compiled and
+installed once per sanitizer setting and content (its sources, compiler, flags) for all builds.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
+import os
 import re
 import shutil
 import subprocess
+import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ascgen.codegen import cache
 from ascgen.codegen.lower import lower
 from ascgen.codegen.render import render
 from ascgen.common.errors import StepFailed
 from ascgen.common.fileio import write_tree_atomic
 from ascgen.common.friendly import stop_child
+from ascgen.common.progress import CACHED
 from ascgen.common.resources import simulator_dir
 from ascgen.dsl import spec as dsl
 from ascgen.dsl.configure import configure
@@ -112,39 +116,43 @@ def configured_source(build: Path) -> Path | None:
     return Path(m.group(1)).resolve() if m else None
 
 
-LOCK_NAME = ".pytest-build.lock"
-
-
-@contextlib.contextmanager
-def locked(folder: Path) -> Iterator[None]:
-    """Holds an exclusive lock on ``folder`` (created if missing): two processes that build the
-    same folder (two ``ascgen bench`` runs, the test workers of pytest-xdist) take turns, and the
-    second finds the first one's build done."""
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / LOCK_NAME).open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
+def simulator_prefix(build_root: Path, sanitize: str | None) -> Path:
+    """Where the simulator of this checkout installs for this sanitizer setting: a folder named
+    by the setting and a key of the simulator's sources, the compiler and the flags."""
+    flags = [f"-DACL_SIM_SANITIZE={sanitize}"] if sanitize else []
+    key = cache.simulator_key(simulator_dir().resolve(), [variant_name(sanitize), *flags])
+    return build_root / "acl_sim-install" / f"{variant_name(sanitize)}-{key}"
 
 
 def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress | None = None) -> Path:
     """Build and install the simulator library for this sanitizer setting; returns the install prefix.
 
-    The build folders are those of the simulator's own tests (build/sim-plain, -asan, -tsan),
-    configured the same way, so the library is compiled once per setting whoever needs it first."""
-    base = build_root / _SIM_DIRS[sanitize]
-    prefix = build_root / "acl_sim-install" / variant_name(sanitize)
+    The prefix, build_root/acl_sim-install/<setting>-<key>, is keyed by the simulator's sources,
+    the compiler and the flags (ascgen.codegen.cache), so every checkout with the same simulator
+    shares it and one whose simulator differs installs its own. The build folders are those of
+    the simulator's own tests (build_root/sim-plain, -asan, -tsan), configured the same way."""
     flags = [f"-DACL_SIM_SANITIZE={sanitize}"] if sanitize else []
+    sources = simulator_dir().resolve()
+    prefix = simulator_prefix(build_root, sanitize)
+    if prefix.is_dir():  # renamed into place complete, never half written
+        _say_cached(progress, f"simulator ({variant_name(sanitize)})", prefix)
+        return prefix
+    base = build_root / _SIM_DIRS[sanitize]
     log = build_root / "acl_sim-install" / f"{variant_name(sanitize)}.log"
-    with locked(base):
-        if configured_source(base) not in (None, simulator_dir().resolve()):
+    with cache.locked(base):
+        if prefix.is_dir():  # another process installed it while this one waited
+            _say_cached(progress, f"simulator ({variant_name(sanitize)})", prefix)
+            return prefix
+        started = time.monotonic()
+        if configured_source(base) not in (None, sources):
             # Configured from another checkout's simulator (a build root shared between clones):
             # building there would install that checkout's library and headers.
             for entry in base.iterdir():
-                if entry.name != LOCK_NAME:
+                if entry.name != cache.LOCK:
                     shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
         if not (base / "build.ninja").exists():
             _run(
-                ["cmake", "-G", "Ninja", "-S", str(simulator_dir()), "-B", str(base), *flags],
+                ["cmake", "-G", "Ninja", "-S", str(sources), "-B", str(base), *flags],
                 log,
                 "configure the simulator",
                 progress,
@@ -155,8 +163,28 @@ def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress 
             "build the simulator",
             progress,
         )
-        _run(["cmake", "--install", str(base), "--prefix", str(prefix)], log, "install the simulator", progress)
+        cache.install_atomically(
+            prefix,
+            lambda into: _run(
+                ["cmake", "--install", str(base), "--prefix", str(into)], log, "install the simulator", progress
+            ),
+        )
+        cache.record_build_seconds(build_root, "simulator", time.monotonic() - started)
     return prefix
+
+
+_announced: set[Path] = set()
+
+
+def _say_cached(progress: Progress | None, what: str, where: Path) -> None:
+    """One line for a build step that had nothing to do (once per process for the simulator)."""
+    if progress and where not in _announced:
+        _announced.add(where)
+        progress(f"{what}: cached, {where}", CACHED, CACHED)
+
+
+# Where the program's CMakeLists looks for CANN: a build against another toolkit builds again.
+_TOOLKIT_ENV = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "DDK_PATH", "NPU_HOST_LIB")
 
 
 def compile_program(
@@ -168,21 +196,33 @@ def compile_program(
     build_root: Path,
     progress: Progress | None = None,
 ) -> Path:
-    """Configure and build a generated program; returns its binary."""
+    """Configure and build a generated program; returns its binary. A build folder whose stamp
+    says it was built with this configuration is not touched (one "cached" line); one process
+    builds in a folder at a time, and the stamp is written only after a successful build."""
     check_tools()
     flags = [f"-DASCGEN_BACKEND={backend}"]
     if sanitize:
         flags.append(f"-DASCGEN_SANITIZE={sanitize}")
     if backend == "sim":
         flags.append(f"-DCMAKE_PREFIX_PATH={ensure_simulator(build_root, sanitize, progress)}")
-    log = build / "build.log"
-    # Configure every time (a no-op when nothing changed) so the flags and the simulator's
-    # install prefix in the cache are always the ones asked for.
-    _run(["cmake", "-G", "Ninja", "-S", str(src), "-B", str(build), *flags], log, "configure", progress)
-    _run(["cmake", "--build", str(build), "-j2"], log, "build", progress)
     binary = build / name
-    if not binary.exists():
-        raise BuildFailed(f"the build finished but {binary} is missing (log: {log})")
+    toolkit = [f"{k}={os.environ.get(k, '')}" for k in _TOOLKIT_ENV] if backend != "sim" else []
+    stamp = "\n".join([str(src), *flags, *toolkit, cache.compiler_identity()]) + "\n"
+    if cache.stamp_matches(build, stamp) and binary.is_file():
+        _say_cached(progress, f"{name} ({build.name})", binary)
+        return binary
+    log = build / "build.log"
+    with cache.locked(build):
+        started = time.monotonic()
+        (build / cache.STAMP).unlink(missing_ok=True)
+        # Configure every time (a no-op when nothing changed) so the flags and the simulator's
+        # install prefix in the cache are always the ones asked for.
+        _run(["cmake", "-G", "Ninja", "-S", str(src), "-B", str(build), *flags], log, "configure", progress)
+        _run(["cmake", "--build", str(build), "-j2"], log, "build", progress)
+        if not binary.exists():
+            raise BuildFailed(f"the build finished but {binary} is missing (log: {log})")
+        cache.write_stamp(build, stamp)
+        cache.record_build_seconds(build_root, "program", time.monotonic() - started)
     return binary
 
 
@@ -206,24 +246,54 @@ def build_program(
 ) -> BuildResult:
     """Generate the program of a planned spec into the build cache and compile it.
 
-    The cache holds one folder per program, build/programs/<name>-<hash of its files>/, so
+    The cache holds one folder per program, <root>/programs/<name>-<hash of its files>/, so
     ``ascgen build`` and ``ascgen bench`` share a build whenever they generate the same program,
     and an unchanged program builds nothing."""
-    build_root = build_root or Path.cwd() / "build"
-    programs = build_root / "programs"
-    # Rendered for a folder at the cache's depth: its relative paths hold for every folder there.
-    files = render(lower(plan, programs / spec.name / "src"))
-    base = programs / f"{spec.name}-{content_hash(files)}"
+    build_root = build_root or cache.default_root()
+    base, files = _program_folder(spec, plan, build_root)
     src = base / "src"
-    with locked(base):
+    with cache.locked(base):  # two processes (pytest-xdist workers) may write the same program
         unchanged = src.is_dir() and all(
             (src / rel).is_file() and (src / rel).read_text(encoding="utf-8") == text for rel, text in files.items()
         )
         if not unchanged:
             write_tree_atomic(src, files)
-        build = base / f"{backend}-{variant_name(sanitize)}"
-        binary = compile_program(spec.name, src, build, backend, sanitize, build_root, progress)
-    return BuildResult(binary=binary, spec=spec, plan=plan, cached=unchanged)
+    build = base / f"{backend}-{variant_name(sanitize)}"
+    before = _stamp_time(build)
+    binary = compile_program(spec.name, src, build, backend, sanitize, build_root, progress)
+    return BuildResult(binary=binary, spec=spec, plan=plan, cached=before is not None and before == _stamp_time(build))
+
+
+def _stamp_time(build: Path) -> int | None:
+    try:
+        return (build / cache.STAMP).stat().st_mtime_ns
+    except OSError:
+        return None
+
+
+def _program_folder(spec: dsl.Spec, plan: Plan, build_root: Path) -> tuple[Path, dict[str, str]]:
+    """Where the program of ``plan`` lies in the cache, and its files."""
+    programs = build_root / "programs"
+    # Rendered for a folder at the cache's depth: its relative paths hold for every folder there.
+    files = render(lower(plan, programs / spec.name / "src"))
+    return programs / f"{spec.name}-{content_hash(files)}", files
+
+
+def build_estimate_s(
+    programs: list[tuple[dsl.Spec, Plan]], backend: str = "sim", sanitize: str | None = None,
+    build_root: Path | None = None,
+) -> float:  # fmt: skip
+    """Seconds of building still to do for these programs: the simulator unless installed, and
+    each program not yet built, at the pace the cache measured last time (else a default)."""
+    build_root = build_root or cache.default_root()
+    seconds = 0.0
+    if backend == "sim" and not simulator_prefix(build_root, sanitize).is_dir():
+        seconds += cache.build_seconds(build_root, "simulator")
+    for spec, plan in programs:
+        base, _ = _program_folder(spec, plan, build_root)
+        if _stamp_time(base / f"{backend}-{variant_name(sanitize)}") is None:
+            seconds += cache.build_seconds(build_root, "program")
+    return seconds
 
 
 def build_variant(

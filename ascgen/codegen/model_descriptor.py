@@ -38,3 +38,40 @@ def descriptor_text(model: ModelPlan, header: list[str]) -> str:
         if model.traffic_bytes_per_item:
             lines.append(f"traffic_bytes_per_item={model.traffic_bytes_per_item}")
     return "\n".join(lines) + "\n"
+
+
+DETECTOR_LAYOUTS = ("yolov3_detection_output", "yolo_raw")  # the detections kind's formats
+
+
+def detector_lines(
+    layout: str,
+    classes: int,
+    width: int,
+    height: int,
+    max_boxes: int,
+    width_stride: int | None = None,
+    height_stride: int | None = None,
+) -> list[str]:
+    """The keys that make a simulated model a detector (simulator/src/model/model_detector.h).
+
+    Its input 0 is then `batch` NV12 pictures of width x height on the strides (default VPC's:
+    ALIGN(width, 16) x ALIGN(height, 2)), and its outputs are the detections of the coloured
+    shapes of pipelines/data/make_shapes.py in them: for yolov3_detection_output box_out
+    (batch x 6 x max_boxes float32) and box_out_num (batch x 8 int32), for yolo_raw one output of
+    batch x max_boxes x (5 + classes) float32 (templates/stages/detections.h reads both). Append
+    them to descriptor_text's lines; the simulator refuses a descriptor whose sizes disagree.
+    """
+    if layout not in DETECTOR_LAYOUTS:
+        raise ValueError(f"detector layout {layout!r}: want one of {', '.join(DETECTOR_LAYOUTS)}")
+    lines = [
+        f"detector={layout}",
+        f"detector.classes={classes}",
+        f"detector.width={width}",
+        f"detector.height={height}",
+        f"detector.max_boxes={max_boxes}",
+    ]
+    if width_stride is not None:
+        lines.append(f"detector.width_stride={width_stride}")
+    if height_stride is not None:
+        lines.append(f"detector.height_stride={height_stride}")
+    return lines

@@ -15,6 +15,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 HEARTBEAT_S = 10.0
+# done and total of a build step that found its result in the cache: its ``what`` is the one line shown
+CACHED = -1
 
 
 def duration_text(seconds: float) -> str:
@@ -111,6 +113,12 @@ class BuildProgress(_BarOrLines):
         self.started = time.monotonic()
 
     def __call__(self, what: str, done: int, total: int) -> None:
+        if done == CACHED:  # one line: nothing to build
+            if self.terminal:
+                self.bar.console.print(what, highlight=False)
+            else:
+                self.lines.say(what)
+            return
         if self.terminal:
             self.bar.update(self.task, description=what, completed=done, total=total or None)
             return

@@ -17,8 +17,8 @@ from pydantic_core import ErrorDetails
 
 from ascgen.common.fileio import FileRefused, read_bounded
 from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
+from ascgen.dsl.links import Links
 from ascgen.dsl.yaml_loader import MAX_BYTES, SourceMap, load_text
-from ascgen.transfers.model import Links
 
 
 class _Strict(BaseModel):
@@ -102,12 +102,29 @@ class PixelEngine(_Strict):
         return self.base_us + self.per_mpixel_us * pixels / 1e6
 
 
+class VpcEngine(PixelEngine):
+    # Batch crop calls: each region after the first (simulator/docs/vpc_batch_time.md)
+    per_roi_us: float = Field(default=0.0, ge=0)
+
+    def batch_service_us(self, regions: int, pixels: int) -> float:
+        """One batch call of `regions` regions writing `pixels` in all (the simulator's VPC time)."""
+        return self.service_us(pixels) + self.per_roi_us * max(regions - 1, 0)
+
+
 class UnitEngine(_Strict):
     units: int = Field(gt=0)
     # Added to a task when its unit's previous task came from another stream: a fixed part
     # and a fraction of the task's own service time (simulator/docs/shared_bandwidth.md).
     switch_us: float = Field(default=0.0, ge=0)
     switch_fraction: float = Field(default=0.0, ge=0)
+    # Added to an execution when its unit's previous one was another model's: this share of the
+    # model's weight bytes read again at the memory bandwidth (simulator/docs/shared_bandwidth.md
+    # section 2).
+    model_switch_weight_share: float = Field(default=0.0, ge=0)
+
+    def model_switch_us(self, weight_bytes: int, memory_GBps: float) -> float:
+        """The time an execution of a model with `weight_bytes` of weights adds after another model's."""
+        return self.model_switch_weight_share * weight_bytes / (memory_GBps * 1e3) if memory_GBps > 0 else 0.0
 
 
 class VdecEngine(_Strict):
@@ -145,7 +162,7 @@ class Engines(_Strict):
     d2h: CopyEngine
     d2d: CopyEngine
     jpegd: PixelEngine
-    vpc: PixelEngine
+    vpc: VpcEngine
     aicore: UnitEngine
     vdec: VdecEngine | None = None  # absent: the profile has no video decoder figures
     scheduler: Scheduler
@@ -240,7 +257,7 @@ class Profile(_Strict):
     engines: Engines
     features: Features = Features()
     models: dict[str, ReferenceModel] = {}
-    # Links to other devices and hosts (HCCS, RDMA; ascgen/transfers/model.py, docs/transfers.md).
+    # Links to other devices and hosts (HCCS, RDMA; ascgen/dsl/links.py, docs/transfers.md).
     links: Links | None = None
     # Measured figures' origins, by flat key ("engines.h2d.bandwidth_GBps"): `ascgen calibrate`.
     provenance: dict[str, Provenance] = {}

@@ -32,10 +32,23 @@ class Device(DslModel):
     processes_per_device: int = Field(default=1, ge=1, le=16)
 
 
+VIDEO_KEYS = ("codec", "streams", "fps", "loop", "pace", "late")
+# What a video source is when the spec does not say (README, DSL reference)
+VIDEO_DEFAULTS: dict[str, object] = {
+    "codec": "h264",
+    "streams": 1,
+    "fps": 30.0,
+    "loop": True,
+    "pace": "realtime",
+    "late": "drop",
+}
+
+
 class Source(DslModel):
-    kind: Literal["jpeg_files", "tensor", "requests"] = Field(
+    kind: Literal["jpeg_files", "tensor", "requests", "video"] = Field(
         description="jpeg_files: JPEG images from a file or folder; tensor: raw input bytes; requests: "
-        "a service: clients send requests (JPEG images from `inputs`), see docs/serving.md"
+        "a service: clients send requests (JPEG images from `inputs`), see docs/serving.md; video: "
+        "`streams` cameras playing an H.264/H.265 Annex-B elementary stream (docs/video.md)"
     )
     path: SafePath | None = Field(default=None, description="file or folder read by the program")
     inputs: SafePath | None = Field(default=None, description="requests: the JPEG files the clients send")
@@ -44,11 +57,30 @@ class Source(DslModel):
     typical_bytes: Bytes | None = Field(
         default=None, description="usual input size, for throughput prediction; default max_bytes"
     )
+    codec: Literal["h264", "h265"] | None = Field(default=None, description="video: the stream's codec")
+    streams: int | None = Field(default=None, ge=1, le=256, description="video: cameras, one VDEC channel each")
+    fps: float | None = Field(default=None, gt=0, le=240, description="video: frames per second of each stream")
+    loop: bool | None = Field(default=None, description="video: replay the file when it ends (default true)")
+    pace: Literal["realtime", "asap"] | None = Field(
+        default=None,
+        description="video: realtime sends each frame at its presentation time, as a camera does (default); "
+        "asap sends as fast as the decoder takes them",
+    )
+    late: Literal["drop", "queue"] | None = Field(
+        default=None,
+        description="video, pace realtime: a frame whose time has passed before it could be sent is dropped "
+        "(default, as a camera's), or queued and sent late",
+    )
     format: Literal["jpeg", "raw"] = Field(
         default="jpeg",
         description="requests: what a request carries: a JPEG file, or (raw) a uint8 tensor of the model's "
         "hw_gears height and its own width, row after row (text lines; docs/serving.md)",
     )
+
+    @property
+    def video_keys(self) -> list[str]:
+        """The keys of a video source given in the spec (for the checks: other sources refuse them)."""
+        return [k for k in VIDEO_KEYS if getattr(self, k) is not None]
 
     @property
     def data_kind(self) -> str:

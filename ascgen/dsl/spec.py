@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ascgen.dsl.batching import Batching
 from ascgen.dsl.dsl_base import DslModel, Name, Streams
+from ascgen.dsl.expect import Expect
 from ascgen.dsl.sections import Buffers, Device, Host, Slo, Source
 from ascgen.stages.registry import STAGE_KINDS, Stage
 
@@ -39,9 +40,21 @@ class Spec(DslModel):
     stages: list[Stage] = Field(min_length=1)
     host: Host = Field(default_factory=Host)
     slo: Slo | None = None
+    expect: Expect | None = Field(
+        default=None, description="graphs: the objects a frame holds, for the planner (docs/graphs.md)"
+    )
     batching: Batching | None = Field(
         default=None, description="source kind requests: how requests are merged into batches (Triton's rule)"
     )
+
+    @model_validator(mode="after")
+    def _one_pipeline_per_stream(self) -> Spec:
+        """A video source runs one pipeline (worker thread) per stream: threads = source.streams
+        unless the spec says otherwise (the checks refuse a different number)."""
+        if self.source.kind == "video" and "threads" not in self.model_fields_set:
+            self.threads = self.source.streams or 1
+            self.model_fields_set.discard("threads")
+        return self
 
     @property
     def serving(self) -> bool:

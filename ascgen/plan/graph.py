@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ascgen.plan.model import Flow, GraphEdge, GraphPlan
-from ascgen.stages.base import SpecView
-from ascgen.stages.registry import kind_of
+from ascgen.stages.base import FROM, Port, SpecView
+from ascgen.stages.registry import kind_of, ports_of
 
-PORT = "from"  # the input every stage has
+PORT = FROM.key  # the input every stage has unless its kind names its own
 
 
 @dataclass(frozen=True)
@@ -24,16 +24,34 @@ class Ref:
     port: str
     name: str | None  # the producing stage's name; None: the pipeline's source
     written: bool  # written in the spec (`from: decode`), else the stage before by default
+    main: bool = True  # the kind's main input (the first of its ports)
+
+
+def port_of(spec: SpecView, ref: Ref) -> Port:
+    return next(p for p in ports_of(spec.stages[ref.stage]) if p.key == ref.port)
 
 
 def refs(spec: SpecView) -> list[Ref]:
+    """Every input of every stage; a required input left unwritten has none (the checks say so)."""
     out = []
     for i, stage in enumerate(spec.stages):
-        if stage.from_ is not None:
-            out.append(Ref(i, PORT, stage.from_, True))
-        else:
-            out.append(Ref(i, PORT, spec.stages[i - 1].name if i else None, False))
+        for n, port in enumerate(ports_of(stage)):
+            name = getattr(stage, port.field, None)
+            if name is not None:
+                out.append(Ref(i, port.key, name, True, n == 0))
+            elif n == 0 and not port.required:
+                out.append(Ref(i, port.key, spec.stages[i - 1].name if i else None, False))
     return out
+
+
+def missing(spec: SpecView) -> list[tuple[int, Port]]:
+    """The required inputs left unwritten: (stage index, port)."""
+    return [
+        (i, port)
+        for i, stage in enumerate(spec.stages)
+        for port in ports_of(stage)
+        if port.required and getattr(stage, port.field, None) is None
+    ]
 
 
 def first_index(spec: SpecView) -> dict[str, int]:
@@ -45,7 +63,8 @@ def first_index(spec: SpecView) -> dict[str, int]:
 
 
 def source_flow(spec: SpecView) -> Flow:
-    return "jpeg" if spec.source.data_kind == "jpeg_files" else "tensor"
+    kind = spec.source.data_kind
+    return "jpeg" if kind == "jpeg_files" else "video" if kind == "video" else "tensor"
 
 
 def producer(ref: Ref, index: dict[str, int]) -> int | None:
@@ -60,11 +79,24 @@ def producer(ref: Ref, index: dict[str, int]) -> int | None:
 def flows(spec: SpecView) -> list[Flow | None]:
     """What each stage outputs; None where it cannot be told (its input is a broken reference)."""
     index = first_index(spec)
+    main = {ref.stage: ref for ref in refs(spec) if ref.main}
     out: list[Flow | None] = []
-    for ref in refs(spec):
-        at = producer(ref, index)
+    for i, stage in enumerate(spec.stages):
+        at = producer(main[i], index) if i in main else None
         given = None if at is None else source_flow(spec) if at < 0 else out[at]
-        out.append(kind_of(spec.stages[ref.stage]).flow or given)
+        out.append(kind_of(stage).flow or given)
+    return out
+
+
+def per_object(spec: SpecView) -> list[bool]:
+    """Whether each stage works on a frame's objects (a crop, and what reads it, and so on), not
+    on the frame."""
+    index = first_index(spec)
+    main = {ref.stage: ref for ref in refs(spec) if ref.main}
+    out: list[bool] = []
+    for i, stage in enumerate(spec.stages):
+        at = producer(main[i], index) if i in main else None
+        out.append(kind_of(stage).fans_out or (at is not None and at >= 0 and out[at]))
     return out
 
 

@@ -94,7 +94,7 @@ class StagePlan(_Frozen):
     batch_level: bool  # works on whole batches (the model, what follows it, what uploads for it)
 
 
-Flow = Literal["jpeg", "tensor", "image", "boxes", "labels"]
+Flow = Literal["jpeg", "tensor", "image", "boxes", "labels", "video"]
 
 
 class GraphEdge(_Frozen):
@@ -203,6 +203,39 @@ class SourcePlan(_Frozen):
     format: str = "jpeg"  # requests: jpeg files, or raw tensors of their own width (*.u8)
 
 
+# Demand within this share above a roofline still holds: the profile's figures are rounded fits (the
+# 310's 16.34 us per 1080p tile gives 479.996 frames/s for the documented 480, 16 x 30)
+HOLD_TOLERANCE = 1e-3
+
+
+def holds(demand_fps: float, roofline_fps: float) -> bool:
+    return demand_fps <= roofline_fps * (1 + HOLD_TOLERANCE)
+
+
+class VideoPlan(_Frozen):
+    """A video source (ascgen/plan/video.py): its streams, the decoder API and capacity, and the answer to
+    "do N streams of WxH@fps hold with this pipeline"."""
+
+    api: Literal["v1", "v2"]  # aclvdec* (the 310), or hi_mpi_vdec_* (where the device has it)
+    codec: Literal["h264", "h265"]
+    streams: int
+    fps: float
+    width: int
+    height: int
+    loop: bool
+    pace: Literal["realtime", "asap"]
+    late: Literal["drop", "queue"]
+    channel_bytes: int  # DVPP memory one channel's decoder holds
+    vdec_service_us: float  # one frame on one VDEC core
+    vdec_units: int
+    vdec_fps: float  # frames/s the decoder holds in all (every core busy)
+    demand_fps: float  # streams x fps
+    pipeline_fps: float  # the plan's roofline at these streams
+    holds: bool  # demand_fps <= pipeline_fps and the plan fits the device
+    capacity_streams: int = 0  # the most streams of this spec that hold the fps (0: not worked out)
+    capacity_bound: str = ""  # what stops one more stream: the roofline's bottleneck, or a device limit
+
+
 class ServingPlan(_Frozen):
     """A service (source kind requests): the batcher's configuration and how a batch runs."""
 
@@ -224,6 +257,20 @@ class ServingPlan(_Frozen):
     default_clients: int  # the closed loop's clients when the program is given no load flag
 
 
+class FanoutPlan(_Frozen):
+    """A graph's per-object part (ascgen/plan/fanout.py): how many objects a frame holds, and what
+    they cost per frame on the engines the frame's stages share with them."""
+
+    objects_per_frame: list[int]  # one frame's count per input (one entry: the spec's expect)
+    objects_from: str  # where the counts come from, for the plan's reader
+    crop_stage: str
+    model_stage: str  # the model of objects ("" when the crops go elsewhere)
+    model_batch: int  # objects one execution takes at most
+    executions_per_frame: float  # of the model of objects (and batch crop calls), averaged over the counts
+    engine_us_per_frame: dict[str, float]  # busy time of each engine per frame, frame and object stages
+    why: str  # how objects are batched (per frame), for the plan's reader
+
+
 class Plan(_Frozen):
     name: str
     spec_path: str
@@ -242,6 +289,7 @@ class Plan(_Frozen):
     batch_slots: SlotRule  # the ring of batches in flight per thread
     stages: list[StagePlan]
     graph: GraphPlan  # what each stage reads and what flows there
+    fanout: FanoutPlan | None = None  # a graph's per-object part (a crop of each detection)
     pools: list[PoolPlan]
     steps: list[Step]
     events: list[EventEdge]
@@ -262,6 +310,7 @@ class Plan(_Frozen):
     bottleneck: str
     deployment: DeploymentPlan  # the devices it runs on and where scaling over them stops
     serving: ServingPlan | None = None  # source kind requests only
+    video: VideoPlan | None = None  # source kind video only
 
     @property
     def deployed_qps(self) -> float:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from ascgen.deploy.plan import device_ids, plan_deployment
 from ascgen.dsl import spec as dsl
 from ascgen.dsl.profile import Profile
-from ascgen.plan import throughput
+from ascgen.plan import throughput, video
 from ascgen.plan.dataflow import event_edges, steps_of
+from ascgen.plan.fanout import fan_out
 from ascgen.plan.geometry import Geometry, align_up, allocation_bytes, tensor
 from ascgen.plan.graph import resolve
 from ascgen.plan.model import (
@@ -150,6 +151,7 @@ class _Planner:
         )
         mem = self.prof.memory
         dvpp = sum(p.total_bytes for p in pools if p.memory == "dvpp")
+        dvpp += sum(k.dvpp_fixed_bytes(c) * threads for c, k in zip(self.ctxs, self.kinds, strict=True))
         device = sum(p.total_bytes for p in pools if p.memory == "device") + dvpp + model_bytes
         return MemoryPlan(
             device_bytes=device, device_budget_bytes=mem.device_bytes - mem.reserved_bytes, dvpp_bytes=dvpp,
@@ -166,6 +168,13 @@ class _Planner:
 
 
 def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Plan:
+    plan = _plan(spec, prof, lines, spec_path)
+    return video.with_capacity(
+        plan, spec, prof, lambda s: _plan(s, prof, lines, spec_path), lambda p: limits_missed(p, prof)
+    )
+
+
+def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Plan:
     p = _Planner(spec, prof, lines)
     geos = p.geometries()
     batching = p.batching()
@@ -176,7 +185,8 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
     steps = steps_of(stages, pools, copy)
     per_stage = spec.streams == "per_stage"
     by_ref = {pool.ref: pool for pool in pools}
-    events = event_edges(steps, by_ref) if per_stage else []
+    fed = frozenset(s.name for s in stages if kind_of(s.stage).fed_by_source)
+    events = event_edges(steps, by_ref, fed) if per_stage else []
     memory = p.memory(pools, spec.threads)
     shared = [s.name for s, c in zip(stages, p.ctxs, strict=True) if kind_of(s.stage).shared_by_threads(c)]
     device_streams = len({s.stage for s in steps} - set(shared)) if per_stage else 1
@@ -185,6 +195,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
     tasks = throughput.device_tasks_per_frame(spec, steps, events)
     calls = throughput.api_calls_per_frame(spec, steps, events)
     bounds = throughput.bounds(spec, prof, stages, batching, tasks, calls)
+    fanout, bounds = fan_out(spec, prof, stages, bounds, spec_path)
     worst = min(bounds, key=lambda b: b.qps)
     uncontended = min(b.qps for b in bounds if b.name != throughput.DDR_BOUND)
     model_plan = None
@@ -208,6 +219,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
         threads=spec.threads, streams=spec.streams, submit=spec.submit, sync_every=spec.frames_per_sync,
         depth=spec.buffers.depth,
         window=window, batch=spec.batch, batch_slots=p.slot_rule("", "batch"), stages=stages, graph=resolve(spec),
+        fanout=fanout,
         pools=pools,
         steps=steps, events=events, memory=memory, model=model_plan, batching=batching,
         streams_per_thread=device_streams, shared_stages=shared, shared_streams=len(shared),
@@ -217,6 +229,7 @@ def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -
         ddr_bytes_per_frame=throughput.ddr_bytes_per_frame(stages, batching), bottleneck=worst.name,
         deployment=plan_deployment(spec, prof, stages, worst.qps),
         serving=serving_plan(spec, p.slot_rule("", "batch"), window, model_plan),
+        video=video.video_plan(spec, prof, worst.qps),
     )  # fmt: skip
 
 

@@ -10,7 +10,9 @@ from rich.console import Console
 from rich.table import Table
 
 from ascgen.deploy.model import DeploymentPlan
+from ascgen.plan.fanout import fanout_lines
 from ascgen.plan.model import Plan
+from ascgen.plan.video import video_lines
 from ascgen.serving.report import print_serving, roofline_note
 
 
@@ -109,6 +111,10 @@ def print_plan(plan: Plan, console: Console) -> None:
         f"{plan.ddr_bytes_per_frame / 1e6:.2f} MB of memory traffic per frame{roofline_note(plan)})"
     )
     print_serving(plan, console)
+    for line in fanout_lines(plan.fanout) if plan.fanout is not None else []:
+        console.print(line)
+    for line in video_lines(plan.video) if plan.video is not None else []:
+        console.print(line)
     if len(plan.deployment.device_ids) > 1:
         print_deployment(plan.deployment, console)
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ascgen.dsl.profile import Profile
     from ascgen.dsl.sections import Source
     from ascgen.dsl.yaml_loader import SourceMap
-    from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan
+    from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan, VideoPlan
 
 Per = Literal["frame", "batch"]
 
@@ -43,6 +43,22 @@ class Constant:
     type: str  # C++ type
     name: str  # kCamelCase
     value: str  # C++ literal
+
+
+@dataclass(frozen=True)
+class Port:
+    """One input of a kind: its key in the spec, the schema field holding it, and what it takes."""
+
+    key: str  # `from`, or a kind's own input (a crop's `image` and `rois`)
+    field: str  # the schema's attribute (`from_`)
+    consumes: tuple[str, ...] | None = None  # what it takes (as StageKind.consumes); None: the kind's
+    needs_flow: Flow | None = None  # what must flow in; None: the kind's needs_flow
+    branch: bool = False  # may name any stage above (a crop's image), not only the one just before
+    required: bool = False  # must be written; else, unwritten, it reads the stage just before
+    hint: str = ""  # said when it reads the wrong kind of stage
+
+
+FROM = Port("from", "from_")
 
 
 def const(type_: str, name: str, value: object) -> Constant:
@@ -132,6 +148,7 @@ class StageKind:
     takes_batches: ClassVar[bool] = False  # its input is a whole batch (the model)
     moves_whole_batches: ClassVar[bool] = False  # before a batch stage it moves whole batches (h2d)
     decodes: ClassVar[str | None] = None  # the source kind it decodes (jpeg_decode: jpeg_files)
+    fans_out: ClassVar[bool] = False  # one output per object of a frame (a crop of each box)
     makes_frames: ClassVar[bool] = False  # writes one picture per frame that a batch can assemble
     dvpp: ClassVar[bool] = False  # runs on a DVPP channel
     host_link: ClassVar[bool] = False  # its bytes cross the host link (PCIe) the engine copies over
@@ -143,6 +160,12 @@ class StageKind:
     reports_status: ClassVar[bool] = False  # its result code is read at completion (JPEGD)
     host_postprocess: ClassVar[bool] = False  # runs on the host on each completed frame (top-k)
     lowered: ClassVar[bool] = True  # has a template: generated programs can run it
+    # its task is sent by the program's source driver (a video stream's feeder), not as a step of the
+    # frame, and its result arrives on the host (VDEC's callback), which then submits the frame's
+    # next steps: no event links it to them, it has no op, and it reports each frame's status
+    fed_by_source: ClassVar[bool] = False
+    # its inputs, the main one (that, unwritten, reads the stage just before) first
+    ports: ClassVar[tuple[Port, ...]] = (FROM,)
 
     @property
     def device(self) -> bool:
@@ -199,6 +222,10 @@ class StageKind:
         """Whether one copy of the stage (its stream and resources) serves every thread."""
         return False
 
+    def dvpp_fixed_bytes(self, ctx: StageContext) -> int:
+        """DVPP memory one copy of the stage holds besides its pools (a VDEC channel's decoder)."""
+        return 0
+
     def model_memory_bytes(self, ctx: StageContext) -> int:
         """Device memory one loaded instance takes (model stages)."""
         return 0
@@ -207,11 +234,45 @@ class StageKind:
         """A batch stage's whole input at the spec's batch, given what one frame is (the model's)."""
         return None
 
+    def video_plan(self, ctx: StageContext, roofline_qps: float) -> VideoPlan | None:
+        """What the plan records of the video source this stage decodes (Plan.video), at the spec's
+        streams with the pipeline's roofline: asked of the pipeline's first stage."""
+        return None
+
     def batch_plan(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, instances: int) -> ModelPlan:
         """What the plan records of a batch stage (Plan.model): asked of the kind that takes batches."""
         raise NotImplementedError(f"{self.kind} does not take batches")
 
+    # ---------------------------------------------------------------- a graph's fan-out
+
+    def max_objects(self, ctx: StageContext) -> int | None:
+        """The most objects a frame's boxes hold (a detections stage)."""
+        return None
+
+    def object_batches(self, ctx: StageContext) -> tuple[int, list[int]]:
+        """(the objects one execution takes at most, the smaller batches it can run at): a model."""
+        return 1, []
+
+    def execution_us(self, ctx: StageContext, batch: int) -> float:
+        """Engine time of one execution at ``batch`` items, before any switch (a model's latency)."""
+        return 0.0
+
+    def fanout_us(self, ctx: StageContext, regions: int, calls: int) -> float:
+        """Engine time of ``regions`` objects in ``calls`` calls (a crop of each object)."""
+        return 0.0
+
     # ---------------------------------------------------------------- lowering
+
+    def refusal(self, stage: StageBase) -> str:
+        """Why ascgen cannot generate this stage yet; "" where it can."""
+        if self.lowered:
+            return ""
+        return f"ascgen validates and plans {self.kind} stages but cannot generate their code yet"
+
+    def detector(self, sp: StagePlan, plan: Plan) -> dict[str, str | int] | None:
+        """What makes the simulated model before it a detector (the arguments of
+        ascgen.codegen.model_descriptor.detector_lines), where its input is pictures."""
+        return None
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         """The named constants its C++ uses (namespace <stage name>)."""

@@ -30,6 +30,13 @@ class ModelStage(StageBase):
     latency_ms: Latency | dict[Annotated[int, Field(ge=1, le=1024)], Latency] | None = Field(
         default=None, description="ms per execution at the spec's batch, or a table by batch"
     )
+    batch: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="a model after a vpc_crop: the objects (crops) one execution takes, which its gears end with "
+        "(a model of frames takes the spec's batch)",
+    )
     input_bytes: Bytes | None = Field(default=None, description="whole input at the spec's batch")
     output_bytes: Bytes | None = Field(default=None, description="whole output at the spec's batch")
     memory_bytes: Bytes | None = Field(default=None, description="weights + workspace per instance")
@@ -74,6 +81,14 @@ class ModelStage(StageBase):
         return self
 
 
+def model_batch(ctx: StageContext) -> tuple[int, str]:
+    """(the batch one execution takes, where it is given, for messages): a model of objects has its
+    own, a model of frames the spec's."""
+    stage = ctx.stage
+    assert isinstance(stage, ModelStage)
+    return (stage.batch, "the model's batch") if stage.batch is not None else (ctx.spec.batch, "the spec's batch")
+
+
 def _doubling(batch: int) -> list[int]:
     """1, 2, 4, ... up to ``batch`` (which ends the list): a gear list to suggest."""
     out = [1]
@@ -102,12 +117,13 @@ def _check_hw_gears(ctx: StageContext, stage: ModelStage) -> list[Diagnostic]:
         out.append(ctx.error("hw_gears", "a model has one kind of gears (CANN): give gears or hw_gears, not both"))
     most = max((h * w for h, w in gears), default=0)
     out += _check_hw_scaled_output(ctx, stage, gears, most)
-    if stage.input_bytes is not None and gears and stage.input_bytes != ctx.spec.batch * most:
+    batch, _ = model_batch(ctx)
+    if stage.input_bytes is not None and gears and stage.input_bytes != batch * most:
         out.append(
             ctx.error(
                 "input_bytes",
-                f"input_bytes {stage.input_bytes} must be batch {ctx.spec.batch} x the largest gear's "
-                f"{most} uint8 elements = {ctx.spec.batch * most} (or leave it out)",
+                f"input_bytes {stage.input_bytes} must be batch {batch} x the largest gear's "
+                f"{most} uint8 elements = {batch * most} (or leave it out)",
             )
         )
     source = ctx.spec.source
@@ -133,7 +149,7 @@ def _check_hw_scaled_output(ctx: StageContext, stage: ModelStage, gears: list[Hw
     """An output that follows the gear must split into whole float32 values at every gear."""
     if not stage.hw_scaled_output or not gears or not most:
         return []
-    item = (stage.output_bytes or 0) // ctx.spec.batch
+    item = (stage.output_bytes or 0) // model_batch(ctx)[0]
     uneven = [f"{h}x{w}" for h, w in gears if item * h * w % (most * 4)]
     if stage.output_bytes is None or uneven:
         return [
@@ -209,7 +225,7 @@ def traffic_bytes(stage: ModelStage, prof: Profile, batch: int) -> int:
 class Model(StageKind):
     kind = "model"
     schema = ModelStage
-    consumes = ("frame", "uploaded", "source")
+    consumes = ("frame", "uploaded", "source", "crops")
     produces = "scores"
     flow = "tensor"
     engine = "aicore"
@@ -244,12 +260,13 @@ class Model(StageKind):
                 )
             )
         gears = stage.gears
-        if gears is not None and (gears != sorted(set(gears)) or gears[-1] != spec.batch):
+        batch, given = model_batch(ctx)
+        if gears is not None and (gears != sorted(set(gears)) or gears[-1] != batch):
             out.append(
                 ctx.error(
                     "gears",
-                    f"gears must ascend, each once, and end with the spec's batch {spec.batch} (the model's "
-                    f"largest batch): e.g. [{', '.join(str(g) for g in _doubling(spec.batch))}]",
+                    f"gears must ascend, each once, and end with {given} {batch} (the model's "
+                    f"largest batch): e.g. [{', '.join(str(g) for g in _doubling(batch))}]",
                 )
             )
         out += _check_hw_gears(ctx, stage)
@@ -261,12 +278,11 @@ class Model(StageKind):
                     "(ascend_mbatch_shape_data); give one data input, or no gears",
                 )
             )
-        if isinstance(stage.latency_ms, dict) and spec.batch not in stage.latency_ms and len(stage.latency_ms) < 2:
+        if isinstance(stage.latency_ms, dict) and batch not in stage.latency_ms and len(stage.latency_ms) < 2:
             out.append(
                 ctx.error(
                     "latency_ms",
-                    f"latency_ms has no entry for batch {spec.batch}; "
-                    "give it, or two batch sizes to interpolate between",
+                    f"latency_ms has no entry for batch {batch}; give it, or two batch sizes to interpolate between",
                 )
             )
         return out
@@ -291,13 +307,17 @@ class Model(StageKind):
     def check_planned(self, ctx: StageContext, plan: Plan) -> list[Diagnostic]:
         stage = ctx.stage
         assert isinstance(stage, ModelStage)
-        frame = plan.batching.frame_bytes
-        if stage.input_bytes and frame and stage.input_bytes != frame * plan.batch:
+        frame, batch = plan.batching.frame_bytes, plan.batch
+        prev = ctx.prev_kind
+        if prev is not None and prev.fans_out:  # a model of objects: the crops, its own batch
+            picture = prev.frame_picture(ctx.at(ctx.index - 1))
+            frame, batch = (picture.bytes if picture else 0), model_batch(ctx)[0]
+        if stage.input_bytes and frame and stage.input_bytes != frame * batch:
             return [
                 ctx.error(
                     "input_bytes",
-                    f"model input_bytes {stage.input_bytes} must equal batch {plan.batch} x "
-                    f"{frame} bytes per frame = {frame * plan.batch}",
+                    f"model input_bytes {stage.input_bytes} must equal batch {batch} x "
+                    f"{frame} bytes per frame = {frame * batch}",
                 )
             ]
         return []
@@ -305,6 +325,11 @@ class Model(StageKind):
     def geometry(
         self, ctx: StageContext, before: Geometry | None, sizes: Sizes
     ) -> tuple[Geometry | None, Geometry | None]:
+        prev = ctx.prev_kind
+        if prev is not None and prev.fans_out:  # a model of objects: a batch of crops, at its own batch
+            picture = prev.frame_picture(ctx.at(ctx.index - 1))
+            batch_in = self.batch_input_bytes(ctx, picture.bytes if picture else 0) or 0
+            return tensor(batch_in, "tensor"), tensor(self.output_bytes(ctx.stage, ctx.prof, model_batch(ctx)[0]))
         gin = tensor(sizes.model_input_bytes or 0, "tensor") if before else before
         return gin, tensor(sizes.model_output_bytes)
 
@@ -323,7 +348,7 @@ class Model(StageKind):
         # Every thread feeds the AI Core from its own stream and model instance: with more than
         # one, each execution follows another instance's and pays the switch, a fraction of its
         # own work plus a fixed part (as the simulator does; the profile's engines.aicore).
-        work = latency_ms(stage, ctx.prof, ctx.spec.batch) * 1000.0
+        work = latency_ms(stage, ctx.prof, model_batch(ctx)[0]) * 1000.0
         if ctx.spec.threads == 1 or self.shared_by_threads(ctx):
             return work  # one instance: no switching
         aicore = ctx.prof.engines.aicore
@@ -333,8 +358,20 @@ class Model(StageKind):
         stage = ctx.stage
         assert isinstance(stage, ModelStage)
         return float(
-            (gin.bytes if gin else 0) + (gout.bytes if gout else 0) + traffic_bytes(stage, ctx.prof, ctx.spec.batch)
+            (gin.bytes if gin else 0)
+            + (gout.bytes if gout else 0)
+            + traffic_bytes(stage, ctx.prof, model_batch(ctx)[0])
         )
+
+    def object_batches(self, ctx: StageContext) -> tuple[int, list[int]]:
+        stage = ctx.stage
+        assert isinstance(stage, ModelStage)
+        return model_batch(ctx)[0], list(stage.gears or [])
+
+    def execution_us(self, ctx: StageContext, batch: int) -> float:
+        stage = ctx.stage
+        assert isinstance(stage, ModelStage)
+        return latency_ms(stage, ctx.prof, batch) * 1000.0
 
     def shared_by_threads(self, ctx: StageContext) -> bool:
         """One instance for every thread: asked for, or (auto) where the threads' streams are
@@ -363,7 +400,7 @@ class Model(StageKind):
 
     def batch_input_bytes(self, ctx: StageContext, frame_bytes: int) -> int | None:
         """The stage's input_bytes, else a batch of frames, or of the largest hw gear's uint8 items."""
-        stage, batch = ctx.stage, ctx.spec.batch
+        stage, batch = ctx.stage, model_batch(ctx)[0]
         assert isinstance(stage, ModelStage)
         if stage.input_bytes:
             return stage.input_bytes
@@ -372,7 +409,7 @@ class Model(StageKind):
         return frame_bytes * batch
 
     def batch_plan(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, instances: int) -> ModelPlan:
-        stage, prof, batch = ctx.stage, ctx.prof, ctx.spec.batch
+        stage, prof, batch = ctx.stage, ctx.prof, model_batch(ctx)[0]
         assert isinstance(stage, ModelStage)
         latency = latency_ms(stage, prof, batch)
         hw_gears = [(h, w) for h, w in stage.hw_gears or []]

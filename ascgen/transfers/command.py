@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ascgen.bench.options import FiniteRange
+from ascgen.codegen.cache import build_dir_option
 from ascgen.common.errors import Interrupted, UserError
 from ascgen.common.friendly import friendly
 from ascgen.transfers.direction import Direction
@@ -88,7 +89,7 @@ def probe() -> None:
     "(so they read against its page); GB = 10^9 bytes. results.json and transfers.csv are in GB.",
 )
 @click.option("--backend", type=click.Choice(["sim", "cann"]), default="sim", show_default=True)
-@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("build"), show_default=True)
+@build_dir_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), help="Results folder.")
 @friendly
 def transfer(

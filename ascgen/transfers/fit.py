@@ -11,7 +11,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ascgen.transfers.model import HostLink, Link, Links, throughput_GBps
+from ascgen.dsl.links import HostLink, Link, Links
+from ascgen.transfers.model import throughput_GBps
 from ascgen.transfers.published import Figure
 
 # The parameters fitted, as "<link>.<field>"; a starting point that is physically plausible

@@ -19,43 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from ascgen.dsl.links import Links
 from ascgen.transfers.direction import Direction
 
 Op = Literal["write", "read"]
 Place = Literal["h", "d"]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class HostLink(_Strict):
-    """A host's PCIe to its NPU as the pool's staging copies use it (HCCS to host memory)."""
-
-    h2d_write_GBps: float = Field(gt=0)
-    h2d_read_GBps: float = Field(gt=0)
-    d2h_GBps: float = Field(gt=0)
-
-
-class Link(_Strict):
-    """One link kind (HCCS or RDMA over RoCE) of a device."""
-
-    latency_us: float = Field(ge=0)
-    cross_host_latency_us: float = Field(ge=0)  # added when the other side is on another host
-    write_GBps: float = Field(gt=0)  # the side that starts the transfer pushes
-    read_GBps: float = Field(gt=0)  # ...or pulls
-    pool_overlap: float = Field(ge=0, le=1)
-    pool_GBps: float | None = Field(default=None, gt=0)  # RDMA: the staging copy into the pool
-    direct_host_GBps: float | None = Field(default=None, gt=0)  # HCCS: host memory without the pool
-    direct_host_cross_host_GBps: float | None = Field(default=None, gt=0)
-
-
-class Links(_Strict):
-    host: HostLink | None = None
-    hccs: Link | None = None
-    rdma: Link | None = None
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,25 @@ from ascgen.bench.html import PlanOf, cell, memory_parts, plans_to_plan, same_co
 from ascgen.bench.schema import Config
 from ascgen.common import html
 from ascgen.tune import report
-from ascgen.tune.goal import Measurement
+from ascgen.tune.goal import Goal, Measurement
 from ascgen.tune.search import Outcome, Step, short
 
 
-def _gain(goal_objective: str, won: Measurement, base: Measurement) -> str:
-    if goal_objective == "min_p99":
+def _gain(goal: Goal, won: Measurement, base: Measurement, default: str) -> str:
+    """How the winner beats the default, as the reader should hear it: meeting the SLO the
+    default misses, a gain in the objective, or a tie on it within rounding (never "-0 % more
+    QPS"; a tie is decided by the other measure, see Goal.better)."""
+    if not goal.meets(base):
+        return f"meets the SLO ({goal.slo_text()}), which the default ({default}) misses"
+    if goal.objective == "min_p99":
         cut = (1 - won.p99_ms / base.p99_ms) * 100 if base.p99_ms > 0 else 0.0
-        return f"{cut:,.0f} % lower p99"
-    return f"{html.percent_better(won.qps, base.qps):,.0f} % more QPS"
+        if round(cut) > 0:
+            return f"has a {cut:,.0f} % lower p99 than the default ({default})"
+        return f"is within 1 % of the default's p99 ({default})"
+    more = html.percent_better(won.qps, base.qps)
+    if round(more) > 0:
+        return f"gives {more:,.0f} % more QPS than the default ({default})"
+    return f"is within 1 % of the default's QPS ({default})"
 
 
 def headline(outcome: Outcome, measurements: int, default: Config | None) -> str:
@@ -36,12 +46,9 @@ def headline(outcome: Outcome, measurements: int, default: Config | None) -> str
         return f"{where}, {short(winner.config)} wins: {at} (the spec's own values were not measured)."
     if base is winner:
         return f"{where}, the default ({short(winner.config)}) wins: {at}."
-    gain = _gain(outcome.goal.objective, won, base.measurement)
     b = base.measurement
-    return (
-        f"{where}, {short(winner.config)} is {gain} than the default ({short(base.config)}): {at}, against "
-        f"{b.qps:,.1f} QPS, p99 {b.p99_ms:,.1f} ms."
-    )
+    gain = _gain(outcome.goal, won, b, short(base.config))
+    return f"{where}, {short(winner.config)} {gain}: {at}, against {b.qps:,.1f} QPS, p99 {b.p99_ms:,.1f} ms."
 
 
 def _point(s: Step, mark: str) -> html.Point:

@@ -504,32 +504,35 @@ std::vector<unsigned char> tiny_jpeg() {
 }
 
 const std::vector<Case>& cases() {
-  static const std::vector<Case> all = with_vdec_cases(with_review_cases(with_audit_cases({
-      {"event_record_not_reset", "RULE event.record_not_reset ", 87, "", "",
-       event_record_not_reset},
-      {"event_one_waiter", "RULE event.one_waiter ", 87, "", "", event_one_waiter},
-      {"event_wait_stale", "RULE event.wait_stale ", 87, "", "", event_wait_stale},
-      {"event_reset_other_stream", "RULE event.reset_other_stream ", 87, "", "",
-       event_reset_other_stream},
-      {"event_ex", "RULE event.ex_unsupported ", 87, "", "", event_ex},
-      {"report_unsubscribed", "RULE report.thread_subscribed ", 87, "", "", report_unsubscribed},
-      {"report_unsubscribe_pending", "RULE report.unsubscribe_pending ", 87, "", "",
-       report_unsubscribe_pending},
-      {"channel_two_streams", "RULE dvpp.channel_one_stream ", 87, "", "", channel_two_streams},
-      {"decode_retcode", "RULE jpegd.retcode_unread ", 87, "", "", decode_retcode},
-      {"sub_buffer", "RULE dvpp.sub_buffer ", 87, "", "", sub_buffer},
-      {"free_in_use", "RULE free.in_use ", 87, "", "", free_in_use},
-      {"memory_other_device", "RULE memory.other_device ", 87, "", "", memory_other_device},
-      {"host_device_pointer", "RULE host.device_pointer ", 87, "", "", host_device_pointer},
-      {"faults_unknown_api", "RULE faults.spec ", 87, "ACL_SIM_FAIL=nosuchApi:1",
-       "ACL_SIM_FAIL=aclrtMalloc:1:207001", faults_spec},
-      {"faults_bad_number", "RULE faults.spec ", 87, "ACL_SIM_FAIL=aclrtMalloc:-1",
-       "ACL_SIM_FAIL=aclrtMalloc:1", faults_spec},
-      {"leak_at_reset", "LEAK 1 device allocations", 1,
-       "ACL_SIM_LEAK_CHECK=1;ACL_SIM_FAIL=aclrtMemset:1",
-       "ACL_SIM_LEAK_CHECK=1;ACL_SIM_FAIL=aclrtMemset:1", leak_at_reset},
-      {"hazard_unordered", "HAZARD", 86, "ACL_SIM_HAZARD=1", "ACL_SIM_HAZARD=1", hazard_unordered},
-  })));
+  static const std::vector<Case> all =
+      with_crop_cases(with_vdec_cases(with_review_cases(with_audit_cases({
+          {"event_record_not_reset", "RULE event.record_not_reset ", 87, "", "",
+           event_record_not_reset},
+          {"event_one_waiter", "RULE event.one_waiter ", 87, "", "", event_one_waiter},
+          {"event_wait_stale", "RULE event.wait_stale ", 87, "", "", event_wait_stale},
+          {"event_reset_other_stream", "RULE event.reset_other_stream ", 87, "", "",
+           event_reset_other_stream},
+          {"event_ex", "RULE event.ex_unsupported ", 87, "", "", event_ex},
+          {"report_unsubscribed", "RULE report.thread_subscribed ", 87, "", "",
+           report_unsubscribed},
+          {"report_unsubscribe_pending", "RULE report.unsubscribe_pending ", 87, "", "",
+           report_unsubscribe_pending},
+          {"channel_two_streams", "RULE dvpp.channel_one_stream ", 87, "", "", channel_two_streams},
+          {"decode_retcode", "RULE jpegd.retcode_unread ", 87, "", "", decode_retcode},
+          {"sub_buffer", "RULE dvpp.sub_buffer ", 87, "", "", sub_buffer},
+          {"free_in_use", "RULE free.in_use ", 87, "", "", free_in_use},
+          {"memory_other_device", "RULE memory.other_device ", 87, "", "", memory_other_device},
+          {"host_device_pointer", "RULE host.device_pointer ", 87, "", "", host_device_pointer},
+          {"faults_unknown_api", "RULE faults.spec ", 87, "ACL_SIM_FAIL=nosuchApi:1",
+           "ACL_SIM_FAIL=aclrtMalloc:1:207001", faults_spec},
+          {"faults_bad_number", "RULE faults.spec ", 87, "ACL_SIM_FAIL=aclrtMalloc:-1",
+           "ACL_SIM_FAIL=aclrtMalloc:1", faults_spec},
+          {"leak_at_reset", "LEAK 1 device allocations", 1,
+           "ACL_SIM_LEAK_CHECK=1;ACL_SIM_FAIL=aclrtMemset:1",
+           "ACL_SIM_LEAK_CHECK=1;ACL_SIM_FAIL=aclrtMemset:1", leak_at_reset},
+          {"hazard_unordered", "HAZARD", 86, "ACL_SIM_HAZARD=1", "ACL_SIM_HAZARD=1",
+           hazard_unordered},
+      }))));
   return all;
 }
 

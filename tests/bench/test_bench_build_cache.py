@@ -9,18 +9,22 @@ import pytest
 
 from ascgen.bench.points import configurations, parse_sweep
 from ascgen.bench.roofline import Planner
-from ascgen.codegen import build
+from ascgen.codegen import build, cache
 
 SEED = Path(__file__).resolve().parents[2] / "pipelines" / "resnet50_b16.yaml"
 
 
 @pytest.fixture
 def compiled(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    """The source folders compile_program was asked to build."""
+    """The source folders compile_program was asked to build (the first build of a folder
+    stamps it, as compile_program does after a build that succeeded)."""
     sources: list[Path] = []
 
     def fake_compile(name: str, src: Path, out: Path, *args: object, **kwargs: object) -> Path:
         sources.append(src)
+        if not (out / cache.STAMP).exists():
+            out.mkdir(parents=True, exist_ok=True)
+            (out / cache.STAMP).write_text("built\n")
         return out / name
 
     monkeypatch.setattr(build, "compile_program", fake_compile)

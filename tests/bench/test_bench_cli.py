@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from bench_helpers import SPEC, FakeBuilder
+from build_dirs import TEST_BUILD
 from click.testing import CliRunner, Result
 
 from ascgen.bench import command
@@ -44,7 +45,7 @@ def test_bench_writes_results_to_the_default_folder(
     assert "ascgen bench:" in result.output and "best: threads=2 depth=4" in result.output
     assert "roofline" in result.output and "per_stage" in result.output
     assert fake_builder.options["backend"] == "sim"
-    assert fake_builder.options["build_root"] == tmp_path / "build"
+    assert fake_builder.options["build_root"] == TEST_BUILD  # the build cache: the suite points it there
     assert callable(fake_builder.options["progress"])
 
 

@@ -106,3 +106,16 @@ def test_help_says_what_matches() -> None:
     for key in (*keys, "time_scale"):
         assert key in text
     assert "--min-matched" in text and "--json" in text and "--markdown" in text
+
+
+def test_columns_name_the_unit_of_what_was_compared(tmp_path: Path) -> None:
+    """A server's points are requests per second, a frame program's QPS (issue 31: the compare
+    table said QPS for servers)."""
+    server = write(tmp_path, with_keys(clients=8), "server.json")
+    md = tmp_path / "server.md"
+    assert run(str(server), str(server), "--markdown", str(md)).exit_code == 0
+    header = md.read_text().splitlines()[4]
+    assert "| old req/s | new req/s |" in header and "QPS" not in header
+    frames = tmp_path / "frames.md"
+    assert run(str(COMPARE / "base.json"), str(COMPARE / "base.json"), "--markdown", str(frames)).exit_code == 0
+    assert "| old QPS | new QPS |" in frames.read_text()

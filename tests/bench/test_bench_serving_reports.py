@@ -16,7 +16,8 @@ from rich.console import Console
 from ascgen.bench import csvfile, markdown, report, session
 from ascgen.bench.points import BadSweep, configurations, parse_sweep
 from ascgen.bench.runner import RunOptions, command, environment
-from ascgen.bench.stats import config_of
+from ascgen.bench.schema import ProgramPadding, ProgramServing
+from ascgen.bench.stats import config_of, gear_shares
 from ascgen.dsl.parse import parse_file
 
 REPO = Path(__file__).resolve().parents[2]
@@ -175,3 +176,14 @@ def test_bench_refuses_arrival_and_time_scale_it_cannot_use(args: list[str], say
     result = CliRunner().invoke(cli, ["bench", str(SERVER_SPEC), "--out", str(tmp_path / "o"), *args])
     assert result.exit_code == 2, result.output
     assert says in result.output
+
+
+def test_gear_shares_of_a_batch_gear_server_come_from_its_batch_sizes() -> None:
+    """A dynamic batch gear model runs a batch of n at the smallest gear that holds it: the
+    gears column is not empty for such a server (it was: only HxW gears were counted)."""
+    served = ProgramServing(batch_stats=[(1, 2), (3, 3), (4, 1), (7, 4)], batches=10)
+    assert gear_shares(served, [1, 4, 8]) == (("b1", 0.2), ("b4", 0.4), ("b8", 0.4))
+    assert gear_shares(served, []) == ()  # a static model: no gears to share
+    hw = ProgramServing(batch_stats=[(2, 4)], batches=4, padding=ProgramPadding(gears=[(32, 80, 1), (32, 320, 3)]))
+    assert gear_shares(hw, [1, 4, 8]) == (("32x80", 0.25), ("32x320", 0.75))
+    assert gear_shares(ProgramServing(), [1, 4, 8]) == ()

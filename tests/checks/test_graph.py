@@ -4,6 +4,7 @@ each check asserts the message and the position it points at; the plan holds the
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -118,7 +119,7 @@ def test_a_tensor_where_an_image_is_needed() -> None:
         "  - {name: fetch, kind: d2h}\n",
     )
     assert [m for _, _, m in messages(text)] == [
-        "a vpc_resize stage cannot read 'infer' (a model stage: a tensor); it takes its input from jpeg_decode"
+        "a vpc_resize stage cannot read 'infer' (a model stage: a tensor); it takes its input from jpeg_decode or vdec"
     ]
 
 
@@ -189,3 +190,65 @@ def test_plan_table_shows_the_graph(tmp_path, monkeypatch) -> None:  # type: ign
     cells = [[c.strip() for c in row.split("│")[1:5]] for row in rows]
     assert cells[0] == ["upload", "the source", "from", "jpeg"]
     assert cells[4] == ["fetch", "infer", "from", "tensor"]
+
+
+# --- a crop of each detection: the `image` and `rois` inputs, a model of objects ---------------
+
+CROPS = """\
+name: crops
+device: {profile: ascend310}
+source: {kind: jpeg_files, path: data/images, max_bytes: 1MiB}
+batch: 4
+stages:
+  - {name: upload, kind: h2d}
+  - {name: decode, kind: jpeg_decode, max: {width: 1024, height: 1536}}
+  - {name: fit, kind: vpc_letterbox, out: {width: 416, height: 416}}
+  - {name: detect, kind: model, path: m/yolo.om, latency_ms: 30, output_bytes: 98304, extra_outputs: [128]}
+  - {name: fetch, kind: d2h}
+  - {name: boxes, kind: detections, format: yolov3_detection_output}
+  - {name: crops, kind: vpc_crop, image: decode, out: {width: 224, height: 224}}
+  - {name: classify, kind: model, path: m/r50.om, reference: resnet50, batch: 8, gears: [1, 8]}
+  - {name: labels, kind: d2h}
+"""
+
+
+def test_a_crop_reads_its_boxes_before_it_and_its_picture_above() -> None:
+    _, plan = analyze_text(CROPS)
+    crop = [(e.src, e.port, e.flow, e.written) for e in plan.graph.inputs_of("crops")]
+    assert crop == [("boxes", "rois", "boxes", False), ("decode", "image", "image", True)]
+    assert [(e.src, e.flow) for e in plan.graph.inputs_of("classify")] == [("crops", "image")]
+
+
+def test_stages_after_a_crop_work_on_objects() -> None:
+    from ascgen.plan.graph import per_object
+
+    spec, _ = parse_text(CROPS, "spec.yaml")
+    assert per_object(spec) == [False] * 6 + [True] * 3
+
+
+def test_a_crop_may_name_its_boxes_and_the_model_of_objects_checks_its_own_batch() -> None:
+    text = CROPS.replace("image: decode,", "image: decode, rois: boxes,").replace("gears: [1, 8]", "gears: [1, 4]")
+    assert messages(text) == [
+        (13, 89, "gears must ascend, each once, and end with the model's batch 8 (the model's largest batch): "
+         "e.g. [1, 2, 4, 8]"),
+    ]  # fmt: skip
+
+
+def test_a_crop_names_its_picture_and_reads_detections() -> None:
+    text = CROPS.replace("image: decode, ", "").replace("format: yolov3_detection_output", "format: yolo_raw")
+    text = text.replace("kind: detections, format: yolo_raw", "kind: topk, k: 1")
+    got = [m for _, _, m in messages(text)]
+    assert got[0].startswith("a vpc_crop stage needs 'image: <stage>': the decoded picture")
+    assert got[1].startswith("a vpc_crop stage cannot come after a topk stage; it takes its rois from detections")
+
+
+def test_generate_refuses_a_crop_until_graphs_are_lowered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "crops.yaml").write_text(CROPS, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["generate", "crops.yaml", "--out", "out"], prog_name="ascgen")
+    assert result.exit_code == 2, result.output
+    assert (
+        "crops.yaml:12:1: error: stage 'crops': ascgen validates and plans vpc_crop stages but cannot generate "
+        "their code yet"
+    ) in result.stderr
+    assert not (tmp_path / "out").exists()

@@ -108,9 +108,28 @@ def test_tune_sentence_compares_the_winner_with_the_spec_values() -> None:
     text = tune_html.headline(tune_outcome(), 10, _config(1, 8))
     # 6 threads is faster but misses p99 <= 100 ms: the winner is threads=4 depth=8.
     assert text == (
-        "In 10 measurements across 5 configurations, threads=4 depth=8 batch=16 per_stage is 283 % more QPS than "
+        "In 10 measurements across 5 configurations, threads=4 depth=8 batch=16 per_stage gives 283 % more QPS than "
         "the default (threads=1 depth=8 batch=16 per_stage): 690.0 QPS, p99 61.0 ms, against 180.0 QPS, p99 20.0 ms."
     )
+
+
+def test_tune_sentence_never_says_minus_zero() -> None:
+    def outcome(default_qps: float, default_p99: float) -> Outcome:
+        points = [(1, 8, default_qps, default_p99), (4, 8, 733.0, 30.0)]
+        steps = [
+            Step(n, 10.0 * n, _config(t, d), "measured", "neighbour", measurement=Measurement(q, p))
+            for n, (t, d, q, p) in enumerate(points, start=1)
+        ]
+        return Outcome(Goal("max_qps", max_p99_ms=100), points=2, fitting=2, steps=steps)
+
+    # A tie within 0.1 % goes to the lower p99: the winner has a hair less QPS than the default.
+    tie = tune_html.headline(outcome(733.5, 60.0), 2, _config(1, 8))
+    assert "-0 %" not in tie and "0 % more" not in tie
+    assert "threads=4 depth=8 batch=16 per_stage is within 1 % of the default's QPS (threads=1 depth=8" in tie
+    # A faster default that misses the SLO: the winner meets it, said as such.
+    slo = tune_html.headline(outcome(900.0, 140.0), 2, _config(1, 8))
+    assert "meets the SLO (p99 <= 100 ms), which the default (threads=1 depth=8 batch=16 per_stage) misses" in slo
+    assert "more QPS" not in slo
 
 
 def test_probe_sentence_names_the_fastest_transfer() -> None:

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from ascgen.dsl import profile
+from ascgen.dsl.links import Links
 from ascgen.transfers import fit, model, published
 from ascgen.transfers.model import Transfer
 
@@ -17,7 +18,7 @@ def fitted() -> fit.FitResult:
     return fit.fit(published.figures())
 
 
-def _links_values(links: model.Links) -> dict[str, float]:
+def _links_values(links: Links) -> dict[str, float]:
     out: dict[str, float] = {}
     for name in ("host", "hccs", "rdma"):
         part = getattr(links, name)
@@ -41,7 +42,7 @@ ISOLATED = [
 ]
 
 
-def _outside(links: model.Links, figures: tuple[published.Figure, ...], tolerance: float) -> list[tuple]:
+def _outside(links: Links, figures: tuple[published.Figure, ...], tolerance: float) -> list[tuple]:
     return sorted(
         (f.topology, f.transfer.op, f.transfer.column, f.block_bytes)
         for f in figures

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+from ascgen.dsl.links import Links
 from ascgen.transfers import fit, model, published
 from ascgen.transfers.probe import Row, size_label
 from ascgen.transfers.report import in_unit
@@ -100,7 +101,7 @@ def _hixl(gbps: float | None) -> str:
 
 
 def _figure_tables(
-    figures: Sequence[published.Figure], links: model.Links, sim: dict[tuple[str, str, str, int], Row]
+    figures: Sequence[published.Figure], links: Links, sim: dict[tuple[str, str, str, int], Row]
 ) -> list[str]:
     lines: list[str] = []
     for topology, op in GROUPS:

@@ -117,6 +117,7 @@ void Device::start() {
                     : static_cast<int>(engine_param(static_cast<Engine>(e), "units", 1));
     engines_[e].busy.assign(std::max(units, 1), 0);
     engines_[e].last_stream.assign(std::max(units, 1), 0);
+    engines_[e].last_model.assign(std::max(units, 1), 0);
     engines_[e].switch_us = engine_param(static_cast<Engine>(e), "switch_us", 0.0);
     engines_[e].switch_fraction = engine_param(static_cast<Engine>(e), "switch_fraction", 0.0);
     engines_[e].waiting.clear();
@@ -302,7 +303,8 @@ void Device::on_dispatched(std::unique_lock<std::mutex>& lk, const std::shared_p
 // engine's switch_us plus switch_fraction of its own service time (the AI Core
 // loading another stream's model context, and re-filling its on-chip buffers
 // the other model instance evicted: a cost that grows with the execution's work;
-// docs/shared_bandwidth.md).
+// docs/shared_bandwidth.md). A model execution whose unit last ran another model first adds
+// that execution's model_switch_us (the weights reload, docs/shared_bandwidth.md section 2).
 void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now) {
   EngineState& e = engines_[static_cast<int>(t->spec.engine)];
   e.busy[unit] = 1;
@@ -312,6 +314,12 @@ void Device::start_on_unit(const std::shared_ptr<Task>& t, int unit, double now)
     if (e.last_stream[unit] != 0 && e.last_stream[unit] != sid)
       service += e.switch_us + e.switch_fraction * service;
     e.last_stream[unit] = sid;
+  }
+  // Another model than the unit's last one: its switch-in time (TaskSpec::model_switch_us).
+  if (t->spec.model_key != 0) {
+    if (e.last_model[unit] != 0 && e.last_model[unit] != t->spec.model_key)
+      service += t->spec.model_switch_us;
+    e.last_model[unit] = t->spec.model_key;
   }
   t->unit = unit;
   t->start_at = now;

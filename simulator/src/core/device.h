@@ -187,6 +187,7 @@ class Device {
     std::vector<uint64_t> last_stream;  // per unit: stream id of its last task (0: none)
     double switch_us = 0;               // engines.<e>.switch_us: added when that stream changes
     double switch_fraction = 0;         // engines.<e>.switch_fraction: x service, likewise
+    std::vector<uint64_t> last_model;   // per unit: TaskSpec::model_key of its last task (0: none)
     std::deque<std::shared_ptr<Task>> waiting;
   };
 

@@ -86,6 +86,10 @@ struct TaskSpec {
   std::string link_key;
   double link_GBps = 0.0;
   double link_bytes = 0.0;
+  // Model executions: which model (0: none), and the time added when the unit's previous task
+  // was another model's (its weights reload; docs/shared_bandwidth.md section 2).
+  uint64_t model_key = 0;
+  double model_switch_us = 0.0;
 };
 
 // Enqueues `spec` on `stream` for public API `api` (used in log lines).

@@ -408,9 +408,19 @@ Check validate_batch(const acldvppBatchPicDesc* src, const uint32_t* roiNums, ui
     if (roiNums[i] == 0) return fail("batch: roiNums[" + std::to_string(i) + "] is 0");
     total += roiNums[i];
   }
+  if (total > kMaxBatchRegions || size > kMaxBatchRegions) {
+    return Check{ACL_ERROR_INVALID_PARAM,
+                 "batch: " + std::to_string(total) + " regions from " + std::to_string(size) +
+                     " pictures: one call takes at most " + std::to_string(kMaxBatchRegions) +
+                     " (sum of roiNums and size): split it into several calls",
+                 Rule::kVpcBatchRegions};
+  }
   if (total != dst->pics.size()) {
-    return fail("batch: sum(roiNums) = " + std::to_string(total) + " but the destination batch " +
-                "holds " + std::to_string(dst->pics.size()) + " pictures");
+    return Check{ACL_ERROR_INVALID_PARAM,
+                 "batch: sum(roiNums) = " + std::to_string(total) +
+                     " but the destination batch holds " + std::to_string(dst->pics.size()) +
+                     " pictures: one output picture per region",
+                 Rule::kVpcBatchTotal};
   }
   for (uint64_t k = 0; k < total; ++k) {
     if (areas[k] == nullptr) {

@@ -103,6 +103,9 @@ bool limits_from_profile(const FlatLookup& num, const FlatStrLookup& str, Limits
 
 // Outcome of a check: code ACL_SUCCESS, or the error the device call returns
 // plus a message naming the rule that failed.
+// Regions (and source pictures) one VPC batch call takes at most (rule vpc.batch_regions).
+constexpr uint64_t kMaxBatchRegions = 256;
+
 struct Check {
   aclError code = ACL_SUCCESS;
   std::string message;

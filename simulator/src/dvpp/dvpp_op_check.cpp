@@ -2,6 +2,7 @@
 // the descriptor checks of dvpp_check.cpp in the order the device applies
 // them, so every op validates the same way.
 #include <string>
+#include <utility>
 
 #include "dvpp/dvpp_desc.h"
 
@@ -50,6 +51,36 @@ Check check_one_crop(const acldvppPicDesc& in, const acldvppPicDesc& out,
     dst_h = roi_height(*paste);
   }
   return validate_scale(src_w, src_h, dst_w, dst_h, lim);
+}
+
+// The documented rules of one region of a batch call, each its own device rule (rule_table.yaml
+// vpc.batch_*): the output picture VPC writes, then each area's parity and size.
+Check check_batch_region(const acldvppPicDesc& out, const acldvppRoiConfig* crop,
+                         const acldvppRoiConfig* paste, const Limits& lim) {
+  Check c = validate_vpc_output(out, lim);
+  if (!c.ok()) return Check{c.code, c.message, Rule::kVpcBatchOutputStride};
+  const std::pair<const acldvppRoiConfig*, const char*> areas[] = {{crop, "crop area"},
+                                                                   {paste, "paste area"}};
+  for (const auto& [roi, what] : areas) {
+    if (roi == nullptr) continue;
+    const std::string who = std::string(what) + " [left " + std::to_string(roi->left) + ", right " +
+                            std::to_string(roi->right) + ", top " + std::to_string(roi->top) +
+                            ", bottom " + std::to_string(roi->bottom) + "]";
+    if (roi->left % 2 != 0 || roi->top % 2 != 0 || roi->right % 2 != 1 || roi->bottom % 2 != 1)
+      return Check{ACL_ERROR_INVALID_PARAM,
+                   who + ": left and top must be even, right and bottom odd",
+                   Rule::kVpcBatchRoiParity};
+    const SizeRange& r = lim.vpc_out;
+    const uint32_t w = roi->right >= roi->left ? roi_width(*roi) : 0;
+    const uint32_t h = roi->bottom >= roi->top ? roi_height(*roi) : 0;
+    if (w < r.min_width || h < r.min_height || w > r.max_width || h > r.max_height)
+      return Check{ACL_ERROR_INVALID_PARAM,
+                   who + ": size " + std::to_string(w) + "x" + std::to_string(h) + " outside " +
+                       std::to_string(r.min_width) + "x" + std::to_string(r.min_height) + ".." +
+                       std::to_string(r.max_width) + "x" + std::to_string(r.max_height),
+                   Rule::kVpcBatchRoiSize};
+  }
+  return Check{};
 }
 
 Check check_resize_config(const acldvppResizeConfig* resize, bool needed, const Limits& lim) {
@@ -105,7 +136,8 @@ Check check_vpc_batch(const acldvppChannelDesc* channel, const acldvppBatchPicDe
   for (uint32_t i = 0; i < size; ++i) {
     for (uint32_t n = 0; n < roiNums[i]; ++n, ++k) {
       const acldvppRoiConfig* paste = needs_paste ? pasteAreas[k] : nullptr;
-      c = check_one_crop(src->pics[i], dst->pics[k], cropAreas[k], paste, lim);
+      c = check_batch_region(dst->pics[k], cropAreas[k], paste, lim);
+      if (c.ok()) c = check_one_crop(src->pics[i], dst->pics[k], cropAreas[k], paste, lim);
       if (!c.ok()) {
         return prefixed(
             c, "source picture " + std::to_string(i) + ", ROI " + std::to_string(k) + ": ");

@@ -1,11 +1,13 @@
 // VPC: resize, crop, crop-and-paste and their batch forms (acldvppVpc*Async).
 //
-// Each call is one task on engine kVpc with
-//   service_us = engines.vpc.base_us + engines.vpc.per_mpixel_us * output Mpixels
+// Each call is one task on engine kVpc (one unit) with
+//   service_us = engines.vpc.base_us + engines.vpc.per_roi_us * (regions - 1)
+//                + engines.vpc.per_mpixel_us * output Mpixels
 // where the output is what VPC writes: the output picture (width x height) for
 // resize/crop, the paste area for the paste forms, summed over the ROIs of a
-// batch call (one base_us per call). Descriptors, ROIs and the interpolation
-// are copied at submit; the source bytes are read at completion. Only the
+// batch call (one base_us per call, which covers its first region; per_roi_us is
+// each further region's own set-up: an assumption, docs/vpc_batch_time.md). Descriptors, ROIs and
+// the interpolation are copied at submit; the source bytes are read at completion. Only the
 // destination ROI is written (for resize/crop: the output picture, not its
 // stride padding). Sources tagged by JPEGD (dvpp_content.h) go through the
 // resize cache; others are resampled directly (cheaper than hashing them).
@@ -30,12 +32,19 @@ namespace img = acl_sim::imaging;
 
 namespace {
 
-// A failed check: the rule it names (a device rule: RULE line, the run fails), else the
-// argument check vpc.args.
+// A failed check: the rule it names (the device rules dvpp.paste_left_align and vpc.batch_*:
+// RULE line, the run fails), else the argument check vpc.args.
 aclError refuse(const char* api, const dvpp::Check& c) {
-  if (c.rule == Rule::kDvppPasteLeftAlign)  // the one device rule among the VPC checks
-    return raise_rule(Rule::kDvppPasteLeftAlign, c.code, api, "%s", c.message.c_str());
-  return raise_rule(Rule::kVpcArgs, c.code, api, "%s", c.message.c_str());
+  const Rule named = c.rule.value_or(Rule::kVpcArgs);
+  // Spelled out so that the rule table's scan (tools/sim_rules) sees every rule raised here.
+  return raise_rule(named == Rule::kDvppPasteLeftAlign     ? Rule::kDvppPasteLeftAlign
+                    : named == Rule::kVpcBatchRegions      ? Rule::kVpcBatchRegions
+                    : named == Rule::kVpcBatchTotal        ? Rule::kVpcBatchTotal
+                    : named == Rule::kVpcBatchRoiParity    ? Rule::kVpcBatchRoiParity
+                    : named == Rule::kVpcBatchRoiSize      ? Rule::kVpcBatchRoiSize
+                    : named == Rule::kVpcBatchOutputStride ? Rule::kVpcBatchOutputStride
+                                                           : Rule::kVpcArgs,
+                    c.code, api, "%s", c.message.c_str());
 }
 
 struct VpcItem {
@@ -115,8 +124,10 @@ aclError submit_job(const char* api, acldvppChannelDesc* channel, aclrtStream st
   }
   job.api = api;
   spec.engine = Engine::kVpc;
-  spec.service_us =
-      engine_param(Engine::kVpc, "base_us") + engine_param(Engine::kVpc, "per_mpixel_us") * mpixels;
+  const double further_regions = static_cast<double>(job.items.size()) - 1.0;
+  spec.service_us = engine_param(Engine::kVpc, "base_us") +
+                    engine_param(Engine::kVpc, "per_roi_us", 0.0) * further_regions +
+                    engine_param(Engine::kVpc, "per_mpixel_us") * mpixels;
   spec.work = [job = std::move(job)] {
     for (const VpcItem& it : job.items) run_item(job, it);
   };

@@ -7,7 +7,8 @@
 //   uploads the weights: a synchronous H2D task of weight_bytes.
 // - An execution is one task on kAicore for latency_ms at the model's batch.
 //   At its completion (reading the input then, not at submit) every batch item
-//   k of every output is a function of input item k alone (model_outputs).
+//   k of every output is a function of input item k alone (model_outputs); a detector's
+//   outputs are the detections in its input pictures (model_detector.h).
 //   Dynamic batch gears run at the gear set before the execute; dynamic height/width gears
 //   (model_dynamic_hw.cpp) read the gear's items and take the gear's share of the time.
 // - One model id must not execute on two streams at once (ACL_FACTS 2.2): an
@@ -19,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "acl/acl.h"
 #include "acl/acl_mdl.h"
@@ -28,7 +30,9 @@
 #include "core/clock.h"
 #include "core/device.h"
 #include "core/memory.h"
+#include "core/profile.h"
 #include "core/task.h"
+#include "model/model_detector.h"
 #include "model/model_internal.h"
 #include "report/log.h"
 #include "rules/rules.h"
@@ -255,10 +259,22 @@ aclError execute(const char* api, uint32_t modelId, const aclmdlDataset* input,
   for (const auto* side : {&spec.reads, &spec.writes})
     for (const ByteRange& r : *side) spec.traffic_bytes += static_cast<double>(r.size);
   spec.name = "model_" + m->file.name;
+  // Another model ran on the AI Core before: this one's weights come in again from DDR, a
+  // share of weight_bytes at the memory bandwidth (docs/shared_bandwidth.md section 2).
+  spec.model_key = acl_sim::imaging::hash64(m->file.path.data(), m->file.path.size()) | 1;
+  const double ddr_bytes_per_us = profile().num("memory.bandwidth_GBps", 0.0) * 1e3;
+  if (ddr_bytes_per_us > 0)
+    spec.model_switch_us = engine_param(Engine::kAicore, "model_switch_weight_share", 0.0) *
+                           static_cast<double>(m->file.weight_bytes) / ddr_bytes_per_us;
   std::vector<ByteRange> in = spec.reads, out = spec.writes;
   spec.work = [m, key, in, out, batch] {
-    for (size_t o = 0; o < out.size(); ++o)
-      model_outputs(in[0].addr, in[0].size, const_cast<void*>(out[o].addr), out[o].size, batch);
+    std::vector<void*> outputs;
+    for (const ByteRange& o : out) outputs.push_back(const_cast<void*>(o.addr));
+    // A detector writes its detections (model_detector.h); any further output is hashed.
+    const size_t written =
+        m->file.is_detector() ? detector_outputs(m->file, in[0].addr, outputs.data(), batch) : 0;
+    for (size_t o = written; o < out.size(); ++o)
+      model_outputs(in[0].addr, in[0].size, outputs[o], out[o].size, batch);
     std::lock_guard<std::mutex> lock(m->mu);
     --m->in_flight[key];
   };

@@ -87,6 +87,65 @@ aclError read_hw_gears(Reader& r, ModelFile* m) {
   return ACL_SUCCESS;
 }
 
+// `detector=` and its keys (model_file.h, model_detector.h): the input holds `batch` NV12
+// pictures; the outputs have the layout's sizes exactly.
+aclError read_detector(Reader& r, ModelFile* m) {
+  using Layout = ModelFile::Detector::Layout;
+  ModelFile::Detector& d = m->detector;
+  const std::string& name = r.values["detector"];
+  if (name == "yolov3_detection_output")
+    d.layout = Layout::kYoloV3DetectionOutput;
+  else if (name == "yolo_raw")
+    d.layout = Layout::kYoloRaw;
+  else
+    return r.bad("detector", "must be yolov3_detection_output or yolo_raw");
+  if (m->dynamic_hw()) return r.bad("detector", "cannot have hw_gears: its input is one picture");
+  struct Key {
+    const char* name;
+    uint32_t* out;
+    uint64_t most;
+  };
+  for (const Key& k :
+       {Key{"detector.classes", &d.classes, 1024}, Key{"detector.width", &d.width, 8192},
+        Key{"detector.height", &d.height, 8192}, Key{"detector.max_boxes", &d.max_boxes, 1024}}) {
+    uint64_t v = 0;
+    if (aclError rc = r.u64(k.name, &v)) return rc;
+    if (v > k.most) return r.bad(k.name, ("must be at most " + std::to_string(k.most)).c_str());
+    *k.out = static_cast<uint32_t>(v);
+  }
+  if (d.width % 2 != 0 || d.height % 2 != 0)
+    return r.bad("detector.width", "and detector.height must be even (an NV12 picture)");
+  d.width_stride = (d.width + 15) / 16 * 16;
+  d.height_stride = (d.height + 1) / 2 * 2;
+  for (const Key& k : {Key{"detector.width_stride", &d.width_stride, 0},
+                       Key{"detector.height_stride", &d.height_stride, 0}}) {
+    if (!r.values.count(k.name)) continue;
+    uint64_t v = 0;
+    if (aclError rc = r.u64(k.name, &v)) return rc;
+    *k.out = static_cast<uint32_t>(v > 65536 ? 0 : v);
+  }
+  if (d.width_stride < d.width || d.height_stride < d.height || d.height_stride % 2 != 0)
+    return r.bad("detector.width_stride",
+                 "and detector.height_stride must hold the picture "
+                 "(the height stride even)");
+  if (m->input_bytes.empty() || m->input_bytes[0] != size_t{m->batch} * d.picture_bytes())
+    return r.bad("input.0.bytes",
+                 "must be batch x width_stride x height_stride x 3 / 2 for a "
+                 "detector (NV12 pictures)");
+  const size_t per_box = d.layout == Layout::kYoloRaw ? 5 + d.classes : 6;
+  const size_t boxes = size_t{m->batch} * d.max_boxes * per_box * 4;
+  if (d.layout == Layout::kYoloV3DetectionOutput &&
+      (m->output_bytes.size() != 2 || m->output_bytes[1] != size_t{m->batch} * 8 * 4))
+    return r.bad("outputs",
+                 "must be 2 for yolov3_detection_output: box_out, then box_out_num "
+                 "(output.1.bytes = batch x 8 int32)");
+  if (m->output_bytes.empty() || m->output_bytes[0] != boxes)
+    return r.bad("output.0.bytes", d.layout == Layout::kYoloRaw
+                                       ? "must be batch x max_boxes x (5 + classes) x 4"
+                                       : "must be batch x 6 x max_boxes x 4 (box_out)");
+  return ACL_SUCCESS;
+}
+
 }  // namespace
 
 double ModelFile::latency_at(uint32_t b) const {
@@ -191,6 +250,8 @@ aclError read_model_file(const char* api, const char* path, ModelFile* out) {
     if (aclError rc = read_hw_gears(r, &m)) return rc;
     m.input_bytes.push_back(ModelFile::kMbatchBytes);  // ascend_mbatch_shape_data
   }
+  if (r.values.count("detector"))
+    if (aclError rc = read_detector(r, &m)) return rc;
   m.output_hw_scaled.assign(m.output_bytes.size(), false);
   for (size_t k = 0; k < m.output_bytes.size(); ++k) {
     const std::string key = "output." + std::to_string(k) + ".hw_scaled";

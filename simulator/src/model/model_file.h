@@ -10,6 +10,10 @@
 //                                DDR besides its inputs and outputs: weights,
 //                                activations; default weight_bytes, the
 //                                weights read once; docs/shared_bandwidth.md)
+//   detector=yolov3_detection_output | yolo_raw   (optional: a simulated detector whose
+//   detector.classes=6  detector.width=416  detector.height=416  detector.max_boxes=32
+//   [detector.width_stride=416  detector.height_stride=416]   outputs are real detections of
+//                                its NV12 input; model_detector.h)
 #ifndef ACL_SIM_SRC_MODEL_FILE_H_
 #define ACL_SIM_SRC_MODEL_FILE_H_
 
@@ -70,6 +74,18 @@ struct ModelFile {
     for (const HwGear& g : hw_gears) m = g.elements() > m ? g.elements() : m;
     return m;
   }
+
+  // A simulated detector (descriptor `detector=...`; model_detector.h): input 0 holds `batch`
+  // NV12 pictures of width x height on the strides (default: VPC's, ALIGN(w,16) x ALIGN(h,2)).
+  struct Detector {
+    enum class Layout { kNone, kYoloV3DetectionOutput, kYoloRaw };
+    Layout layout = Layout::kNone;
+    uint32_t classes = 0, width = 0, height = 0, width_stride = 0, height_stride = 0;
+    uint32_t max_boxes = 0;  // box_out's capacity (post_nms_topn), or the raw head's rows
+    size_t picture_bytes() const { return size_t{width_stride} * height_stride * 3 / 2; }
+  };
+  Detector detector;
+  bool is_detector() const { return detector.layout != Detector::Layout::kNone; }
 
   size_t work_bytes() const { return memory_bytes - weight_bytes; }
   // Latency of one execution at `batch`: the table's entry, else linear

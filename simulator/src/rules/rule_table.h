@@ -25,6 +25,11 @@ enum class Rule {
   kHostDevicePointer,             // host.device_pointer
   kDvppJpegInfoDevice,            // dvpp.jpeg_info_device
   kDvppPasteLeftAlign,            // dvpp.paste_left_align
+  kVpcBatchRegions,               // vpc.batch_regions
+  kVpcBatchTotal,                 // vpc.batch_total
+  kVpcBatchRoiParity,             // vpc.batch_roi_parity
+  kVpcBatchRoiSize,               // vpc.batch_roi_size
+  kVpcBatchOutputStride,          // vpc.batch_output_stride
   kJpegdEoiMargin,                // jpegd.eoi_margin
   kReportThreadLimit,             // report.thread_limit
   kFaultsSpec,                    // faults.spec
@@ -195,6 +200,25 @@ inline constexpr RuleInfo kRuleTable[] = {
      "pasteArea: round the left offset of each paste ROI up to a multiple of 16 [HIA "
      "aclcppdevg_03_0344..0347 canncommercial/800 (310, 910)]; hi_vpc dest_left_offset 16-aligned "
      "on Atlas inference products (310P) [HIA aclcppdevg_03_1060 850]; ACL_FACTS 8"},
+    {"vpc.batch_regions", RuleKind::kDevice,
+     "roiNums: at most 256 crop ROIs in all, roiNums[0]+...+roiNums[size-1] <= 256; size up to 256 "
+     "[HIA en canncommercial/800 aclcppdevg_03_0342..0347 (acldvppVpcBatchCrop*, ...CropAndPaste, "
+     "...CropResizePaste)]; ACL_FACTS 8"},
+    {"vpc.batch_total", RuleKind::kDevice,
+     "roiNums: the sum of the elements must be consistent with batchSize in dstBatchPicDescs [HIA "
+     "en canncommercial/800 aclcppdevg_03_0342..0347]; ACL_FACTS 8"},
+    {"vpc.batch_roi_parity", RuleKind::kDevice,
+     "acldvppRoiConfig: left and top even, right and bottom odd [GE acl_dvpp.h; HIA "
+     "aclpythondevg_01_0221]; the batch crops on the 310 and 910 [HIA en canncommercial/800 "
+     "aclcppdevg_03_0342..0347]; ACL_FACTS 4, 8"},
+    {"vpc.batch_roi_size", RuleKind::kDevice,
+     "crop and paste ROI 10x6 .. 4096x4096 [HIA aclpythondevg_01_0221; mxVision crop width "
+     "10..4096, height 6..4096, HA 900 aclcppdevg_03_1528]; ACL_FACTS 4, 8"},
+    {"vpc.batch_output_stride", RuleKind::kDevice,
+     "VPC output YUV420SP: widthStride = ALIGN(width, 16), heightStride = ALIGN(height, 2), size "
+     "ws x hs x 3 / 2, strides in range [HIA zh 601 aclcppdevg_03_0168; aclpythondevg_01_0221]; "
+     "every picture of dstBatchPicDescs [HIA en canncommercial/800 aclcppdevg_03_0342..0347]; "
+     "ACL_FACTS 4"},
     {"jpegd.eoi_margin", RuleKind::kDevice,
      "JPEGD zeroes the 8 bytes after the EOI marker in its input buffer [HIA aclcppdevg_03_0169 "
      "5046, aclcppdevg_03_0227]; input buffer = actual data size + 8 bytes, a hardware restriction "

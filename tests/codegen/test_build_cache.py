@@ -1,0 +1,222 @@
+"""The per-user build cache (ascgen.codegen.cache): where it is, the simulator's key, a second
+checkout reusing the first's simulator, a program reused from another folder, no entry left by an
+interrupted build, `ascgen cache info|clean`, and the build time in the bench's ETA."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from build_dirs import REPO, TEST_BUILD
+from click.testing import CliRunner
+
+from ascgen.bench.eta import SweepEta
+from ascgen.cli import cli
+from ascgen.codegen import build, cache
+from ascgen.common.progress import CACHED
+from ascgen.common.resources import simulator_dir
+from ascgen.dsl.parse import parse_file
+from ascgen.pipeline import analyze_data
+
+SPEC = REPO / "pipelines" / "resnet50_b16.yaml"
+
+
+def test_the_cache_is_the_env_var_else_xdg_else_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ASCGEN_CACHE_DIR", str(tmp_path / "mine"))
+    assert cache.default_root() == tmp_path / "mine"
+    monkeypatch.delenv("ASCGEN_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.default_root() == tmp_path / "xdg" / "ascgen"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")  # the XDG spec: a relative path is ignored
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache.default_root() == tmp_path / "home" / ".cache" / "ascgen"
+
+
+def _copy_simulator(into: Path) -> Path:
+    copy = into / "checkout2" / "simulator"
+    shutil.copytree(simulator_dir(), copy, ignore=shutil.ignore_patterns("build*", ".*"))
+    return copy
+
+
+def test_the_simulator_key_follows_its_sources_not_their_folder(tmp_path: Path) -> None:
+    copy = _copy_simulator(tmp_path)
+    here = cache.simulator_key(simulator_dir(), ["plain"])
+    assert cache.simulator_key(copy, ["plain"]) == here
+    assert cache.simulator_key(copy, ["address", "-DACL_SIM_SANITIZE=address"]) != here
+    source = next(copy.glob("src/core/*.cpp"))
+    source.write_text(source.read_text() + "\n// changed\n")
+    assert cache.simulator_key(copy, ["plain"]) != here
+
+
+def test_a_second_checkout_reuses_the_first_checkout_s_simulator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second checkout (a copy of the simulator's sources elsewhere) finds the simulator the
+    first installed: nothing runs, the installed library is untouched, one "cached" line."""
+    prefix = build.ensure_simulator(TEST_BUILD, None)
+    library = next(prefix.rglob("libacl_sim.a"))
+    before = library.stat().st_mtime_ns
+    copy = _copy_simulator(tmp_path)
+    monkeypatch.setattr(build, "simulator_dir", lambda: copy)
+    monkeypatch.setattr(build, "_run", lambda *a, **k: pytest.fail(f"a build step ran: {a[0]}"))
+    monkeypatch.setattr(build, "_announced", set())
+    lines: list[tuple[str, int, int]] = []
+    assert build.ensure_simulator(TEST_BUILD, None, lambda *step: lines.append(step)) == prefix
+    assert lines == [(f"simulator (plain): cached, {prefix}", CACHED, CACHED)]
+    assert library.stat().st_mtime_ns == before
+
+
+def test_a_changed_simulator_installs_under_a_new_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ours = build.simulator_prefix(tmp_path, None)
+    copy = _copy_simulator(tmp_path)
+    (copy / "src" / "core" / "extra_note.txt").write_text("changed\n")
+    monkeypatch.setattr(build, "simulator_dir", lambda: copy)
+    theirs = build.simulator_prefix(tmp_path, None)
+    assert theirs.parent == ours.parent and theirs.name.startswith("plain-") and theirs != ours
+
+
+class _Killed(KeyboardInterrupt):
+    pass
+
+
+def test_an_interrupted_simulator_install_leaves_no_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def run(cmd: list[str], *args: object, **kw: object) -> None:
+        if cmd[:2] == ["cmake", "--install"]:
+            into = Path(cmd[-1])
+            (into / "lib").mkdir(parents=True)
+            (into / "lib" / "libacl_sim.a").write_bytes(b"half")
+            raise _Killed
+
+    monkeypatch.setattr(build, "_run", run)
+    with pytest.raises(_Killed):
+        build.ensure_simulator(tmp_path, None)
+    installs = tmp_path / "acl_sim-install"
+    assert [p.name for p in installs.iterdir() if p.is_dir()] == []
+    # the next build installs it whole
+    monkeypatch.setattr(build, "_run", lambda cmd, *a, **k: Path(cmd[-1]).mkdir() if "--install" in cmd else None)
+    assert build.ensure_simulator(tmp_path, None).is_dir()
+
+
+def _plan(spec_path: Path = SPEC):  # type: ignore[no-untyped-def]
+    spec, smap = parse_file(spec_path)
+    return spec, analyze_data(spec, smap)
+
+
+def test_an_interrupted_program_build_is_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stamp that makes a program's build folder count as built is written only after a
+    build that succeeded: a build killed half way is built again."""
+    build.simulator_prefix(tmp_path, None).mkdir(parents=True)  # an installed simulator
+    steps: list[str] = []
+
+    def killed(cmd: list[str], log: Path, what: str, *a: object) -> None:
+        steps.append(what)
+        if what == "build":
+            (log.parent / "resnet50_b16").write_bytes(b"half a binary")
+            raise _Killed
+
+    monkeypatch.setattr(build, "check_tools", lambda: None)
+    monkeypatch.setattr(build, "_run", killed)
+    spec, plan = _plan()
+    with pytest.raises(_Killed):
+        build.build_program(SPEC, spec, plan, build_root=tmp_path)
+    assert not list(tmp_path.rglob(cache.STAMP))
+    assert build.build_estimate_s([(spec, plan)], build_root=tmp_path) == cache.DEFAULT_BUILD_S["program"]
+
+    def finished(cmd: list[str], log: Path, what: str, *a: object) -> None:
+        steps.append(what)
+        if what == "build":
+            (log.parent / "resnet50_b16").write_bytes(b"a binary")
+
+    steps.clear()
+    monkeypatch.setattr(build, "_run", finished)
+    first = build.build_program(SPEC, spec, plan, build_root=tmp_path)
+    assert steps == ["configure", "build"] and not first.cached
+    steps.clear()
+    monkeypatch.setattr(build, "_announced", set())
+    lines: list[str] = []
+    again = build.build_program(SPEC, spec, plan, build_root=tmp_path, progress=lambda w, d, t: lines.append(w))
+    assert steps == [] and again.cached and again.binary == first.binary
+    prefix = build.simulator_prefix(tmp_path, None)
+    assert lines == [f"simulator (plain): cached, {prefix}", f"resnet50_b16 (sim-plain): cached, {first.binary}"]
+    assert build.build_estimate_s([(spec, plan)], build_root=tmp_path) == 0.0
+
+
+def test_the_build_estimate_uses_the_times_measured_in_the_cache(tmp_path: Path) -> None:
+    spec, plan = _plan()
+    fresh = build.build_estimate_s([(spec, plan)], build_root=tmp_path)
+    assert fresh == cache.DEFAULT_BUILD_S["simulator"] + cache.DEFAULT_BUILD_S["program"]
+    cache.record_build_seconds(tmp_path, "simulator", 100.0)
+    cache.record_build_seconds(tmp_path, "program", 12.5)
+    assert build.build_estimate_s([(spec, plan), (spec, plan)], build_root=tmp_path) == 125.0
+    assert build.build_estimate_s([(spec, plan)], backend="cann", build_root=tmp_path) == 12.5
+
+
+def test_the_eta_counts_the_build_still_to_do() -> None:
+    now = [0.0]
+    eta = SweepEta(10.0, clock=lambda: now[0])
+    eta.builds_planned(60.0)
+    eta.planned(3)
+    assert eta.remaining_s() == 90.0
+    now[0] = 20.0  # building for 20 s
+    assert eta.remaining_s() == 70.0
+    now[0] = 80.0  # the build overran its estimate: only the runs remain
+    assert eta.remaining_s() == 30.0
+    eta.run_started()
+    assert eta.remaining_s() == 30.0
+
+
+def test_cache_info_and_clean(tmp_path: Path) -> None:
+    (tmp_path / "acl_sim-install" / "plain-0123").mkdir(parents=True)
+    (tmp_path / "acl_sim-install" / "plain-0123" / "libacl_sim.a").write_bytes(b"x" * 3000)
+    (tmp_path / "programs" / "resnet50-abc" / "sim-plain").mkdir(parents=True)
+    (tmp_path / "programs" / "resnet50-abc" / "sim-plain" / "resnet50").write_bytes(b"y" * 2048)
+    result = CliRunner().invoke(cli, ["cache", "info", "--build-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert f"build cache: {tmp_path}" in result.output
+    assert "simulator     2.9 KiB, 1 entry" in result.output
+    assert "programs      2.0 KiB, 1 program" in result.output
+    result = CliRunner().invoke(cli, ["cache", "clean", "--build-dir", str(tmp_path)])
+    assert result.exit_code == 0 and "removed 4.9 KiB" in result.output
+    assert [p.name for p in tmp_path.iterdir()] == [cache.LOCK]
+
+
+def test_a_plain_bench_says_a_cached_program_in_one_line() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from ascgen.bench.live import PlainMonitor
+    from ascgen.bench.runner import RunOptions
+
+    text = StringIO()
+    with PlainMonitor(Console(file=text, width=200), RunOptions(duration_s=1, warmup_s=0)) as monitor:
+        monitor.building("batch=1")
+        monitor.build_progress("simulator (plain): cached, /c/acl_sim-install/plain-1", CACHED, CACHED)
+        monitor.build_progress("resnet50_b16 (sim-plain): cached, /c/programs/r-1/sim-plain/resnet50", CACHED, CACHED)
+        monitor.built("batch=1", cached=True)
+    assert text.getvalue().splitlines() == [
+        "simulator (plain): cached, /c/acl_sim-install/plain-1",
+        "resnet50_b16 (sim-plain): cached, /c/programs/r-1/sim-plain/resnet50",
+    ]
+
+
+@pytest.mark.slow
+def test_a_build_from_another_folder_reuses_the_program(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ascgen build` from two folders with no --build-dir: both use the cache (the suite's folder,
+    as ASCGEN_CACHE_DIR says), the second compiles nothing and says so in one line."""
+    binaries = []
+    for folder in ("first", "second"):
+        (tmp_path / folder).mkdir()
+        monkeypatch.chdir(tmp_path / folder)
+        monkeypatch.setattr(build, "_announced", set())
+        result = CliRunner().invoke(cli, ["build", str(SPEC)])
+        assert result.exit_code == 0, result.output
+        binaries.append(Path(result.stdout.strip().splitlines()[-1]))
+        stamp = (binaries[-1].parent / cache.STAMP).stat().st_mtime_ns
+        if folder == "first":
+            first_stamp = stamp
+    assert binaries[0] == binaries[1] and TEST_BUILD in binaries[0].parents
+    assert stamp == first_stamp
+    assert f"resnet50_b16 (sim-plain): cached, {binaries[1]}" in result.output
+    assert not (tmp_path / "second" / "build").exists()

@@ -1,0 +1,115 @@
+"""A graph's fan-out in the plan (ascgen/plan/fanout.py): objects per frame from `expect`, the
+ground truth beside the inputs, or max_objects; each engine's busy time per frame with the crops
+and the model of objects (numbers worked by hand from the profile's figures); the bottleneck."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ascgen.dsl import profile as profiles
+from ascgen.pipeline import analyze_text
+
+GRAPH = """\
+name: graph
+device: {profile: ascend310}
+source: {kind: jpeg_files, path: shots, max_bytes: 1MiB}
+batch: 4
+stages:
+  - {name: upload, kind: h2d}
+  - {name: decode, kind: jpeg_decode, max: {width: 1920, height: 1088}}
+  - {name: fit, kind: vpc_letterbox, out: {width: 416, height: 416}}
+  - {name: detect, kind: model, path: m/yolo.om, latency_ms: {1: 9.5, 4: 31.0}, output_bytes: 98304,
+     extra_outputs: [128]}
+  - {name: fetch, kind: d2h}
+  - {name: boxes, kind: detections, format: yolov3_detection_output, max_objects: 5}
+  - {name: crops, kind: vpc_crop, image: decode, out: {width: 224, height: 224}}
+  - {name: classify, kind: model, path: m/cls.om, latency_ms: {1: 2.0, 2: 3.0, 4: 5.0, 8: 9.0}, batch: 8,
+     gears: [1, 2, 4, 8]}
+  - {name: labels, kind: d2h}
+"""
+SWITCH = 0.14  # ascend310 engines.aicore.switch_fraction
+DETECT_US = 31000 / 4  # batch 4 at 31 ms, per frame
+DETECT_SWITCH_US = SWITCH * 31000 / 4  # the detector re-fills after the classifier, once per execution
+
+
+def plan_with(objects: int | None, path: str = "spec.yaml"):  # type: ignore[no-untyped-def]
+    text = GRAPH + (f"expect: {{objects_per_frame: {objects}}}\n" if objects is not None else "")
+    return analyze_text(text, path)[1]
+
+
+def test_the_profile_figures_the_expectations_use() -> None:
+    prof = profiles.load("ascend310")
+    assert prof.engines.aicore.switch_fraction == SWITCH and prof.engines.aicore.switch_us == 0
+    assert (prof.engines.vpc.base_us, prof.engines.vpc.per_mpixel_us) == (300, 1196)
+
+
+@pytest.mark.parametrize(
+    ("objects", "runs_ms", "aicore_us"),
+    [
+        (0, [], DETECT_US),  # no objects: no classifier, no switch
+        (3, [5.0], DETECT_US + 5000 + SWITCH * 5000 / 4 + DETECT_SWITCH_US),  # 3 run at gear 4
+        (8, [9.0], DETECT_US + 9000 + SWITCH * 9000 / 4 + DETECT_SWITCH_US),
+        (11, [9.0, 5.0], DETECT_US + 14000 + SWITCH * 9000 / 4 + DETECT_SWITCH_US),  # a full batch, then 3 at gear 4
+    ],
+)
+def test_the_ai_core_runs_both_models_and_their_switches(objects: int, runs_ms: list[float], aicore_us: float) -> None:
+    plan = plan_with(objects)
+    fan = plan.fanout
+    assert fan is not None
+    assert fan.objects_per_frame == [objects] and fan.objects_from == "expect.objects_per_frame"
+    assert fan.executions_per_frame == len(runs_ms)
+    assert fan.engine_us_per_frame["aicore"] == pytest.approx(aicore_us)
+    aicore = next(b for b in plan.bounds if b.name == "aicore (detect, classify)")
+    assert aicore.qps == pytest.approx(1e6 / aicore_us)
+
+
+def test_vpc_is_shared_by_the_letterbox_and_the_crops() -> None:
+    for objects, calls in ((0, 0), (3, 1), (11, 2)):
+        crops = calls * 300 + objects * 1196 * 224 * 224 / 1e6
+        plan = plan_with(objects)
+        fit = next(s.service_us for s in plan.stages if s.name == "fit")  # its own, as in a straight pipeline
+        fan = plan.fanout
+        assert fan is not None
+        assert fan.engine_us_per_frame["vpc"] == pytest.approx(fit + crops)
+
+
+def test_the_bottleneck_is_named_and_each_stage_bound_is_replaced() -> None:
+    plan = plan_with(8)
+    names = [b.name for b in plan.bounds]
+    assert plan.bottleneck == "aicore (detect, classify)"
+    assert plan.roofline_qps == pytest.approx(min(b.qps for b in plan.bounds))
+    assert "vpc (fit, crops)" in names and "d2h (fetch, labels)" in names
+    assert not {"aicore (detect)", "aicore (classify)", "vpc (crops)"} & set(names)
+
+
+def test_the_model_of_objects_has_its_own_batch_and_sizes() -> None:
+    plan = plan_with(3)
+    classify = next(s for s in plan.stages if s.name == "classify")
+    assert classify.input is not None and classify.input.bytes == 8 * 224 * 224 * 3 // 2
+    crops = {p.ref.role: p.slot_bytes for p in plan.pools if p.ref.stage == "crops"}
+    assert crops == {"out": 8 * 75264, "batch": 8 * 75264}
+
+
+def test_objects_are_counted_in_the_ground_truth_beside_the_inputs(tmp_path: Path) -> None:
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    for name, count in (("a", 0), ("b", 1), ("c", 8)):
+        (shots / f"{name}.jpg").write_bytes(b"\xff\xd8")
+        objects = [{"box": [0, 0, 10, 10], "class": 0}] * count
+        (shots / f"{name}.json").write_text(json.dumps({"objects": objects}))
+    fan = plan_with(None, str(tmp_path / "spec.yaml")).fanout
+    assert fan is not None
+    assert fan.objects_per_frame == [0, 1, 8]
+    assert fan.objects_from.startswith("counted in the ground truth of 3 input(s)")
+    assert fan.executions_per_frame == pytest.approx(2 / 3)
+    (shots / "c.json").unlink()  # one input without ground truth: the detections' most
+    fan = plan_with(None, str(tmp_path / "spec.yaml")).fanout
+    assert fan is not None and fan.objects_per_frame == [5] and "max_objects" in fan.objects_from
+
+
+def test_a_linear_spec_has_no_fanout() -> None:
+    text = GRAPH.split("  - {name: boxes")[0]
+    assert analyze_text(text)[1].fanout is None

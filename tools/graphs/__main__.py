@@ -1,0 +1,5 @@
+import sys
+
+from tools.graphs.page import main
+
+sys.exit(main())
