@@ -264,3 +264,11 @@ def test_a_picture_written_as_a_number_is_one_schema_error() -> None:
     spec_data, smap = load_text(text, "spec.yaml")
     diags = semantic_diagnostics(spec_data, smap)
     assert not any("needs 'image" in d.message for d in diags), [d.message for d in diags]
+
+
+def test_an_unknown_key_lists_from_as_it_is_written() -> None:
+    text = CROPS.replace("image: decode,", "image: decode, frmo: boxes,")
+    with pytest.raises(SpecError) as err:
+        parse_text(text, "spec.yaml")
+    said = [d.message for d in err.value.diagnostics]
+    assert said == ["unknown key 'frmo' (did you mean 'from'?)"], said
