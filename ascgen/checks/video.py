@@ -85,8 +85,20 @@ def _threads(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     return []
 
 
+def _layout(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    if spec.streams != "per_stage":
+        return [
+            smap.error(
+                ("streams",),
+                "a video source needs streams: per_stage (each decoded picture goes on from the decoder's "
+                "callback; per_thread synchronises whole windows)",
+            )
+        ]
+    return []
+
+
 def check_video(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     """The video source's own checks (nothing for other sources but the keys they must not have)."""
     if spec.source.kind != "video":
         return _others(spec, smap)
-    return _others(spec, smap) + _file(spec, smap) + _stages(spec, smap) + _threads(spec, smap)
+    return _others(spec, smap) + _file(spec, smap) + _stages(spec, smap) + _threads(spec, smap) + _layout(spec, smap)

@@ -114,6 +114,15 @@ class ServingIR:
 
 
 @dataclass(frozen=True)
+class VideoIR:
+    """A video source (source kind video) for main(): its feeders' configuration."""
+
+    config: list[tuple[str, str]]  # video::Config fields: (field, C++ value)
+    note: str  # what the streams are, for the comment
+    api: str  # v1 (aclvdec*) | v2 (hi_mpi_vdec_*)
+
+
+@dataclass(frozen=True)
 class Program:
     name: str
     spec_path: str  # as given to the generator (for comments)
@@ -151,3 +160,4 @@ class Program:
     files: dict[str, str]  # extra files, e.g. the simulator's profile and model descriptor
     serving: ServingIR | None = None  # source kind requests: the program is a server
     includes: tuple[str, ...] = ()  # the runtime headers main.cpp includes (stages/<kind>.h: its kinds')
+    video: VideoIR | None = None  # source kind video: streams through VDEC

@@ -9,9 +9,20 @@ from functools import cached_property
 from pathlib import Path
 
 from ascgen import __version__
-from ascgen.codegen.ir import EventIR, OpIR, PoolIR, Program, RecordIR, ServingIR, StageIR, StreamIR, WaitIR
+from ascgen.codegen.ir import (
+    EventIR,
+    OpIR,
+    PoolIR,
+    Program,
+    RecordIR,
+    ServingIR,
+    StageIR,
+    StreamIR,
+    VideoIR,
+    WaitIR,
+)
 from ascgen.codegen.layouts import LAYOUTS, Layout
-from ascgen.codegen.model_descriptor import descriptor_text
+from ascgen.codegen.model_descriptor import descriptor_text, detector_lines
 from ascgen.common.resources import simulator_dir, templates_dir
 from ascgen.dsl import profile as profiles
 from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
@@ -24,6 +35,8 @@ RUNTIME_FOLDER = "runtime"  # where a program's CMakeLists finds the runtime hea
 # The runtime headers (templates/runtime/) main.cpp includes: a frame program names a layout
 # policy and run_main, a server serve_main; the headers they include come with them (render).
 FRAME_INCLUDES = ("ascgen_frames.h", "ascgen_layouts.h")
+VIDEO_INCLUDES = ("ascgen_video.h",)
+VIDEO_MAX_FILE_BYTES = 1 << 30  # a video source's file is read whole at start-up
 SERVER_INCLUDES = ("ascgen_serving.h",)
 _MEMORY = {"dvpp": "kDvpp", "device": "kDevice", "host_pinned": "kHostPinned"}
 _PLACE = {
@@ -53,6 +66,9 @@ class _Lowering:
         self.flags = {s.name: kind_of(s.stage).template_flags(s, plan) for s in plan.stages}
         # a served batch holds as many requests as the batcher put in it, not the model's batch
         self.batch_end = "i == batch_last" if plan.serving else "i == program::kBatch - 1"
+
+    def fed(self, stage: str) -> bool:
+        return kind_of(self.stages[stage].stage).fed_by_source
 
     def owner(self, stage: str) -> str:
         return "shared->" if stage in self.plan.shared_stages else ""
@@ -89,6 +105,9 @@ class _Lowering:
         out: list[OpIR] = []
         previous_stage = ""
         for k, step in enumerate(self.plan.steps):
+            if self.fed(step.stage):  # sent by the source's driver; the next step reads its pool
+                previous_stage = step.stage
+                continue
             idx = "b" if step.batch_level else "f"
             src = self.pools.get(step.src) if step.src else None
             dst = self.pools[step.dst]
@@ -117,6 +136,8 @@ class _Lowering:
         out: dict[str, StreamIR] = {}
         modes: dict[str, list[str]] = {}
         for step in self.plan.steps:
+            if self.fed(step.stage):
+                continue  # its work goes to the channel's own streams
             name = self.stream(step)
             kind = kind_of(self.stages[step.stage].stage)
             if name not in out:
@@ -154,7 +175,9 @@ class _Lowering:
             out.append(
                 StageIR(
                     name=sp.name, kind=sp.kind, line=sp.line, constants=consts, pools=own, per_batch=sp.batch_level,
-                    stream=self.owner(sp.name) + self.layout.stream_of(sp.name) if kind.device else "",
+                    stream=self.owner(sp.name) + self.layout.stream_of(sp.name)
+                    if kind.device and not kind.fed_by_source
+                    else "",
                     channel=self.channel_of_stage(sp.name) if kind.dvpp else "",
                     src=step.src.member if step and step.src else "", dst=step.dst.member if step else "",
                     flags=self.flags[sp.name], owner=self.owner(sp.name),
@@ -190,6 +213,8 @@ def _info(plan: Plan) -> list[tuple[str, str]]:
     source = "ascgen::SourceKind::kTensor" if plan.source.kind == "tensor" else "ascgen::SourceKind::kJpegFiles"
     if plan.source.format == "raw":
         source = "ascgen::SourceKind::kRawFiles"
+    if plan.video is not None:
+        source = "ascgen::SourceKind::kVideoFiles"
     return [
         ("program::kName", "name"),
         (f'"{plan.profile}"', "profile"),
@@ -199,7 +224,7 @@ def _info(plan: Plan) -> list[tuple[str, str]]:
         ("program::kBatch", "batch"),
         (str(plan.sync_every), "sync_every"),
         (source, "source"),
-        (str(plan.source.max_bytes), "max_input_bytes"),
+        (str(VIDEO_MAX_FILE_BYTES if plan.video else plan.source.max_bytes), "max_input_bytes"),
         (str(plan.source.input_bytes), "tensor_bytes"),
         (f"{{{r.frames_per_slot}, {r.min_slots}, {r.fixed}}}", "batch_slots"),
         (str(plan.streams_per_thread), "streams_per_worker"),
@@ -244,6 +269,25 @@ def _serving(plan: Plan) -> ServingIR | None:
     return ServingIR(config=config, default_clients=s.default_clients, note=note, gears=gears, hw_gears=hw_gears)
 
 
+def _video(plan: Plan) -> VideoIR | None:
+    v = plan.video
+    if v is None:
+        return None
+    config = [
+        ("fps", f"{v.fps:g}"),
+        ("loop", "true" if v.loop else "false"),
+        ("realtime", "true" if v.pace == "realtime" else "false"),
+        ("drop_late", "true" if v.late == "drop" else "false"),
+        ("codec", f'"{v.codec}"'),
+    ]
+    note = (
+        f"{v.streams} stream(s) of {v.width}x{v.height} {v.codec.upper()} at {v.fps:g} fps, "
+        f"{'each frame sent at its presentation time' if v.pace == 'realtime' else 'sent as fast as they decode'}"
+        + (f", a late frame {'dropped' if v.late == 'drop' else 'queued'}" if v.pace == "realtime" else "")
+    )
+    return VideoIR(config=config, note=note, api=v.api)
+
+
 def _devices_default(plan: Plan) -> list[tuple[str, str]]:
     """Several devices: the program runs them (as processes or threads) unless --devices says otherwise;
     host.numa and the simulated host's layout for it."""
@@ -268,10 +312,10 @@ def _kind_headers(plan: Plan, ops: list[OpIR]) -> tuple[str, ...]:
 def _refuse_unlowered(plan: Plan) -> None:
     """A stage of a kind that is checked and planned but has no template yet: exit 2, naming it."""
     diags = [
-        Diagnostic(plan.spec_path, Position(s.line, 1), f"stage '{s.name}': ascgen validates and plans {s.kind} "
-                   "stages but cannot generate their code yet (`ascgen plan` shows what it would do)")
+        Diagnostic(plan.spec_path, Position(s.line, 1),
+                   f"stage '{s.name}': {why} (`ascgen plan` shows what it would do)")
         for s in plan.stages
-        if not kind_of(s.stage).lowered
+        if (why := kind_of(s.stage).refusal(s.stage))
     ]  # fmt: skip
     if diags:
         raise SpecError(diags)
@@ -291,6 +335,10 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         for e in plan.events
     ]
     ops = low.ops()
+    if not ops:
+        raise SpecError([Diagnostic(plan.spec_path, Position(plan.stages[-1].line, 1), "a generated program needs a "
+                         "device stage after the vdec stage (each decoded picture goes on through it); `ascgen plan` "
+                         "answers decode-only questions")])  # fmt: skip
     stages = low.stage_ir(pools)
     last = ops[-1]
     output = (
@@ -311,7 +359,9 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
     }
     files = {f"sim/{plan.profile}.profile": profiles.flatten(plan.device)}
     if plan.model is not None:
-        files[f"sim/{paths['sim_model']}"] = descriptor_text(plan.model, header)
+        detectors = [keys for s in plan.stages if (keys := kind_of(s.stage).detector(s, plan))]
+        extra = [line for keys in detectors[:1] for line in detector_lines(**keys)]  # type: ignore[arg-type]
+        files[f"sim/{paths['sim_model']}"] = descriptor_text(plan.model, header) + "".join(f"{x}\n" for x in extra)
     names = " -> ".join(s.name for s in plan.stages)
     sync = f", synchronised every {plan.sync_every} frames" if plan.streams == "per_thread" else ""
     return Program(
@@ -343,5 +393,7 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         batching=plan.batching.mode, batching_why=plan.batching.why, roofline_qps=round(plan.roofline_qps, 1),
         bottleneck=plan.bottleneck, default_threads=plan.threads, sim_abi=SIM_ABI_VERSION,
         runtime_abi=RUNTIME_ABI_VERSION, paths=paths, files=files, serving=_serving(plan),
-        includes=(SERVER_INCLUDES if plan.serving else FRAME_INCLUDES) + _kind_headers(plan, ops),
+        includes=(SERVER_INCLUDES if plan.serving else VIDEO_INCLUDES if plan.video else FRAME_INCLUDES)
+        + _kind_headers(plan, ops),
+        video=_video(plan),
     )  # fmt: skip

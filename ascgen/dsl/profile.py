@@ -97,11 +97,14 @@ class PixelEngine(_Strict):
     units: int = Field(gt=0)
     base_us: float = Field(ge=0)
     per_mpixel_us: float = Field(ge=0)
-    # VPC batch calls: each region after the first (simulator/docs/vpc_batch_time.md)
-    per_roi_us: float = Field(default=0.0, ge=0)
 
     def service_us(self, pixels: int) -> float:
         return self.base_us + self.per_mpixel_us * pixels / 1e6
+
+
+class VpcEngine(PixelEngine):
+    # Batch crop calls: each region after the first (simulator/docs/vpc_batch_time.md)
+    per_roi_us: float = Field(default=0.0, ge=0)
 
     def batch_service_us(self, regions: int, pixels: int) -> float:
         """One batch call of `regions` regions writing `pixels` in all (the simulator's VPC time)."""
@@ -159,7 +162,7 @@ class Engines(_Strict):
     d2h: CopyEngine
     d2d: CopyEngine
     jpegd: PixelEngine
-    vpc: PixelEngine
+    vpc: VpcEngine
     aicore: UnitEngine
     vdec: VdecEngine | None = None  # absent: the profile has no video decoder figures
     scheduler: Scheduler

@@ -185,7 +185,8 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
     steps = steps_of(stages, pools, copy)
     per_stage = spec.streams == "per_stage"
     by_ref = {pool.ref: pool for pool in pools}
-    events = event_edges(steps, by_ref) if per_stage else []
+    fed = frozenset(s.name for s in stages if kind_of(s.stage).fed_by_source)
+    events = event_edges(steps, by_ref, fed) if per_stage else []
     memory = p.memory(pools, spec.threads)
     shared = [s.name for s, c in zip(stages, p.ctxs, strict=True) if kind_of(s.stage).shared_by_threads(c)]
     device_streams = len({s.stage for s in steps} - set(shared)) if per_stage else 1
@@ -194,7 +195,7 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
     tasks = throughput.device_tasks_per_frame(spec, steps, events)
     calls = throughput.api_calls_per_frame(spec, steps, events)
     bounds = throughput.bounds(spec, prof, stages, batching, tasks, calls)
-    fanout, bounds = fan_out(spec, prof, stages, bounds, spec_path)
+    fanout, stages, bounds = fan_out(spec, prof, stages, bounds, spec_path)
     worst = min(bounds, key=lambda b: b.qps)
     uncontended = min(b.qps for b in bounds if b.name != throughput.DDR_BOUND)
     model_plan = None

@@ -160,6 +160,10 @@ class StageKind:
     reports_status: ClassVar[bool] = False  # its result code is read at completion (JPEGD)
     host_postprocess: ClassVar[bool] = False  # runs on the host on each completed frame (top-k)
     lowered: ClassVar[bool] = True  # has a template: generated programs can run it
+    # its task is sent by the program's source driver (a video stream's feeder), not as a step of the
+    # frame, and its result arrives on the host (VDEC's callback), which then submits the frame's
+    # next steps: no event links it to them, it has no op, and it reports each frame's status
+    fed_by_source: ClassVar[bool] = False
     # its inputs, the main one (that, unwritten, reads the stage just before) first
     ports: ClassVar[tuple[Port, ...]] = (FROM,)
 
@@ -258,6 +262,17 @@ class StageKind:
         return 0.0
 
     # ---------------------------------------------------------------- lowering
+
+    def refusal(self, stage: StageBase) -> str:
+        """Why ascgen cannot generate this stage yet; "" where it can."""
+        if self.lowered:
+            return ""
+        return f"ascgen validates and plans {self.kind} stages but cannot generate their code yet"
+
+    def detector(self, sp: StagePlan, plan: Plan) -> dict[str, str | int] | None:
+        """What makes the simulated model before it a detector (the arguments of
+        ascgen.codegen.model_descriptor.detector_lines), where its input is pictures."""
+        return None
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         """The named constants its C++ uses (namespace <stage name>)."""

@@ -69,7 +69,8 @@ class Vdec(StageKind):
     engine = "vdec"
     decodes = "video"
     reads_dvpp = True
-    lowered = False  # the generated V1/V2 programs come next (issue 30)
+    fed_by_source = True
+    reports_status = True
 
     def check(self, ctx: StageContext) -> list[Diagnostic]:
         stage, prof = ctx.stage, ctx.prof
@@ -173,9 +174,19 @@ class Vdec(StageKind):
             const("uint32_t", "kHeight", out.height),
             const("uint32_t", "kWidthStride", out.width_stride),
             const("uint32_t", "kHeightStride", out.height_stride),
+            const("size_t", "kPictureBytes", out.bytes),
             const("acldvppStreamFormat", "kStreamFormat", STREAM_FORMAT[codec]),
             const("acldvppPixelFormat", "kPixelFormat", dvpp_rules.PIXEL_FORMAT[stage.format]),
+            const(
+                "ascgen::Picture",
+                "kPicture",
+                "{kPixelFormat, kWidth, kHeight, kWidthStride, kHeightStride, kPictureBytes}",
+            ),
+            const("bool", "kH265", codec == "h265"),
         ]
+
+    def inspects_inputs(self, sp: StagePlan, plan: Plan) -> bool:
+        return True
 
     def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
         return PoolRef(sp.name, "out")

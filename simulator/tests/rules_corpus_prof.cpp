@@ -2,8 +2,6 @@
 // prof.* rules). Each `bad` breaks the documented order once; its twin does the same work in
 // order. The argument rules return a code the program sees: the bad twin exits 3 when it saw
 // the documented one (2 when not); aclprofFinalize while profiling runs is a device rule (87).
-#include <stdlib.h>
-
 #include <cstring>
 #include <string>
 
@@ -16,17 +14,12 @@ namespace {
 
 constexpr uint64_t kTypes = ACL_PROF_ACL_API | ACL_PROF_TASK_TIME | ACL_PROF_MSPROFTX;
 
-// A folder for the profile, aclInit and device 0, and back.
+// A folder for the profile (aclprofInit makes it), aclInit and device 0, and back.
 struct Device {
   void* stream = nullptr;
   bool open = false;
   std::string dir;
-  Device() {
-    char tmpl[] = "/tmp/acl_sim_prof_XXXXXX";
-    if (mkdtemp(tmpl) == nullptr) return;
-    dir = tmpl;
-    open = open_device(&stream);
-  }
+  Device() : dir(temp_file("prof_result")) { open = open_device(&stream); }
   int close() { return close_device(stream); }
   aclError init() { return aclprofInit(dir.c_str(), dir.size()); }
 };

@@ -66,6 +66,11 @@ class Completions {
     }
     cv_.notify_all();
   }
+  // Batches complete so far (a video feeder asks without waiting).
+  int64_t done_count() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return done_;
+  }
 
  private:
   std::mutex mu_;

@@ -39,7 +39,8 @@ namespace ascgen {
 // ---------------------------------------------------------------- what the plan fixed
 
 // kRawFiles: a server's requests of their own width (*.u8 files; ascgen_padding.h).
-enum class SourceKind { kJpegFiles, kTensor, kRawFiles };
+// kVideoFiles: Annex-B elementary streams (a file, or every file of a folder; ascgen_video.h).
+enum class SourceKind { kJpegFiles, kTensor, kRawFiles, kVideoFiles };
 
 // The device's limits and a worker's needs that do not depend on --depth.
 struct DeviceBudget {
@@ -144,6 +145,8 @@ struct Run {
   FirstError error;
   const std::vector<Input>* inputs = nullptr;  // for the completion callbacks
   WindowLatency windows;                       // p99 and max per second measured
+  uint64_t report_thread = 0;      // the report thread's id (a VDEC channel's callbacks)
+  int64_t requirement_missed = 0;  // --require-fps: streams that missed it (exit 1)
 };
 
 // The calling thread's run: its device's (set on each thread of a device under deploy:
@@ -300,7 +303,11 @@ inline std::vector<Input> prepare_inputs(const ProgramInfo& info, const std::str
     return inputs;
   }
   const bool raw = info.source == SourceKind::kRawFiles;
-  for (InputFile& file : load_inputs(path, info.max_input_bytes, raw ? ".u8" : nullptr)) {
+  const bool video = info.source == SourceKind::kVideoFiles;  // a folder: every file in it
+  for (InputFile& file : load_inputs(path, info.max_input_bytes,
+                                     raw     ? ".u8"
+                                     : video ? ""
+                                             : nullptr)) {
     Input in{static_cast<int>(inputs.size()), file.name, std::move(file.bytes), 0, 0};
     inspect(in);
     inputs.push_back(std::move(in));
@@ -414,6 +421,7 @@ inline int verified_state(const Run& run, const Options& opt, bool verifiable) {
 // when the run measured nothing (it has no result), 128 + the signal when one stopped it, else 0.
 inline int run_status(const char* program, const Run& run, const Options& opt, int64_t frames) {
   if (run.mismatches > 0) return 1;
+  if (run.requirement_missed > 0) return 1;  // the report said which streams and why
   if (run.frames_failed > 0 && !opt.skip_decode_errors) {
     std::fprintf(stderr, "%s: decoding input '%s' failed with result code %" PRId64 "\n", program,
                  run.first_failure_input.c_str(), run.first_failure_code);

@@ -41,8 +41,9 @@ struct Options {
   bool verify = false;
   bool quiet = false;               // no progress lines (the final JSON is still printed)
   bool skip_decode_errors = false;  // --on-decode-error skip: count failed frames, do not fail
-  std::string only_stage;  // --only-stage: after one full window, submit only this stage's steps
-  std::string devices;     // --devices: the devices to run on ("": the program's one device)
+  bool require_fps = false;  // --require-fps: a video stream below its fps, or dropping, fails
+  std::string only_stage;    // --only-stage: after one full window, submit only this stage's steps
+  std::string devices;       // --devices: the devices to run on ("": the program's one device)
   std::string deploy = "processes";  // --deploy: several devices as processes or threads
   std::string numa = "none";         // --numa: device, none or a node (ascgen_numa.h)
   std::string numa_topology;         // the simulated host's: "device0=0;node0=0-23;..."
@@ -94,6 +95,8 @@ inline const FlagSpec* flag_specs(size_t* count) {
        "check every output against a serial reference run"},
       {"--quiet", FlagKind::kSwitch, "", 0, 0,
        "no progress lines on stderr (the final JSON is still printed)"},
+      {"--require-fps", FlagKind::kSwitch, "", 0, 0,
+       "video: exit 1 when a stream completes less than its fps or drops a frame"},
       {"--only-stage", FlagKind::kText, "STAGE", 0, 0,
        "measure one stage alone: after one full window, submit only its steps (per_thread by_step "
        "programs)"},
@@ -199,6 +202,7 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (spec->kind == FlagKind::kHelp) usage(program, nullptr);
       if (name == "--verify") o.verify = true;
       if (name == "--quiet") o.quiet = true;
+      if (name == "--require-fps") o.require_fps = true;
       continue;
     }
     if (!inline_value) {

@@ -117,6 +117,7 @@ int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup
       mode.abort();
       for (auto& t : workers) t->completions.abort();
     });
+    run.report_thread = reporter->id();
   }
   // Runs first at teardown, on every path: nothing is released while the device still uses it.
   cleanup.add("aclrtSynchronizeDevice (drain before release)",

@@ -29,7 +29,6 @@ engines.host.device_open_ms=800.0
 engines.host.submit_us=3.0
 engines.jpegd.base_us=200.0
 engines.jpegd.per_mpixel_us=1545.0
-engines.jpegd.per_roi_us=0.0
 engines.jpegd.units=2
 engines.scheduler.per_task_us=5.0
 engines.vdec.block=64

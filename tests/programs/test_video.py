@@ -1,0 +1,85 @@
+"""Video programs (issue 30): streams through VDEC V1 on the simulated 310, paced as cameras, their
+per-stream report, and a load the decoder cannot hold: dropped frames, reported plainly, and a
+non-zero exit only with --require-fps."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from program_harness import REPO, built, run_program
+
+pytestmark = pytest.mark.slow  # builds and runs C++
+
+MAKE_CLIPS = REPO / "pipelines" / "data" / "make_clips.py"
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("clips")
+    proc = subprocess.run(
+        [sys.executable, str(MAKE_CLIPS), "--out", str(out), "--only", "qvga_h264", "fhd_h264"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def video_spec(folder: Path, clips: Path, name: str, clip: str, size: tuple[int, int], streams: int) -> Path:
+    spec = folder / f"{name}.yaml"
+    spec.write_text(
+        f"name: {name}\n"
+        "device: {profile: ascend310}\n"
+        f"source: {{kind: video, path: {clips / clip}, codec: h264, streams: {streams}, fps: 30}}\n"
+        "buffers: {depth: 4}\n"
+        "stages:\n"
+        f"  - {{name: decode, kind: vdec, size: {{width: {size[0]}, height: {size[1]}}}}}\n"
+        "  - {name: resize, kind: vpc_resize, out: {width: 224, height: 224}}\n"
+        "  - {name: fetch, kind: d2h}\n"
+    )
+    return spec
+
+
+def test_streams_that_the_device_holds_keep_their_fps(clips: Path, tmp_path: Path) -> None:
+    """Two 320x240 streams with B-frames: every frame arrives on time, is decoded and goes on."""
+    result = built(video_spec(tmp_path, clips, "cams_qvga", "qvga_h264.h264", (320, 240), 2))
+    run = run_program(result.binary, "--duration", "2", "--warmup", "0.5", "--require-fps", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "all 2 stream(s) held 30 fps" in run.stderr
+    report = run.report
+    assert report is not None and report["threads"] == 2
+    video = report["video"]
+    assert video["held"] and video["streams_held"] == 2 and video["require_fps"]
+    for s in video["per_stream"]:
+        assert s["dropped"] == 0 and s["failed"] == 0 and s["skipped"] == 0
+        assert s["fps"] == pytest.approx(30, rel=0.05)
+        assert s["decoded"] >= s["frames"] - 4  # frames arriving at the period's end finish after it
+        assert 0 < s["latency_ms"]["p50"] <= s["latency_ms"]["max"]
+    assert report["frames"] == sum(s["frames"] for s in video["per_stream"])
+
+
+def test_a_load_the_decoder_cannot_hold_drops_and_fails_only_when_asked(clips: Path, tmp_path: Path) -> None:
+    """20 streams of 1080p30 ask 600 frames/s of the 310's 480: frames are dropped (until each
+    stream's next key frame), the report says so first, and only --require-fps exits 1."""
+    result = built(video_spec(tmp_path, clips, "cams_fhd", "fhd_h264.h264", (1920, 1080), 20))
+    video_plan = result.plan.video
+    assert video_plan is not None and not video_plan.holds and video_plan.capacity_streams == 16
+    args = ("--duration", "1.5", "--warmup", "0.5")
+    run = run_program(result.binary, *args, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "did NOT hold 30 fps" in run.stderr and "--require-fps makes this a failure" in run.stderr
+    report = run.report
+    assert report is not None
+    video = report["video"]
+    assert not video["held"] and video["streams_held"] < 20
+    assert sum(s["dropped"] for s in video["per_stream"]) > 0
+    # the decoder stays busy with pictures somebody reads: near its capacity in all
+    assert report["qps"] == pytest.approx(480, rel=0.15)
+    strict = run_program(result.binary, *args, "--require-fps", cwd=tmp_path)
+    assert strict.returncode == 1, strict.stderr[-3000:]
+    assert "did NOT hold 30 fps" in strict.stderr
+    assert strict.report is not None and strict.report["video"]["require_fps"]
