@@ -10,8 +10,10 @@ echo "== ruff"; ruff check .
 echo "== format"; bash scripts/format.sh --check
 echo "== mypy"; mypy
 echo "== pytest"
+# Two workers (ASCGEN_TEST_WORKERS), each test file on one of them (--dist loadfile): the C++
+# builds the files share are built once, under a lock per build folder (ascgen.codegen.cache.locked).
 set +e
-pytest -q "$@"
+pytest -q -n "${ASCGEN_TEST_WORKERS:-2}" --dist loadfile "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

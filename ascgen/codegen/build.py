@@ -252,11 +252,12 @@ def build_program(
     build_root = build_root or cache.default_root()
     base, files = _program_folder(spec, plan, build_root)
     src = base / "src"
-    unchanged = src.is_dir() and all(
-        (src / rel).is_file() and (src / rel).read_text(encoding="utf-8") == text for rel, text in files.items()
-    )
-    if not unchanged:
-        write_tree_atomic(src, files)
+    with cache.locked(base):  # two processes (pytest-xdist workers) may write the same program
+        unchanged = src.is_dir() and all(
+            (src / rel).is_file() and (src / rel).read_text(encoding="utf-8") == text for rel, text in files.items()
+        )
+        if not unchanged:
+            write_tree_atomic(src, files)
     build = base / f"{backend}-{variant_name(sanitize)}"
     before = _stamp_time(build)
     binary = compile_program(spec.name, src, build, backend, sanitize, build_root, progress)

@@ -22,7 +22,7 @@ from ascgen.codegen.ir import (
     WaitIR,
 )
 from ascgen.codegen.layouts import LAYOUTS, Layout
-from ascgen.codegen.model_descriptor import descriptor_text
+from ascgen.codegen.model_descriptor import descriptor_text, detector_lines
 from ascgen.common.resources import simulator_dir, templates_dir
 from ascgen.dsl import profile as profiles
 from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
@@ -312,10 +312,10 @@ def _kind_headers(plan: Plan, ops: list[OpIR]) -> tuple[str, ...]:
 def _refuse_unlowered(plan: Plan) -> None:
     """A stage of a kind that is checked and planned but has no template yet: exit 2, naming it."""
     diags = [
-        Diagnostic(plan.spec_path, Position(s.line, 1), f"stage '{s.name}': ascgen validates and plans {s.kind} "
-                   "stages but cannot generate their code yet (`ascgen plan` shows what it would do)")
+        Diagnostic(plan.spec_path, Position(s.line, 1),
+                   f"stage '{s.name}': {why} (`ascgen plan` shows what it would do)")
         for s in plan.stages
-        if not kind_of(s.stage).lowered
+        if (why := kind_of(s.stage).refusal(s.stage))
     ]  # fmt: skip
     if diags:
         raise SpecError(diags)
@@ -365,7 +365,9 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
     }
     files = {f"sim/{plan.profile}.profile": profiles.flatten(plan.device)}
     if plan.model is not None:
-        files[f"sim/{paths['sim_model']}"] = descriptor_text(plan.model, header)
+        detectors = [keys for s in plan.stages if (keys := kind_of(s.stage).detector(s, plan))]
+        extra = [line for keys in detectors[:1] for line in detector_lines(**keys)]  # type: ignore[arg-type]
+        files[f"sim/{paths['sim_model']}"] = descriptor_text(plan.model, header) + "".join(f"{x}\n" for x in extra)
     names = " -> ".join(s.name for s in plan.stages)
     sync = f", synchronised every {plan.sync_every} frames" if plan.streams == "per_thread" else ""
     return Program(

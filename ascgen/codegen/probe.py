@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from ascgen.codegen import cache
 from ascgen.codegen.build import compile_program, content_hash, variant_name
 from ascgen.common.errors import UserError
 from ascgen.common.fileio import write_tree_atomic
@@ -41,8 +42,9 @@ def build_probe(
     compiles them; returns the binary."""
     base = build_root / "probes" / f"{name}-{content_hash(files)}"
     src = base / "src"
-    if not (src.is_dir() and all((src / k).is_file() and (src / k).read_text() == v for k, v in files.items())):
-        write_tree_atomic(src, files)
+    with cache.locked(base):  # two processes (pytest-xdist workers) may write the same probe
+        if not (src.is_dir() and all((src / k).is_file() and (src / k).read_text() == v for k, v in files.items())):
+            write_tree_atomic(src, files)
     return compile_program(
         name, src, base / f"{backend}-{variant_name(sanitize)}", backend, sanitize, build_root, progress
     )

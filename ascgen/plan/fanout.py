@@ -21,6 +21,7 @@ bandwidth, scheduler, host submit), is the roofline.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from ascgen.dsl import spec as dsl
@@ -115,21 +116,33 @@ class _Fanout:
         aicore = self.prof.engines.aicore
         return (aicore.switch_fraction * detector.service_us + aicore.switch_us) / detector.frames_per_task
 
+    def stage_us(self, s: StagePlan) -> float:
+        """A stage's engine time per frame, averaged over the counts."""
+        if not self.objects[s.index]:
+            return s.service_us / s.frames_per_task
+        if s.index == self.crop:
+            return self._mean([self.crop_us(n) for n in self.counts])
+        if s.index == self.model:
+            return self._mean([self.model_us(n) for n in self.counts])
+        # copies and host work after the model of objects: once per execution
+        return s.service_us * self._mean([len(self._runs(n)) for n in self.counts])
+
+    def object_stage(self, s: StagePlan) -> StagePlan:
+        """A stage after the crop with the frames/s it sustains at the counts (its own time alone)."""
+        if not self.objects[s.index]:
+            return s
+        us = self.stage_us(s)
+        conc = (
+            self.spec.threads if s.engine == "host" else min(throughput.units(self.prof, s.engine), self.spec.threads)
+        )
+        return s.model_copy(update={"capacity_qps": conc * 1e6 / us if us > 0 else math.inf})
+
     def engine_us(self) -> dict[str, float]:
         """Each engine's busy time per frame, averaged over the counts."""
         out: dict[str, float] = {}
-        executions = self._mean([len(self._runs(n)) for n in self.counts])
         detector = next((s for s in self.stages if not self.objects[s.index] and s.engine == "aicore"), None)
         for s in self.stages:
-            if not self.objects[s.index]:
-                us = s.service_us / s.frames_per_task
-            elif s.index == self.crop:
-                us = self._mean([self.crop_us(n) for n in self.counts])
-            elif s.index == self.model:
-                us = self._mean([self.model_us(n) for n in self.counts])
-            else:  # copies and host work after the model of objects: once per execution
-                us = s.service_us * executions
-            out[s.engine] = out.get(s.engine, 0.0) + us
+            out[s.engine] = out.get(s.engine, 0.0) + self.stage_us(s)
         if detector is not None:
             out["aicore"] += self._mean([self.detector_switch_us(n, detector) for n in self.counts])
         return out
@@ -186,14 +199,15 @@ def fanout_lines(f: FanoutPlan) -> list[str]:
 
 def fan_out(
     spec: dsl.Spec, prof: Profile, stages: list[StagePlan], bounds: list[Bound], spec_path: str
-) -> tuple[FanoutPlan | None, list[Bound]]:
-    """The fan-out of a graph with a crop, and the plan's bounds with each engine's shared by the
-    frame's stages and the objects' (each stage's own bound replaced); a spec without a crop is
-    returned as it is."""
+) -> tuple[FanoutPlan | None, list[StagePlan], list[Bound]]:
+    """The fan-out of a graph with a crop; its stages, those after the crop with their frames/s at
+    the objects a frame holds; and the plan's bounds with each engine's shared by the frame's
+    stages and the objects' (each stage's own bound replaced). A spec without a crop is returned
+    as it is."""
     if not any(kind_of(s).fans_out for s in spec.stages):
-        return None, bounds
+        return None, stages, bounds
     fan = _Fanout(spec, prof, stages, spec_path)
     engine_us = fan.engine_us()
     own = {f"{s.engine} ({s.name})" for s in stages}
     kept = [b for b in bounds if b.name not in own]
-    return fan.plan(engine_us), fan.bounds(engine_us) + kept
+    return fan.plan(engine_us), [fan.object_stage(s) for s in stages], fan.bounds(engine_us) + kept

@@ -263,6 +263,17 @@ class StageKind:
 
     # ---------------------------------------------------------------- lowering
 
+    def refusal(self, stage: StageBase) -> str:
+        """Why ascgen cannot generate this stage yet; "" where it can."""
+        if self.lowered:
+            return ""
+        return f"ascgen validates and plans {self.kind} stages but cannot generate their code yet"
+
+    def detector(self, sp: StagePlan, plan: Plan) -> dict[str, str | int] | None:
+        """What makes the simulated model before it a detector (the arguments of
+        ascgen.codegen.model_descriptor.detector_lines), where its input is pictures."""
+        return None
+
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         """The named constants its C++ uses (namespace <stage name>)."""
         return []

@@ -9,7 +9,11 @@ It reads a model's output (through d2h). The formats, float32 as ATC writes them
   the operator's post_nms_topn), its second box_out_num, [batch, 8] int32 (the box count first);
 - yolo_raw: a raw YOLO head, [batch, candidates, 5 + classes].
 
-Validated and planned; not generated yet (no template).
+Generated for yolo_raw (templates/stages/detections.j2: a host stage on each frame's fetched
+output, folded into the worker's checksum); yolov3_detection_output is validated and planned but
+not generated yet: its box count is the model's second output, which the program does not fetch.
+On the simulator the model feeding it is a detector (detector(): the arguments of
+ascgen/codegen/model_descriptor.detector_lines), which finds pipelines/data/make_shapes.py's shapes.
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ from pydantic import Field
 from ascgen.dsl.diagnostics import Diagnostic
 from ascgen.dsl.dsl_base import StageBase
 from ascgen.plan.geometry import Geometry
-from ascgen.plan.model import Plan
-from ascgen.stages.base import Sizes, StageContext, StageKind
+from ascgen.plan.model import Plan, StagePlan
+from ascgen.stages.base import Constant, Sizes, StageContext, StageKind, const
 from ascgen.stages.topk import HOST_SCAN_BYTES_PER_US
 
 FLOAT = 4
@@ -47,6 +51,12 @@ class DetectionsStage(StageBase):
     )
 
 
+def _rows(stage: DetectionsStage, sp: StagePlan, plan: Plan) -> int:
+    """yolo_raw: the candidate rows of one frame's output."""
+    item = (sp.input.bytes if sp.input else 0) // plan.batch
+    return item // ((5 + (stage.classes or 0)) * FLOAT)
+
+
 def _stage(ctx: StageContext) -> DetectionsStage:
     stage = ctx.stage
     assert isinstance(stage, DetectionsStage)
@@ -61,7 +71,7 @@ class Detections(StageKind):
     flow = "boxes"
     needs_flow = "tensor"
     engine = "host"
-    lowered = False
+    host_postprocess = True
 
     def check(self, ctx: StageContext) -> list[Diagnostic]:
         stage = _stage(ctx)
@@ -114,6 +124,51 @@ class Detections(StageKind):
             )
             out.append(ctx.error("format", message))
         return out
+
+    def refusal(self, stage: StageBase) -> str:
+        assert isinstance(stage, DetectionsStage)
+        if stage.format == "yolo_raw":
+            return ""
+        return (
+            "ascgen generates the detections of a raw YOLO head (format: yolo_raw) so far; YoloV3DetectionOutput's "
+            "box count is the model's second output, which the program does not fetch yet"
+        )
+
+    def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
+        stage = sp.stage
+        assert isinstance(stage, DetectionsStage)
+        keep = stage.keep_classes or []
+        out = [
+            const("int", "kRows", _rows(stage, sp, plan)),
+            const("int", "kClasses", stage.classes or 0),
+            const("float", "kScore", f"{stage.score!r}f"),
+            const("float", "kNmsIou", f"{stage.nms_iou!r}f"),
+            const("int", "kMaxObjects", stage.max_objects),
+            const("bool", "kAgnostic", stage.agnostic),
+            const("int", "kKeepCount", len(keep)),
+        ]
+        if keep:
+            out.append(const("int", "kKeep[]", "{" + ", ".join(str(c) for c in keep) + "}"))
+        return out
+
+    def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
+        stage = sp.stage
+        assert isinstance(stage, DetectionsStage)
+        return {"has_keep": bool(stage.keep_classes)}
+
+    def detector(self, sp: StagePlan, plan: Plan) -> dict[str, str | int] | None:
+        """The simulated model finds shapes in the pictures it is given, in this stage's layout."""
+        stage = sp.stage
+        assert isinstance(stage, DetectionsStage) and plan.model is not None
+        at = next(s.index for s in plan.stages if s.name == plan.model.stage)
+        picture = plan.stages[at - 1].output if at > 0 else None
+        if picture is None or not picture.is_picture:
+            return None  # a model fed tensors: no pictures to find shapes in
+        return {
+            "layout": stage.format, "classes": stage.classes or 1, "width": picture.width, "height": picture.height,
+            "max_boxes": _rows(stage, sp, plan) if stage.format == "yolo_raw" else stage.capacity,
+            "width_stride": picture.width_stride, "height_stride": picture.height_stride,
+        }  # fmt: skip
 
     def max_objects(self, ctx: StageContext) -> int | None:
         return _stage(ctx).max_objects

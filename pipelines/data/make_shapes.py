@@ -14,7 +14,8 @@ Boxes are in the image's pixels, x2/y2 exclusive (a 10-pixel-wide shape at x=4 i
 
 The background is grey texture (luma varies, chroma stays within a few levels of neutral); each
 object is a filled rectangle or ellipse in one saturated palette colour, its class. Objects do
-not overlap or touch (a gap of at least 12 pixels) so that each is one connected component.
+not overlap or touch (a gap of a 48th of the width, at least 12 pixels) so that each stays one
+connected component after a resize to a detector's input.
 The simulated detector (simulator/src/model/model_detector.cpp) finds them by chroma and names
 the class by the nearest palette colour: PALETTE here and kPalette there must agree (the ctest
 sim.detector compares its classes with NAME.txt).
@@ -39,7 +40,13 @@ PALETTE = (  # class id = position; saturated colours, far apart in chroma (U, V
     ("magenta", (255, 0, 255)),
     ("cyan", (0, 200, 255)),
 )
-GAP = 12  # pixels between objects (and from the image's edges)
+MIN_GAP = 12  # pixels between objects (and from the image's edges), at least
+
+
+def gap(width: int) -> int:
+    """Pixels between objects: a 48th of the width (40 at 1080p), so that shapes stay apart,
+    several chroma samples, after a detector's resize to ~416 pixels."""
+    return max(MIN_GAP, width // 48)
 
 
 @dataclass(frozen=True)
@@ -69,18 +76,19 @@ def background(width: int, height: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def place(width: int, height: int, count: int, rng: np.random.Generator) -> list[tuple[int, int, int, int]]:
-    """Boxes [x1, y1, x2, y2) at even coordinates, GAP apart and GAP inside the frame."""
+    """Boxes [x1, y1, x2, y2) at even coordinates, gap(width) apart and inside the frame."""
     short = min(width, height)
+    space = gap(width)
     boxes: list[tuple[int, int, int, int]] = []
     for _ in range(count):
         for _attempt in range(1000):
             w = int(rng.integers(short // 12, short // 5)) // 2 * 2
             h = int(rng.integers(short // 12, short // 5)) // 2 * 2
-            x1 = int(rng.integers(GAP, width - GAP - w)) // 2 * 2
-            y1 = int(rng.integers(GAP, height - GAP - h)) // 2 * 2
+            x1 = int(rng.integers(space, width - space - w)) // 2 * 2
+            y1 = int(rng.integers(space, height - space - h)) // 2 * 2
             box = (x1, y1, x1 + w, y1 + h)
             if all(
-                box[0] >= o[2] + GAP or o[0] >= box[2] + GAP or box[1] >= o[3] + GAP or o[1] >= box[3] + GAP
+                box[0] >= o[2] + space or o[0] >= box[2] + space or box[1] >= o[3] + space or o[1] >= box[3] + space
                 for o in boxes
             ):
                 boxes.append(box)

@@ -78,7 +78,7 @@ void use_feature(const char* key, const char* value) {
   while (std::getline(in, line))
     if (line.rfind(std::string(key) + "=", 0) != 0) out << line << "\n";
   out << key << "=" << value << "\n";
-  std::string copy = "/tmp/acl_sim_corpus_" + std::to_string(getpid()) + ".flat";
+  std::string copy = corpus::temp_file("profile.flat");
   std::ofstream(copy) << out.str();
   setenv("ACL_SIM_PROFILE", copy.c_str(), 1);
 }

@@ -56,7 +56,7 @@ struct Busy {
 constexpr size_t kIn = 4000, kOut = 1600;
 
 std::string model_file() {
-  std::string path = "/tmp/acl_sim_corpus_model_" + std::to_string(getpid()) + ".model";
+  std::string path = corpus::temp_file("audit.model");
   std::ofstream(path) << "format=acl_sim_model\nversion=1\nname=audit\nbatch=4\ninputs=1\n"
                          "input.0.bytes=4000\noutputs=1\noutput.0.bytes=1600\n"
                          "memory_bytes=1048576\nlatency_ms.1=1.0\nlatency_ms.8=4.0\n";

@@ -13,9 +13,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "rules_corpus.h"
+
+std::string corpus::temp_file(const std::string& name) {
+  const char* dir = std::getenv("ACL_SIM_CORPUS_TMP");
+  if (dir != nullptr && *dir != '\0') return std::string(dir) + "/" + name;
+  return (std::filesystem::temp_directory_path() /
+          ("acl_sim_corpus_" + std::to_string(getpid()) + "_" + name))
+      .string();
+}
 
 namespace {
 
@@ -106,7 +115,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: sim_rules check <case> | run <case> bad|good | list\n");
     return 2;
   }
-  if (mode == "check") return check(*c);
+  if (mode == "check") {
+    // The twins' scratch files go to a folder of this check's own, removed after them
+    // (a twin that breaks a rule ends in _exit and cannot clean up itself).
+    std::string dir = (std::filesystem::temp_directory_path() / "acl_sim_rules.XXXXXX").string();
+    if (mkdtemp(dir.data()) == nullptr) {
+      std::perror("sim_rules: cannot create a temporary folder");
+      return 2;
+    }
+    setenv("ACL_SIM_CORPUS_TMP", dir.c_str(), 1);
+    const int status = check(*c);
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    return status;
+  }
   if (mode == "run" && argc > 3) return c->run(std::strcmp(argv[3], "bad") == 0);
   std::fprintf(stderr, "usage: sim_rules check <case> | run <case> bad|good | list\n");
   return 2;

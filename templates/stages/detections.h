@@ -131,6 +131,19 @@ inline int suppress(Box* boxes, int n, const Rules& rules, Box* kept) {
   return k;
 }
 
+// The kept boxes of one frame folded into a number (their count, classes and corners to a
+// hundredth of a pixel), so a program's checksum covers what post-processing found.
+inline uint64_t checksum(const Box* kept, int k) {
+  uint64_t sum = static_cast<uint64_t>(k);
+  for (int i = 0; i < k; ++i) {
+    const float v[4] = {kept[i].x1, kept[i].y1, kept[i].x2, kept[i].y2};
+    sum = sum * 31 + static_cast<uint64_t>(kept[i].cls);
+    for (float x : v)
+      sum = sum * 31 + static_cast<uint64_t>(static_cast<int64_t>(std::lround(x * 100.0f)));
+  }
+  return sum;
+}
+
 }  // namespace ascgen::detections
 
 #endif  // ASCGEN_STAGES_DETECTIONS_H_

@@ -61,12 +61,15 @@ def test_sidecars_agree_and_boxes_hold_their_colour(made: Path) -> None:
 
 
 def test_objects_keep_their_gap(made: Path) -> None:
-    boxes = [o["box"] for o in json.loads((made / f"{SMALL[2]}.json").read_text())["objects"]]
+    doc = json.loads((made / f"{SMALL[2]}.json").read_text())
+    boxes = [o["box"] for o in doc["objects"]]
     assert len(boxes) == 8
+    space = shapes.gap(doc["width"])
+    assert space == 13 and shapes.gap(1920) == 40
     for i, a in enumerate(boxes):
         for b in boxes[i + 1 :]:
-            apart_x = a[0] >= b[2] + shapes.GAP or b[0] >= a[2] + shapes.GAP
-            apart_y = a[1] >= b[3] + shapes.GAP or b[1] >= a[3] + shapes.GAP
+            apart_x = a[0] >= b[2] + space or b[0] >= a[2] + space
+            apart_y = a[1] >= b[3] + space or b[1] >= a[3] + space
             assert apart_x or apart_y, (a, b)
 
 

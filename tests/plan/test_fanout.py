@@ -113,3 +113,13 @@ def test_objects_are_counted_in_the_ground_truth_beside_the_inputs(tmp_path: Pat
 def test_a_linear_spec_has_no_fanout() -> None:
     text = GRAPH.split("  - {name: boxes")[0]
     assert analyze_text(text)[1].fanout is None
+
+
+def test_the_stages_after_the_crop_sustain_frames_at_the_objects_they_hold() -> None:
+    capacity = {s.name: s.capacity_qps for s in plan_with(8).stages}
+    crops_us = 300 + 8 * 1196 * 224 * 224 / 1e6  # one call of 8 regions a frame
+    assert capacity["crops"] == pytest.approx(1e6 / crops_us)
+    assert capacity["classify"] == pytest.approx(1e6 / (9000 + SWITCH * 9000 / 4))
+    idle = {s.name: s.capacity_qps for s in plan_with(0).stages}
+    assert idle["crops"] == idle["classify"] == float("inf")
+    assert idle["fit"] == capacity["fit"]  # a stage of frames does not depend on the objects

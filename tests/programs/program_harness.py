@@ -58,18 +58,25 @@ def built(spec: Path, sanitize: str | None = None) -> BuildResult:
     return _builds[key]
 
 
-def prebuild(wanted: list[tuple[Path, str | None]], workers: int = 2) -> None:
-    """Builds these programs ``workers`` at a time. A generated program is one translation unit,
-    so one build keeps one core busy; the simulator library each variant links is built once
-    under a lock (ascgen.codegen.build.ensure_simulator). A build that fails is left to the test that
-    asks for it (``built`` builds it again and reports its error there)."""
+def prebuild(wanted: list[tuple[Path, str | None]]) -> None:
+    """Builds these programs two at a time. A generated program is one translation unit, so one
+    build keeps one core busy; the simulator library each variant links is built once under a
+    lock (ascgen.codegen.build.ensure_simulator). Under pytest-xdist each worker builds one at a
+    time, the workers starting at different points of the list: a program folder is locked while
+    it builds, so the second worker to reach it waits and then finds it built. A build that fails
+    is left to the test that asks for it (``built`` builds it again and reports its error there)."""
     todo = sorted({(str(spec), sanitize) for spec, sanitize in wanted} - set(_builds), key=str)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1 and todo:
+        index = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")) % workers
+        start = index * len(todo) // workers
+        todo = todo[start:] + todo[:start]
 
     def build(key: tuple[str, str | None]) -> None:
         with contextlib.suppress(Exception):  # reported by the test's own built() call
             _builds[key] = build_variant(Path(key[0]), sanitize=key[1], build_root=BUILD_ROOT)
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with ThreadPoolExecutor(max_workers=1 if workers > 1 else 2) as pool:
         list(pool.map(build, todo))
 
 

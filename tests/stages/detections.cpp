@@ -218,6 +218,22 @@ TEST(yolo_raw, empty_input) {
   CHECK_EQ(det::decode_yolo_raw(nullptr, 0, 80, loose(), out), 0);
 }
 
+TEST(checksum, covers_count_classes_and_corners) {
+  Box a[2] = {box(10, 20, 30, 40, 0.9f, 1), box(50, 60, 70, 80, 0.8f, 2)};
+  const uint64_t both = det::checksum(a, 2);
+  CHECK_EQ(det::checksum(a, 0), 0u);
+  CHECK(det::checksum(a, 1) != both);
+  Box moved[2] = {a[0], a[1]};
+  moved[1].x2 = 70.01f;  // a hundredth of a pixel
+  CHECK(det::checksum(moved, 2) != both);
+  Box other[2] = {a[0], a[1]};
+  other[1].cls = 3;
+  CHECK(det::checksum(other, 2) != both);
+  Box rescored[2] = {a[0], a[1]};
+  rescored[1].score = 0.1f;  // the score is not part of it: the same boxes kept
+  CHECK_EQ(det::checksum(rescored, 2), both);
+}
+
 int main(int argc, char** argv) {
   return check::run(argc, argv);
 }

@@ -1,6 +1,7 @@
 """The detections kind (ascgen/stages/detections.py): its schema and checks, each asserting the
 message and the key it points at, its place in the graph and the plan, and that generating a
-program with it is refused (exit 2) until it has a template."""
+program with it: generated for a raw YOLO head (the simulated model a detector), refused (exit 2)
+for YoloV3DetectionOutput, whose box count the program does not fetch yet."""
 
 from __future__ import annotations
 
@@ -102,10 +103,34 @@ def test_score_and_iou_are_fractions() -> None:
     ]
 
 
-def test_generate_refuses_until_the_kind_has_a_template(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generate_refuses_yolov3_detection_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "detect.yaml").write_text(YOLOV3, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["generate", "detect.yaml", "--out", "out"], prog_name="ascgen")
     assert result.exit_code == 2, result.output
-    assert f"detect.yaml:{LINE}:1: error: stage 'boxes': ascgen validates and plans detections stages" in result.stderr
+    assert (
+        f"detect.yaml:{LINE}:1: error: stage 'boxes': ascgen generates the detections of a raw YOLO head "
+        "(format: yolo_raw) so far; YoloV3DetectionOutput's box count is the model's second output"
+    ) in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_raw_head_is_generated_with_a_simulated_detector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 32 candidates of 5 + 6 classes a frame at batch 4: 4 x 32 x 11 x 4 bytes
+    raw = YOLOV3.replace("output_bytes: 98304, extra_outputs: [128]", "output_bytes: 5632").replace(
+        "format: yolov3_detection_output,", "format: yolo_raw, classes: 6, keep_classes: [0, 3],"
+    )
+    (tmp_path / "detect.yaml").write_text(raw, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["generate", "detect.yaml", "--out", "out"], prog_name="ascgen")
+    assert result.exit_code == 0, result.output
+    main = (tmp_path / "out" / "detect" / "main.cpp").read_text()
+    for line in ("constexpr int kRows = 32;", "constexpr int kClasses = 6;", "constexpr float kScore = 0.5f;",
+                 "constexpr float kNmsIou = 0.45f;", "constexpr int kKeep[] = {0, 3};",
+                 "uint64_t postprocess(const uint8_t* item) const { return boxes_frame(item); }"):  # fmt: skip
+        assert line in main, line
+    descriptor = (tmp_path / "out" / "detect" / "sim" / "yolov3.om.acl_sim_model").read_text()
+    assert descriptor.endswith(
+        "detector=yolo_raw\ndetector.classes=6\ndetector.width=416\ndetector.height=416\n"
+        "detector.max_boxes=32\ndetector.width_stride=416\ndetector.height_stride=416\n"
+    )

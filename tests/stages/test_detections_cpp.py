@@ -27,7 +27,7 @@ def detections_tests(request: pytest.FixtureRequest, tmp_path_factory: pytest.Te
     return binary
 
 
-@pytest.mark.parametrize("group", ["iou", "nms", "yolov3", "yolo_raw"])
+@pytest.mark.parametrize("group", ["iou", "nms", "yolov3", "yolo_raw", "checksum"])
 def test_group(detections_tests: Path, group: str) -> None:
     run = subprocess.run(
         [str(detections_tests), group], capture_output=True, text=True, timeout=120,
