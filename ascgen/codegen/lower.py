@@ -335,6 +335,12 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         for e in plan.events
     ]
     ops = low.ops()
+    if plan.video is not None and plan.video.api != "v1":
+        message = (
+            f"stage '{plan.stages[0].name}': the {plan.profile} decodes video with the V2 API (hi_mpi_vdec_*), "
+            "which ascgen validates and plans but cannot generate yet; the 310's V1 (aclvdec*) programs are generated"
+        )
+        raise SpecError([Diagnostic(plan.spec_path, Position(plan.stages[0].line, 1), message)])
     if not ops:
         raise SpecError([Diagnostic(plan.spec_path, Position(plan.stages[-1].line, 1), "a generated program needs a "
                          "device stage after the vdec stage (each decoded picture goes on through it); `ascgen plan` "

@@ -20,7 +20,7 @@ from program_harness import REPRESENTATIVE_SHAPES, built, first_devices, run_pro
 FAULT_TIMEOUT_S = 90
 CODE = 507899  # ACL_ERROR_RT_DRV_INTERNAL_ERROR: a code no API returns by itself here
 RELEASE = re.compile(r"acl\w*(Destroy|Free|Unload)")
-API = re.compile(r"\b(acl(?:rt|mdl|dvpp)?[A-Z]\w*)\(")
+API = re.compile(r"\b(acl(?:rt|mdl|dvpp|vdec)?[A-Z]\w*)\(")
 PER_FRAME = {
     "aclrtMemcpyAsync",
     "aclrtStreamWaitEvent",
@@ -37,6 +37,8 @@ PER_FRAME = {
     "aclrtSynchronizeEvent",
     "aclrtSynchronizeStream",
     "aclrtProcessReport",
+    "aclvdecSendFrame",
+    "acldvppSetStreamDescData",
 }
 RUNTIME = sorted([*Path("templates/runtime").glob("*.h"), *Path("templates/stages").glob("*.h")])
 SUPPORT = "".join(h.read_text() for h in RUNTIME)  # the runtime and the kinds' headers
@@ -46,6 +48,8 @@ NO_CODE = {
     "acldvppCreatePicDesc",
     "acldvppCreateResizeConfig",
     "acldvppCreateRoiConfig",
+    "acldvppCreateStreamDesc",
+    "aclvdecCreateChannelDesc",
     "aclmdlCreateDesc",
     "aclmdlCreateDataset",
     "aclCreateDataBuffer",
