@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import islice
 from pathlib import Path
 
+from ascgen.common.fileio import FileRefused, read_bounded
 from ascgen.dsl import spec as dsl
 from ascgen.dsl.profile import Profile
 from ascgen.plan import throughput
@@ -32,26 +34,38 @@ from ascgen.plan.model import BatchingPlan, Bound, FanoutPlan, StagePlan
 from ascgen.stages.base import StageContext
 from ascgen.stages.registry import context, kind_of
 
+MAX_TRUTH_BYTES = 1 << 20  # a ground-truth file read at plan time, at most
+MAX_TRUTH_INPUTS = 4096  # inputs counted at most (as the program reads at most 4096 a folder)
+
+
+def _objects_in(truth: Path) -> int | None:
+    """The objects a ground-truth file lists, or None: not a regular file, larger than
+    MAX_TRUTH_BYTES (read_bounded: never blocks, never reads past the limit), not JSON, or
+    without an `objects` list (docs/threat_model.md: no input makes ascgen hang or exhaust memory)."""
+    try:
+        doc = json.loads(read_bounded(truth, MAX_TRUTH_BYTES))
+    except (FileRefused, ValueError, RecursionError):
+        return None
+    objects = doc.get("objects") if isinstance(doc, dict) else None
+    return len(objects) if isinstance(objects, list) else None
+
 
 def _ground_truth(spec: dsl.Spec, spec_path: str) -> list[int] | None:
     """Each input's object count from its NAME.json (make_shapes.py's `objects`), if every JPEG
-    input has one; None otherwise."""
+    input (at most MAX_TRUTH_INPUTS) has one; None otherwise."""
     files = spec.source.files
     if not files or not spec_path:
         return None
     root = Path(files) if Path(files).is_absolute() else Path(spec_path).parent / files
-    jpegs = sorted(root.glob("*.jpg")) if root.is_dir() else [root]
-    counts = []
-    for jpeg in jpegs:
-        truth = jpeg.with_suffix(".json")
-        try:
-            objects = json.loads(truth.read_text(encoding="utf-8")).get("objects")
-        except (OSError, ValueError, AttributeError):
-            return None
-        if not isinstance(objects, list):
-            return None
-        counts.append(len(objects))
-    return counts or None
+    try:
+        jpegs = sorted(islice(root.glob("*.jpg"), MAX_TRUTH_INPUTS + 1)) if root.is_dir() else [root]
+    except OSError:
+        return None
+    if len(jpegs) > MAX_TRUTH_INPUTS:
+        return None
+    counts = [_objects_in(jpeg.with_suffix(".json")) for jpeg in jpegs]
+    known = [n for n in counts if n is not None]
+    return known if known and len(known) == len(counts) else None
 
 
 def objects_per_frame(spec: dsl.Spec, prof: Profile, crop: int, spec_path: str) -> tuple[list[int], str]:

@@ -5,12 +5,14 @@ and the model of objects (numbers worked by hand from the profile's figures); th
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from ascgen.dsl import profile as profiles
 from ascgen.pipeline import analyze_text
+from ascgen.plan.fanout import MAX_TRUTH_BYTES
 from ascgen.plan.planner import sub_buffer_stride
 
 GRAPH = """\
@@ -142,3 +144,24 @@ def test_memory_traffic_and_copies_count_the_objects() -> None:
     assert copies == pytest.approx(8 * d2d.service_us(crop))
     assert [b.name for b in eight.bounds].count("d2d (batch assembly, crops into the model's input)") == 1
     assert "d2d (batch assembly)" not in [b.name for b in eight.bounds]
+
+
+def test_ground_truth_that_could_hang_or_flood_is_not_read(tmp_path: Path) -> None:
+    """A FIFO, an oversized file, deep nesting or a broken file: no count from the inputs (the
+    detections' most instead), and nothing blocks or raises."""
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    (shots / "a.jpg").write_bytes(b"\xff\xd8")
+    truth = shots / "a.json"
+    cases = {
+        "fifo": lambda: os.mkfifo(truth),
+        "huge": lambda: truth.write_bytes(b" " * (MAX_TRUTH_BYTES + 1)),
+        "deep": lambda: truth.write_text("[" * 100_000 + "]" * 100_000),
+        "not json": lambda: truth.write_text("{objects"),
+        "not a list": lambda: truth.write_text('{"objects": 3}'),
+    }
+    for name, make in cases.items():
+        make()
+        fan = plan_with(None, str(tmp_path / "spec.yaml")).fanout
+        assert fan is not None and fan.objects_per_frame == [5], name
+        truth.unlink()
