@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import json
 import math
-import stat
 from itertools import islice
 from pathlib import Path
 
+from ascgen.common.fileio import FileRefused, read_bounded
 from ascgen.dsl import spec as dsl
 from ascgen.dsl.profile import Profile
 from ascgen.plan import throughput
@@ -39,16 +39,12 @@ MAX_TRUTH_INPUTS = 4096  # inputs counted at most (as the program reads at most 
 
 
 def _objects_in(truth: Path) -> int | None:
-    """The objects a ground-truth file lists, or None: not a regular file (a FIFO would block),
-    larger than MAX_TRUTH_BYTES, not JSON, or without an `objects` list (docs/threat_model.md:
-    no input makes ascgen hang or exhaust memory)."""
+    """The objects a ground-truth file lists, or None: not a regular file, larger than
+    MAX_TRUTH_BYTES (read_bounded: never blocks, never reads past the limit), not JSON, or
+    without an `objects` list (docs/threat_model.md: no input makes ascgen hang or exhaust memory)."""
     try:
-        st = truth.stat()
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_TRUTH_BYTES:
-            return None
-        with truth.open("rb") as fh:
-            doc = json.loads(fh.read(MAX_TRUTH_BYTES + 1))
-    except (OSError, ValueError, RecursionError):
+        doc = json.loads(read_bounded(truth, MAX_TRUTH_BYTES))
+    except (FileRefused, ValueError, RecursionError):
         return None
     objects = doc.get("objects") if isinstance(doc, dict) else None
     return len(objects) if isinstance(objects, list) else None
