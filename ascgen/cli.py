@@ -234,7 +234,8 @@ def cache_info(build_dir: Path) -> None:
 @build_dir_option
 @friendly
 def cache_clean(build_dir: Path) -> None:
-    """Remove every build in the cache (the next build compiles the simulator again)."""
+    """Remove every build in the cache (the next build compiles the simulator again); what is not
+    a build (the CANN headers of the conformance tests) stays."""
     from ascgen.codegen import cache
 
     freed = cache.clean(build_dir)

@@ -257,6 +257,11 @@ class StageKind:
         """Engine time of one execution at ``batch`` items, before any switch (a model's latency)."""
         return 0.0
 
+    def execution_ddr_bytes(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, batch: int) -> float:
+        """Device memory bytes one execution at ``batch`` items moves, of a kind that takes batches
+        (``gin``/``gout``: its whole input and output at its largest batch)."""
+        return self.ddr_bytes(ctx, gin, gout)
+
     def fanout_us(self, ctx: StageContext, regions: int, calls: int) -> float:
         """Engine time of ``regions`` objects in ``calls`` calls (a crop of each object)."""
         return 0.0

@@ -36,6 +36,7 @@ struct Options {
   std::string input;
   std::string model;
   std::string json_path;
+  std::string profile_dir;  // --profile: write a device profile of the measured run here
   std::string pin;
   bool verify = false;
   bool quiet = false;               // no progress lines (the final JSON is still printed)
@@ -86,6 +87,8 @@ inline const FlagSpec* flag_specs(size_t* count) {
        "a JPEG file or a folder of them (default: the spec's source.path)"},
       {"--model", FlagKind::kText, "PATH", 0, 0, "the model file (default: the spec's model path)"},
       {"--json", FlagKind::kText, "PATH", 0, 0, "also write the final JSON report to PATH"},
+      {"--profile", FlagKind::kText, "DIR", 0, 0,
+       "profile the measured run into DIR (CANN: msprof data; simulator: DIR/trace.json)"},
       {"--pin", FlagKind::kText, "CPUS", 0, 0,
        "pin threads to big, little, all or a list of CPUs (0,2,4)"},
       {"--verify", FlagKind::kSwitch, "", 0, 0,
@@ -239,6 +242,7 @@ inline Options parse_options(int argc, char** argv, Options o) {
       if (name == "--input") o.input = text;
       if (name == "--model") o.model = text;
       if (name == "--json") o.json_path = text;
+      if (name == "--profile") o.profile_dir = text;
       if (name == "--pin") o.pin = text;
       if (name == "--only-stage") o.only_stage = text;
       if (name == "--devices") o.devices = text;

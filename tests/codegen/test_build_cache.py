@@ -176,9 +176,11 @@ def test_cache_info_and_clean(tmp_path: Path) -> None:
     assert f"build cache: {tmp_path}" in result.output
     assert "simulator     2.9 KiB, 1 entry" in result.output
     assert "programs      2.0 KiB, 1 program" in result.output
+    (tmp_path / "cann-headers").mkdir()  # not a build: clean leaves it
+    (tmp_path / "cann-headers" / "acl.h").write_text("kept\n")
     result = CliRunner().invoke(cli, ["cache", "clean", "--build-dir", str(tmp_path)])
     assert result.exit_code == 0 and "removed 4.9 KiB" in result.output
-    assert [p.name for p in tmp_path.iterdir()] == [cache.LOCK]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [cache.LOCK, "cann-headers"]
 
 
 def test_a_plain_bench_says_a_cached_program_in_one_line() -> None:

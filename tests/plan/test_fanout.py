@@ -5,12 +5,15 @@ and the model of objects (numbers worked by hand from the profile's figures); th
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from ascgen.dsl import profile as profiles
 from ascgen.pipeline import analyze_text
+from ascgen.plan.fanout import MAX_TRUTH_BYTES
+from ascgen.plan.planner import sub_buffer_stride
 
 GRAPH = """\
 name: graph
@@ -90,7 +93,8 @@ def test_the_model_of_objects_has_its_own_batch_and_sizes() -> None:
     classify = next(s for s in plan.stages if s.name == "classify")
     assert classify.input is not None and classify.input.bytes == 8 * 224 * 224 * 3 // 2
     crops = {p.ref.role: p.slot_bytes for p in plan.pools if p.ref.stage == "crops"}
-    assert crops == {"out": 8 * 75264, "batch": 8 * 75264}
+    # each region its own picture at the DVPP sub-buffer stride; back to back in the model's input
+    assert crops == {"out": 8 * sub_buffer_stride(75264, profiles.load("ascend310")), "batch": 8 * 75264}
 
 
 def test_objects_are_counted_in_the_ground_truth_beside_the_inputs(tmp_path: Path) -> None:
@@ -123,3 +127,41 @@ def test_the_stages_after_the_crop_sustain_frames_at_the_objects_they_hold() -> 
     idle = {s.name: s.capacity_qps for s in plan_with(0).stages}
     assert idle["crops"] == idle["classify"] == float("inf")
     assert idle["fit"] == capacity["fit"]  # a stage of frames does not depend on the objects
+
+
+def test_memory_traffic_and_copies_count_the_objects() -> None:
+    none, eight = plan_with(0), plan_with(8)
+    assert none.fanout is not None and eight.fanout is not None
+    crop = 224 * 224 * 3 // 2  # 75,264 bytes a region's picture
+    # per region: its area read, its picture written, copied into the model's input (read + write);
+    # one execution at batch 8 (no reference: no traffic besides its input and output); its fetch
+    per_frame = 8 * 4 * crop + (8 * crop + 8 * 4000) + 8 * 4000
+    assert eight.ddr_bytes_per_frame - none.ddr_bytes_per_frame == pytest.approx(per_frame)
+    memory = next(b for b in eight.bounds if b.name == "ddr bandwidth")
+    assert memory.qps == pytest.approx(48e9 / eight.ddr_bytes_per_frame)
+    d2d = profiles.load("ascend310").engines.d2d
+    copies = eight.fanout.engine_us_per_frame["d2d"] - none.fanout.engine_us_per_frame["d2d"]
+    assert copies == pytest.approx(8 * d2d.service_us(crop))
+    assert [b.name for b in eight.bounds].count("d2d (batch assembly, crops into the model's input)") == 1
+    assert "d2d (batch assembly)" not in [b.name for b in eight.bounds]
+
+
+def test_ground_truth_that_could_hang_or_flood_is_not_read(tmp_path: Path) -> None:
+    """A FIFO, an oversized file, deep nesting or a broken file: no count from the inputs (the
+    detections' most instead), and nothing blocks or raises."""
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    (shots / "a.jpg").write_bytes(b"\xff\xd8")
+    truth = shots / "a.json"
+    cases = {
+        "fifo": lambda: os.mkfifo(truth),
+        "huge": lambda: truth.write_bytes(b" " * (MAX_TRUTH_BYTES + 1)),
+        "deep": lambda: truth.write_text("[" * 100_000 + "]" * 100_000),
+        "not json": lambda: truth.write_text("{objects"),
+        "not a list": lambda: truth.write_text('{"objects": 3}'),
+    }
+    for name, make in cases.items():
+        make()
+        fan = plan_with(None, str(tmp_path / "spec.yaml")).fanout
+        assert fan is not None and fan.objects_per_frame == [5], name
+        truth.unlink()

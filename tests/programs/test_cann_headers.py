@@ -79,7 +79,7 @@ def _toolkit(root: Path, cann: Path, dvpp_only: Path) -> Path:
     acl_h.write_text(text[:guard_end] + probe + text[guard_end:])
     stub = root / "runtime" / "lib64" / "stub"
     stub.mkdir(parents=True)
-    for lib in ("libascendcl.so", "libacl_dvpp.so"):
+    for lib in ("libascendcl.so", "libacl_dvpp.so", "libmsprofiler.so"):
         (stub / lib).write_bytes(b"")
     return root
 

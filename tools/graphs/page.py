@@ -24,7 +24,7 @@ INTRO = Path(__file__).with_name("intro.md")
 EXAMPLES = ROOT / "docs" / "graphs"
 PAGE = ROOT / "docs" / "graphs.md"
 OBJECTS = (0, 1, 8)
-ENGINES = ("aicore", "vpc", "jpegd", "h2d", "d2h", "host")
+ENGINES = ("aicore", "vpc", "jpegd", "h2d", "d2h", "d2d", "host")
 
 
 def plan_at(path: Path, objects: int) -> Plan:
