@@ -222,3 +222,19 @@ def test_a_build_from_another_folder_reuses_the_program(tmp_path: Path, monkeypa
     assert stamp == first_stamp
     assert f"resnet50_b16 (sim-plain): cached, {binaries[1]}" in result.output
     assert not (tmp_path / "second" / "build").exists()
+
+
+def test_a_plain_bench_announces_the_build_in_its_estimate() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from ascgen.bench.live import PlainMonitor
+    from ascgen.bench.runner import RunOptions
+
+    text = StringIO()
+    with PlainMonitor(Console(file=text, width=200), RunOptions(duration_s=10, warmup_s=2)) as monitor:
+        monitor.builds_planned(240.0)
+        monitor.planned(2)
+    # 2 runs of 2 + 10 + 1 s start-up, and 4 minutes of building
+    assert text.getvalue().splitlines()[0] == "bench: 2 runs, about 4m26s (building included: 4m00s)"
