@@ -142,12 +142,10 @@ struct Worker : ascgen::WorkerBase {
   ascgen::EventRing infer_to_resize;
   ascgen::EventRing infer_to_fetch;
   ascgen::EventRing fetch_to_infer;
-  // decode: this stream's VDEC channel (V1, aclvdec*: created once the report thread runs,
-  // which it subscribes), an output picture per slot of decode_out (VDEC writes it, the next stage
-  // reads it), a stream descriptor per send in flight, and the stream's sends and counts.
-  aclvdecChannelDesc* decode_channel = nullptr;
+  // decode: this stream's VDEC channel (V1, aclvdec*: created once the report thread runs, which it
+  // subscribes), an output picture per slot of decode_out (VDEC writes it, the next stage reads
+  // it), and the stream's sends and counts.
   std::vector<acldvppPicDesc*> decode_descs;
-  std::vector<acldvppStreamDesc*> decode_units;
   ascgen::video::Stream video;
   acldvppPicDesc* decode_desc(int64_t f) const {
     return decode_descs[static_cast<size_t>(f % decode_out.slots())];
@@ -159,6 +157,9 @@ struct Worker : ascgen::WorkerBase {
   int64_t video_slots() const { return decode_out.slots(); }
   const void* video_picture(int64_t f) const { return decode_out.slot(f); }
   uint32_t video_stride() const { return decode::kWidthStride; }
+  aclvdecChannelDesc* decode_channel = nullptr;
+  std::vector<acldvppStreamDesc*> decode_units;  // one per send in flight
+  static void video_system(ascgen::Cleanup&) {}
   void video_open(uint64_t report_thread, ascgen::Cleanup& cleanup) {
     decode_channel = ascgen::video::open_v1_channel(
         decode::kName, static_cast<uint32_t>(id), report_thread, &Worker::decode_decoded,
@@ -177,6 +178,7 @@ struct Worker : ascgen::WorkerBase {
     ascgen::video::decoded<Worker>(*static_cast<ascgen::video::Send*>(user), out != nullptr,
                                    out != nullptr ? acldvppGetPicDescRetCode(out) : 0);
   }
+
   // resize: one output descriptor per slot of resize_batch and frame in it.
   std::vector<acldvppPicDesc*> resize_descs;
   acldvppPicDesc* resize_desc(int64_t n, int64_t item) const {
@@ -235,6 +237,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   video.prepare(decode_out.slots());
   decode_descs = ascgen::picture_descs(decode::kName, decode_out, 1, decode::kPicture, cleanup);
   decode_units = ascgen::video::stream_descs(decode::kName, video.ring_size(), cleanup);
+
   resize_descs = ascgen::picture_descs(resize::kName, resize_batch, resize::kItemsPerSlot,
                                        resize::kFrame, cleanup);
   resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);

@@ -134,6 +134,7 @@ class Stream {
   // The next send's entry, once the callback has returned the send that used it before.
   Send& next(int64_t seq) {
     std::unique_lock<std::mutex> lock(mu_);
+    issued_ = seq + 1;
     const int64_t size = static_cast<int64_t>(sends_.size());
     while (returned_ <= seq - size && !aborted_) {
       if (!cv_.wait_for(lock, std::chrono::seconds(60),
@@ -162,6 +163,18 @@ class Stream {
     std::lock_guard<std::mutex> lock(mu_);
     return aborted_;
   }
+  // The entry of send `seq` (V2: a fetched frame's pts).
+  Send& sent(int64_t seq) {
+    return sends_[static_cast<size_t>(seq % static_cast<int64_t>(sends_.size()))];
+  }
+  // Until every send has come back from the decoder (after its end of stream).
+  void wait_all_returned() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!cv_.wait_for(lock, std::chrono::seconds(60),
+                      [&] { return returned_ >= issued_ || aborted_; }))
+      throw std::runtime_error(
+          "the decoder did not return every frame within 60 s of the end of stream");
+  }
 
   void set_status(int64_t f, uint32_t code) { status_[slot(f)] = code; }
   uint32_t status(int64_t f) const { return status_[slot(f)]; }
@@ -182,7 +195,7 @@ class Stream {
   std::vector<Send> sends_;
   std::mutex mu_;
   std::condition_variable cv_;
-  int64_t returned_ = 0;
+  int64_t returned_ = 0, issued_ = 0;
   bool aborted_ = false;
 };
 
@@ -393,6 +406,7 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
       clip.device = static_cast<uint8_t*>(data);
       clips_.push_back(std::move(clip));
     }
+    W::video_system(cleanup_);
     for (auto& t : *workers_) {
       t->video_open(run_state().report_thread, cleanup_);
       t->video.open = true;
