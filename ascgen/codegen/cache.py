@@ -72,12 +72,14 @@ def compiler_identity() -> str:
 
 
 def tree_digest(folder: Path) -> str:
-    """A digest of every file under ``folder`` (names and contents), build folders left out."""
+    """A digest of every file under ``folder`` (names and contents); hidden files and folders named
+    build* or __pycache__ are left out."""
     digest = hashlib.sha256()
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)
-        if any(part.startswith((".", "build")) or part == "__pycache__" for part in rel.parts):
-            continue
+        hidden = any(p.startswith(".") for p in rel.parts)
+        if hidden or any(p.startswith("build") or p == "__pycache__" for p in rel.parts[:-1]):
+            continue  # hidden files, and build folders someone made inside the sources
         if path.is_file():
             data = path.read_bytes()
             digest.update(f"{rel.as_posix()}\0{len(data)}\0".encode())
