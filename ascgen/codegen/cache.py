@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ascgen.common.fileio import write_atomic
+from ascgen.common.fileio import ensure_dir, write_atomic
 
 F = TypeVar("F", bound=Callable[..., Any])
 ENV = "ASCGEN_CACHE_DIR"
@@ -51,8 +51,9 @@ def default_root() -> Path:
 
 @contextlib.contextmanager
 def locked(folder: Path) -> Iterator[None]:
-    """Holds ``folder``'s lock file: one process builds there at a time, others wait."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Holds ``folder``'s lock file: one process builds there at a time, others wait. A folder
+    that cannot be made is a user error naming what is in the way (fileio.ensure_dir)."""
+    ensure_dir(folder)
     with (folder / LOCK).open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
