@@ -7,13 +7,16 @@ writes it), else takes the most the detections stage keeps.
 Objects are batched per frame: a frame's objects fill executions of the model of objects at its
 batch, the last one at the smallest gear that holds the rest (the whole batch without gears);
 a frame without objects runs no per-object work. One batch crop call cuts the regions of one
-execution (acldvppVpcBatchCropResizePasteAsync: base_us per call, per_mpixel_us per output pixel,
-as the simulator times it: simulator/src/dvpp/dvpp_vpc.cpp).
+execution (acldvppVpcBatchCropResizePasteAsync: base_us a call, per_roi_us each region after the
+first, per_mpixel_us per output pixel, as the simulator times it: VpcEngine.batch_service_us,
+simulator/docs/vpc_batch_time.md).
 
 The engines are shared: DVPP's VPC by the frame's resize and the crops, the AI Core by the two
 models. The AI Core alternates between them: the first execution of each model after the other's
-pays the profile's switch (engines.aicore: switch_fraction x its latency + switch_us), once per
-execution of the detector when a frame holds objects. Each engine's bound is its units over its
+pays the stream switch (engines.aicore: switch_fraction x its latency + switch_us) and reloads its
+weights (model_switch_weight_share x its weights at the memory bandwidth, as the simulator does:
+simulator/docs/shared_bandwidth.md section 2), once per execution of the detector when a frame
+holds objects. Each engine's bound is its units over its
 busy time per frame; the smallest bound, of these and of the frame pipeline's others (memory
 bandwidth, scheduler, host submit), is the roofline.
 """
@@ -113,27 +116,40 @@ class _Fanout:
     def _mean(self, per_frame: list[float]) -> float:
         return sum(per_frame) / len(per_frame)
 
+    def _calls(self, n: int) -> list[int]:
+        """The regions of each batch crop call of a frame of ``n`` objects: one call per execution
+        of the model of objects, as many regions as objects (not the gear it runs at)."""
+        full, rest = divmod(n, self.batch)
+        return [self.batch] * full + ([rest] if rest else [])
+
     def crop_us(self, n: int) -> float:
-        """VPC time of one frame's crops: a call per execution of the model of objects."""
+        """VPC time of one frame's crops."""
         ctx = context(self.spec, self.prof, self.crop)
-        return kind_of(ctx.stage).fanout_us(ctx, n, len(self._runs(n)))
+        return kind_of(ctx.stage).fanout_us(ctx, self._calls(n))
 
     def model_us(self, n: int) -> float:
-        """AI Core time of one frame's objects: its executions, the first paying the switch."""
+        """AI Core time of one frame's objects: its executions, the first after the detector's
+        paying the stream switch and the weights' reload (once per execution of the detector)."""
         ctx = self.model_ctx
         if ctx is None or n == 0:
             return 0.0
-        runs = [kind_of(ctx.stage).execution_us(ctx, b) for b in self._runs(n)]
+        kind = kind_of(ctx.stage)
+        runs = [kind.execution_us(ctx, b) for b in self._runs(n)]
         aicore = self.prof.engines.aicore
-        switch = (aicore.switch_fraction * runs[0] + aicore.switch_us) / self.spec.batch
-        return sum(runs) + switch
+        switch = aicore.switch_fraction * runs[0] + aicore.switch_us + kind.model_switch_us(ctx)
+        return sum(runs) + switch / self.spec.batch
 
     def detector_switch_us(self, n: int, detector: StagePlan) -> float:
-        """The detector's switch back after the model of objects ran (per frame)."""
+        """The detector's switch back after the model of objects ran: the stream switch and its
+        weights' reload, once per execution (per frame: over the frames of its batch)."""
         if n == 0 or self.model_ctx is None:
             return 0.0
         aicore = self.prof.engines.aicore
-        return (aicore.switch_fraction * detector.service_us + aicore.switch_us) / detector.frames_per_task
+        ctx = context(self.spec, self.prof, detector.index)
+        switch = (
+            aicore.switch_fraction * detector.service_us + aicore.switch_us + kind_of(ctx.stage).model_switch_us(ctx)
+        )
+        return switch / detector.frames_per_task
 
     def stage_us(self, s: StagePlan) -> float:
         """A stage's engine time per frame, averaged over the counts."""

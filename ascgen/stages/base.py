@@ -262,8 +262,12 @@ class StageKind:
         (``gin``/``gout``: its whole input and output at its largest batch)."""
         return self.ddr_bytes(ctx, gin, gout)
 
-    def fanout_us(self, ctx: StageContext, regions: int, calls: int) -> float:
-        """Engine time of ``regions`` objects in ``calls`` calls (a crop of each object)."""
+    def fanout_us(self, ctx: StageContext, regions_per_call: list[int]) -> float:
+        """Engine time of one frame's objects cut in calls of these many regions (a crop)."""
+        return 0.0
+
+    def model_switch_us(self, ctx: StageContext) -> float:
+        """What one execution adds when its AI Core unit last ran another model (a model)."""
         return 0.0
 
     # ---------------------------------------------------------------- lowering

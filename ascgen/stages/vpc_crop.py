@@ -142,12 +142,13 @@ class VpcCrop(VpcOutputKind):
             pools.append(PoolRequest("batch", "device", "batch", out.bytes * regions))
         return pools
 
-    def fanout_us(self, ctx: StageContext, regions: int, calls: int) -> float:
-        """A batch crop call costs base_us, and each region its output pixels (as the simulator
-        times it: simulator/src/dvpp/dvpp_vpc.cpp)."""
+    def fanout_us(self, ctx: StageContext, regions_per_call: list[int]) -> float:
+        """A batch crop call costs base_us, per_roi_us for each region after its first, and its
+        regions' output pixels (as the simulator times it: VpcEngine.batch_service_us,
+        simulator/docs/vpc_batch_time.md)."""
         out = self.out_size(ctx.stage)
         vpc = ctx.prof.engines.vpc
-        return calls * vpc.base_us + regions * vpc.per_mpixel_us * out.width * out.height / 1e6
+        return sum(vpc.batch_service_us(r, r * out.width * out.height) for r in regions_per_call)
 
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
         """One region (the planner counts the regions of a frame)."""
