@@ -18,7 +18,7 @@ from ascgen.calibrate import command as calibrate_command
 from ascgen.codegen.cache import build_dir_option
 from ascgen.common.console import out
 from ascgen.common.errors import CheckFailed, UserError, shown
-from ascgen.common.fileio import write_atomic
+from ascgen.common.fileio import check_can_write, write_atomic
 from ascgen.common.friendly import friendly, handle_sigterm
 from ascgen.dsl import profile
 from ascgen.dsl.diagnostics import SpecError
@@ -100,13 +100,21 @@ def validate(specs: tuple[Path, ...], backend: str) -> None:
 @cli.command()
 @click.argument("spec_path", metavar="SPEC", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+@click.option(
+    "--svg", "svg_path", type=click.Path(path_type=Path), help="Also draw the graph of its stages into this SVG file."
+)
 @friendly
-def plan(spec_path: Path, as_json: bool) -> None:
+def plan(spec_path: Path, as_json: bool, svg_path: Path | None) -> None:
     """Show sizes, strides, pools, memory and the predicted bottleneck of SPEC."""
     from ascgen.pipeline import analyze_file
+    from ascgen.plan.picture import graph_svg
     from ascgen.plan.report import dumps, print_plan
 
+    if svg_path is not None:
+        check_can_write(svg_path)
     _, result = analyze_file(spec_path)
+    if svg_path is not None:
+        write_atomic(svg_path, graph_svg(result))
     if as_json:
         click.echo(dumps(result), nl=False)
     else:
@@ -234,7 +242,8 @@ def cache_info(build_dir: Path) -> None:
 @build_dir_option
 @friendly
 def cache_clean(build_dir: Path) -> None:
-    """Remove every build in the cache (the next build compiles the simulator again)."""
+    """Remove every build in the cache (the next build compiles the simulator again); what is not
+    a build (the CANN headers of the conformance tests) stays."""
     from ascgen.codegen import cache
 
     freed = cache.clean(build_dir)

@@ -48,6 +48,17 @@ def default_builder(
     return result
 
 
+def profile_line(folder: Path, backend: str) -> str:
+    """Where a bench's --profile put each run's profile, and what opens it."""
+    traces = sorted(folder.glob("*/trace.json"))
+    if traces:
+        more = f" (and {len(traces) - 1} more, one per run)" if len(traces) > 1 else ""
+        return f"profile: {traces[0]}{more}; open it at https://ui.perfetto.dev (docs/profiling.md)"
+    if backend == "cann":
+        return f"profile: msprof data per run in {folder}/<run>/; msprof --export=on --output=<that folder>"
+    return f"profile: no trace was written to {folder}"
+
+
 def default_out_dir(spec_name: str, now: datetime) -> Path:
     return Path("bench-results") / spec_name / now.strftime("%Y%m%d-%H%M%S")
 
@@ -110,6 +121,13 @@ def write_outputs(
 @click.option(
     "--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), help="Also write results JSON here."
 )
+@click.option(
+    "--profile",
+    "profile_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Profile every run into DIR/<run>/ (the program's --profile): on the simulator a trace.json to open "
+    "at https://ui.perfetto.dev (docs/profiling.md), on CANN the msprof data.",
+)
 @friendly
 def bench(
     spec_path: Path,
@@ -128,6 +146,7 @@ def bench(
     build_dir: Path,
     out_dir: Path | None,
     json_path: Path | None,
+    profile_dir: Path | None,
 ) -> None:
     """Build, run and measure SPEC; sweep with e.g. --sweep threads=1,2,4,8.
 
@@ -158,14 +177,15 @@ def bench(
     fixed: dict[str, int | float | str] = {k: v for k, v in given if v is not None}
     planner = Planner(spec_path)
     folder = out_dir or default_out_dir(planner.spec.name, datetime.now(UTC))
-    for where in (folder, build_dir):
+    for where in (folder, build_dir, *([profile_dir] if profile_dir else [])):
         check_can_create(where)  # before minutes of building and measuring
     if json_path:
         check_can_write(json_path)
+    profile = profile_dir.resolve() if profile_dir else None
     request = session.Request(
         spec_path=spec_path,
         out_dir=folder,
-        options=RunOptions(duration_s=duration, warmup_s=warmup, input=input_path, pin=pin),
+        options=RunOptions(duration_s=duration, warmup_s=warmup, input=input_path, pin=pin, profile=profile),
         repeat=repeat,
         sweeps=sweeps,
         fixed=fixed,
@@ -194,6 +214,8 @@ def bench(
     for warning in results.warnings:
         err.print(f"[yellow]warning:[/] {warning}")
     err.print(f"wrote {', '.join(names)} to {folder}")
+    if profile is not None:
+        err.print(profile_line(profile, backend), highlight=False, soft_wrap=True)
     if results.slo_misses:
         for miss in results.slo_misses:
             click.echo(f"SLO missed: {miss.config}: {miss.what}", err=True)

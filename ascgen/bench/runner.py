@@ -43,6 +43,7 @@ class RunOptions:
     input: Path | None = None
     pin: str | None = None
     extra: tuple[str, ...] = ()  # more flags for the program (e.g. --only-stage NAME)
+    profile: Path | None = None  # --profile: each run profiles into profile/<its raw name>/
 
 
 class RunFailed(StepFailed):
@@ -64,6 +65,8 @@ def command(binary: Path, config: Config, options: RunOptions, json_path: Path) 
         cmd += ["--input", str(options.input)]
     if options.pin is not None:
         cmd += ["--pin", options.pin]
+    if options.profile is not None:
+        cmd += ["--profile", str(options.profile / json_path.stem)]
     if config.clients is not None:
         cmd += ["--clients", str(config.clients)]
     if config.rate is not None:  # in the device's time: the host's is time_scale times slower

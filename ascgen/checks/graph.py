@@ -82,6 +82,9 @@ def check_references(spec: SpecView, smap: SourceMap) -> list[Diagnostic]:
         if at is None:
             hint = did_you_mean(ref.name, index) or f"; the stages are {one_of(index)}"
             out.append(smap.error(_where(ref), f"'{ref.port}: {ref.name}' names no stage{hint}"))
+        elif at == ref.stage:  # not on the main input: that is a loop, reported above
+            message = f"'{ref.port}: {ref.name}' names the stage itself; a stage reads a stage written above it"
+            out.append(smap.error(_where(ref), message))
         elif at > ref.stage:
             message = (
                 f"'{ref.port}: {ref.name}' names a later stage (stage {at + 1}); a stage reads a stage "

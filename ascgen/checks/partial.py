@@ -27,6 +27,7 @@ from ascgen.dsl import spec as dsl
 from ascgen.dsl.diagnostics import Diagnostic
 from ascgen.dsl.dsl_base import StageBase
 from ascgen.dsl.yaml_loader import SourceMap
+from ascgen.plan.graph import NOT_A_NAME
 from ascgen.stages.base import FROM
 from ascgen.stages.registry import KINDS, SCHEMAS, STAGE_KINDS
 
@@ -73,8 +74,9 @@ def _stage(item: Any, i: int) -> tuple[StageBase, bool, bool]:
     name = name if isinstance(name, str) else f"<stage {i + 1}>"  # never equal to a real name
     schema = SCHEMAS.get(kind) if isinstance(kind, str) else None
     ports = KINDS[kind].ports if isinstance(kind, str) and kind in KINDS else (FROM,)
-    written = {port.field: item.get(port.key) for port in ports} if isinstance(item, dict) else {}
-    reads: dict[str, Any] = {k: v for k, v in written.items() if isinstance(v, str)}  # what it reads (the graph)
+    written = {port.field: item.get(port.key) for port in ports if port.key in item} if isinstance(item, dict) else {}
+    # what it reads (the graph's checks); an input written but not as a name is neither read nor missing
+    reads: dict[str, Any] = {k: v if isinstance(v, str) else NOT_A_NAME for k, v in written.items()}
     if schema is None:
         return StageBase.model_construct(None, name=name, **reads), False, False
     try:

@@ -176,14 +176,19 @@ def info(root: Path) -> list[Part]:
 
 
 def clean(root: Path) -> int:
-    """Removes everything in the cache; returns the bytes freed. Builds under way keep their
-    lock files, so a bench building at this moment fails its step instead of using half a tree."""
-    freed = sum(p.bytes for p in info(root))
+    """Removes every build (the parts info lists and the build timings); returns the bytes freed.
+    What else lives there stays (the CANN headers the conformance tests fetch, under
+    cann-headers/). Builds under way keep their lock files: a bench building at this moment fails
+    its step instead of using half a tree."""
+    freed = sum(p.bytes for p in info(root) if p.name != "other")
     if root.is_dir():
         with locked(root):
-            for entry in root.iterdir():
-                if entry.name != LOCK:
-                    shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+            for name in [f for folders in _PARTS.values() for f in folders] + [TIMINGS]:
+                entry = root / name
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                elif entry.exists() or entry.is_symlink():
+                    entry.unlink()
     return freed
 
 

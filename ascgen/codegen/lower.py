@@ -269,6 +269,11 @@ def _serving(plan: Plan) -> ServingIR | None:
     return ServingIR(config=config, default_clients=s.default_clients, note=note, gears=gears, hw_gears=hw_gears)
 
 
+def _video_includes(plan: Plan) -> tuple[str, ...]:
+    """A video program's runtime: V2 (hi_mpi) programs add its channel and fetch thread."""
+    return VIDEO_INCLUDES + (("ascgen_video_v2.h",) if plan.video is not None and plan.video.api == "v2" else ())
+
+
 def _video(plan: Plan) -> VideoIR | None:
     v = plan.video
     if v is None:
@@ -393,7 +398,7 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         batching=plan.batching.mode, batching_why=plan.batching.why, roofline_qps=round(plan.roofline_qps, 1),
         bottleneck=plan.bottleneck, default_threads=plan.threads, sim_abi=SIM_ABI_VERSION,
         runtime_abi=RUNTIME_ABI_VERSION, paths=paths, files=files, serving=_serving(plan),
-        includes=(SERVER_INCLUDES if plan.serving else VIDEO_INCLUDES if plan.video else FRAME_INCLUDES)
+        includes=(SERVER_INCLUDES if plan.serving else _video_includes(plan) if plan.video else FRAME_INCLUDES)
         + _kind_headers(plan, ops),
         video=_video(plan),
     )  # fmt: skip

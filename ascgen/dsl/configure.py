@@ -66,6 +66,8 @@ def configure(spec: Spec, overrides: Mapping[str, object]) -> Spec:
             data["buffers"] = {**data["buffers"], "depth": value}
         else:
             data[key] = value
+    if data["source"]["kind"] == "video" and "threads" in overrides:
+        data["source"]["streams"] = overrides["threads"]  # a video source runs a pipeline per stream
     if data["streams"] == "per_stage":
         data["sync_every"] = None
         data["submit"] = "by_frame"

@@ -88,7 +88,7 @@ def _describe(err: ErrorDetails, loc: Loc, data: Any) -> tuple[str, bool]:
         return f"{where}: expected a finite number, got {got} (.nan and .inf are not numbers here)", False
     if kind == "extra_forbidden":
         parent = _model_at(data, loc[:-1])
-        known = list(parent.model_fields) if parent else []
+        known = [f.alias or name for name, f in parent.model_fields.items()] if parent else []  # as written
         hint = did_you_mean(str(loc[-1]), known)
         if not hint and known:
             hint = f"; known keys: {', '.join(known)}"

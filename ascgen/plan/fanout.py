@@ -7,13 +7,16 @@ writes it), else takes the most the detections stage keeps.
 Objects are batched per frame: a frame's objects fill executions of the model of objects at its
 batch, the last one at the smallest gear that holds the rest (the whole batch without gears);
 a frame without objects runs no per-object work. One batch crop call cuts the regions of one
-execution (acldvppVpcBatchCropResizePasteAsync: base_us per call, per_mpixel_us per output pixel,
-as the simulator times it: simulator/src/dvpp/dvpp_vpc.cpp).
+execution (acldvppVpcBatchCropResizePasteAsync: base_us a call, per_roi_us each region after the
+first, per_mpixel_us per output pixel, as the simulator times it: VpcEngine.batch_service_us,
+simulator/docs/vpc_batch_time.md).
 
 The engines are shared: DVPP's VPC by the frame's resize and the crops, the AI Core by the two
 models. The AI Core alternates between them: the first execution of each model after the other's
-pays the profile's switch (engines.aicore: switch_fraction x its latency + switch_us), once per
-execution of the detector when a frame holds objects. Each engine's bound is its units over its
+pays the stream switch (engines.aicore: switch_fraction x its latency + switch_us) and reloads its
+weights (model_switch_weight_share x its weights at the memory bandwidth, as the simulator does:
+simulator/docs/shared_bandwidth.md section 2), once per execution of the detector when a frame
+holds objects. Each engine's bound is its units over its
 busy time per frame; the smallest bound, of these and of the frame pipeline's others (memory
 bandwidth, scheduler, host submit), is the roofline.
 """
@@ -21,36 +24,51 @@ bandwidth, scheduler, host submit), is the roofline.
 from __future__ import annotations
 
 import json
+import math
+from itertools import islice
 from pathlib import Path
 
+from ascgen.common.fileio import FileRefused, read_bounded
 from ascgen.dsl import spec as dsl
 from ascgen.dsl.profile import Profile
 from ascgen.plan import throughput
 from ascgen.plan.graph import per_object
-from ascgen.plan.model import Bound, FanoutPlan, StagePlan
+from ascgen.plan.model import BatchingPlan, Bound, FanoutPlan, StagePlan
 from ascgen.stages.base import StageContext
 from ascgen.stages.registry import context, kind_of
+
+MAX_TRUTH_BYTES = 1 << 20  # a ground-truth file read at plan time, at most
+MAX_TRUTH_INPUTS = 4096  # inputs counted at most (as the program reads at most 4096 a folder)
+
+
+def _objects_in(truth: Path) -> int | None:
+    """The objects a ground-truth file lists, or None: not a regular file, larger than
+    MAX_TRUTH_BYTES (read_bounded: never blocks, never reads past the limit), not JSON, or
+    without an `objects` list (docs/threat_model.md: no input makes ascgen hang or exhaust memory)."""
+    try:
+        doc = json.loads(read_bounded(truth, MAX_TRUTH_BYTES))
+    except (FileRefused, ValueError, RecursionError):
+        return None
+    objects = doc.get("objects") if isinstance(doc, dict) else None
+    return len(objects) if isinstance(objects, list) else None
 
 
 def _ground_truth(spec: dsl.Spec, spec_path: str) -> list[int] | None:
     """Each input's object count from its NAME.json (make_shapes.py's `objects`), if every JPEG
-    input has one; None otherwise."""
+    input (at most MAX_TRUTH_INPUTS) has one; None otherwise."""
     files = spec.source.files
     if not files or not spec_path:
         return None
     root = Path(files) if Path(files).is_absolute() else Path(spec_path).parent / files
-    jpegs = sorted(root.glob("*.jpg")) if root.is_dir() else [root]
-    counts = []
-    for jpeg in jpegs:
-        truth = jpeg.with_suffix(".json")
-        try:
-            objects = json.loads(truth.read_text(encoding="utf-8")).get("objects")
-        except (OSError, ValueError, AttributeError):
-            return None
-        if not isinstance(objects, list):
-            return None
-        counts.append(len(objects))
-    return counts or None
+    try:
+        jpegs = sorted(islice(root.glob("*.jpg"), MAX_TRUTH_INPUTS + 1)) if root.is_dir() else [root]
+    except OSError:
+        return None
+    if len(jpegs) > MAX_TRUTH_INPUTS:
+        return None
+    counts = [_objects_in(jpeg.with_suffix(".json")) for jpeg in jpegs]
+    known = [n for n in counts if n is not None]
+    return known if known and len(known) == len(counts) else None
 
 
 def objects_per_frame(spec: dsl.Spec, prof: Profile, crop: int, spec_path: str) -> tuple[list[int], str]:
@@ -67,6 +85,9 @@ def objects_per_frame(spec: dsl.Spec, prof: Profile, crop: int, spec_path: str) 
     return [most], said
 
 
+COPY_BOUND = "d2d (batch assembly)"  # the frames' batch copies (throughput.bounds): the d2d bound here holds them
+
+
 def _executions(n: int, batch: int, gears: list[int]) -> list[int]:
     """The batch sizes a frame of ``n`` objects runs at: full batches, then the rest at the
     smallest gear holding it (the whole batch without gears)."""
@@ -76,8 +97,10 @@ def _executions(n: int, batch: int, gears: list[int]) -> list[int]:
 
 
 class _Fanout:
-    def __init__(self, spec: dsl.Spec, prof: Profile, stages: list[StagePlan], spec_path: str) -> None:
-        self.spec, self.prof, self.stages = spec, prof, stages
+    def __init__(
+        self, spec: dsl.Spec, prof: Profile, stages: list[StagePlan], batching: BatchingPlan, spec_path: str
+    ) -> None:
+        self.spec, self.prof, self.stages, self.batching = spec, prof, stages, batching
         self.objects = per_object(spec)
         self.crop = next(i for i, s in enumerate(spec.stages) if kind_of(s).fans_out)
         self.counts, self.source = objects_per_frame(spec, prof, self.crop, spec_path)
@@ -93,45 +116,112 @@ class _Fanout:
     def _mean(self, per_frame: list[float]) -> float:
         return sum(per_frame) / len(per_frame)
 
+    def _calls(self, n: int) -> list[int]:
+        """The regions of each batch crop call of a frame of ``n`` objects: one call per execution
+        of the model of objects, as many regions as objects (not the gear it runs at)."""
+        full, rest = divmod(n, self.batch)
+        return [self.batch] * full + ([rest] if rest else [])
+
     def crop_us(self, n: int) -> float:
-        """VPC time of one frame's crops: a call per execution of the model of objects."""
+        """VPC time of one frame's crops."""
         ctx = context(self.spec, self.prof, self.crop)
-        return kind_of(ctx.stage).fanout_us(ctx, n, len(self._runs(n)))
+        return kind_of(ctx.stage).fanout_us(ctx, self._calls(n))
 
     def model_us(self, n: int) -> float:
-        """AI Core time of one frame's objects: its executions, the first paying the switch."""
+        """AI Core time of one frame's objects: its executions, the first after the detector's
+        paying the stream switch and the weights' reload (once per execution of the detector)."""
         ctx = self.model_ctx
         if ctx is None or n == 0:
             return 0.0
-        runs = [kind_of(ctx.stage).execution_us(ctx, b) for b in self._runs(n)]
+        kind = kind_of(ctx.stage)
+        runs = [kind.execution_us(ctx, b) for b in self._runs(n)]
         aicore = self.prof.engines.aicore
-        switch = (aicore.switch_fraction * runs[0] + aicore.switch_us) / self.spec.batch
-        return sum(runs) + switch
+        switch = aicore.switch_fraction * runs[0] + aicore.switch_us + kind.model_switch_us(ctx)
+        return sum(runs) + switch / self.spec.batch
 
     def detector_switch_us(self, n: int, detector: StagePlan) -> float:
-        """The detector's switch back after the model of objects ran (per frame)."""
+        """The detector's switch back after the model of objects ran: the stream switch and its
+        weights' reload, once per execution (per frame: over the frames of its batch)."""
         if n == 0 or self.model_ctx is None:
             return 0.0
         aicore = self.prof.engines.aicore
-        return (aicore.switch_fraction * detector.service_us + aicore.switch_us) / detector.frames_per_task
+        ctx = context(self.spec, self.prof, detector.index)
+        switch = (
+            aicore.switch_fraction * detector.service_us + aicore.switch_us + kind_of(ctx.stage).model_switch_us(ctx)
+        )
+        return switch / detector.frames_per_task
+
+    def stage_us(self, s: StagePlan) -> float:
+        """A stage's engine time per frame, averaged over the counts."""
+        if not self.objects[s.index]:
+            return s.service_us / s.frames_per_task
+        if s.index == self.crop:
+            return self._mean([self.crop_us(n) for n in self.counts])
+        if s.index == self.model:
+            return self._mean([self.model_us(n) for n in self.counts])
+        # copies and host work after the model of objects: once per execution
+        return s.service_us * self._mean([len(self._runs(n)) for n in self.counts])
+
+    def object_stage(self, s: StagePlan) -> StagePlan:
+        """A stage after the crop with the frames/s it sustains at the counts (its own time alone)."""
+        if not self.objects[s.index]:
+            return s
+        us = self.stage_us(s)
+        conc = (
+            self.spec.threads if s.engine == "host" else min(throughput.units(self.prof, s.engine), self.spec.threads)
+        )
+        return s.model_copy(update={"capacity_qps": conc * 1e6 / us if us > 0 else math.inf})
+
+    def crop_bytes(self) -> int:
+        """One region's picture (the crop's output)."""
+        out = self.stages[self.crop].output
+        return out.bytes if out is not None else 0
 
     def engine_us(self) -> dict[str, float]:
-        """Each engine's busy time per frame, averaged over the counts."""
+        """Each engine's busy time per frame, averaged over the counts; the copy engine's too: the
+        frames' batch assembly (copy mode) and each region copied into the model's input."""
         out: dict[str, float] = {}
-        executions = self._mean([len(self._runs(n)) for n in self.counts])
         detector = next((s for s in self.stages if not self.objects[s.index] and s.engine == "aicore"), None)
         for s in self.stages:
-            if not self.objects[s.index]:
-                us = s.service_us / s.frames_per_task
-            elif s.index == self.crop:
-                us = self._mean([self.crop_us(n) for n in self.counts])
-            elif s.index == self.model:
-                us = self._mean([self.model_us(n) for n in self.counts])
-            else:  # copies and host work after the model of objects: once per execution
-                us = s.service_us * executions
-            out[s.engine] = out.get(s.engine, 0.0) + us
+            out[s.engine] = out.get(s.engine, 0.0) + self.stage_us(s)
         if detector is not None:
             out["aicore"] += self._mean([self.detector_switch_us(n, detector) for n in self.counts])
+        d2d = self.prof.engines.d2d
+        copies = self.batching.frame_bytes and self.batching.mode == "copy"
+        regions = self._mean([float(n) for n in self.counts]) if self.model is not None else 0.0
+        copy_us = (d2d.service_us(self.batching.frame_bytes) if copies else 0.0) + regions * d2d.service_us(
+            self.crop_bytes()
+        )
+        if copy_us > 0:
+            out["d2d"] = out.get("d2d", 0.0) + copy_us
+        return out
+
+    def copies_said(self) -> str:
+        """What the copy engine does, for its bound's name."""
+        copies = ["batch assembly"] if self.batching.mode == "copy" else []
+        return ", ".join(copies + (["crops into the model's input"] if self.model is not None else []))
+
+    def ddr_bytes(self) -> float:
+        """Device memory bytes moved per frame: the frame's stages as in a straight pipeline, and
+        per object its region read and its picture written (and copied into the model's input),
+        per execution the stages after the crop."""
+        frame = [s for s in self.stages if not self.objects[s.index]]
+        out = throughput.ddr_bytes_per_frame(frame, self.batching)
+        regions = self._mean([float(n) for n in self.counts])
+        executions = self._mean([len(self._runs(n)) for n in self.counts])
+        per_region = (4 if self.model is not None else 2) * self.crop_bytes()
+        out += regions * per_region
+        for s in self.stages:
+            if not self.objects[s.index] or s.index == self.crop:
+                continue
+            if s.index == self.model and self.model_ctx is not None:  # at the gear each execution runs at
+                kind, ctx = kind_of(self.model_ctx.stage), self.model_ctx
+                runs = [
+                    sum(kind.execution_ddr_bytes(ctx, s.input, s.output, b) for b in self._runs(n)) for n in self.counts
+                ]
+                out += self._mean(runs)
+            else:
+                out += s.ddr_bytes_per_task * executions
         return out
 
     def bounds(self, engine_us: dict[str, float]) -> list[Bound]:
@@ -143,23 +233,23 @@ class _Fanout:
                 self.spec.threads if engine == "host" else min(throughput.units(self.prof, engine), self.spec.threads)
             )
             on = [s for s in self.stages if s.engine == engine]
-            names = ", ".join(s.name for s in on)
-            objects = f", {self._objects_said()}" if any(self.objects[s.index] for s in on) else ""
+            names = ", ".join(s.name for s in on) or self.copies_said()
+            objects = f", {self.objects_said()}" if any(self.objects[s.index] for s in on) else ""
             why = f"{us:.1f} us per frame on {conc} unit(s){objects}"
             out.append(Bound(name=f"{engine} ({names})", qps=conc * 1e6 / us, why=why))
         return out
 
-    def _objects_said(self) -> str:
+    def objects_said(self) -> str:
         mean = self._mean([float(n) for n in self.counts])
         return f"{mean:g} object(s) a frame ({self.source})"
 
-    def plan(self, engine_us: dict[str, float]) -> FanoutPlan:
+    def plan(self, engine_us: dict[str, float], ddr: float) -> FanoutPlan:
         model = self.spec.stages[self.model].name if self.model is not None else ""
         return FanoutPlan(
             objects_per_frame=self.counts, objects_from=self.source, crop_stage=self.spec.stages[self.crop].name,
             model_stage=model, model_batch=self.batch,
             executions_per_frame=self._mean([len(self._runs(n)) for n in self.counts]),
-            engine_us_per_frame=engine_us,
+            engine_us_per_frame=engine_us, ddr_bytes_per_frame=ddr,
             why=f"objects batched per frame: a frame's objects fill executions of {self.batch}, the last at the "
             "smallest gear holding the rest; a frame without objects runs no per-object work",
         )  # fmt: skip
@@ -185,15 +275,23 @@ def fanout_lines(f: FanoutPlan) -> list[str]:
 
 
 def fan_out(
-    spec: dsl.Spec, prof: Profile, stages: list[StagePlan], bounds: list[Bound], spec_path: str
-) -> tuple[FanoutPlan | None, list[Bound]]:
-    """The fan-out of a graph with a crop, and the plan's bounds with each engine's shared by the
-    frame's stages and the objects' (each stage's own bound replaced); a spec without a crop is
-    returned as it is."""
+    spec: dsl.Spec, prof: Profile, stages: list[StagePlan], batching: BatchingPlan, bounds: list[Bound], spec_path: str
+) -> tuple[FanoutPlan | None, list[StagePlan], list[Bound]]:
+    """The fan-out of a graph with a crop; its stages, those after the crop with their frames/s at
+    the objects a frame holds; and the plan's bounds with each engine's shared by the frame's
+    stages and the objects' (each stage's own bound replaced). A spec without a crop is returned
+    as it is."""
     if not any(kind_of(s).fans_out for s in spec.stages):
-        return None, bounds
-    fan = _Fanout(spec, prof, stages, spec_path)
+        return None, stages, bounds
+    fan = _Fanout(spec, prof, stages, batching, spec_path)
     engine_us = fan.engine_us()
-    own = {f"{s.engine} ({s.name})" for s in stages}
+    ddr = fan.ddr_bytes()
+    own = {f"{s.engine} ({s.name})" for s in stages} | {COPY_BOUND, throughput.DDR_BOUND}
     kept = [b for b in bounds if b.name not in own]
-    return fan.plan(engine_us), fan.bounds(engine_us) + kept
+    memory = Bound(
+        name=throughput.DDR_BOUND, qps=prof.memory.bandwidth_GBps * 1e9 / ddr,
+        why=f"{ddr / 1e6:.2f} MB of device memory traffic per frame at {prof.memory.bandwidth_GBps:g} GB/s "
+        f"(objects included: {fan.objects_said()}), shared by the engines that run at the same moment",
+    )  # fmt: skip
+    plan = fan.plan(engine_us, ddr)
+    return plan, [fan.object_stage(s) for s in stages], [*fan.bounds(engine_us), memory, *kept]

@@ -14,6 +14,9 @@ from ascgen.stages.base import FROM, Port, SpecView
 from ascgen.stages.registry import kind_of, ports_of
 
 PORT = FROM.key  # the input every stage has unless its kind names its own
+# What a stand-in for a stage that failed its schema holds for an input written but not as a
+# name (ascgen/checks/partial.py): no reference, and not missing either (the schema error says it).
+NOT_A_NAME = ""
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,8 @@ def refs(spec: SpecView) -> list[Ref]:
     for i, stage in enumerate(spec.stages):
         for n, port in enumerate(ports_of(stage)):
             name = getattr(stage, port.field, None)
+            if name == NOT_A_NAME:
+                continue
             if name is not None:
                 out.append(Ref(i, port.key, name, True, n == 0))
             elif n == 0 and not port.required:

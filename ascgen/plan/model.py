@@ -268,6 +268,7 @@ class FanoutPlan(_Frozen):
     model_batch: int  # objects one execution takes at most
     executions_per_frame: float  # of the model of objects (and batch crop calls), averaged over the counts
     engine_us_per_frame: dict[str, float]  # busy time of each engine per frame, frame and object stages
+    ddr_bytes_per_frame: float  # device memory traffic per frame, objects included
     why: str  # how objects are batched (per frame), for the plan's reader
 
 

@@ -195,7 +195,7 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
     tasks = throughput.device_tasks_per_frame(spec, steps, events)
     calls = throughput.api_calls_per_frame(spec, steps, events)
     bounds = throughput.bounds(spec, prof, stages, batching, tasks, calls)
-    fanout, bounds = fan_out(spec, prof, stages, bounds, spec_path)
+    fanout, stages, bounds = fan_out(spec, prof, stages, batching, bounds, spec_path)
     worst = min(bounds, key=lambda b: b.qps)
     uncontended = min(b.qps for b in bounds if b.name != throughput.DDR_BOUND)
     model_plan = None
@@ -226,7 +226,8 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
         dvpp_channels_per_thread=channels,
         events_per_thread=sum(by_ref[e.pool].slots for e in events), device_tasks_per_frame=tasks,
         api_calls_per_frame=calls, bounds=bounds, roofline_qps=worst.qps, uncontended_qps=uncontended,
-        ddr_bytes_per_frame=throughput.ddr_bytes_per_frame(stages, batching), bottleneck=worst.name,
+        ddr_bytes_per_frame=fanout.ddr_bytes_per_frame if fanout else throughput.ddr_bytes_per_frame(stages, batching),
+        bottleneck=worst.name,
         deployment=plan_deployment(spec, prof, stages, worst.qps),
         serving=serving_plan(spec, p.slot_rule("", "batch"), window, model_plan),
         video=video.video_plan(spec, prof, worst.qps),

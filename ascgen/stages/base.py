@@ -257,8 +257,17 @@ class StageKind:
         """Engine time of one execution at ``batch`` items, before any switch (a model's latency)."""
         return 0.0
 
-    def fanout_us(self, ctx: StageContext, regions: int, calls: int) -> float:
-        """Engine time of ``regions`` objects in ``calls`` calls (a crop of each object)."""
+    def execution_ddr_bytes(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, batch: int) -> float:
+        """Device memory bytes one execution at ``batch`` items moves, of a kind that takes batches
+        (``gin``/``gout``: its whole input and output at its largest batch)."""
+        return self.ddr_bytes(ctx, gin, gout)
+
+    def fanout_us(self, ctx: StageContext, regions_per_call: list[int]) -> float:
+        """Engine time of one frame's objects cut in calls of these many regions (a crop)."""
+        return 0.0
+
+    def model_switch_us(self, ctx: StageContext) -> float:
+        """What one execution adds when its AI Core unit last ran another model (a model)."""
         return 0.0
 
     # ---------------------------------------------------------------- lowering

@@ -373,6 +373,21 @@ class Model(StageKind):
         assert isinstance(stage, ModelStage)
         return latency_ms(stage, ctx.prof, batch) * 1000.0
 
+    def model_switch_us(self, ctx: StageContext) -> float:
+        """Its weights read again at the memory bandwidth (UnitEngine.model_switch_us). The weights
+        are the simulator's default for a descriptor that does not give them, half the instance's
+        memory on a 32-byte multiple (simulator/src/model/model_file.cpp)."""
+        weights = self.model_memory_bytes(ctx) // 2 // 32 * 32
+        return ctx.prof.engines.aicore.model_switch_us(weights, ctx.prof.memory.bandwidth_GBps)
+
+    def execution_ddr_bytes(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, batch: int) -> float:
+        """Its input and output items at ``batch``, and its traffic there."""
+        stage = ctx.stage
+        assert isinstance(stage, ModelStage)
+        share = batch / model_batch(ctx)[0]
+        items = ((gin.bytes if gin else 0) + (gout.bytes if gout else 0)) * share
+        return items + traffic_bytes(stage, ctx.prof, batch)
+
     def shared_by_threads(self, ctx: StageContext) -> bool:
         """One instance for every thread: asked for, or (auto) where the threads' streams are
         per_stage, a stage after the model completes batches, and the AI Core runs one execution

@@ -28,6 +28,7 @@ OUT_ALIGN_HEIGHT = 2
 # main streams: HA 850 aclcppdevg_03_0373).
 STREAM_FORMAT = {"h264": "H264_HIGH_LEVEL", "h265": "H265_MAIN_LEVEL"}
 PAYLOAD_TYPE = {"h264": "HI_PT_H264", "h265": "HI_PT_H265"}
+V2_PIXEL_FORMAT = {"nv12": "HI_PIXEL_FORMAT_YUV_SEMIPLANAR_420", "nv21": "HI_PIXEL_FORMAT_YVU_SEMIPLANAR_420"}
 
 
 class VdecStage(StageBase):
@@ -183,6 +184,14 @@ class Vdec(StageKind):
                 "{kPixelFormat, kWidth, kHeight, kWidthStride, kHeightStride, kPictureBytes}",
             ),
             const("bool", "kH265", codec == "h265"),
+            *(
+                [
+                    const("hi_payload_type", "kPayloadType", PAYLOAD_TYPE[codec]),
+                    const("hi_pixel_format", "kV2PixelFormat", V2_PIXEL_FORMAT[stage.format]),
+                ]
+                if plan.video is not None and plan.video.api == "v2"
+                else []
+            ),
         ]
 
     def inspects_inputs(self, sp: StagePlan, plan: Plan) -> bool:

@@ -29,7 +29,7 @@ from pydantic import Field
 from ascgen.dsl.diagnostics import Diagnostic
 from ascgen.dsl.dsl_base import Name, Size, StageBase
 from ascgen.dsl.profile import Profile
-from ascgen.plan.geometry import Geometry
+from ascgen.plan.geometry import Geometry, align_up, allocation_bytes
 from ascgen.stages.base import PoolRequest, Port, Sizes, StageContext
 from ascgen.stages.vpc_output import VpcOutputKind, VpcOutputStage
 
@@ -129,22 +129,26 @@ class VpcCrop(VpcOutputKind):
     def pools(
         self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
     ) -> list[PoolRequest]:
-        """One call's regions: each written to its own DVPP picture, then copied into the model's
-        input (a region's bytes are not a DVPP sub-buffer stride in general, ACL_FACTS 4)."""
+        """One call's regions: each written to its own DVPP picture, carved out of one block at the
+        sub-buffer stride (ALIGN_UP(len, granule) + padding, starts dvpp_addr-aligned: ACL_FACTS
+        4), then copied into the model's input, where they lie back to back."""
         assert out is not None
         at = objects_model(ctx)
         regions = regions_per_call(ctx.spec.stages[at], ctx.spec.batch) if at is not None else 1
-        pools = [PoolRequest("out", "dvpp", "batch", out.bytes * regions)]
+        align = ctx.prof.align
+        stride = align_up(allocation_bytes(out.bytes, align.alloc_granule, align.alloc_padding), align.dvpp_addr)
+        pools = [PoolRequest("out", "dvpp", "batch", stride * regions)]
         if at is not None:
             pools.append(PoolRequest("batch", "device", "batch", out.bytes * regions))
         return pools
 
-    def fanout_us(self, ctx: StageContext, regions: int, calls: int) -> float:
-        """A batch crop call costs base_us, and each region its output pixels (as the simulator
-        times it: simulator/src/dvpp/dvpp_vpc.cpp)."""
+    def fanout_us(self, ctx: StageContext, regions_per_call: list[int]) -> float:
+        """A batch crop call costs base_us, per_roi_us for each region after its first, and its
+        regions' output pixels (as the simulator times it: VpcEngine.batch_service_us,
+        simulator/docs/vpc_batch_time.md)."""
         out = self.out_size(ctx.stage)
         vpc = ctx.prof.engines.vpc
-        return calls * vpc.base_us + regions * vpc.per_mpixel_us * out.width * out.height / 1e6
+        return sum(vpc.batch_service_us(r, r * out.width * out.height) for r in regions_per_call)
 
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
         """One region (the planner counts the regions of a frame)."""

@@ -81,12 +81,13 @@ struct ByStep {
                             bool first_window) {
     const std::string& only = run_state().only_stage;
     for (int64_t f = first; f < first + frames; ++f) record_frame(t, f, input_of(t, f, inputs));
-    for (const StepFn<W>& step : W::kSteps) {
+    for (size_t k = 0; k < std::size(W::kSteps); ++k) {
+      const StepFn<W>& step = W::kSteps[k];
       if (!first_window && !only.empty() && only != step.stage) continue;
       for (int64_t f = first; f < first + frames; ++f) {
         const Frame at = frame_at(f);
         if (step.per_batch && at.i != run_state().info->batch - 1) continue;
-        (t.*step.run)(at, input_of(t, f, inputs));
+        run_step(t, k, at, input_of(t, f, inputs));
       }
     }
   }

@@ -25,6 +25,8 @@ const FlagSpec* flag_specs(size_t* count) {
        "a JPEG file or a folder of them (default: the spec's source.path)"},
       {"--model", FlagKind::kText, "PATH", 0, 0, "the model file (default: the spec's model path)"},
       {"--json", FlagKind::kText, "PATH", 0, 0, "also write the final JSON report to PATH"},
+      {"--profile", FlagKind::kText, "DIR", 0, 0,
+       "profile the measured run into DIR (CANN: msprof data; simulator: DIR/trace.json)"},
       {"--pin", FlagKind::kText, "CPUS", 0, 0,
        "pin threads to big, little, all or a list of CPUs (0,2,4)"},
       {"--verify", FlagKind::kSwitch, "", 0, 0,
@@ -175,6 +177,7 @@ Options parse_options(int argc, char** argv, Options o) {
       if (name == "--input") o.input = text;
       if (name == "--model") o.model = text;
       if (name == "--json") o.json_path = text;
+      if (name == "--profile") o.profile_dir = text;
       if (name == "--pin") o.pin = text;
       if (name == "--only-stage") o.only_stage = text;
       if (name == "--devices") o.devices = text;

@@ -26,6 +26,7 @@
 
 #include "ascgen_frames.h"
 #include "ascgen_layouts.h"
+#include "ascgen_video_verify.h"
 
 namespace ascgen {
 namespace video {
@@ -37,6 +38,10 @@ struct Config {
   bool realtime = true;   // send each frame at its presentation time (else as fast as it goes)
   bool drop_late = true;  // realtime: a frame with no free picture at its time is dropped
   const char* codec = "h264";
+  // --verify: after the stop, the feeders go on to the next key frame, so that the pictures
+  // decoded are the first ones of the file in display order (a B-frame sent last would leave
+  // out a picture the host has)
+  bool whole_groups = false;
 };
 
 // A stream misses its fps when it completes fewer than this share of it in the measured period.
@@ -129,6 +134,7 @@ class Stream {
   // The next send's entry, once the callback has returned the send that used it before.
   Send& next(int64_t seq) {
     std::unique_lock<std::mutex> lock(mu_);
+    issued_ = seq + 1;
     const int64_t size = static_cast<int64_t>(sends_.size());
     while (returned_ <= seq - size && !aborted_) {
       if (!cv_.wait_for(lock, std::chrono::seconds(60),
@@ -153,13 +159,32 @@ class Stream {
     }
     cv_.notify_all();
   }
-  Send& entry(int64_t seq) {
+  bool aborted() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return aborted_;
+  }
+  // The entry of send `seq` (V2: a fetched frame's pts).
+  Send& sent(int64_t seq) {
     return sends_[static_cast<size_t>(seq % static_cast<int64_t>(sends_.size()))];
   }
+  // Until every send has come back from the decoder (after its end of stream).
+  void wait_all_returned() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!cv_.wait_for(lock, std::chrono::seconds(60),
+                      [&] { return returned_ >= issued_ || aborted_; }))
+      throw std::runtime_error(
+          "the decoder did not return every frame within 60 s of the end of stream");
+  }
+
   void set_status(int64_t f, uint32_t code) { status_[slot(f)] = code; }
   uint32_t status(int64_t f) const { return status_[slot(f)]; }
   Counts counts;
   bool open = false;  // its channel exists: the end of stream is sent at the end
+  // --verify: the host's pictures of the stream's file, the pictures delivered so far, a host
+  // copy of one Y plane
+  const HostPictures* reference = nullptr;
+  int64_t pictures = 0;
+  std::vector<uint8_t> host_y;
 
  private:
   static constexpr int kExtraSends = 4;  // sends whose callback has not yet run beside the slots
@@ -170,13 +195,30 @@ class Stream {
   std::vector<Send> sends_;
   std::mutex mu_;
   std::condition_variable cv_;
-  int64_t returned_ = 0;
+  int64_t returned_ = 0, issued_ = 0;
   bool aborted_ = false;
 };
 
 inline bool measured(double t) {
   const Run& run = run_state();
   return t >= run.measure_start && t < run.measure_end;
+}
+
+// --verify: frame f's picture, the stream's n-th, against the host's n-th picture (Y plane).
+template <class W>
+void verify_picture(W& t, int64_t f) {
+  Stream& v = t.video;
+  Run& run = run_state();
+  check(aclrtMemcpy(v.host_y.data(), v.host_y.size(), t.video_picture(f), v.host_y.size(),
+                    ACL_MEMCPY_DEVICE_TO_HOST),
+        "verify", "aclrtMemcpy");
+  const int64_t n = v.pictures++;
+  if (same_y(*v.reference, static_cast<size_t>(n), v.host_y.data(), t.video_stride())) return;
+  if (run.mismatches.fetch_add(1) < 5)
+    std::fprintf(stderr,
+                 "verify: stream %d picture %" PRId64 " (frame %" PRId64
+                 " of its file): Y plane differs from the host decode\n",
+                 t.id, n, n % static_cast<int64_t>(v.reference->y.size()));
 }
 
 // The decoder's result for `send`, on the report thread (V1's callback) or the fetch thread
@@ -192,6 +234,7 @@ void decoded(Send& send, bool picture, uint32_t ret) {
     {
       if (picture && ret == 0) {
         if (send.measured) ++c.decoded;
+        if (t.video.reference != nullptr) verify_picture(t, send.f);
       } else if (!picture || ret == kFieldOnly) {
         ++c.skipped;  // VDEC gave no picture (a NULL output, one field): the slot holds an old one
       } else {
@@ -258,12 +301,14 @@ void feed(W& t, const Clip& clip, const Config& cfg) {
   int64_t f = t.next_frame, sends = 0;
   bool resync = false;  // dropping until the next key frame
   size_t unit = 0;
-  for (int64_t k = 0; !run.stop; ++k, ++unit) {
+  for (int64_t k = 0;; ++k, ++unit) {
     if (unit == clip.units.size()) {
       if (!cfg.loop) break;
       unit = 0;
     }
     const Unit& u = clip.units[unit];
+    auto stopped = [&] { return run.stop && (!cfg.whole_groups || u.key || v.aborted()); };
+    if (stopped()) break;
     double arrival = now_s();
     if (cfg.realtime) {
       arrival = start + static_cast<double>(k) * period;
@@ -280,7 +325,7 @@ void feed(W& t, const Clip& clip, const Config& cfg) {
       continue;
     }
     if (!free) t.completions.wait_until_done(need);
-    if (run.stop) break;
+    if (stopped() || v.aborted()) break;
     Send& send = v.next(sends++);
     send.worker = &t;
     send.f = f++;
@@ -306,7 +351,14 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
     if (!opt.only_stage.empty())
       throw BadFlags(
           "--only-stage measures a stage alone; a video program's frames come from VDEC");
-    if (opt.verify) throw BadFlags("--verify is not available for video programs yet");
+    if (opt.verify && !kHostDecoder)
+      throw BadFlags(
+          "--verify needs the host decoder: rebuild with libavcodec (Debian: apt-get install "
+          "libavcodec-dev)");
+    if (opt.verify) {  // every frame decoded, in order, to compare
+      cfg_.drop_late = false;
+      cfg_.whole_groups = true;
+    }
     require_fps_ = opt.require_fps;
   }
   void adopt(std::vector<std::unique_ptr<W>>& workers) {
@@ -317,9 +369,29 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
     if (workers_ == nullptr) return;
     for (auto& t : *workers_) t->video.abort();
   }
-  void reference(const std::vector<Input>&) {}
+  // --verify: each file decoded once on the host (libavcodec), the reference of its streams.
+  void reference(const std::vector<Input>& inputs) {
+    // A frame's output is its own, not its input's: what the batch completions compare with a
+    // per-input reference (run.verify) is off; the pictures are compared as they arrive.
+    run_state().verify = false;
+    run_state().expected.assign(inputs.size(), {});
+    const bool h265 = std::string(cfg_.codec) == "h265";
+    for (const Input& in : inputs) {
+      std::vector<std::pair<size_t, size_t>> units;
+      for (const Unit& u : access_units(in.bytes, h265)) units.emplace_back(u.offset, u.size);
+      references_.push_back(host_decode(in.name, in.bytes, units, h265));
+      if (references_.back().y.empty())
+        throw std::runtime_error("verify: the host decodes no picture of '" + in.name + "'");
+    }
+    for (auto& t : *workers_) {
+      t->video.reference = &references_[static_cast<size_t>(t->id) % references_.size()];
+      t->video.host_y.assign(t->video_stride() * static_cast<size_t>(t->video.reference->height),
+                             0);
+    }
+  }
   // The clips in DVPP memory, each stream's channel (subscribing the report thread), the feeders.
   void start(aclrtContext context, const std::vector<Input>& inputs, const std::vector<int>& cpus) {
+    run_state().expected.resize(inputs.size());  // the completions index it by input
     const bool h265 = std::string(cfg_.codec) == "h265";
     for (const Input& in : inputs) {
       Clip clip;
@@ -334,6 +406,7 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
       clip.device = static_cast<uint8_t*>(data);
       clips_.push_back(std::move(clip));
     }
+    W::video_system(cleanup_);
     for (auto& t : *workers_) {
       t->video_open(run_state().report_thread, cleanup_);
       t->video.open = true;
@@ -445,6 +518,7 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
   bool require_fps_ = false;
   std::vector<std::unique_ptr<W>>* workers_ = nullptr;
   std::vector<Clip> clips_;
+  std::vector<HostPictures> references_;
   std::vector<std::thread> threads_;
   int64_t streams_held_ = 0;
   std::vector<StreamReport> missed_;

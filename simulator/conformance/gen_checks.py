@@ -324,8 +324,9 @@ def main(argv: list[str] | None = None) -> int:
     for header, calls_only in jobs:
         label = str(header.relative_to(args.root)) if args.root else header.name
         ck.out.append(f"\n// ---- {label}" + (" (calls only)" if calls_only else ""))
-        if calls_only:
-            ck.out.append(f'#include "{label}"')
+        # CANN's header of that name (acl.h does not include them all: acl_prof.h), or ours
+        # on top of CANN's when the wheel lacks it (calls only)
+        ck.out.append(f'#include "{label}"')
         try:
             process_header(ck, header, label, calls_only)
         except ValueError as err:

@@ -505,7 +505,7 @@ std::vector<unsigned char> tiny_jpeg() {
 
 const std::vector<Case>& cases() {
   static const std::vector<Case> all =
-      with_crop_cases(with_vdec_cases(with_review_cases(with_audit_cases({
+      with_prof_cases(with_crop_cases(with_vdec_cases(with_review_cases(with_audit_cases({
           {"event_record_not_reset", "RULE event.record_not_reset ", 87, "", "",
            event_record_not_reset},
           {"event_one_waiter", "RULE event.one_waiter ", 87, "", "", event_one_waiter},
@@ -532,7 +532,7 @@ const std::vector<Case>& cases() {
            "ACL_SIM_LEAK_CHECK=1;ACL_SIM_FAIL=aclrtMemset:1", leak_at_reset},
           {"hazard_unordered", "HAZARD", 86, "ACL_SIM_HAZARD=1", "ACL_SIM_HAZARD=1",
            hazard_unordered},
-      }))));
+      })))));
   return all;
 }
 

@@ -40,6 +40,9 @@ std::vector<Case> with_vdec_cases(std::vector<Case> base);
 // `base` followed by the cases of VPC batch crops (rules_corpus_crop.cpp).
 std::vector<Case> with_crop_cases(std::vector<Case> base);
 
+// `base` followed by the cases of the profiling API (rules_corpus_prof.cpp).
+std::vector<Case> with_prof_cases(std::vector<Case> base);
+
 // The path of a scratch file named `name` in the check's own temporary folder
 // ($ACL_SIM_CORPUS_TMP, which `sim_rules check` creates for both twins and removes
 // after them); a twin run by hand uses the system's temporary folder.

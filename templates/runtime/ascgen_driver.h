@@ -17,6 +17,9 @@
 #ifndef ASCGEN_DRIVER_H_
 #define ASCGEN_DRIVER_H_
 
+#include <algorithm>
+#include <cstring>
+#include <iterator>
 #include <memory>
 
 #include "ascgen_completion.h"
@@ -24,6 +27,7 @@
 #include "ascgen_metrics.h"
 #include "ascgen_options.h"
 #include "ascgen_pools.h"
+#include "ascgen_profile.h"
 #include "ascgen_report.h"
 #include "ascgen_windows.h"
 
@@ -113,6 +117,8 @@ struct WorkerBase {
   CompletionRate rate;  // its measured completions, for the QPS
   uint64_t checksum = 0;
   double cpu_s = 0;
+  std::vector<void*> step_stamps;  // --profile: step k's range stamp (empty: not profiling)
+  void* host_stamp = nullptr;      // --profile: the range of a frame's host stages
   int64_t batch_slots() const { return static_cast<int64_t>(batches.size()); }
 };
 
@@ -154,6 +160,16 @@ Run& run_state();
 // A frame whose decode failed: counted, never verified; the first one is named.
 void frame_failed(Run& run, const std::string& input, uint32_t code);
 
+// The host stages (W::postprocess) on one frame's result; under --profile inside their range.
+template <class W>
+uint64_t host_stages(W& t, const uint8_t* item) {
+  if (t.host_stamp == nullptr) return t.postprocess(item);
+  check(aclprofPush(t.host_stamp), "completion", "aclprofPush");
+  const uint64_t folded = t.postprocess(item);
+  check(aclprofPop(), "completion", "aclprofPop");
+  return folded;
+}
+
 // Completes batch b of worker t: result codes, host stages, verification, latency. Runs on the
 // report thread (per_stage) or after the window's stream sync (per_thread); `now` is when the
 // host saw it complete.
@@ -173,7 +189,7 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
     }
     if (out == nullptr) continue;
     const uint8_t* item = out + static_cast<size_t>(i) * item_bytes;
-    t.checksum += t.postprocess(item);
+    t.checksum += host_stages(t, item);
     std::vector<uint8_t>& expected = run.expected[static_cast<size_t>(input)];
     if (run.recording) {
       expected.assign(item, item + item_bytes);
@@ -221,13 +237,31 @@ BatchRecord& record_frame(W& t, int64_t f, const Input& in) {
   return r;
 }
 
+// Step k of W::kSteps for frame `at`; under --profile inside a range named after its stage.
+template <class W>
+void run_step(W& t, size_t k, const Frame& at, const Input& in) {
+  const StepFn<W>& step = W::kSteps[k];
+  void* range = t.step_stamps.empty() ? nullptr : t.step_stamps[k];
+  if (range != nullptr) check(aclprofPush(range), step.stage, "aclprofPush");
+  (t.*step.run)(at, in);
+  if (range != nullptr) check(aclprofPop(), step.stage, "aclprofPop");
+}
+
+// The stage of each step of W::kSteps, in order (the names of their profile ranges).
+template <class W>
+std::vector<const char*> step_stages() {
+  std::vector<const char*> stages;
+  for (const StepFn<W>& step : W::kSteps) stages.push_back(step.stage);
+  return stages;
+}
+
 // A frame through every step, in order; the steps that run once per batch (the tail of
 // W::kSteps) only when it closes its batch.
 template <class W>
 void submit_steps(W& t, const Frame& at, const Input& in, bool closes_batch) {
-  for (const StepFn<W>& step : W::kSteps) {
-    if (step.per_batch && !closes_batch) return;
-    (t.*step.run)(at, in);
+  for (size_t k = 0; k < std::size(W::kSteps); ++k) {
+    if (W::kSteps[k].per_batch && !closes_batch) return;
+    run_step(t, k, at, in);
   }
 }
 
@@ -306,6 +340,20 @@ struct StageInfo {
   const char* name;
   bool per_batch;
 };
+
+// The stages no step of W runs (host stages such as topk, run as each batch completes), as
+// one name: "top5", "boxes+labels"; "" when there are none.
+template <class W>
+std::string host_stage_names(const std::vector<StageInfo>& stages) {
+  std::string names;
+  const std::vector<const char*> steps = step_stages<W>();
+  for (const StageInfo& s : stages) {
+    if (std::none_of(steps.begin(), steps.end(),
+                     [&](const char* x) { return std::strcmp(x, s.name) == 0; }))
+      names += (names.empty() ? "" : "+") + std::string(s.name);
+  }
+  return names;
+}
 
 // Before the report thread stops (and its streams are unsubscribed, at cleanup): on every path,
 // let the device drain and every queued callback run, so none is left pending (ACL_FACTS 1.4,

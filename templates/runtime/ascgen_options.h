@@ -36,6 +36,7 @@ struct Options {
   std::string input;
   std::string model;
   std::string json_path;
+  std::string profile_dir;  // --profile: write a device profile of the measured run here
   std::string pin;
   bool verify = false;
   bool quiet = false;               // no progress lines (the final JSON is still printed)

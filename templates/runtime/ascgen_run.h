@@ -89,11 +89,25 @@ int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup
   const int batch_slots = info.batch_slots.slots(window);
   mode.prepare(opt, info, batch_slots);
   const aclrtContext context = open_device(device, init_acl, cleanup);
+  Profiler profiler;  // --profile: initialised before the model loads
+  if (!opt.profile_dir.empty() && !init_acl)
+    throw BadFlags("--profile profiles one device per process: run with --deploy processes");
+  // one device of several (a process each) profiles into its own folder
+  profiler.init(device_output() == nullptr || opt.profile_dir.empty()
+                    ? opt.profile_dir
+                    : opt.profile_dir + "/device" + std::to_string(device),
+                device, cleanup);
   const Setup common{-1, window, batch_slots, inputs, opt.model};
   typename W::Shared shared;  // what one copy serves every worker (outlives them: joined below)
   shared.setup(common, cleanup);
   std::vector<std::unique_ptr<W>> workers =
       make_workers<W>(info, opt, common, shared, run, cleanup);
+  const std::string host_names = host_stage_names<W>(stages);  // their profile range's name
+  for (auto& t : workers) {
+    t->step_stamps = profiler.step_stamps(step_stages<W>(), cleanup);
+    if (profiler.on() && !host_names.empty())
+      t->host_stamp = profiler.step_stamps({host_names.c_str()}, cleanup)[0];
+  }
   mode.adopt(workers);
   std::unique_ptr<ReportThread> reporter;
   if (mode.callbacks()) {
@@ -117,6 +131,7 @@ int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup
   if (opt.verify) mode.reference(inputs);
 
   Progress progress;
+  profiler.start(cleanup);
   begin_measurement(run, opt);
   const double cpu0 = process_cpu_s();
   mode.start(context, inputs, cpus);
@@ -129,6 +144,10 @@ int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup
   drain.finish();
   mode.abort();  // nothing waits any more
   run.error.rethrow();
+  if (profiler.on()) {  // every task of the run in the profile, then stop
+    check(aclrtSynchronizeDevice(), "profile", "aclrtSynchronizeDevice");
+    profiler.stop();
+  }
 
   Report report = report_head(info, opt);
   report.duration_s = elapsed;

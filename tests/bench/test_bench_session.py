@@ -29,6 +29,9 @@ class Recorder(session.QuietMonitor):
     def planned(self, runs: int) -> None:
         self.events.append(f"planned {runs}")
 
+    def builds_planned(self, seconds: float) -> None:
+        self.events.append(f"builds {seconds:g} s")
+
     def building(self, variant: str) -> None:
         self.events.append(f"building {variant}")
 
@@ -37,6 +40,28 @@ class Recorder(session.QuietMonitor):
 
     def progress(self, progress: object) -> None:
         self.qps_seen += 1
+
+
+def test_the_build_estimate_covers_each_program_once_before_the_runs_are_planned(
+    fake_builder: FakeBuilder, tmp_path: Path
+) -> None:
+    """The bench's ETA includes the builds: before anything is built, the estimate hears each
+    program the sweep builds once (threads are a run-time flag), then the runs are planned."""
+    request = session.Request(
+        spec_path=SPEC, out_dir=tmp_path / "out", options=OPTIONS, repeat=1,
+        sweeps=[parse_sweep("threads=1,2"), parse_sweep("streams=per_stage,per_thread")],
+    )  # fmt: skip
+    asked: list[list[str]] = []
+
+    def estimate(programs: list[tuple[object, object]]) -> float:
+        asked.append([spec.streams for spec, _ in programs])  # type: ignore[attr-defined]
+        return 12.5 * len(programs)
+
+    monitor = Recorder()
+    session.run_bench(request, fake_builder, monitor, build_estimate=estimate)
+    assert asked == [["per_stage", "per_thread"]]
+    assert monitor.events[:3] == ["builds 25 s", "planned 4", monitor.events[2]]
+    assert monitor.events[2].startswith("building")
 
 
 def test_sweep_builds_each_variant_once_and_runs_every_point(fake_builder: FakeBuilder, tmp_path: Path) -> None:

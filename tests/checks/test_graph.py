@@ -252,3 +252,23 @@ def test_generate_refuses_a_crop_until_graphs_are_lowered(tmp_path: Path, monkey
         "their code yet"
     ) in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_crop_naming_itself_as_its_picture_is_an_error_not_a_crash() -> None:
+    text = CROPS.replace("image: decode,", "image: crops,")
+    assert messages(text) == [(12, 42, "'image: crops' names the stage itself; a stage reads a stage written above it")]
+
+
+def test_a_picture_written_as_a_number_is_one_schema_error() -> None:
+    text = CROPS.replace("image: decode,", "image: 123,")
+    spec_data, smap = load_text(text, "spec.yaml")
+    diags = semantic_diagnostics(spec_data, smap)
+    assert not any("needs 'image" in d.message for d in diags), [d.message for d in diags]
+
+
+def test_an_unknown_key_lists_from_as_it_is_written() -> None:
+    text = CROPS.replace("image: decode,", "image: decode, frmo: boxes,")
+    with pytest.raises(SpecError) as err:
+        parse_text(text, "spec.yaml")
+    said = [d.message for d in err.value.diagnostics]
+    assert said == ["unknown key 'frmo' (did you mean 'from'?)"], said

@@ -188,9 +188,11 @@ def test_cache_info_and_clean(tmp_path: Path) -> None:
     assert f"build cache: {tmp_path}" in result.output
     assert "simulator     2.9 KiB, 1 entry" in result.output
     assert "programs      2.0 KiB, 1 program" in result.output
+    (tmp_path / "cann-headers").mkdir()  # not a build: clean leaves it
+    (tmp_path / "cann-headers" / "acl.h").write_text("kept\n")
     result = CliRunner().invoke(cli, ["cache", "clean", "--build-dir", str(tmp_path)])
     assert result.exit_code == 0 and "removed 4.9 KiB" in result.output
-    assert [p.name for p in tmp_path.iterdir()] == [cache.LOCK]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [cache.LOCK, "cann-headers"]
 
 
 def test_a_plain_bench_says_a_cached_program_in_one_line() -> None:
@@ -264,3 +266,19 @@ def test_programs_link_the_runtime_library_compiled_once_per_setting(
         assert bool(runtime) == (spec_path == SPEC), runtime  # compiled by the first program only
     assert libraries[0] == libraries[1] != libraries[2]
     assert Path(libraries[2]).parent.name.startswith("address-")
+
+
+def test_a_plain_bench_announces_the_build_in_its_estimate() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from ascgen.bench.live import PlainMonitor
+    from ascgen.bench.runner import RunOptions
+
+    text = StringIO()
+    with PlainMonitor(Console(file=text, width=200), RunOptions(duration_s=10, warmup_s=2)) as monitor:
+        monitor.builds_planned(240.0)
+        monitor.planned(2)
+    # 2 runs of 2 + 10 + 1 s start-up, and 4 minutes of building
+    assert text.getvalue().splitlines()[0] == "bench: 2 runs, about 4m26s (building included: 4m00s)"

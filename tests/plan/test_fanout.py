@@ -5,12 +5,15 @@ and the model of objects (numbers worked by hand from the profile's figures); th
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from ascgen.dsl import profile as profiles
 from ascgen.pipeline import analyze_text
+from ascgen.plan.fanout import MAX_TRUTH_BYTES
+from ascgen.plan.planner import sub_buffer_stride
 
 GRAPH = """\
 name: graph
@@ -31,8 +34,11 @@ stages:
   - {name: labels, kind: d2h}
 """
 SWITCH = 0.14  # ascend310 engines.aicore.switch_fraction
+# a model's weights read again after the other model ran (model_switch_weight_share 1): without
+# memory_bytes or a reference, an instance is 128 MiB and its weights half of it, at 48 GB/s
+RELOAD_US = (128 << 20) // 2 / 48e3
 DETECT_US = 31000 / 4  # batch 4 at 31 ms, per frame
-DETECT_SWITCH_US = SWITCH * 31000 / 4  # the detector re-fills after the classifier, once per execution
+DETECT_SWITCH_US = (SWITCH * 31000 + RELOAD_US) / 4  # after the classifier, once per execution
 
 
 def plan_with(objects: int | None, path: str = "spec.yaml"):  # type: ignore[no-untyped-def]
@@ -43,16 +49,18 @@ def plan_with(objects: int | None, path: str = "spec.yaml"):  # type: ignore[no-
 def test_the_profile_figures_the_expectations_use() -> None:
     prof = profiles.load("ascend310")
     assert prof.engines.aicore.switch_fraction == SWITCH and prof.engines.aicore.switch_us == 0
-    assert (prof.engines.vpc.base_us, prof.engines.vpc.per_mpixel_us) == (300, 1196)
+    assert prof.engines.aicore.model_switch_weight_share == 1.0 and prof.memory.bandwidth_GBps == 48
+    assert (prof.engines.vpc.base_us, prof.engines.vpc.per_roi_us, prof.engines.vpc.per_mpixel_us) == (300, 60, 1196)
 
 
 @pytest.mark.parametrize(
     ("objects", "runs_ms", "aicore_us"),
     [
         (0, [], DETECT_US),  # no objects: no classifier, no switch
-        (3, [5.0], DETECT_US + 5000 + SWITCH * 5000 / 4 + DETECT_SWITCH_US),  # 3 run at gear 4
-        (8, [9.0], DETECT_US + 9000 + SWITCH * 9000 / 4 + DETECT_SWITCH_US),
-        (11, [9.0, 5.0], DETECT_US + 14000 + SWITCH * 9000 / 4 + DETECT_SWITCH_US),  # a full batch, then 3 at gear 4
+        (3, [5.0], DETECT_US + 5000 + (SWITCH * 5000 + RELOAD_US) / 4 + DETECT_SWITCH_US),  # 3 run at gear 4
+        (8, [9.0], DETECT_US + 9000 + (SWITCH * 9000 + RELOAD_US) / 4 + DETECT_SWITCH_US),
+        # a full batch, then 3 at gear 4
+        (11, [9.0, 5.0], DETECT_US + 14000 + (SWITCH * 9000 + RELOAD_US) / 4 + DETECT_SWITCH_US),
     ],
 )
 def test_the_ai_core_runs_both_models_and_their_switches(objects: int, runs_ms: list[float], aicore_us: float) -> None:
@@ -67,8 +75,8 @@ def test_the_ai_core_runs_both_models_and_their_switches(objects: int, runs_ms: 
 
 
 def test_vpc_is_shared_by_the_letterbox_and_the_crops() -> None:
-    for objects, calls in ((0, 0), (3, 1), (11, 2)):
-        crops = calls * 300 + objects * 1196 * 224 * 224 / 1e6
+    for objects, calls in ((0, []), (3, [3]), (11, [8, 3])):  # regions a call: as many as objects
+        crops = sum(300 + 60 * (r - 1) + r * 1196 * 224 * 224 / 1e6 for r in calls)
         plan = plan_with(objects)
         fit = next(s.service_us for s in plan.stages if s.name == "fit")  # its own, as in a straight pipeline
         fan = plan.fanout
@@ -90,7 +98,8 @@ def test_the_model_of_objects_has_its_own_batch_and_sizes() -> None:
     classify = next(s for s in plan.stages if s.name == "classify")
     assert classify.input is not None and classify.input.bytes == 8 * 224 * 224 * 3 // 2
     crops = {p.ref.role: p.slot_bytes for p in plan.pools if p.ref.stage == "crops"}
-    assert crops == {"out": 8 * 75264, "batch": 8 * 75264}
+    # each region its own picture at the DVPP sub-buffer stride; back to back in the model's input
+    assert crops == {"out": 8 * sub_buffer_stride(75264, profiles.load("ascend310")), "batch": 8 * 75264}
 
 
 def test_objects_are_counted_in_the_ground_truth_beside_the_inputs(tmp_path: Path) -> None:
@@ -113,3 +122,51 @@ def test_objects_are_counted_in_the_ground_truth_beside_the_inputs(tmp_path: Pat
 def test_a_linear_spec_has_no_fanout() -> None:
     text = GRAPH.split("  - {name: boxes")[0]
     assert analyze_text(text)[1].fanout is None
+
+
+def test_the_stages_after_the_crop_sustain_frames_at_the_objects_they_hold() -> None:
+    capacity = {s.name: s.capacity_qps for s in plan_with(8).stages}
+    crops_us = 300 + 60 * 7 + 8 * 1196 * 224 * 224 / 1e6  # one call of 8 regions a frame
+    assert capacity["crops"] == pytest.approx(1e6 / crops_us)
+    assert capacity["classify"] == pytest.approx(1e6 / (9000 + (SWITCH * 9000 + RELOAD_US) / 4))
+    idle = {s.name: s.capacity_qps for s in plan_with(0).stages}
+    assert idle["crops"] == idle["classify"] == float("inf")
+    assert idle["fit"] == capacity["fit"]  # a stage of frames does not depend on the objects
+
+
+def test_memory_traffic_and_copies_count_the_objects() -> None:
+    none, eight = plan_with(0), plan_with(8)
+    assert none.fanout is not None and eight.fanout is not None
+    crop = 224 * 224 * 3 // 2  # 75,264 bytes a region's picture
+    # per region: its area read, its picture written, copied into the model's input (read + write);
+    # one execution at batch 8 (no reference: no traffic besides its input and output); its fetch
+    per_frame = 8 * 4 * crop + (8 * crop + 8 * 4000) + 8 * 4000
+    assert eight.ddr_bytes_per_frame - none.ddr_bytes_per_frame == pytest.approx(per_frame)
+    memory = next(b for b in eight.bounds if b.name == "ddr bandwidth")
+    assert memory.qps == pytest.approx(48e9 / eight.ddr_bytes_per_frame)
+    d2d = profiles.load("ascend310").engines.d2d
+    copies = eight.fanout.engine_us_per_frame["d2d"] - none.fanout.engine_us_per_frame["d2d"]
+    assert copies == pytest.approx(8 * d2d.service_us(crop))
+    assert [b.name for b in eight.bounds].count("d2d (batch assembly, crops into the model's input)") == 1
+    assert "d2d (batch assembly)" not in [b.name for b in eight.bounds]
+
+
+def test_ground_truth_that_could_hang_or_flood_is_not_read(tmp_path: Path) -> None:
+    """A FIFO, an oversized file, deep nesting or a broken file: no count from the inputs (the
+    detections' most instead), and nothing blocks or raises."""
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    (shots / "a.jpg").write_bytes(b"\xff\xd8")
+    truth = shots / "a.json"
+    cases = {
+        "fifo": lambda: os.mkfifo(truth),
+        "huge": lambda: truth.write_bytes(b" " * (MAX_TRUTH_BYTES + 1)),
+        "deep": lambda: truth.write_text("[" * 100_000 + "]" * 100_000),
+        "not json": lambda: truth.write_text("{objects"),
+        "not a list": lambda: truth.write_text('{"objects": 3}'),
+    }
+    for name, make in cases.items():
+        make()
+        fan = plan_with(None, str(tmp_path / "spec.yaml")).fanout
+        assert fan is not None and fan.objects_per_frame == [5], name
+        truth.unlink()

@@ -1,7 +1,8 @@
 """Every generated main.cpp compiles against CANN's REAL runtime and model headers.
 
 The headers come from the torch-npu wheel (simulator/conformance/fetch_cann_headers.py caches
-them outside the repository); CANN publishes no DVPP header there, so acl_dvpp.h is ours.
+them outside the repository); CANN publishes no DVPP header there, so acl_dvpp.h and hi_dvpp.h
+are ours.
 When the package registry cannot be reached the test is skipped, loudly.
 """
 
@@ -37,6 +38,8 @@ def cann_include(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     dvpp_only = tmp_path_factory.mktemp("dvpp")
     (dvpp_only / "acl" / "ops").mkdir(parents=True)
     shutil.copy(REPO / "simulator" / "include" / "acl" / "ops" / "acl_dvpp.h", dvpp_only / "acl" / "ops")
+    (dvpp_only / "acl" / "dvpp").mkdir(parents=True)  # the V2 media API (hi_mpi_*): ours too
+    shutil.copy(REPO / "simulator" / "include" / "acl" / "dvpp" / "hi_dvpp.h", dvpp_only / "acl" / "dvpp")
     return cann, dvpp_only
 
 
@@ -81,7 +84,7 @@ def _toolkit(root: Path, cann: Path, dvpp_only: Path) -> Path:
     acl_h.write_text(text[:guard_end] + probe + text[guard_end:])
     stub = root / "runtime" / "lib64" / "stub"
     stub.mkdir(parents=True)
-    for lib in ("libascendcl.so", "libacl_dvpp.so"):
+    for lib in ("libascendcl.so", "libacl_dvpp.so", "libmsprofiler.so"):
         (stub / lib).write_bytes(b"")
     return root
 

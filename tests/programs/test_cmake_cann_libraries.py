@@ -14,7 +14,7 @@ import pytest
 pytestmark = pytest.mark.slow  # CMake's configure compiles its compiler checks
 
 REPO = Path(__file__).resolve().parents[2]
-LIBS = ("libascendcl.so", "libacl_dvpp.so")
+LIBS = ("libascendcl.so", "libacl_dvpp.so", "libmsprofiler.so")  # msprofiler: aclprof* (--profile)
 
 
 def _libs(folder: Path) -> Path:
@@ -42,7 +42,7 @@ def _linked(tmp_path: Path, extra_env: dict[str, str]) -> dict[str, str]:
     cache = (build / "CMakeCache.txt").read_text().splitlines()
     found = {}
     for line in cache:
-        for lib in ("ascendcl", "acl_dvpp"):
+        for lib in ("ascendcl", "acl_dvpp", "msprofiler"):
             if line.startswith(f"ascgen_{lib}:"):
                 found[lib] = line.split("=", 1)[1]
     return found
@@ -51,10 +51,10 @@ def _linked(tmp_path: Path, extra_env: dict[str, str]) -> dict[str, str]:
 def test_the_stubs_come_before_lib64_without_npu_host_lib(tmp_path: Path) -> None:
     found = _linked(tmp_path, {})
     stub = tmp_path / "toolkit" / "runtime" / "lib64" / "stub"
-    assert found == {"ascendcl": str(stub / "libascendcl.so"), "acl_dvpp": str(stub / "libacl_dvpp.so")}
+    assert found == {lib: str(stub / f"lib{lib}.so") for lib in ("ascendcl", "acl_dvpp", "msprofiler")}
 
 
 def test_npu_host_lib_alone_is_searched_when_set(tmp_path: Path) -> None:
     own = _libs(tmp_path / "own")
     found = _linked(tmp_path, {"NPU_HOST_LIB": str(own)})
-    assert found == {"ascendcl": str(own / "libascendcl.so"), "acl_dvpp": str(own / "libacl_dvpp.so")}
+    assert found == {lib: str(own / f"lib{lib}.so") for lib in ("ascendcl", "acl_dvpp", "msprofiler")}

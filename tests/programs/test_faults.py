@@ -19,8 +19,8 @@ from program_harness import REPRESENTATIVE_SHAPES, built, first_devices, run_pro
 
 FAULT_TIMEOUT_S = 90
 CODE = 507899  # ACL_ERROR_RT_DRV_INTERNAL_ERROR: a code no API returns by itself here
-RELEASE = re.compile(r"acl\w*(Destroy|Free|Unload)")
-API = re.compile(r"\b(acl(?:rt|mdl|dvpp)?[A-Z]\w*)\(")
+RELEASE = re.compile(r"acl\w*(Destroy|Free|Unload)|hi_mpi_\w*(destroy|free|exit|stop)")  # stop: before destroy
+API = re.compile(r"\b(acl(?:rt|mdl|dvpp|vdec)?[A-Z]\w*|hi_mpi_\w+)\(")
 PER_FRAME = {
     "aclrtMemcpyAsync",
     "aclrtStreamWaitEvent",
@@ -37,6 +37,11 @@ PER_FRAME = {
     "aclrtSynchronizeEvent",
     "aclrtSynchronizeStream",
     "aclrtProcessReport",
+    "aclvdecSendFrame",
+    "acldvppSetStreamDescData",
+    "hi_mpi_vdec_send_stream",
+    "hi_mpi_vdec_get_frame",
+    "hi_mpi_vdec_release_frame",
 }
 RUNTIME = sorted([*Path("templates/runtime").glob("*.[hc]*"), *Path("templates/stages").glob("*.h")])
 SUPPORT = "".join(h.read_text() for h in RUNTIME)  # the runtime (headers and .cpp) and the kinds' headers
@@ -46,6 +51,8 @@ NO_CODE = {
     "acldvppCreatePicDesc",
     "acldvppCreateResizeConfig",
     "acldvppCreateRoiConfig",
+    "acldvppCreateStreamDesc",
+    "aclvdecCreateChannelDesc",
     "aclmdlCreateDesc",
     "aclmdlCreateDataset",
     "aclCreateDataBuffer",

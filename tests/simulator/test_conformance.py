@@ -119,7 +119,8 @@ def _deprecated(include: Path, names: list[str], tmp_path: Path) -> set[str]:
     """The functions among `names` that the headers under `include` mark deprecated."""
     src = tmp_path / f"deprecated_{abs(hash(str(include)))}.cpp"
     refs = "".join(f"  (void)&::{n};\n" for n in names)
-    src.write_text(f'#include "acl/acl.h"\n#include "acl/acl_base.h"\nvoid f();\nvoid f() {{\n{refs}}}\n')
+    headers = "".join(f'#include "acl/{h.name}"\n' for h in sorted((OUR_INCLUDE / "acl").glob("*.h")))
+    src.write_text(f"{headers}void f();\nvoid f() {{\n{refs}}}\n")  # (acl.h includes not all: acl_prof.h)
     cmd = [_cxx(), "-std=c++17", "-fsyntax-only", "-Wdeprecated-declarations", f"-I{include}", str(src)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env={**os.environ, "LC_ALL": "C"})
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -3,35 +3,20 @@ built with the system C++ compiler, plain and under ASan+UBSan, and run group by
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.serving.test_batcher import FLAGS, RUN_ENV, VARIANTS, _compiler
-
-REPO = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
+from tests.stages.header_tests import HEADER_VARIANTS, build_tests, run_group
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module", params=["plain", "asan"])
+@pytest.fixture(scope="module", params=HEADER_VARIANTS)
 def vpc_crop_tests(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    binary = tmp_path_factory.mktemp(f"vpc-crop-{request.param}") / "vpc_crop_tests"
-    includes = [f"-I{REPO / 'templates' / 'stages'}", f"-I{REPO / 'tests' / 'serving'}"]
-    cmd = [_compiler(), *FLAGS, *VARIANTS[request.param], *includes, str(HERE / "vpc_crop.cpp"), "-o", str(binary)]
-    build = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    assert build.returncode == 0, f"{' '.join(cmd)}\n{build.stdout}{build.stderr}"
-    return binary
+    return build_tests("vpc_crop.cpp", request.param, tmp_path_factory.mktemp(f"vpc-crop-{request.param}"))
 
 
 @pytest.mark.parametrize("group", ["map", "snap"])
 def test_group(vpc_crop_tests: Path, group: str) -> None:
-    run = subprocess.run(
-        [str(vpc_crop_tests), group], capture_output=True, text=True, timeout=120,
-        env={**os.environ, **RUN_ENV}, check=False,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "0 failed" in run.stderr
+    run_group(vpc_crop_tests, group)

@@ -3,9 +3,10 @@
     python -m tools.graphs            # write docs/graphs.md
     python -m tools.graphs --check    # exit 1 if docs/graphs.md is not what it would write
 
-The page is tools/graphs/intro.md, then, for each example graph in docs/graphs/*.yaml, what
-the planner predicts (ascgen/plan/fanout.py) at 0, 1 and 8 objects a frame: the roofline, the
-bottleneck and each shared engine's busy time per frame.
+The page is tools/graphs/intro.md, then, for each example graph in docs/graphs/*.yaml, its
+picture (docs/graphs/NAME.svg, as `ascgen plan --svg` draws it) and what the planner predicts
+(ascgen/plan/fanout.py) at 0, 1 and 8 objects a frame: the roofline, the bottleneck and each
+shared engine's busy time per frame.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ from ascgen.dsl.expect import Expect
 from ascgen.dsl.parse import parse_file
 from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
+from ascgen.plan.picture import graph_svg
 
 ROOT = Path(__file__).resolve().parents[2]
 INTRO = Path(__file__).with_name("intro.md")
 EXAMPLES = ROOT / "docs" / "graphs"
 PAGE = ROOT / "docs" / "graphs.md"
 OBJECTS = (0, 1, 8)
-ENGINES = ("aicore", "vpc", "jpegd", "h2d", "d2h", "host")
+ENGINES = ("aicore", "vpc", "jpegd", "h2d", "d2h", "d2d", "host")
 
 
 def plan_at(path: Path, objects: int) -> Plan:
@@ -35,6 +37,7 @@ def plan_at(path: Path, objects: int) -> Plan:
 def example_section(path: Path) -> list[str]:
     rel = path.relative_to(ROOT).as_posix()
     first = plan_at(path, OBJECTS[0])
+    picture = path.with_suffix(".svg").name
     fan = first.fanout
     assert fan is not None, f"{rel}: no vpc_crop"
     lines = [
@@ -42,6 +45,8 @@ def example_section(path: Path) -> list[str]:
         "",
         f"[{rel}](graphs/{path.name}): {first.threads} thread(s), frames in batches of {first.batch}, "
         f"'{fan.model_stage}' takes up to {fan.model_batch} objects an execution.",
+        "",
+        f"![the graph of {first.name}](graphs/{picture})",
         "",
         "| objects a frame | roofline (frames/s) | bottleneck | " + " | ".join(f"{e} us/frame" for e in ENGINES) + " |",
         "|---:|---:|---|" + "---:|" * len(ENGINES),
@@ -53,6 +58,15 @@ def example_section(path: Path) -> list[str]:
         cells = " | ".join(f"{busy.get(e, 0.0):,.0f}" for e in ENGINES)
         lines.append(f"| {n} | {plan.roofline_qps:,.0f} | {plan.bottleneck} | {cells} |")
     return [*lines, ""]
+
+
+def pictures() -> dict[Path, str]:
+    """Each example's picture, at the objects its spec expects."""
+    out = {}
+    for path in sorted(EXAMPLES.glob("*.yaml")):
+        spec, smap = parse_file(path)
+        out[path.with_suffix(".svg")] = graph_svg(analyze_data(spec, smap))
+    return out
 
 
 def render() -> str:
@@ -74,13 +88,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.graphs", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if docs/graphs.md is stale")
     args = parser.parse_args(argv)
-    text = render()
+    files = {PAGE: render(), **pictures()}
     if args.check:
-        current = PAGE.read_text(encoding="utf-8") if PAGE.is_file() else ""
-        if current != text:
-            print("docs/graphs.md is stale; run: python -m tools.graphs", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(text, encoding="utf-8")
-    print(f"wrote {PAGE.relative_to(ROOT)}")
+        stale = [p for p, text in files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text]
+        for p in stale:
+            print(f"{p.relative_to(ROOT)} is stale; run: python -m tools.graphs", file=sys.stderr)
+        return 1 if stale else 0
+    for p, text in files.items():
+        p.write_text(text, encoding="utf-8")
+        print(f"wrote {p.relative_to(ROOT)}")
     return 0

@@ -61,10 +61,14 @@ inline void set_unit(const char* stage, acldvppStreamDesc* d, const uint8_t* dat
 // sent is decoded and every callback has returned.
 inline void end_v1_stream(const char* stage, aclvdecChannelDesc* ch) {
   acldvppStreamDesc* eos = require(acldvppCreateStreamDesc(), stage, "acldvppCreateStreamDesc");
+  const char* call = "acldvppSetStreamDescEos";
   aclError ret = acldvppSetStreamDescEos(eos, 1);
-  if (ret == ACL_SUCCESS) ret = aclvdecSendFrame(ch, eos, nullptr, nullptr, nullptr);
+  if (ret == ACL_SUCCESS) {
+    call = "aclvdecSendFrame";
+    ret = aclvdecSendFrame(ch, eos, nullptr, nullptr, nullptr);
+  }
   const aclError destroyed = acldvppDestroyStreamDesc(eos);
-  check(ret, stage, "aclvdecSendFrame (end of stream)");
+  check(ret, stage, call);
   check(destroyed, stage, "acldvppDestroyStreamDesc");
 }
 

@@ -1,4 +1,4 @@
-// The public entry points (every exported acl* function, all of which start
+// The public entry points (every exported acl* and hi_mpi_* function, all of which start
 // with SIM_API_ENTER): ACL_SIM_FAIL rules naming anything else are rejected at
 // aclInit. ctest sim.api_enter (tests/check_api_enter.py) checks this list
 // against the library's exported symbols, so it cannot drift.
@@ -115,6 +115,20 @@ bool is_api_name(const char* name) {
       "aclmdlSetDynamicBatchSize",
       "aclmdlSetDynamicHWSize",
       "aclmdlUnload",
+      "aclprofCreateConfig",
+      "aclprofCreateStamp",
+      "aclprofDestroyConfig",
+      "aclprofDestroyStamp",
+      "aclprofFinalize",
+      "aclprofInit",
+      "aclprofMark",
+      "aclprofPop",
+      "aclprofPush",
+      "aclprofRangeStart",
+      "aclprofRangeStop",
+      "aclprofSetStampTraceMessage",
+      "aclprofStart",
+      "aclprofStop",
       "aclrtCreateContext",
       "aclrtCreateEvent",
       "aclrtCreateEventExWithFlag",
@@ -188,6 +202,20 @@ bool is_api_name(const char* name) {
       "aclvdecSetChannelDescOutPicWidth",
       "aclvdecSetChannelDescRefFrameNum",
       "aclvdecSetChannelDescThreadId",
+      // the V2 media API (acl/dvpp/hi_dvpp.h), after every acl* name in strcmp order
+      "hi_mpi_dvpp_free",
+      "hi_mpi_dvpp_malloc",
+      "hi_mpi_sys_exit",
+      "hi_mpi_sys_init",
+      "hi_mpi_vdec_create_chn",
+      "hi_mpi_vdec_destroy_chn",
+      "hi_mpi_vdec_get_chn_attr",
+      "hi_mpi_vdec_get_frame",
+      "hi_mpi_vdec_release_frame",
+      "hi_mpi_vdec_send_stream",
+      "hi_mpi_vdec_set_chn_attr",
+      "hi_mpi_vdec_start_recv_stream",
+      "hi_mpi_vdec_stop_recv_stream",
   };
   return std::binary_search(std::begin(kNames), std::end(kNames), name,
                             [](const char* a, const char* b) { return std::strcmp(a, b) < 0; });

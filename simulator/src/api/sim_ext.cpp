@@ -71,7 +71,7 @@ aclError aclsimSetStreamName(aclrtStream stream, const char* name) {
   Stream* s = nullptr;
   if (aclError rc = resolve_stream("aclsimSetStreamName", stream, &s)) return rc;
   hazard::name_stream(s, name);
-  if (trace_enabled()) trace_set_stream_name(s->id, name);
+  trace_set_stream_name(s->id, name);  // always: profiling may start later (aclprofStart)
   return ACL_SUCCESS;
 }
 

@@ -469,7 +469,7 @@ Stream* Device::create_stream(Context* ctx, bool is_default) {
   s->is_default = is_default;
   Stream* raw = s.get();
   streams_.emplace(raw, std::move(s));
-  if (trace_enabled()) trace_name_stream(raw->id, is_default);
+  trace_name_stream(raw->id, is_default);  // always: profiling may start later (aclprofStart)
   return raw;
 }
 

@@ -1,12 +1,17 @@
 #include "report/trace.h"
 
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/device.h"
 #include "report/log.h"
 
@@ -33,6 +38,9 @@ struct TraceState {
     std::string name;  // aclsimSetStreamName; empty: none
   };
   std::vector<StreamTrack> streams;
+  std::atomic<bool> profiling{false};
+  size_t profile_from = 0;  // the first slice of the profiled period
+  double profile_start = 0;
 };
 
 TraceState& state() {
@@ -78,7 +86,7 @@ void trace_open() {
 }
 
 bool trace_enabled() {
-  return !state().path.empty();
+  return !state().path.empty() || state().profiling.load();
 }
 
 void trace_name_stream(uint64_t stream_id, bool is_default) {
@@ -120,15 +128,10 @@ void trace_task(const Task& t) {
   }
 }
 
-void trace_write() {
-  TraceState& s = state();
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (s.path.empty()) return;
-  FILE* f = std::fopen(s.path.c_str(), "w");
-  if (f == nullptr) {
-    log(LogLevel::kError, "ACL_SIM_TRACE: cannot write '%s'", s.path.c_str());
-    return;
-  }
+namespace {
+
+// The trace of `slices` [from, end) and `ranges` as one JSON document. Under s.mu.
+void write_events(FILE* f, const TraceState& s, size_t from, const std::vector<HostRange>& ranges) {
   std::fprintf(f, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
   std::fprintf(
       f,
@@ -149,7 +152,8 @@ void trace_write() {
                  static_cast<unsigned long long>(tr.second),
                  engine_name(static_cast<Engine>(tr.second / 100)),
                  static_cast<unsigned long long>(tr.second % 100));
-  for (const Slice& sl : s.slices) {
+  for (size_t i = from; i < s.slices.size(); ++i) {
+    const Slice& sl = s.slices[i];
     std::fprintf(f, ",\n{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%d,\"tid\":%llu,\"ts\":%.3f",
                  escape(sl.name).c_str(), sl.ph, sl.pid, static_cast<unsigned long long>(sl.tid),
                  sl.ts);
@@ -157,10 +161,124 @@ void trace_write() {
     if (sl.ph == 'i') std::fprintf(f, ",\"s\":\"t\"");
     std::fprintf(f, ",\"args\":%s}", sl.args.c_str());
   }
+  if (!ranges.empty())
+    std::fprintf(f,
+                 ",\n{\"ph\":\"M\",\"pid\":3,\"name\":\"process_name\","
+                 "\"args\":{\"name\":\"host threads (msproftx ranges)\"}}");
+  std::set<uint64_t> threads;
+  for (const HostRange& r : ranges) {
+    if (threads.insert(r.thread).second)
+      std::fprintf(f,
+                   ",\n{\"ph\":\"M\",\"pid\":3,\"tid\":%llu,\"name\":\"thread_name\","
+                   "\"args\":{\"name\":\"host thread %llu\"}}",
+                   static_cast<unsigned long long>(r.thread),
+                   static_cast<unsigned long long>(r.thread));
+    std::fprintf(f, ",\n{\"name\":\"%s\",\"ph\":\"%s\",\"pid\":3,\"tid\":%llu,\"ts\":%.3f",
+                 escape(r.name).c_str(), r.dur > 0 ? "X" : "i",
+                 static_cast<unsigned long long>(r.thread), r.ts);
+    if (r.dur > 0)
+      std::fprintf(f, ",\"dur\":%.3f}", r.dur);
+    else
+      std::fprintf(f, ",\"s\":\"t\"}");
+  }
   std::fprintf(f, "\n]}\n");
+}
+
+// Per range name and per engine unit, what the profiled period spent. Under s.mu.
+void write_summary(FILE* f, const TraceState& s, double stop,
+                   const std::vector<HostRange>& ranges) {
+  struct Sum {
+    int64_t count = 0;
+    double total = 0;
+  };
+  std::map<std::string, Sum> by_name;
+  for (const HostRange& r : ranges) {
+    Sum& sum = by_name[r.name];
+    ++sum.count;
+    sum.total += r.dur;
+  }
+  std::map<uint64_t, Sum> by_unit;
+  for (size_t i = s.profile_from; i < s.slices.size(); ++i) {
+    const Slice& sl = s.slices[i];
+    if (sl.pid != 2) continue;
+    Sum& sum = by_unit[sl.tid];
+    ++sum.count;
+    sum.total += sl.dur;
+  }
+  std::fprintf(f, "{\"trace\":\"trace.json\",\"start_us\":%.3f,\"stop_us\":%.3f,\"ranges\":{",
+               s.profile_start, stop);
+  const char* sep = "";
+  for (const auto& [name, sum] : by_name) {
+    std::fprintf(f, "%s\n \"%s\":{\"count\":%lld,\"total_us\":%.3f,\"mean_us\":%.3f}", sep,
+                 escape(name).c_str(), static_cast<long long>(sum.count), sum.total,
+                 sum.total / static_cast<double>(sum.count));
+    sep = ",";
+  }
+  std::fprintf(f, "},\"engines\":{");
+  sep = "";
+  const double period = stop > s.profile_start ? stop - s.profile_start : 0;
+  for (const auto& [unit, sum] : by_unit) {
+    std::fprintf(f, "%s\n \"%s unit %llu\":{\"tasks\":%lld,\"busy_us\":%.3f,\"busy_share\":%.4f}",
+                 sep, engine_name(static_cast<Engine>(unit / 100)),
+                 static_cast<unsigned long long>(unit % 100), static_cast<long long>(sum.count),
+                 sum.total, period > 0 ? sum.total / period : 0.0);
+    sep = ",";
+  }
+  std::fprintf(f, "}}\n");
+}
+
+}  // namespace
+
+void trace_write() {
+  TraceState& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.path.empty()) return;
+  FILE* f = std::fopen(s.path.c_str(), "w");
+  if (f == nullptr) {
+    log(LogLevel::kError, "ACL_SIM_TRACE: cannot write '%s'", s.path.c_str());
+    return;
+  }
+  write_events(f, s, 0, {});
   std::fclose(f);
   log(LogLevel::kInfo, "trace: %zu slices written to %s", s.slices.size(), s.path.c_str());
   s.slices.clear();
+}
+
+void trace_profile_start() {
+  TraceState& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.profile_from = s.slices.size();
+  s.profile_start = model_clock().now_us();
+  s.profiling = true;
+}
+
+bool trace_profile_stop(const std::string& dir, const std::vector<HostRange>& ranges,
+                        std::string* why) {
+  TraceState& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.profiling = false;
+  const double stop = model_clock().now_us();
+  bool ok = true;
+  const std::pair<const char*, bool> files[] = {{"trace.json", true}, {"summary.json", false}};
+  for (const auto& [name, events] : files) {
+    const std::string path = dir + "/" + name;
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr) {
+      *why = "cannot write " + path + ": " + std::strerror(errno);
+      ok = false;
+      break;
+    }
+    if (events)
+      write_events(f, s, s.profile_from, ranges);
+    else
+      write_summary(f, s, stop, ranges);
+    std::fclose(f);
+  }
+  if (ok)
+    log(LogLevel::kInfo, "profile: %zu slices and %zu ranges written to %s/trace.json",
+        s.slices.size() - s.profile_from, ranges.size(), dir.c_str());
+  if (s.path.empty()) s.slices.resize(s.profile_from);  // kept only for ACL_SIM_TRACE
+  return ok;
 }
 
 }  // namespace sim

@@ -142,6 +142,14 @@ enum class Rule {
   kVdecV2Unsupported,             // vdec.v2_unsupported
   kVdecMpiArgs,                   // vdec.mpi_args
   kVdecStreamSize,                // vdec.stream_size
+  kProfInitRequired,              // prof.init_required
+  kProfInitTwice,                 // prof.init_twice
+  kProfPath,                      // prof.path
+  kProfConfig,                    // prof.config
+  kProfStartTwice,                // prof.start_twice
+  kProfStopNotStarted,            // prof.stop_not_started
+  kProfFinalizeRunning,           // prof.finalize_running
+  kProfRangeUnmatched,            // prof.range_unmatched
 };
 
 struct RuleInfo {
@@ -463,6 +471,32 @@ inline constexpr RuleInfo kRuleTable[] = {
     {"vdec.stream_size", RuleKind::kDevice,
      "VDEC input: 128x128 .. 4096x4096 on the 310, 310P, 910, 910B and A3 [HA 850 "
      "aclcppdevg_03_0373; aclpythondevg_01_0345]; ACL_FACTS 4, 8"},
+    {"prof.init_required", RuleKind::kArgument,
+     "profiling flow: aclprofInit after aclInit and before any other aclprof call; aclprofFinalize "
+     "once, last [HA 850 aclcppdevg_03_1274; HA 80RC3 aclcppdevg_03_1598]; ACL_FACTS 8 Profiling"},
+    {"prof.init_twice", RuleKind::kArgument,
+     "aclprofInit: profiling is process-wide, initialised once until aclprofFinalize [HA 850 "
+     "aclcppdevg_03_1274]; ACL_FACTS 8 Profiling"},
+    {"prof.path", RuleKind::kArgument,
+     "aclprofInit(profilerResultPath, length): the result folder and its length [HA 850 "
+     "aclcppdevg_03_1274; H acl_prof.h]; ACL_FACTS 8 Profiling"},
+    {"prof.config", RuleKind::kArgument,
+     "aclprofCreateConfig: the devices to profile (deviceNums > 0, ids of devices), aicoreEvents "
+     "NULL; aclprofDestroyConfig after aclprofStop [HA 850 aclcppdevg_03_1274; H acl_prof.h]; "
+     "ACL_FACTS 8 Profiling"},
+    {"prof.start_twice", RuleKind::kArgument,
+     "aclprofStart / aclprofStop come in pairs with one config [HA 850 aclcppdevg_03_1274]; "
+     "ACL_FACTS 8 Profiling"},
+    {"prof.stop_not_started", RuleKind::kArgument,
+     "aclprofStop with the config aclprofStart started [HA 850 aclcppdevg_03_1274]; ACL_FACTS 8 "
+     "Profiling"},
+    {"prof.finalize_running", RuleKind::kDevice,
+     "profiling flow: aclprofStop, aclprofDestroyConfig, then aclprofFinalize [HA 850 "
+     "aclcppdevg_03_1274; HA 80RC3 aclcppdevg_03_1598]; ACL_FACTS 8 Profiling"},
+    {"prof.range_unmatched", RuleKind::kArgument,
+     "msproftx: aclprofPush / aclprofPop on one thread, aclprofRangeStop with the id "
+     "aclprofRangeStart gave [HA 850 aclcppdevg_03_1274 (msproftx); gitcode cann/runtime docs]; "
+     "ACL_FACTS 8 Profiling"},
 };
 
 constexpr const RuleInfo& rule_info(Rule rule) {

@@ -22,11 +22,13 @@
 
 #include "acl/dvpp/hi_dvpp.h"
 #include "acl_sim/imaging/content_hash.h"
+#include "api/api.h"
 #include "api/runtime.h"
 #include "core/clock.h"
 #include "core/device.h"
 #include "core/memory.h"
 #include "core/profile.h"
+#include "rules/hazard.h"
 #include "rules/rules.h"
 #include "vdec/vdec_mix.h"
 #include "vdec/vdec_picture.h"
@@ -50,6 +52,7 @@ struct Sent {
 struct Ready {
   Sent sent;
   uint32_t width = 0, height = 0;
+  std::shared_ptr<Task> task;  // the decode that wrote it: the host that gets it is ordered after
 };
 
 struct MpiChannel {
@@ -126,22 +129,27 @@ void enqueue(const char* api, const std::shared_ptr<MpiChannel>& ch, double serv
     }
   spec.traffic_bytes = traffic;
   auto shared = std::make_shared<std::vector<Decoded>>(std::move(done));
+  auto self =
+      std::make_shared<std::shared_ptr<Task>>();  // this task, set under ch->mu once enqueued
   std::weak_ptr<MpiChannel> weak = ch;
-  spec.work = [shared, weak] {
+  spec.work = [shared, weak, self] {
     for (const Decoded& d : *shared)
       if (d.write) write_picture(target_of(d.sent.pic), *d.picture, d.identity);
     std::shared_ptr<MpiChannel> c = weak.lock();
     if (!c) return;
     std::lock_guard<std::mutex> lock(c->mu);
     for (const Decoded& d : *shared)
-      c->ready.push_back({d.sent, d.picture->width, d.picture->height});
+      c->ready.push_back({d.sent, d.picture->width, d.picture->height, *self});
     c->cv.notify_all();
   };
   const double stamp = charge_host();
   Device& dev = device();
   std::unique_lock<std::mutex> lk(dev.mu());
   hold_task_memory(api, &spec, dev.id());
-  dev.enqueue(lk, ch->decode, TaskKind::kWork, std::move(spec), stamp, nullptr, api);
+  std::shared_ptr<Task> task =
+      dev.enqueue(lk, ch->decode, TaskKind::kWork, std::move(spec), stamp, nullptr, api);
+  std::lock_guard<std::mutex> lock(ch->mu);
+  *self = std::move(task);
 }
 
 std::vector<Decoded> deliver(const char* api, MpiChannel* ch, const vdec::Emission& em) {
@@ -180,6 +188,7 @@ bool wait_for(std::unique_lock<std::mutex>& lk, std::condition_variable& cv, hi_
 extern "C" {
 
 hi_s32 hi_mpi_sys_init(hi_void) {
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   if (aclError rc = require_context(__func__)) return rc;
   vdec::use(vdec::DvppApi::kV2, __func__);
   if (profile().num("features.dvpp_v2", 0) == 0)
@@ -192,13 +201,15 @@ hi_s32 hi_mpi_sys_init(hi_void) {
 }
 
 hi_s32 hi_mpi_sys_exit(hi_void) {
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   std::lock_guard<std::mutex> lock(g_mu);
   g_sys = false;
   return HI_SUCCESS;
 }
 
 hi_s32 hi_mpi_dvpp_malloc(hi_u32 dev_id, hi_void** dev_ptr, hi_u64 size) {
-  (void)dev_id;  // the calling thread's current device
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
+  (void)dev_id;     // the calling thread's current device
   if (aclError rc = require_context(__func__)) return rc;
   if (dev_ptr == nullptr)
     return raise_rule(Rule::kVdecMpiArgs, HI_ERR_VDEC_NULL_PTR, __func__, "dev_ptr is NULL");
@@ -206,11 +217,13 @@ hi_s32 hi_mpi_dvpp_malloc(hi_u32 dev_id, hi_void** dev_ptr, hi_u64 size) {
 }
 
 hi_s32 hi_mpi_dvpp_free(hi_void* dev_ptr) {
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   if (aclError rc = require_context(__func__)) return rc;
   return dvpp_free(__func__, dev_ptr);
 }
 
 hi_s32 hi_mpi_vdec_create_chn(hi_vdec_chn chn, const hi_vdec_chn_attr* attr) {
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   if (aclError rc = require_context(__func__)) return rc;
   const auto limit = static_cast<hi_vdec_chn>(profile().num("limits.vdec_channels", 0));
   if (chn < 0 || chn >= limit)
@@ -257,6 +270,7 @@ hi_s32 hi_mpi_vdec_create_chn(hi_vdec_chn chn, const hi_vdec_chn_attr* attr) {
 }
 
 hi_s32 hi_mpi_vdec_destroy_chn(hi_vdec_chn chn) {
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   std::shared_ptr<MpiChannel> ch;
   if (hi_s32 rc = find(__func__, chn, &ch)) return rc;
   if (ch->receiving)
@@ -275,6 +289,7 @@ hi_s32 hi_mpi_vdec_destroy_chn(hi_vdec_chn chn) {
 }
 
 hi_s32 hi_mpi_vdec_set_chn_attr(hi_vdec_chn chn, const hi_vdec_chn_attr* attr) {
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   std::shared_ptr<MpiChannel> ch;
   if (hi_s32 rc = find(__func__, chn, &ch)) return rc;
   if (attr == nullptr)
@@ -291,6 +306,7 @@ hi_s32 hi_mpi_vdec_set_chn_attr(hi_vdec_chn chn, const hi_vdec_chn_attr* attr) {
 }
 
 hi_s32 hi_mpi_vdec_get_chn_attr(hi_vdec_chn chn, hi_vdec_chn_attr* attr) {
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   std::shared_ptr<MpiChannel> ch;
   if (hi_s32 rc = find(__func__, chn, &ch)) return rc;
   if (attr == nullptr)
@@ -300,6 +316,7 @@ hi_s32 hi_mpi_vdec_get_chn_attr(hi_vdec_chn chn, hi_vdec_chn_attr* attr) {
 }
 
 hi_s32 hi_mpi_vdec_start_recv_stream(hi_vdec_chn chn) {
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   std::shared_ptr<MpiChannel> ch;
   if (hi_s32 rc = find(__func__, chn, &ch)) return rc;
   ch->receiving = true;
@@ -307,6 +324,7 @@ hi_s32 hi_mpi_vdec_start_recv_stream(hi_vdec_chn chn) {
 }
 
 hi_s32 hi_mpi_vdec_stop_recv_stream(hi_vdec_chn chn) {
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   std::shared_ptr<MpiChannel> ch;
   if (hi_s32 rc = find(__func__, chn, &ch)) return rc;
   ch->receiving = false;
@@ -315,6 +333,7 @@ hi_s32 hi_mpi_vdec_stop_recv_stream(hi_vdec_chn chn) {
 
 hi_s32 hi_mpi_vdec_send_stream(hi_vdec_chn chn, const hi_vdec_stream* stream,
                                hi_vdec_pic_info* vdec_pic_info, hi_s32 milli_sec) {
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   std::shared_ptr<MpiChannel> ch;
   if (hi_s32 rc = find(__func__, chn, &ch)) return rc;
   if (stream == nullptr)
@@ -367,6 +386,7 @@ hi_s32 hi_mpi_vdec_send_stream(hi_vdec_chn chn, const hi_vdec_stream* stream,
 hi_s32 hi_mpi_vdec_get_frame(hi_vdec_chn chn, hi_video_frame_info* frame_info,
                              hi_vdec_supplement_info* supplement, hi_vdec_stream* stream,
                              hi_s32 milli_sec) {
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   std::shared_ptr<MpiChannel> ch;
   if (hi_s32 rc = find(__func__, chn, &ch)) return rc;
   if (frame_info == nullptr)
@@ -379,6 +399,9 @@ hi_s32 hi_mpi_vdec_get_frame(hi_vdec_chn chn, hi_video_frame_info* frame_info,
     r = ch->ready.front();
     ch->ready.pop_front();
   }
+  // The host has the frame: what the decode wrote is ordered before what it does next (as a
+  // V1 callback or a stream synchronisation orders it).
+  if (r.task && hazard::enabled()) hazard::observe(*r.task);
   hi_video_frame& f = frame_info->v_frame;
   f = hi_video_frame{};
   const hi_vdec_pic_info& pic = r.sent.pic;
@@ -399,6 +422,7 @@ hi_s32 hi_mpi_vdec_get_frame(hi_vdec_chn chn, hi_video_frame_info* frame_info,
 }
 
 hi_s32 hi_mpi_vdec_release_frame(hi_vdec_chn chn, const hi_video_frame_info* frame_info) {
+  SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   std::shared_ptr<MpiChannel> ch;
   if (hi_s32 rc = find(__func__, chn, &ch)) return rc;
   if (frame_info == nullptr)
