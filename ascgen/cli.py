@@ -202,8 +202,10 @@ def generate(specs: tuple[Path, ...], out_dir: Path, shared_runtime: bool, check
 def build(spec_path: Path, backend: str, sanitize: str | None, build_dir: Path) -> None:
     """Generate SPEC's program and build it with CMake and Ninja; print the binary's path."""
     from ascgen.codegen.build import build_variant
+    from ascgen.common.fileio import check_can_create
     from ascgen.common.progress import BuildProgress
 
+    check_can_create(build_dir)  # a user error naming it, before any work
     with BuildProgress(Console(stderr=True, highlight=False)) as progress:
         result = build_variant(
             spec_path, backend=backend, sanitize=sanitize, build_root=build_dir.resolve(), progress=progress

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ascgen.common.fileio import write_atomic
+from ascgen.common.fileio import ensure_dir, write_atomic
 
 F = TypeVar("F", bound=Callable[..., Any])
 ENV = "ASCGEN_CACHE_DIR"
@@ -51,8 +51,9 @@ def default_root() -> Path:
 
 @contextlib.contextmanager
 def locked(folder: Path) -> Iterator[None]:
-    """Holds ``folder``'s lock file: one process builds there at a time, others wait."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Holds ``folder``'s lock file: one process builds there at a time, others wait. A folder
+    that cannot be made is a user error naming what is in the way (fileio.ensure_dir)."""
+    ensure_dir(folder)
     with (folder / LOCK).open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
@@ -72,12 +73,14 @@ def compiler_identity() -> str:
 
 
 def tree_digest(folder: Path) -> str:
-    """A digest of every file under ``folder`` (names and contents), build folders left out."""
+    """A digest of every file under ``folder`` (names and contents); hidden files and folders named
+    build* or __pycache__ are left out."""
     digest = hashlib.sha256()
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)
-        if any(part.startswith((".", "build")) or part == "__pycache__" for part in rel.parts):
-            continue
+        hidden = any(p.startswith(".") for p in rel.parts)
+        if hidden or any(p.startswith("build") or p == "__pycache__" for p in rel.parts[:-1]):
+            continue  # hidden files, and build folders someone made inside the sources
         if path.is_file():
             data = path.read_bytes()
             digest.update(f"{rel.as_posix()}\0{len(data)}\0".encode())

@@ -218,6 +218,8 @@ Options parse_options(int argc, char** argv, Options o) {
     usage_error(program, "--model: '" + shown(o.model, kShownPath) + "' is " +
                              file_kind(model_st.st_mode) + ", not a regular file");
   if (loads.size() > 1) usage_error(program, "give one load: --clients, --rate or --trace");
+  if (!o.profile_dir.empty() && o.deploy == "threads" && o.devices.find(',') != std::string::npos)
+    usage_error(program, "--profile profiles one device per process: use --deploy processes");
   if (!o.json_path.empty()) {
     std::string why = cannot_write(o.json_path);
     if (!why.empty())

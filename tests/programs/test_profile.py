@@ -71,3 +71,21 @@ def test_bench_profiles_each_run_and_names_the_trace(tmp_path: Path) -> None:
     assert len(traces) == 2  # one folder per run, named as its raw/ JSON
     assert {t.parent.name for t in traces} == {p.stem for p in (tmp_path / "out" / "raw").glob("*.json")}
     assert f"profile: {traces[0]} (and 1 more, one per run); open it at https://ui.perfetto.dev" in result.output
+
+
+def test_several_devices_profile_into_a_folder_each_and_threads_are_refused(tmp_path: Path) -> None:
+    """Profiling is process-wide: devices run as processes profile into DIR/device<N>/; as
+    threads of one process the flag is refused up front (exit 2, one line)."""
+    result = built(Path("pipelines/resnet50_atlas800.yaml"))
+    args = ("--duration", "0.4", "--warmup", "0.1", "--devices", "0,1")
+    run = run_program(result.binary, *args, "--deploy", "processes", "--profile", str(tmp_path / "p"), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    for device in (0, 1):
+        assert json.loads((tmp_path / "p" / f"device{device}" / "trace.json").read_text())["traceEvents"]
+    run = run_program(result.binary, *args, "--deploy", "threads", "--profile", str(tmp_path / "t"), cwd=tmp_path)
+    assert run.returncode == 2
+    assert (
+        run.stderr
+        == "resnet50_atlas800: --profile profiles one device per process: use --deploy processes (see --help)\n"
+    )
+    assert not (tmp_path / "t").exists()
