@@ -311,7 +311,7 @@ const ascgen::StepFn<Worker> Worker::kSteps[] = {
 int main(int argc, char** argv) {
   ascgen::Options defaults;
   defaults.threads = 16;
-  defaults.depth = 4;
+  defaults.depth = 8;
   defaults.pin = "all";
   defaults.input = ASCGEN_DEFAULT_INPUT;
   defaults.model = ASCGEN_DEFAULT_MODEL;
