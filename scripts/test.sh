@@ -11,9 +11,10 @@ echo "== format"; bash scripts/format.sh --check
 echo "== mypy"; mypy
 echo "== pytest"
 # Two workers (ASCGEN_TEST_WORKERS), each test file on one of them (--dist loadfile): the C++
-# builds the files share are built once, under a lock per build folder (ascgen.codegen.cache.locked).
+# builds the files share are built once, under a lock per build folder (ascgen.codegen.cache.locked);
+# the files that build C++ first (tests/conftest.py), so that the short ones fill the end.
 set +e
-pytest -q -n "${ASCGEN_TEST_WORKERS:-2}" --dist loadfile "$@"
+pytest -q -n "${ASCGEN_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

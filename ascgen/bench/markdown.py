@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ascgen.bench import report
 from ascgen.bench.schema import BenchResults
+from ascgen.bench.video import capacity_line
 
 
 def table_lines(header: list[str], body: list[list[str]]) -> list[str]:
@@ -35,6 +36,9 @@ def render(results: BenchResults, plots: list[str] | None = None) -> str:
         lines += ["", f"Latency (p50/p99): {how}."]
     if len(results.summary) > 1:
         lines += ["", report.best_line(results).replace("best: ", "Best: ", 1) + "."]
+    capacity = capacity_line(results.summary)
+    if capacity is not None:
+        lines += ["", capacity[0].upper() + capacity[1:] + "."]
     if results.slo:
         gates = ", ".join(f"{k} {v:g}" for k, v in results.slo.items())
         if results.slo_misses:

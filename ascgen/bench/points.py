@@ -32,6 +32,7 @@ class BadSweep(UserError):
 class Sweep:
     key: str
     values: tuple[int | float | str, ...]
+    alias: str = ""  # the key as written when it means another (streams=1,4,8 of a video: threads)
 
 
 def _whole(key: str, item: str, what: str) -> int:
@@ -107,6 +108,9 @@ def parse_sweep(text: str) -> Sweep:
             f"'{shown(key)}' cannot be swept{did_you_mean(key, SWEEPABLE)}; use one of {', '.join(SWEEPABLE)}"
         )
     items = [v.strip() for v in rest.split(",") if v.strip()]
+    if key == "streams" and items and all(WHOLE.match(item) for item in items):
+        # a video source's camera streams: one pipeline (thread) each, so they sweep threads
+        return Sweep("threads", parse_sweep("threads=" + rest).values, alias="streams")
     values: list[int | float | str] = []
     for item in items:
         if key in LOAD_KEYS:
@@ -161,6 +165,11 @@ def configurations(spec: Spec, sweeps: list[Sweep], fixed: Fixed) -> list[Config
     spec, a per_thread point takes the nearest multiple of its batch (256 -> 252 at batch 14).
     """
     check_sweeps(sweeps, fixed, spec.serving)
+    if any(s.alias == "streams" for s in sweeps) and spec.source.kind != "video":
+        raise BadSweep(
+            "streams=N sweeps the camera streams of a video source (source kind video); this spec's streams "
+            "are its stream layout: streams=per_stage,per_thread"
+        )
     chosen = {s.key for s in sweeps} | set(fixed)
     base: dict[str, int | float | str | None] = {
         "clients": None,

@@ -10,6 +10,7 @@ from rich.measure import Measurement
 from rich.table import Table
 
 from ascgen.bench.schema import BenchResults, Config, SloMiss, Summary
+from ascgen.bench.video import VIDEO_COLUMNS, capacity_line, video_cells
 
 MIB = 1 << 20
 
@@ -56,7 +57,12 @@ def columns(summaries: Sequence[Summary]) -> list[str]:
     serving = _serving(summaries)
     cols += ["achieved r/s" if serving else "QPS", "min-max", "CV", "p50/p99 ms"]
     cols += [*SERVING_COLUMNS] if serving else []
+    cols += [*VIDEO_COLUMNS] if _video(summaries) else []
     return [*cols, "roofline", "of roof", "bottleneck", "CPU s/1k fr", "dev MiB"]
+
+
+def _video(summaries: Sequence[Summary]) -> bool:
+    return any(s.video is not None for s in summaries)
 
 
 def _run_keys(summaries: Sequence[Summary]) -> list[str]:
@@ -95,6 +101,7 @@ def row(
     scale: float | None = None,
     run_keys: Sequence[str] = (),
     serving: bool = False,
+    video: bool = False,
 ) -> list[str]:
     cells = [s.streams, str(s.batch)]
     if with_sync:
@@ -111,6 +118,7 @@ def row(
         _pct(s.qps_cv),
         f"{s.latency_ms.p50:,.1f} / {s.latency_ms.p99:,.1f}",
         *(serving_cells(s) if serving else []),
+        *(video_cells(s) if video else []),
         f"{s.roofline_qps:,.0f}",
         f"{s.efficiency:.0%}",
         s.bottleneck,
@@ -124,7 +132,8 @@ def rows(summaries: Sequence[Summary]) -> list[list[str]]:
     with_sync = any(s.sync_every is not None for s in summaries)
     loads = _loads(summaries)
     deployment, keys, serving = _deployment(summaries), _run_keys(summaries), _serving(summaries)
-    return [row(s, with_sync, loads, deployment, scaling(s, summaries), keys, serving) for s in summaries]
+    video = _video(summaries)
+    return [row(s, with_sync, loads, deployment, scaling(s, summaries), keys, serving, video) for s in summaries]
 
 
 KNEE = 0.01  # configurations within 1 % of the top QPS count as tied
@@ -231,3 +240,6 @@ def print_results(results: BenchResults, console: Console) -> None:
     console.print(context_line(results))
     if len(results.summary) > 1:
         console.print(best_line(results))
+    capacity = capacity_line(results.summary)
+    if capacity is not None:
+        console.print(f"[bold]{capacity}[/]", highlight=False)

@@ -98,6 +98,24 @@ class ProgramServing(_Loose):
     generator: ProgramGenerator | None = None  # an open loop's
 
 
+class ProgramStream(_Loose):
+    """One stream of a video program's ``video.per_stream`` (ascgen_video.h)."""
+
+    fps: float = Field(default=0.0, ge=0)
+    late: int = Field(default=0, ge=0)
+    dropped: int = Field(default=0, ge=0)
+
+
+class ProgramVideo(_Loose):
+    """The part of a video program's ``video`` block (ascgen_video.h's fill) a bench reports."""
+
+    fps_target: float = Field(gt=0)
+    streams_held: int = Field(ge=0)
+    streams_total: int = Field(ge=0)
+    held: bool
+    per_stream: list[ProgramStream] = Field(default_factory=list)
+
+
 class ProgramReport(BaseModel):
     """What a generated program writes at exit (``--json PATH``). Unknown keys are kept out of
     the way (a newer program may add some); a different ``schema_version`` is refused."""
@@ -127,6 +145,7 @@ class ProgramReport(BaseModel):
     interrupted: bool = False
     verified: bool | None = None
     serving: ProgramServing | None = None  # a server's
+    video: ProgramVideo | None = None  # a video program's (source kind video)
 
 
 class Context(_Model):
@@ -234,6 +253,20 @@ class Serving(_Model):
         return self.rejected
 
 
+class Video(_Model):
+    """A video program's streams in one run, or over a configuration's repeats (model time): whether
+    every stream held its fps with no frame dropped (ascgen/bench/video.py)."""
+
+    streams: int = Field(ge=0)
+    fps_target: Measured
+    streams_held: int = Field(ge=0)
+    min_fps: Measured  # the slowest stream's
+    late: int = Field(ge=0)
+    dropped: int = Field(ge=0)
+    held: bool
+    predicted_capacity: int | None = None  # the plan's: the most streams of this spec that hold
+
+
 class RunRecord(Config):
     repeat: int  # 1-based
     qps: Measured
@@ -253,6 +286,7 @@ class RunRecord(Config):
     latency_histogram_us: LatencyHistogram | None = None  # the program's, when it exports one
     raw: str  # the program's own JSON, relative to the results file
     serving: Serving | None = None  # a server's
+    video: Video | None = None  # a video program's
 
 
 class Summary(Config):
@@ -272,6 +306,7 @@ class Summary(Config):
     host_cpu_s_per_1000_frames: float | None
     device_memory_bytes: int
     serving: Serving | None = None  # a server's, the median of its repeats (counts: summed)
+    video: Video | None = None  # a video program's over its repeats (held only if every repeat held)
 
     @model_validator(mode="after")
     def _ordered(self) -> Summary:

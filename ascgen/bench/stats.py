@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from ascgen.bench import histogram
 from ascgen.bench.roofline import roofline_of
 from ascgen.bench.schema import Config, Latency, ProgramReport, ProgramServing, RunRecord, Serving, Summary
+from ascgen.bench.video import video_of, video_summary
 from ascgen.plan.model import Plan, gear_for
 from ascgen.serving.predict import Prediction
 
@@ -117,6 +118,7 @@ def record(
             if report.serving
             else None
         ),
+        video=video_of(report.video, s, plan) if report.video else None,
     )
 
 
@@ -199,6 +201,7 @@ def summarize(runs: Sequence[RunRecord]) -> list[Summary]:
                 host_cpu_s_per_1000_frames=statistics.median(cpu) if cpu else None,
                 device_memory_bytes=max(r.device_memory_bytes for r in group),
                 serving=serving_summary([r.serving for r in group if r.serving is not None]),
+                video=video_summary([r.video for r in group if r.video is not None]),
             )
         )
     return out

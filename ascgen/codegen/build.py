@@ -5,6 +5,8 @@ $XDG_CACHE_HOME/ascgen) unless a command's --build-dir names another root. Each 
 rendered into <root>/programs/<name>-<hash of its files>/ and built there once (``ascgen build``
 and ``ascgen bench`` share it); unchanged sources build nothing. The simulator is compiled and
 installed once per sanitizer setting and content (its sources, compiler, flags) for all builds.
+The runtime's .cpp files are compiled once per setting and content as well, into a library the
+programs of the simulator backend link (ensure_runtime): each program compiles only its main.cpp.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ascgen.common.errors import StepFailed
 from ascgen.common.fileio import write_tree_atomic
 from ascgen.common.friendly import stop_child
 from ascgen.common.progress import CACHED
-from ascgen.common.resources import simulator_dir
+from ascgen.common.resources import simulator_dir, templates_dir
 from ascgen.dsl import spec as dsl
 from ascgen.dsl.configure import configure
 from ascgen.dsl.parse import parse_file
@@ -173,6 +175,38 @@ def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress 
     return prefix
 
 
+def ensure_runtime(build_root: Path, sanitize: str | None, progress: Progress | None = None) -> Path:
+    """Compile the runtime's .cpp files (templates/runtime/*.cpp) into a static library for
+    programs of the simulator backend with this sanitizer setting; returns the library.
+
+    Compiled once per setting and content (the runtime, its build, the simulator's install) in
+    build_root/runtime/<setting>-<key>/, with the flags the programs use
+    (templates/runtime/cmake/ascgen_flags.cmake, through templates/runtime_library/): each
+    program then compiles only its main.cpp and links the library."""
+    prefix = ensure_simulator(build_root, sanitize, progress)
+    runtime, project = templates_dir() / "runtime", (templates_dir() / "runtime_library").resolve()
+    key = cache.simulator_key(runtime, [variant_name(sanitize), cache.tree_digest(project), str(prefix)])
+    build = build_root / "runtime" / f"{variant_name(sanitize)}-{key}"
+    library = build / "libascgen_runtime.a"
+    if cache.stamp_matches(build, key) and library.is_file():
+        return library
+    flags = [f"-DASCGEN_RUNTIME_DIR={runtime}", f"-DCMAKE_PREFIX_PATH={prefix}"]
+    flags += [f"-DASCGEN_SANITIZE={sanitize}"] if sanitize else []
+    log = build / "build.log"
+    with cache.locked(build):
+        if cache.stamp_matches(build, key) and library.is_file():  # built while this one waited
+            return library
+        if configured_source(build) not in (None, project):  # the same runtime in another checkout
+            for entry in build.iterdir():
+                if entry.name != cache.LOCK:
+                    shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+        configure = ["cmake", "-G", "Ninja", "-S", str(project), "-B", str(build), *flags]
+        _run(configure, log, "configure the runtime", progress)
+        _run(["cmake", "--build", str(build), "-j2"], log, "build the runtime", progress)
+        cache.write_stamp(build, key)
+    return library
+
+
 _announced: set[Path] = set()
 
 
@@ -205,6 +239,7 @@ def compile_program(
         flags.append(f"-DASCGEN_SANITIZE={sanitize}")
     if backend == "sim":
         flags.append(f"-DCMAKE_PREFIX_PATH={ensure_simulator(build_root, sanitize, progress)}")
+        flags.append(f"-DASCGEN_RUNTIME_LIBRARY={ensure_runtime(build_root, sanitize, progress)}")
     binary = build / name
     toolkit = [f"{k}={os.environ.get(k, '')}" for k in _TOOLKIT_ENV] if backend != "sim" else []
     stamp = "\n".join([str(src), *flags, *toolkit, cache.compiler_identity()]) + "\n"

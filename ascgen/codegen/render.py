@@ -92,8 +92,9 @@ def _runtime_source(rel: str) -> Path:
 
 def runtime_files(includes: tuple[str, ...] | None = None) -> dict[str, str]:
     """The runtime folder's files, {path in it: text}, verbatim: the headers ``includes`` names
-    and every runtime header they include, or with None all of them (every kind's too); and
-    the cross-compiling toolchain files."""
+    and every runtime header they include, or with None all of them (every kind's too), each
+    with the .cpp file beside it that defines what it declares, if it has one; and the CMake
+    files (the compiler flags, the cross-compiling toolchain)."""
     if includes is None:
         wanted = [p.name for p in sorted((templates_dir() / "runtime").glob("*.h"))]
         wanted += [f"stages/{p.name}" for p in sorted((templates_dir() / "stages").glob("*.h"))]
@@ -106,6 +107,8 @@ def runtime_files(includes: tuple[str, ...] | None = None) -> dict[str, str]:
             continue
         files[rel] = _runtime_source(rel).read_text(encoding="utf-8")
         wanted += [h for h in _INCLUDE.findall(files[rel]) if _runtime_source(h).is_file()]
+        if rel.endswith(".h") and _runtime_source(rel[:-2] + ".cpp").is_file():
+            wanted.append(rel[:-2] + ".cpp")
     files = dict(sorted(files.items()))
     for toolchain in sorted((templates_dir() / "runtime" / "cmake").glob("*.cmake")):
         files[f"cmake/{toolchain.name}"] = toolchain.read_text(encoding="utf-8")
@@ -123,7 +126,10 @@ def render(program: Program) -> dict[str, str]:
     if program.paths["runtime"] == RUNTIME_FOLDER:
         files.update({f"{RUNTIME_FOLDER}/{rel}": text for rel, text in runtime_files(program.includes).items()})
     cmake_header = "\n".join(f"# {line}" for line in program.header)
-    files["CMakeLists.txt"] = env.get_template("CMakeLists.txt.j2").render(p=program, header=cmake_header)
+    sources = [rel for rel in runtime_files(program.includes) if rel.endswith(".cpp")]
+    files["CMakeLists.txt"] = env.get_template("CMakeLists.txt.j2").render(
+        p=program, header=cmake_header, runtime_sources=sources
+    )
     files["README.md"] = env.get_template("README.md.j2").render(p=program, header_text=" ".join(program.header))
     files.update(program.files)
     return files

@@ -18,7 +18,8 @@ ROW = 70  # pixels from one box's top to the next
 BOX_W, BOX_H = 230, 44
 LEFT, TOP = 40, 20
 ARC_STEP = 36  # how far each arc reaches right of the boxes, one more step per arc
-FILL = {"host": "#f3f3f3", "aicore": "#fde7d3", "vpc": "#dcecfb", "jpegd": "#dcecfb", "vdec": "#dcecfb"}
+FILL = {"host": "#f3f3f3", "aicore": "#fde7d3"}
+PICTURES = "#dcecfb"  # the DVPP engines that make pictures: decoders, VPC
 COPIES = "#e8f5e1"  # h2d, d2h, d2d
 
 
@@ -64,12 +65,14 @@ def graph_svg(plan: Plan) -> str:
     """The picture of ``plan``'s graph, an SVG document."""
     rows = {name: i + 1 for i, name in enumerate(plan.graph.nodes)}  # row 0: the source
     kinds = {s.name: (s.kind, s.engine) for s in plan.stages}
+    pictures = {s.name for s in plan.stages if s.output is not None and s.output.is_picture}
     arcs: list[GraphEdge] = []
     body: list[str] = _node(TOP, "source", plan.source.kind, "#ffffff")
     for name in plan.graph.nodes:
         y = TOP + rows[name] * ROW
         kind, engine = kinds[name]
-        body += _node(y, name, f"{kind} · {engine}", FILL.get(engine, COPIES))
+        fill = FILL.get(engine) or (PICTURES if name in pictures else COPIES)
+        body += _node(y, name, f"{kind} · {engine}", fill)
         for e in plan.graph.inputs_of(name):
             above = rows.get(e.src, 0) if e.src is not None else 0
             if above == rows[name] - 1:

@@ -31,79 +31,24 @@
 namespace ascgen {
 
 // "0,2,3" -> {0, 2, 3}; a usage error (exit 2) on anything else.
-inline std::vector<int32_t> parse_devices(const char* program, const std::string& text) {
-  std::vector<int32_t> out;
-  std::stringstream all(text);
-  std::string item;
-  while (std::getline(all, item, ',')) {
-    int64_t v = 0;
-    if (!parse_int(item, 0, 63, &v))
-      usage_error(program,
-                  "--devices takes device ids 0..63 separated by commas, not '" + text + "'");
-    if (std::find(out.begin(), out.end(), v) != out.end())
-      usage_error(program, "--devices lists device " + item + " twice");
-    out.push_back(static_cast<int32_t>(v));
-  }
-  if (out.empty()) usage_error(program, "--devices needs at least one device id");
-  return out;
-}
+std::vector<int32_t> parse_devices(const char* program, const std::string& text);
 
 // ---------------------------------------------------------------- reading a child's report
 
 // The value after the first (or, from_end, last) `"key": ` of a report: keys written before
 // its "stages" object are read from the front, those after it from the back, so a stage named
 // like a key cannot be mistaken for it.
-inline const char* json_value(const std::string& doc, const char* key, bool from_end) {
-  const std::string k = std::string("\"") + key + "\": ";
-  const size_t at = from_end ? doc.rfind(k) : doc.find(k);
-  return at == std::string::npos ? nullptr : doc.c_str() + at + k.size();
-}
+const char* json_value(const std::string& doc, const char* key, bool from_end);
 
-inline double json_num(const std::string& doc, const char* key, bool from_end) {
-  const char* v = json_value(doc, key, from_end);
-  return v == nullptr ? 0.0 : std::strtod(v, nullptr);
-}
+double json_num(const std::string& doc, const char* key, bool from_end);
 
-inline bool json_true(const std::string& doc, const char* key) {
-  const char* v = json_value(doc, key, true);
-  return v != nullptr && std::strncmp(v, "true", 4) == 0;
-}
+bool json_true(const std::string& doc, const char* key);
 
 // The numbers of a flat array, or of an array of pairs, after `key`, up to its closing bracket.
-inline std::vector<double> json_numbers(const std::string& doc, const char* key, bool from_end) {
-  std::vector<double> out;
-  const char* p = json_value(doc, key, from_end);
-  if (p == nullptr || *p != '[') return out;
-  int depth = 0;
-  for (; *p != '\0'; ++p) {
-    if (*p == '[') ++depth;
-    if (*p == ']' && --depth == 0) break;
-    if (*p == '-' || (*p >= '0' && *p <= '9')) {
-      char* end = nullptr;
-      out.push_back(std::strtod(p, &end));
-      p = end - 1;
-    }
-  }
-  return out;
-}
+std::vector<double> json_numbers(const std::string& doc, const char* key, bool from_end);
 
 // The "stages" object: name -> count, in the report's order.
-inline std::vector<std::pair<std::string, int64_t>> json_stages(const std::string& doc) {
-  std::vector<std::pair<std::string, int64_t>> out;
-  const char* p = json_value(doc, "stages", false);
-  if (p == nullptr || *p != '{') return out;
-  while (*p != '}' && *p != '\0') {
-    const char* q = std::strchr(p, '"');
-    if (q == nullptr) break;
-    const char* e = std::strchr(q + 1, '"');
-    if (e == nullptr) break;
-    char* end = nullptr;
-    const int64_t n = std::strtoll(e + 3, &end, 10);  // after `": `
-    out.emplace_back(std::string(q + 1, e), n);
-    p = end;
-  }
-  return out;
-}
+std::vector<std::pair<std::string, int64_t>> json_stages(const std::string& doc);
 
 // ---------------------------------------------------------------- the parent
 
@@ -117,135 +62,22 @@ struct DeviceChild {
   std::string received;  // what came up the pipe (its header, error line and report)
 };
 
-inline int exit_status_of(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return 3;
-}
+int exit_status_of(int wait_status);
 
 // The merged report: the same top-level fields as one device's (so tools read it alike), the
 // totals over the devices that completed, and "devices": each child's status, error and report.
 // `head`: the program's fields of a report (program, profile, streams, threads, ...).
-inline void write_merged(const Report& head, const Options& opt,
-                         const std::vector<DeviceChild>& children, const char* deploy) {
-  LatencyHistogram latency;
-  double qps = 0, duration = 0, host_cpu = 0, process_cpu = 0;
-  int64_t frames = 0, memory = 0, frames_failed = 0;
-  bool interrupted = stop_signal() != 0, verified = true, any_verified = false;
-  std::vector<double> windows;
-  std::vector<double> window_latency;  // per second: the worst device's p99 and max
-  std::vector<std::pair<std::string, int64_t>> stages;
-  std::vector<std::string> docs;
-  for (const DeviceChild& c : children) {
-    docs.push_back(c.out.report);  // any complete report, also of a device that failed at exit
-    const std::string& d = docs.back();
-    if (d.empty()) continue;
-    qps += json_num(d, "qps", false);
-    frames += static_cast<int64_t>(json_num(d, "frames", false));
-    duration = std::max(duration, json_num(d, "duration_s", false));
-    const std::vector<double> h = json_numbers(d, "latency_histogram_us", false);
-    const double max_us = json_num(d, "max", false) * 1000.0;
-    for (size_t i = 0; i + 1 < h.size(); i += 2)
-      latency.add_bucket(static_cast<uint64_t>(h[i]), static_cast<uint64_t>(h[i + 1]), max_us);
-    host_cpu += json_num(d, "host_cpu_s", true);
-    process_cpu += json_num(d, "process_cpu_s", true);
-    memory += static_cast<int64_t>(json_num(d, "device_memory_bytes", true));
-    frames_failed += static_cast<int64_t>(json_num(d, "frames_failed", true));
-    interrupted = interrupted || json_true(d, "interrupted");
-    const char* v = json_value(d, "verified", true);
-    if (v != nullptr && std::strncmp(v, "null", 4) != 0) {
-      any_verified = true;
-      verified = verified && std::strncmp(v, "true", 4) == 0;
-    }
-    const std::vector<double> w = json_numbers(d, "windows_qps", true);
-    if (windows.size() < w.size()) windows.resize(w.size(), 0.0);
-    for (size_t i = 0; i < w.size(); ++i) windows[i] += w[i];
-    const std::vector<double> l = json_numbers(d, "windows_latency_ms", true);  // p99, max, ...
-    if (window_latency.size() < l.size()) window_latency.resize(l.size(), 0.0);
-    for (size_t i = 0; i < l.size(); ++i) window_latency[i] = std::max(window_latency[i], l[i]);
-    for (const auto& [name, n] : json_stages(d)) {
-      auto it = std::find_if(stages.begin(), stages.end(),
-                             [&name = name](const auto& s) { return s.first == name; });
-      if (it == stages.end())
-        stages.emplace_back(name, n);
-      else
-        it->second += n;
-    }
-  }
-  Json j;
-  j.open('{');
-  j.key("schema_version").integer(1).key("program").str(head.program).key("backend");
-  j.str(Report::backend()).key("profile").str(head.profile).key("streams").str(head.streams);
-  j.key("threads").integer(head.threads).key("depth").integer(head.depth);
-  j.key("batch").integer(head.batch).key("sync_every").integer(head.sync_every);
-  j.key("deploy").str(deploy).key("frames").integer(frames).key("duration_s").num(duration);
-  j.key("qps").num(qps).key("latency_ms").open('{');
-  j.key("p50").num(latency.percentile_ms(50)).key("p90").num(latency.percentile_ms(90));
-  j.key("p99").num(latency.percentile_ms(99)).key("max").num(latency.max_ms()).close('}');
-  j.key("latency_histogram_us").open('[');
-  latency.for_each_bucket([&j](uint64_t upper, uint64_t n) {
-    j.open('[').integer(static_cast<int64_t>(upper)).integer(static_cast<int64_t>(n)).close(']');
-  });
-  j.close(']').key("stages").open('{');
-  for (const auto& [name, n] : stages) j.key(name.c_str()).integer(n);
-  j.close('}').key("host_cpu_s").num(host_cpu).key("process_cpu_s").num(process_cpu);
-  j.key("device_memory_bytes").integer(memory).key("windows_qps").open('[');
-  for (double w : windows) j.num(w);
-  j.close(']').key("windows_latency_ms").open('[');
-  for (size_t i = 0; i + 1 < window_latency.size(); i += 2)
-    j.open('[').num(window_latency[i]).num(window_latency[i + 1]).close(']');
-  j.close(']').key("frames_failed").integer(frames_failed).key("first_failure").null();
-  j.key("interrupted").boolean(interrupted).key("verified");
-  if (any_verified)
-    j.boolean(verified);
-  else
-    j.null();
-  j.key("devices").open('[');
-  for (size_t i = 0; i < children.size(); ++i) {
-    const DeviceChild& c = children[i];
-    j.open('{').key("device").integer(c.device).key("exit_status").integer(c.status);
-    const std::string& error = c.out.error;
-    j.key("error");
-    if (error.empty())
-      j.null();
-    else
-      j.str(error);
-    j.key("report").raw(docs[i].empty() ? "null" : docs[i]).close('}');
-  }
-  j.close(']').close('}');
-  write_json(j.text(), opt.json_path);
-}
+void write_merged(const Report& head, const Options& opt, const std::vector<DeviceChild>& children,
+                  const char* deploy);
 
 // One device's options: its id; its report and error line go to its DeviceOutput.
-inline Options device_options(const Options& opt, const DeviceChild& c) {
-  Options one = opt;
-  one.devices = std::to_string(c.device);
-  one.json_path.clear();
-  return one;
-}
+Options device_options(const Options& opt, const DeviceChild& c);
 
 // Names every failed device (with its reason) and merges the reports; the exit status: 0 when
 // every device succeeded, else the first failed device's (a device stopped by the signal `sig`
 // counts as interrupted, not failed).
-inline int finish_devices(const Report& head, const Options& opt,
-                          const std::vector<DeviceChild>& children, int sig, const char* deploy) {
-  int status = 0;
-  for (const DeviceChild& c : children) {
-    if (c.status == 0) continue;
-    if (sig != 0 && c.status == 128 + sig) {
-      if (status == 0) status = c.status;
-      continue;
-    }
-    const std::string why = !c.out.error.empty() ? c.out.error
-                            : c.killed_by != 0   ? "killed by signal " + std::to_string(c.killed_by)
-                                                 : "";
-    std::fprintf(stderr, "%s: device %d failed (exit status %d)%s%s\n", head.program, c.device,
-                 c.status, why.empty() ? "" : ": ", why.c_str());
-    if (status == 0) status = c.status;
-  }
-  write_merged(head, opt, children, deploy);
-  return status;
-}
+int finish_devices(const Report& head, const Options& opt, const std::vector<DeviceChild>& children,
+                   int sig, const char* deploy);
 
 // ---------------------------------------------------------------- deploy: processes
 
@@ -253,81 +85,20 @@ inline int finish_devices(const Report& head, const Options& opt,
 // At most kMaxDeviceMessage bytes are kept (a report is far smaller; beyond: not a report).
 constexpr size_t kMaxDeviceMessage = size_t{64} << 20;
 
-inline void send_device_output(int fd, const DeviceOutput& out) {
-  const std::string msg = std::to_string(out.error.size()) + " " +
-                          std::to_string(out.report.size()) + "\n" + out.error + out.report;
-  for (size_t at = 0; at < msg.size();) {
-    const ssize_t n = write(fd, msg.data() + at, msg.size() - at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the parent is gone (SIGPIPE ignored): nobody to tell
-    at += static_cast<size_t>(n);
-  }
-}
+void send_device_output(int fd, const DeviceOutput& out);
 
 // The DeviceOutput in what a child sent, if it arrived whole (a child killed mid-way sent part).
-inline bool received_output(const std::string& msg, DeviceOutput* out) {
-  const size_t eol = msg.find('\n');
-  if (eol == std::string::npos) return false;
-  char* end = nullptr;
-  const unsigned long long error = std::strtoull(msg.c_str(), &end, 10);
-  const unsigned long long report = std::strtoull(end, &end, 10);
-  if (end != msg.c_str() + eol || error + report != msg.size() - eol - 1) return false;
-  out->error = msg.substr(eol + 1, error);
-  out->report = msg.substr(eol + 1 + error);
-  return true;
-}
+bool received_output(const std::string& msg, DeviceOutput* out);
 
 // Reads what the children sent so far (waiting at most `wait_ms` for any); closes a pipe at its
 // end.
-inline void read_children(std::vector<DeviceChild>& children, int wait_ms) {
-  std::vector<pollfd> fds;
-  for (const DeviceChild& c : children)
-    if (c.pipe >= 0) fds.push_back({c.pipe, POLLIN, 0});
-  if (fds.empty()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
-    return;
-  }
-  if (poll(fds.data(), fds.size(), wait_ms) <= 0) return;
-  char buf[65536];
-  for (DeviceChild& c : children) {
-    if (c.pipe < 0) continue;
-    const ssize_t n = read(c.pipe, buf, sizeof buf);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-    if (n > 0 && c.received.size() + static_cast<size_t>(n) <= kMaxDeviceMessage) {
-      c.received.append(buf, static_cast<size_t>(n));
-      continue;
-    }
-    if (n > 0) c.received.clear();  // too long to be a report: dropped
-    if (n > 0) continue;
-    close(c.pipe);  // its end (or an error)
-    c.pipe = -1;
-  }
-}
+void read_children(std::vector<DeviceChild>& children, int wait_ms);
 
 #if ASCGEN_BACKEND_SIM
 // The simulated machine's shared memory that an earlier run of a program left behind when its
 // parent was killed (its children may die too, before the last of them removes it): removed,
 // and named. Only machines named by a parent that is gone (ascgen-<pid>, no such process).
-inline void sweep_machines(const char* program) {
-  DIR* d = opendir("/dev/shm");
-  if (d == nullptr) return;
-  const std::string prefix = "acl_sim_machine.ascgen-";
-  std::vector<std::string> gone;
-  while (dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    int64_t pid = 0;
-    if (name.compare(0, prefix.size(), prefix) != 0 ||
-        !parse_int(name.substr(prefix.size()), 1, 4194304, &pid))
-      continue;
-    if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) gone.push_back(name);
-  }
-  closedir(d);
-  for (const std::string& name : gone) {
-    aclsimMachineRemove(name.substr(std::strlen("acl_sim_machine.")).c_str());
-    std::fprintf(stderr, "%s: removed /dev/shm/%s, left by a run whose parent was killed\n",
-                 program, name.c_str());
-  }
-}
+void sweep_machines(const char* program);
 #endif
 
 // The child's side: dies with its parent, reports up the pipe, never returns.

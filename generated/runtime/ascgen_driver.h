@@ -152,28 +152,14 @@ struct Run {
 
 // The calling thread's run: its device's (set on each thread of a device under deploy:
 // threads), else the process's one run.
-inline Run*& current_run() {
-  thread_local Run* run = nullptr;
-  return run;
-}
+Run*& current_run();
 
-inline Run& run_state() {
-  static Run run;
-  Run* mine = current_run();
-  return mine != nullptr ? *mine : run;
-}
+Run& run_state();
 
 // ---------------------------------------------------------------- completing a batch
 
 // A frame whose decode failed: counted, never verified; the first one is named.
-inline void frame_failed(Run& run, const std::string& input, uint32_t code) {
-  if (run.frames_failed.fetch_add(1) == 0) {
-    std::lock_guard<std::mutex> lock(run.failure_mu);
-    run.first_failure_input = input;
-    run.first_failure_code = code;
-  }
-  if (!run.skip_decode_errors) run.stop = true;
-}
+void frame_failed(Run& run, const std::string& input, uint32_t code);
 
 // The host stages (W::postprocess) on item i of batch b's result (`item`: its first output; the
 // worker finds the model's others by b and i); under --profile inside their range.
@@ -240,10 +226,7 @@ const Input& input_of(const W& t, int64_t f, const std::vector<Input>& inputs) {
   return inputs[static_cast<size_t>((f + t.id) % static_cast<int64_t>(inputs.size()))];
 }
 
-inline Frame frame_at(int64_t f) {
-  const int batch = run_state().info->batch;
-  return Frame{f, f / batch, f % batch};
-}
+Frame frame_at(int64_t f);
 
 // Frame f's bookkeeping in its batch record: when it was submitted, which input it carries.
 template <class W>
@@ -295,27 +278,8 @@ BatchRecord& submit_frame(W& t, int64_t f, const Input& in) {
 
 // ---------------------------------------------------------------- start-up
 
-inline std::vector<Input> prepare_inputs(const ProgramInfo& info, const std::string& path,
-                                         void (*inspect)(Input&)) {
-  std::vector<Input> inputs;
-  if (info.source == SourceKind::kTensor) {
-    for (int k = 0; k < 4; ++k)
-      inputs.push_back({k, "tensor" + std::to_string(k),
-                        pattern_tensor(info.tensor_bytes, static_cast<uint64_t>(k)), 0, 0});
-    return inputs;
-  }
-  const bool raw = info.source == SourceKind::kRawFiles;
-  const bool video = info.source == SourceKind::kVideoFiles;  // a folder: every file in it
-  for (InputFile& file : load_inputs(path, info.max_input_bytes,
-                                     raw     ? ".u8"
-                                     : video ? ""
-                                             : nullptr)) {
-    Input in{static_cast<int>(inputs.size()), file.name, std::move(file.bytes), 0, 0};
-    inspect(in);
-    inputs.push_back(std::move(in));
-  }
-  return inputs;
-}
+std::vector<Input> prepare_inputs(const ProgramInfo& info, const std::string& path,
+                                  void (*inspect)(Input&));
 
 // Run-time flags that cannot work: the device cannot hold them, or they contradict the program
 // (exit 2, as a bad flag).
@@ -324,59 +288,16 @@ struct BadFlags : std::runtime_error {
 };
 
 // The run-time flags against the device, before anything is created: one clear error.
-inline void check_budget(const ProgramInfo& info, int threads, int window) {
-  const DeviceBudget& d = info.budget;
-  int64_t events = 0, device = info.model_bytes_per_worker, dvpp = 0;
-  for (const PoolSpec* const* ring = info.event_rings; *ring != nullptr; ++ring)
-    events += (*ring)->rule.slots(window);
-  for (const PoolSpec* const* pool = info.pools; *pool != nullptr; ++pool) {
-    const PoolSpec& p = **pool;
-    const int64_t bytes = static_cast<int64_t>(p.alloc_bytes) * p.rule.slots(window);
-    if (p.memory == Memory::kDvpp) dvpp += bytes;
-    if (p.memory != Memory::kHostPinned) device += bytes;
-  }
-  auto fail = [&](const std::string& what, int64_t need, int64_t limit) {
-    throw BadFlags("--threads " + std::to_string(threads) + " with a window of " +
-                   std::to_string(window) + " frames needs " + std::to_string(need) + " " + what +
-                   ", the device has " + std::to_string(limit) + "; lower --threads or --depth");
-  };
-  if (events * threads > d.max_events) fail("events", events * threads, d.max_events);
-  if (int64_t{info.streams_per_worker} * threads > d.max_streams)
-    fail("streams", int64_t{info.streams_per_worker} * threads, d.max_streams);
-  if (dvpp * threads > d.dvpp_bytes) fail("bytes of DVPP memory", dvpp * threads, d.dvpp_bytes);
-  if (device * threads > d.device_bytes)
-    fail("bytes of device memory", device * threads, d.device_bytes);
-}
+void check_budget(const ProgramInfo& info, int threads, int window);
 
 // ---------------------------------------------------------------- shared by run and serve
 
 // The report's head: the program and how it was run.
-inline Report report_head(const ProgramInfo& info, const Options& opt) {
-  Report report;
-  report.program = info.name;
-  report.profile = info.profile;
-  report.streams = info.streams;
-  report.threads = opt.threads;
-  report.depth = opt.depth;
-  report.batch = info.batch;
-  report.sync_every = info.sync_every;
-  return report;
-}
+Report report_head(const ProgramInfo& info, const Options& opt);
 
 // AscendCL (when this run initialises it), the device and a context for this run's threads,
 // each release registered so that teardown runs them in reverse order.
-inline aclrtContext open_device(int32_t device, bool init_acl, Cleanup& cleanup) {
-  if (init_acl) {
-    check(aclInit(nullptr), "setup", "aclInit");
-    cleanup.add("aclFinalize", [] { return aclFinalize(); });
-  }
-  check(aclrtSetDevice(device), "setup", "aclrtSetDevice");
-  cleanup.add("aclrtResetDevice", [device] { return aclrtResetDevice(device); });
-  aclrtContext context = nullptr;
-  check(aclrtCreateContext(&context, device), "setup", "aclrtCreateContext");
-  cleanup.add("aclrtDestroyContext", [context] { return aclrtDestroyContext(context); });
-  return context;
-}
+aclrtContext open_device(int32_t device, bool init_acl, Cleanup& cleanup);
 
 // opt.threads workers, each with its batch records and its own streams, pools and events
 // (W::setup), serving `run` beside the one `shared` instance.
@@ -403,42 +324,16 @@ std::vector<std::unique_ptr<W>> make_workers(const ProgramInfo& info, const Opti
 }
 
 // The measured period: after --warmup, for --duration or until --frames were measured.
-inline void begin_measurement(Run& run, const Options& opt) {
-  run.frame_limit = opt.frames;
-  run.measure_start = now_s() + opt.warmup_s;
-  run.measure_end = opt.frames > 0 ? 1e300 : run.measure_start + opt.duration_s;
-  run.windows.reserve(opt.frames > 0 ? 0.0 : opt.duration_s);
-}
+void begin_measurement(Run& run, const Options& opt);
 
 // What the report says of --verify: null (-1) when not asked or nothing to compare, true (1)
 // only when every output matched and no frame failed to decode (a skipped failure, with
 // --on-decode-error skip, is the user's choice: the rest verified).
-inline int verified_state(const Run& run, const Options& opt, bool verifiable) {
-  if (!opt.verify || !verifiable) return -1;
-  const bool failed = run.frames_failed > 0 && !opt.skip_decode_errors;
-  return run.mismatches == 0 && !failed ? 1 : 0;
-}
+int verified_state(const Run& run, const Options& opt, bool verifiable);
 
 // The exit status once the report is written: 1 for a mismatch or a failed decode (named), 3
 // when the run measured nothing (it has no result), 128 + the signal when one stopped it, else 0.
-inline int run_status(const char* program, const Run& run, const Options& opt, int64_t frames) {
-  if (run.mismatches > 0) return 1;
-  if (run.requirement_missed > 0) return 1;  // the report said which streams and why
-  if (run.frames_failed > 0 && !opt.skip_decode_errors) {
-    std::fprintf(stderr, "%s: decoding input '%s' failed with result code %" PRId64 "\n", program,
-                 run.first_failure_input.c_str(), run.first_failure_code);
-    return 1;
-  }
-  if (stop_signal() != 0) return 128 + stop_signal();
-  if (frames == 0) {
-    std::fprintf(stderr,
-                 "%s: nothing was measured: no frame completed after the %.6g s warm-up%s\n",
-                 program, opt.warmup_s,
-                 opt.frames > 0 ? "" : "; give a longer --duration (or a shorter --warmup)");
-    return 3;
-  }
-  return 0;
-}
+int run_status(const char* program, const Run& run, const Options& opt, int64_t frames);
 
 // ---------------------------------------------------------------- the report thread
 
@@ -465,16 +360,7 @@ std::string host_stage_names(const std::vector<StageInfo>& stages) {
 // Before the report thread stops (and its streams are unsubscribed, at cleanup): on every path,
 // let the device drain and every queued callback run, so none is left pending (ACL_FACTS 1.4,
 // Callbacks: unsubscribe at the end). Gives up after 60 s or when the report thread failed.
-inline void finish_callbacks(ReportThread& reporter) {
-  Run& run = run_state();
-  aclError ret = aclrtSynchronizeDevice();
-  if (ret != ACL_SUCCESS)
-    run.error.set("completion: aclrtSynchronizeDevice failed with error " + std::to_string(ret));
-  const double deadline = now_s() + 60.0;
-  while (run.callbacks_run < run.callbacks_launched && !reporter.failed() && now_s() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  reporter.stop();
-}
+void finish_callbacks(ReportThread& reporter);
 
 // finish_callbacks on every path out of the scope that declares it, an exception included,
 // while what the callbacks touch (the workers) is still alive and before the streams are

@@ -147,30 +147,10 @@ struct DeviceOutput {
   std::string error;
 };
 
-inline DeviceOutput*& device_output() {
-  thread_local DeviceOutput* out = nullptr;
-  return out;
-}
+DeviceOutput*& device_output();
 
 // A JSON document to stdout and, if given, to a file; a failed write is an error.
-inline void write_json(const std::string& text, const std::string& path) {
-  std::printf("%s\n", text.c_str());
-  std::fflush(stdout);
-  if (path.empty()) return;
-  std::ofstream f(path);
-  f << text << "\n";
-  f.close();
-  if (!f) throw std::runtime_error("cannot write the JSON report to '" + path + "'");
-}
-
-inline void Report::write(const LatencyHistogram& latency, const std::string& path,
-                          bool quiet) const {
-  (void)quiet;  // --quiet drops the progress lines only; the result is always printed
-  if (DeviceOutput* out = device_output())
-    out->report = json(latency);
-  else
-    write_json(json(latency), path);
-}
+void write_json(const std::string& text, const std::string& path);
 
 }  // namespace ascgen
 

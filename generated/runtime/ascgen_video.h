@@ -18,6 +18,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -199,6 +200,19 @@ class Stream {
   bool aborted_ = false;
 };
 
+// How many times slower the simulated device runs than the host (ACL_SIM_TIME_SCALE; 1 on a
+// real device): a camera's period is in the device's time, so the feeders pace at fps / scale
+// of the host's clock and the report's rates are the host's (a bench multiplies them back).
+inline double time_scale() {
+#if ASCGEN_BACKEND_SIM
+  const char* s = std::getenv("ACL_SIM_TIME_SCALE");
+  const double v = s != nullptr ? std::atof(s) : 1.0;
+  return v > 0 ? v : 1.0;
+#else
+  return 1.0;
+#endif
+}
+
 inline bool measured(double t) {
   const Run& run = run_state();
   return t >= run.measure_start && t < run.measure_end;
@@ -296,7 +310,7 @@ template <class W>
 void feed(W& t, const Clip& clip, const Config& cfg) {
   Run& run = run_state();
   Stream& v = t.video;
-  const double period = 1.0 / cfg.fps;
+  const double period = time_scale() / cfg.fps;
   const double start = now_s();
   int64_t f = t.next_frame, sends = 0;
   bool resync = false;  // dropping until the next key frame
@@ -398,15 +412,15 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
       clip.input = &in;
       clip.units = access_units(in.bytes, h265);
       void* data = nullptr;
-      check(acldvppMalloc(&data, in.bytes.size()), "source", "acldvppMalloc");
-      cleanup_.add("acldvppFree", [data] { return acldvppFree(data); });
+      const DvppAllocator dvpp = dvpp_allocator();
+      check(dvpp.alloc(&data, in.bytes.size()), "source", dvpp.alloc_name);
+      cleanup_.add(dvpp.release_name, [data, dvpp] { return dvpp.release(data); });
       check(aclrtMemcpy(data, in.bytes.size(), in.bytes.data(), in.bytes.size(),
                         ACL_MEMCPY_HOST_TO_DEVICE),
             "source", "aclrtMemcpy");
       clip.device = static_cast<uint8_t*>(data);
       clips_.push_back(std::move(clip));
     }
-    W::video_system(cleanup_);
     for (auto& t : *workers_) {
       t->video_open(run_state().report_thread, cleanup_);
       t->video.open = true;
@@ -447,7 +461,7 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
                      t->latency.percentile_ms(50),
                      t->latency.percentile_ms(99),
                      t->latency.max_ms()};
-      s.held = s.fps >= cfg_.fps * (1 - kFpsTolerance) && s.dropped == 0;
+      s.held = s.fps * time_scale() >= cfg_.fps * (1 - kFpsTolerance) && s.dropped == 0;
       if (s.held)
         ++streams_held_;
       else
@@ -458,6 +472,7 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
       j.key("video").open('{');
       j.key("fps_target").num(cfg_.fps).key("pace").str(cfg_.realtime ? "realtime" : "asap");
       j.key("late").str(cfg_.drop_late ? "drop" : "queue").key("codec").str(cfg_.codec);
+      j.key("time_scale").num(time_scale());  // per-stream fps are the host's: x time_scale
       j.key("streams_held")
           .integer(streams_held_)
           .key("streams_total")
@@ -498,7 +513,8 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
                  missed_.size(), total, cfg_.fps);
     for (size_t k = 0; k < missed_.size() && k < 4; ++k)
       std::fprintf(stderr, " stream %d %.1f fps, %" PRId64 " late, %" PRId64 " dropped;",
-                   missed_[k].id, missed_[k].fps, missed_[k].late, missed_[k].dropped);
+                   missed_[k].id, missed_[k].fps * time_scale(), missed_[k].late,
+                   missed_[k].dropped);
     std::fprintf(stderr, "%s\n",
                  require_fps_ ? "" : " (exit 0: --require-fps makes this a failure)");
     if (require_fps_) run_state().requirement_missed = static_cast<int64_t>(missed_.size());

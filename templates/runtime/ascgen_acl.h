@@ -32,10 +32,7 @@ struct AclFailure : std::runtime_error {
   aclError code;
 };
 
-inline std::string call_name(const char* expr) {
-  std::string s(expr);
-  return s.substr(0, s.find('('));
-}
+std::string call_name(const char* expr);
 
 inline void check(aclError ret, const char* stage, const char* expr) {
   if (ret != ACL_SUCCESS) throw AclFailure(stage, call_name(expr), ret);
@@ -103,14 +100,7 @@ inline aclrtStream new_stream(const char* stage, const char* name, int worker, C
 // A DVPP channel for the work of one stream: a channel is never used by two streams at once
 // (CANN 5.0.4-9.0, acldvppCreateChannel).
 // `modes` (acldvppChannelMode bits) is set where the device has channel modes, else 0.
-inline acldvppChannelDesc* new_dvpp_channel(const char* stage, uint32_t modes, Cleanup& cleanup) {
-  acldvppChannelDesc* c = require(acldvppCreateChannelDesc(), stage, "acldvppCreateChannelDesc");
-  cleanup.add("acldvppDestroyChannelDesc", [c] { return acldvppDestroyChannelDesc(c); });
-  if (modes != 0) check(acldvppSetChannelDescMode(c, modes), stage, "acldvppSetChannelDescMode");
-  check(acldvppCreateChannel(c), stage, "acldvppCreateChannel");
-  cleanup.add("acldvppDestroyChannel", [c] { return acldvppDestroyChannel(c); });
-  return c;
-}
+acldvppChannelDesc* new_dvpp_channel(const char* stage, uint32_t modes, Cleanup& cleanup);
 
 inline uint32_t align_up(uint32_t v, uint32_t a) {
   return (v + a - 1) / a * a;

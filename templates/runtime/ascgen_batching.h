@@ -62,13 +62,7 @@ struct Shape {
   }
 };
 
-inline Shape make_shape(std::initializer_list<int64_t> dims) {
-  if (dims.size() > static_cast<size_t>(kMaxRank))
-    throw std::invalid_argument("a request shape has at most 4 dimensions");
-  Shape s;
-  for (int64_t d : dims) s.dims[s.rank++] = d;
-  return s;
-}
+Shape make_shape(std::initializer_list<int64_t> dims);
 
 // Paddle Serving's merge rule (C++ Serving asynchronous mode, "动态批量"): requests of
 // different shapes are padded to the element-wise maximum shape, and they may be merged
@@ -85,10 +79,7 @@ inline Shape make_shape(std::initializer_list<int64_t> dims) {
 // the other way round, in exact integer arithmetic (2 * smallest >= padded).
 constexpr int64_t kPaddingAbsoluteElements = 1024;
 
-inline bool padding_acceptable(int64_t padded_elements, int64_t smallest_elements) {
-  return padded_elements - smallest_elements <= kPaddingAbsoluteElements ||
-         2 * smallest_elements >= padded_elements;
-}
+bool padding_acceptable(int64_t padded_elements, int64_t smallest_elements);
 
 // The padded shape of a batch being formed: the element-wise maximum of its requests'
 // shapes and the smallest element count among them.
@@ -159,14 +150,7 @@ struct BatcherConfig {
 // The batcher's durations (the queue delay and every level's timeout) times `factor`, capped at
 // kMaxDurationUs: what they are on a host clock that runs `factor` times faster than the
 // device's (ascgen_serving.h: the simulator's ACL_SIM_TIME_SCALE).
-inline void scale_durations(BatcherConfig* config, double factor) {
-  auto scaled = [factor](int64_t us) {
-    const double v = static_cast<double>(us) * factor;
-    return v >= static_cast<double>(kMaxDurationUs) ? kMaxDurationUs : static_cast<int64_t>(v);
-  };
-  config->max_queue_delay_us = scaled(config->max_queue_delay_us);
-  for (QueuePolicy& p : config->policies) p.default_timeout_us = scaled(p.default_timeout_us);
-}
+void scale_durations(BatcherConfig* config, double factor);
 
 // ---------------------------------------------------------------- requests and batches
 
@@ -199,21 +183,7 @@ enum class BatchReason {
 };
 constexpr int kBatchReasons = 5;
 
-inline const char* batch_reason_name(BatchReason r) {
-  switch (r) {
-    case BatchReason::kMaxBatch:
-      return "max_batch";
-    case BatchReason::kPreferred:
-      return "preferred";
-    case BatchReason::kDelayExpired:
-      return "delay_expired";
-    case BatchReason::kShapeBreak:
-      return "shape_break";
-    case BatchReason::kFlush:
-      return "flush";
-  }
-  return "?";
-}
+const char* batch_reason_name(BatchReason r);
 
 struct BatchItem {
   uint64_t id;

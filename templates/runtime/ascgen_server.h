@@ -117,10 +117,7 @@ struct Server {
   }
 };
 
-inline Server& server() {
-  static Server s;
-  return s;
-}
+Server& server();
 
 // ---------------------------------------------------------------- completing a batch
 

@@ -103,6 +103,14 @@ def _plan(spec_path: Path = SPEC):  # type: ignore[no-untyped-def]
     return spec, analyze_data(spec, smap)
 
 
+def _runtime_library(log: Path, what: str) -> bool:
+    """A stand-in for the runtime library's build steps (ensure_runtime): the library appears."""
+    if not what.endswith("the runtime"):
+        return False
+    (log.parent / "libascgen_runtime.a").write_bytes(b"a library")
+    return True
+
+
 def test_an_interrupted_program_build_is_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The stamp that makes a program's build folder count as built is written only after a
     build that succeeded: a build killed half way is built again."""
@@ -110,6 +118,8 @@ def test_an_interrupted_program_build_is_not_cached(tmp_path: Path, monkeypatch:
     steps: list[str] = []
 
     def killed(cmd: list[str], log: Path, what: str, *a: object) -> None:
+        if _runtime_library(log, what):
+            return
         steps.append(what)
         if what == "build":
             (log.parent / "resnet50_b16").write_bytes(b"half a binary")
@@ -120,10 +130,12 @@ def test_an_interrupted_program_build_is_not_cached(tmp_path: Path, monkeypatch:
     spec, plan = _plan()
     with pytest.raises(_Killed):
         build.build_program(SPEC, spec, plan, build_root=tmp_path)
-    assert not list(tmp_path.rglob(cache.STAMP))
+    assert not list((tmp_path / "programs").rglob(cache.STAMP))
     assert build.build_estimate_s([(spec, plan)], build_root=tmp_path) == cache.DEFAULT_BUILD_S["program"]
 
     def finished(cmd: list[str], log: Path, what: str, *a: object) -> None:
+        if _runtime_library(log, what):
+            return
         steps.append(what)
         if what == "build":
             (log.parent / "resnet50_b16").write_bytes(b"a binary")
@@ -222,6 +234,38 @@ def test_a_build_from_another_folder_reuses_the_program(tmp_path: Path, monkeypa
     assert stamp == first_stamp
     assert f"resnet50_b16 (sim-plain): cached, {binaries[1]}" in result.output
     assert not (tmp_path / "second" / "build").exists()
+
+
+def test_programs_link_the_runtime_library_compiled_once_per_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program of the simulator backend links the runtime's .cpp files compiled once for its
+    sanitizer setting (ensure_runtime), with the flags file the programs use; two programs of
+    one setting share that library, another setting has its own."""
+    for sanitize in (None, "address"):
+        build.simulator_prefix(tmp_path, sanitize).mkdir(parents=True)
+    commands: list[list[str]] = []
+
+    def run(cmd: list[str], log: Path, what: str, *a: object) -> None:
+        commands.append(cmd)
+        if what == "build the runtime":
+            (log.parent / "libascgen_runtime.a").write_bytes(b"a library")
+        if what == "build":
+            (log.parent / log.parent.parent.name.rsplit("-", 1)[0]).write_bytes(b"a binary")
+
+    monkeypatch.setattr(build, "check_tools", lambda: None)
+    monkeypatch.setattr(build, "_run", run)
+    libraries = []
+    for spec_path, sanitize in ((SPEC, None), (Path("pipelines/decode_only.yaml"), None), (SPEC, "address")):
+        spec, plan = _plan(spec_path)
+        commands.clear()
+        build.build_program(spec_path, spec, plan, build_root=tmp_path, sanitize=sanitize)
+        configure = next(c for c in commands if "-S" in c and "programs" in c[c.index("-S") + 1])
+        libraries.append(next(f for f in configure if f.startswith("-DASCGEN_RUNTIME_LIBRARY=")).split("=", 1)[1])
+        runtime = [c for c in commands if "runtime_library" in " ".join(c)]
+        assert bool(runtime) == (spec_path == SPEC), runtime  # compiled by the first program only
+    assert libraries[0] == libraries[1] != libraries[2]
+    assert Path(libraries[2]).parent.name.startswith("address-")
 
 
 def test_a_plain_bench_announces_the_build_in_its_estimate() -> None:

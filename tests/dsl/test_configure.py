@@ -57,9 +57,9 @@ def test_the_limits_are_the_dsl_s_own() -> None:
 
 
 def test_the_program_s_flags_take_the_same_limits() -> None:
-    """The generated program's --threads and --depth (templates/runtime/ascgen_options.h) refuse
+    """The generated program's --threads and --depth (templates/runtime/ascgen_options.cpp) refuse
     what the DSL refuses; the DSL is the one definition, this keeps the C++ copy honest."""
-    host = (SEED.parents[1] / "templates" / "runtime" / "ascgen_options.h").read_text(encoding="utf-8")
+    host = (SEED.parents[1] / "templates" / "runtime" / "ascgen_options.cpp").read_text(encoding="utf-8")
     for flag in ("threads", "depth"):
         line = next(line for line in host.splitlines() if f'"--{flag}"' in line and re.search(r"\b1, \d+", line))
         assert int(re.search(r"\b1, (\d+)", line)[1]) == LIMITS[flag], line  # type: ignore[index]

@@ -10,6 +10,11 @@ import pytest
 from build_dirs import TEST_BUILD
 from harness import ROOT
 
+from ascgen.codegen.render import runtime_files
+
+RUNTIME = ROOT / "templates" / "runtime"
+DRIVER_HEADERS = ("ascgen_inputs.h", "ascgen_json.h", "ascgen_options.h")  # what host_driver.cpp includes
+
 
 @pytest.fixture(scope="session")
 def host_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -24,8 +29,9 @@ def host_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "-Werror",
             "-pedantic",
             "-pthread",
-            f"-I{ROOT / 'templates' / 'runtime'}",
+            f"-I{RUNTIME}",
             str(Path(__file__).with_name("host_driver.cpp")),
+            *(str(RUNTIME / rel) for rel in runtime_files(DRIVER_HEADERS) if rel.endswith(".cpp")),
             "-o",
             str(out),
         ],

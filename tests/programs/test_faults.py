@@ -43,8 +43,8 @@ PER_FRAME = {
     "hi_mpi_vdec_get_frame",
     "hi_mpi_vdec_release_frame",
 }
-RUNTIME = sorted([*Path("templates/runtime").glob("*.h"), *Path("templates/stages").glob("*.h")])
-SUPPORT = "".join(h.read_text() for h in RUNTIME)  # the runtime and the kinds' headers
+RUNTIME = sorted([*Path("templates/runtime").glob("*.[hc]*"), *Path("templates/stages").glob("*.h")])
+SUPPORT = "".join(h.read_text() for h in RUNTIME)  # the runtime (headers and .cpp) and the kinds' headers
 # Calls that report failure by returning NULL or 0: the program names them with its own code.
 NO_CODE = {
     "acldvppCreateChannelDesc",

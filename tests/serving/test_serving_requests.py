@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from ascgen.codegen.render import runtime_files
 from ascgen.dsl.parse import parse_file
 from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
@@ -81,7 +82,8 @@ def test_the_prediction_refuses_exactly_what_the_server_refuses(tmp_path: Path) 
     (tmp_path / "probe.cpp").write_text(PROBE)
     binary = tmp_path / "probe"
     support = REPO / "templates" / "runtime"
-    cmd = [cxx, "-std=c++17", "-O1", f"-I{support}", str(tmp_path / "probe.cpp"), "-o", str(binary)]
+    defined = [str(support / rel) for rel in runtime_files(("ascgen_batcher.h",)) if rel.endswith(".cpp")]
+    cmd = [cxx, "-std=c++17", "-O1", f"-I{support}", str(tmp_path / "probe.cpp"), *defined, "-o", str(binary)]
     subprocess.run(cmd, check=True, capture_output=True)
     cases = [list(t) for t in itertools.product(WIDTHS, repeat=3)]
     cases += [list(t) for t in itertools.product(range(1, 401, 7), repeat=2)]
