@@ -159,7 +159,6 @@ struct Worker : ascgen::WorkerBase {
   uint32_t video_stride() const { return decode::kWidthStride; }
   aclvdecChannelDesc* decode_channel = nullptr;
   std::vector<acldvppStreamDesc*> decode_units;  // one per send in flight
-  static void video_system(ascgen::Cleanup&) {}
   void video_open(uint64_t report_thread, ascgen::Cleanup& cleanup) {
     decode_channel = ascgen::video::open_v1_channel(
         decode::kName, static_cast<uint32_t>(id), report_thread, &Worker::decode_decoded,

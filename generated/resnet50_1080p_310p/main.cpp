@@ -163,9 +163,6 @@ struct Worker : ascgen::WorkerBase {
   hi_vdec_chn decode_chn = 0;
   std::vector<hi_vdec_pic_info> decode_pictures;  // one per slot of decode_out
   ascgen::video::Fetcher<Worker> decode_fetcher;
-  static void video_system(ascgen::Cleanup& cleanup) {
-    ascgen::video::open_v2_system(decode::kName, cleanup);
-  }
   void video_open(uint64_t, ascgen::Cleanup& cleanup) {
     decode_chn = static_cast<hi_vdec_chn>(id);
     ascgen::video::open_v2_channel(decode::kName, decode_chn, decode::kPayloadType, decode::kWidth,
@@ -216,6 +213,8 @@ struct Worker : ascgen::WorkerBase {
 
 void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
                             [[maybe_unused]] ascgen::Cleanup& cleanup) {
+  // decode: the V2 media API, once per process before any DVPP buffer (pools, the clips).
+  ascgen::video::open_v2_system(decode::kName, cleanup);
   infer_stream = ascgen::new_stream(infer::kName, "infer_stream", -1, cleanup);
   ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &infer_model));
   cleanup.add("aclmdlUnload", [id = infer_model] { return aclmdlUnload(id); });

@@ -18,6 +18,22 @@
 
 namespace ascgen {
 
+// The allocator of DVPP memory: acldvppMalloc, or in a program of the V2 media API
+// hi_mpi_dvpp_malloc (ascgen_video_v2.h sets it before any pool is allocated).
+struct DvppAllocator {
+  aclError (*alloc)(void** p, size_t bytes);
+  aclError (*release)(void* p);
+  const char* alloc_name;
+  const char* release_name;
+};
+
+inline DvppAllocator& dvpp_allocator() {
+  static DvppAllocator allocator{[](void** p, size_t n) { return acldvppMalloc(p, n); },
+                                 [](void* p) { return acldvppFree(p); }, "acldvppMalloc",
+                                 "acldvppFree"};
+  return allocator;
+}
+
 enum class Memory { kDvpp, kDevice, kHostPinned };
 
 // How many slots a ring has for a window of frames in flight per thread (--depth, or the
@@ -69,7 +85,7 @@ class Pool {
     void* p = nullptr;
     switch (memory) {
       case Memory::kDvpp:
-        check(acldvppMalloc(&p, bytes), stage, "acldvppMalloc");
+        check(dvpp_allocator().alloc(&p, bytes), stage, dvpp_allocator().alloc_name);
         break;
       case Memory::kDevice:
         check(aclrtMalloc(&p, bytes, ACL_MEM_MALLOC_HUGE_FIRST), stage, "aclrtMalloc");
@@ -88,7 +104,7 @@ class Pool {
   static const char* free_name(Memory memory) {
     switch (memory) {
       case Memory::kDvpp:
-        return "acldvppFree";
+        return dvpp_allocator().release_name;
       case Memory::kDevice:
         return "aclrtFree";
       case Memory::kHostPinned:
@@ -99,7 +115,7 @@ class Pool {
   static std::function<aclError()> release_for(Memory memory, void* p) {
     switch (memory) {
       case Memory::kDvpp:
-        return [p] { return acldvppFree(p); };
+        return [p, release = dvpp_allocator().release] { return release(p); };
       case Memory::kDevice:
         return [p] { return aclrtFree(p); };
       case Memory::kHostPinned:

@@ -412,15 +412,15 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
       clip.input = &in;
       clip.units = access_units(in.bytes, h265);
       void* data = nullptr;
-      check(acldvppMalloc(&data, in.bytes.size()), "source", "acldvppMalloc");
-      cleanup_.add("acldvppFree", [data] { return acldvppFree(data); });
+      const DvppAllocator dvpp = dvpp_allocator();
+      check(dvpp.alloc(&data, in.bytes.size()), "source", dvpp.alloc_name);
+      cleanup_.add(dvpp.release_name, [data, dvpp] { return dvpp.release(data); });
       check(aclrtMemcpy(data, in.bytes.size(), in.bytes.data(), in.bytes.size(),
                         ACL_MEMCPY_HOST_TO_DEVICE),
             "source", "aclrtMemcpy");
       clip.device = static_cast<uint8_t*>(data);
       clips_.push_back(std::move(clip));
     }
-    W::video_system(cleanup_);
     for (auto& t : *workers_) {
       t->video_open(run_state().report_thread, cleanup_);
       t->video.open = true;

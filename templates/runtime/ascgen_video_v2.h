@@ -28,10 +28,15 @@ inline void check_mpi(hi_s32 ret, const char* stage, const char* call) {
   check(static_cast<aclError>(ret), stage, call);
 }
 
-// hi_mpi_sys_init once per process (after aclrtSetDevice), hi_mpi_sys_exit at teardown.
+// hi_mpi_sys_init once per process (after aclrtSetDevice, before any DVPP buffer), hi_mpi_sys_exit
+// at teardown; DVPP buffers from then on from hi_mpi_dvpp_malloc (ascgen_pools.h's allocator).
 inline void open_v2_system(const char* stage, Cleanup& cleanup) {
   check_mpi(hi_mpi_sys_init(), stage, "hi_mpi_sys_init");
   cleanup.add("hi_mpi_sys_exit", [] { return static_cast<aclError>(hi_mpi_sys_exit()); });
+  dvpp_allocator() = DvppAllocator{
+      [](void** p, size_t n) { return static_cast<aclError>(hi_mpi_dvpp_malloc(0, p, n)); },
+      [](void* p) { return static_cast<aclError>(hi_mpi_dvpp_free(p)); }, "hi_mpi_dvpp_malloc",
+      "hi_mpi_dvpp_free"};
 }
 
 // Channel `chn` decoding `type` pictures of width x height into `frames` output pictures at most
