@@ -37,6 +37,7 @@ def test_without_ray_the_flag_names_the_extra(
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 def test_on_a_local_ray_cluster_the_winner_is_the_local_one(tmp_path: Path) -> None:
     import ray
 

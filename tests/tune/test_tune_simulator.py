@@ -41,6 +41,7 @@ def full_grid(out_dir: Path) -> dict[Config, float]:
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 def test_tune_finds_the_grid_best_measuring_a_quarter_of_it(tmp_path: Path) -> None:
     out = tmp_path / "tune"
     args = ["tune", str(SPEC), "--space", f"threads={THREADS},depth={DEPTHS}", *RUN, "--budget", "5m"]
