@@ -159,6 +159,8 @@ class StageKind:
     input_margin_bytes: ClassVar[int] = 0
     reports_status: ClassVar[bool] = False  # its result code is read at completion (JPEGD)
     host_postprocess: ClassVar[bool] = False  # runs on the host on each completed frame (top-k)
+    # says what it found in a frame (<stage>_describe), which --verify's report lists per input
+    describes: ClassVar[bool] = False
     lowered: ClassVar[bool] = True  # has a template: generated programs can run it
     # its task is sent by the program's source driver (a video stream's feeder), not as a step of the
     # frame, and its result arrives on the host (VDEC's callback), which then submits the frame's

@@ -74,6 +74,7 @@ class Detections(StageKind):
     needs_flow = "tensor"
     engine = "host"
     host_postprocess = True
+    describes = True
 
     def check(self, ctx: StageContext) -> list[Diagnostic]:
         stage = _stage(ctx)

@@ -16,7 +16,7 @@
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 4,
+static_assert(ASCGEN_RUNTIME_ABI == 5,
               "the runtime headers do not match this main.cpp; regenerate them together");
 
 namespace {
@@ -205,7 +205,7 @@ struct Worker : ascgen::WorkerBase {
       std::vector<ascgen::detections::Box>(boxes::kRows);
   mutable std::vector<ascgen::detections::Box> boxes_kept =
       std::vector<ascgen::detections::Box>(boxes::kMaxObjects);
-  uint64_t boxes_frame(const uint8_t* item) const {
+  int boxes_keep(const uint8_t* item) const {
     ascgen::detections::Rules rules;
     rules.score = boxes::kScore;
     rules.nms_iou = boxes::kNmsIou;
@@ -214,9 +214,16 @@ struct Worker : ascgen::WorkerBase {
     const int found =
         ascgen::detections::decode_yolo_raw(reinterpret_cast<const float*>(item), boxes::kRows,
                                             boxes::kClasses, rules, boxes_decoded.data());
-    const int kept =
-        ascgen::detections::suppress(boxes_decoded.data(), found, rules, boxes_kept.data());
+    return ascgen::detections::suppress(boxes_decoded.data(), found, rules, boxes_kept.data());
+  }
+  uint64_t boxes_frame(const uint8_t* item) const {
+    const int kept = boxes_keep(item);
     return ascgen::detections::checksum(boxes_kept.data(), kept);
+  }
+  // --verify's reference run: the frame's kept boxes for the report.
+  void boxes_describe(std::string& out, const uint8_t* item) const {
+    const int kept = boxes_keep(item);
+    ascgen::detections::describe(boxes_kept.data(), kept, out);
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
@@ -233,6 +240,10 @@ struct Worker : ascgen::WorkerBase {
   uint64_t postprocess(const uint8_t* item, [[maybe_unused]] int64_t b,
                        [[maybe_unused]] int i) const {
     return boxes_frame(item);
+  }
+  void describe(const uint8_t* item, [[maybe_unused]] int64_t b, [[maybe_unused]] int i,
+                std::string& out) const {
+    boxes_describe(out, item);
   }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }

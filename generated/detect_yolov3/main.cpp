@@ -16,7 +16,7 @@
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 4,
+static_assert(ASCGEN_RUNTIME_ABI == 5,
               "the runtime headers do not match this main.cpp; regenerate them together");
 
 namespace {
@@ -98,7 +98,7 @@ constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 3328, 3360,
 namespace boxes {
 constexpr char kName[] = "boxes";
 constexpr int kRows = 32;
-constexpr int kClasses = 0;
+constexpr int kClasses = 6;
 constexpr float kScore = 0.5f;
 constexpr float kNmsIou = 0.45f;
 constexpr int kMaxObjects = 16;
@@ -209,7 +209,7 @@ struct Worker : ascgen::WorkerBase {
   mutable std::vector<ascgen::detections::Box> boxes_kept =
       std::vector<ascgen::detections::Box>(boxes::kMaxObjects);
   // item: the frame's box_out (the model's first output); count: its box_out_num (the second).
-  uint64_t boxes_frame(const uint8_t* item, const uint8_t* count) const {
+  int boxes_keep(const uint8_t* item, const uint8_t* count) const {
     ascgen::detections::Rules rules;
     rules.score = boxes::kScore;
     rules.nms_iou = boxes::kNmsIou;
@@ -218,9 +218,16 @@ struct Worker : ascgen::WorkerBase {
     const int found = ascgen::detections::decode_yolov3_detection_output(
         reinterpret_cast<const float*>(item), reinterpret_cast<const int32_t*>(count), boxes::kRows,
         rules, boxes_decoded.data());
-    const int kept =
-        ascgen::detections::suppress(boxes_decoded.data(), found, rules, boxes_kept.data());
+    return ascgen::detections::suppress(boxes_decoded.data(), found, rules, boxes_kept.data());
+  }
+  uint64_t boxes_frame(const uint8_t* item, const uint8_t* count) const {
+    const int kept = boxes_keep(item, count);
     return ascgen::detections::checksum(boxes_kept.data(), kept);
+  }
+  // --verify's reference run: the frame's kept boxes for the report.
+  void boxes_describe(std::string& out, const uint8_t* item, const uint8_t* count) const {
+    const int kept = boxes_keep(item, count);
+    ascgen::detections::describe(boxes_kept.data(), kept, out);
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
@@ -242,6 +249,10 @@ struct Worker : ascgen::WorkerBase {
   uint64_t postprocess(const uint8_t* item, [[maybe_unused]] int64_t b,
                        [[maybe_unused]] int i) const {
     return boxes_frame(item, output_item(b, 1, i));
+  }
+  void describe(const uint8_t* item, [[maybe_unused]] int64_t b, [[maybe_unused]] int i,
+                std::string& out) const {
+    boxes_describe(out, item, output_item(b, 1, i));
   }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }

@@ -13,6 +13,8 @@
 //   size_t output_item_bytes(int64_t b) const;   // one frame's share of it (at b's gear)
 //   uint64_t postprocess(const uint8_t* item, int64_t b, int i);  // host stages on item i of
 //                                                // batch b's result (item: its first output)
+//   void describe(const uint8_t* item, int64_t b, int i, std::string& out) const;  // what they
+//                                                // found there, as JSON ("": nothing to say)
 //   uint32_t frame_status(int64_t f) const;      // frame f's decode result code (0: ok)
 //   static void inspect_input(Input& in);        // start-up check of one input
 #ifndef ASCGEN_DRIVER_H_
@@ -22,6 +24,8 @@
 #include <cstring>
 #include <iterator>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "ascgen_completion.h"
 #include "ascgen_inputs.h"
@@ -33,7 +37,7 @@
 #include "ascgen_windows.h"
 
 // Bumped when the contract between generated main.cpp files and these headers changes.
-#define ASCGEN_RUNTIME_ABI 4
+#define ASCGEN_RUNTIME_ABI 5
 
 namespace ascgen {
 
@@ -136,6 +140,7 @@ struct Run {
   std::string only_stage;  // --only-stage: the stage measured alone ("" = every stage)
   bool recording = false;  // filling `expected` from a serial reference run
   std::vector<std::vector<uint8_t>> expected;  // per input: the output of one frame
+  std::vector<std::string> results;  // per input: what the host stages found in it (W::describe)
   std::atomic<int64_t> mismatches{0};
   std::atomic<int64_t> frames_failed{0};
   std::atomic<int64_t> callbacks_launched{0};  // batch callbacks queued (per_stage) ...
@@ -160,6 +165,19 @@ Run& run_state();
 
 // A frame whose decode failed: counted, never verified; the first one is named.
 void frame_failed(Run& run, const std::string& input, uint32_t code);
+
+// --verify: what the host stages found in each input in the reference run (W::describe), as the
+// report's "results": [{"input": name, "found": JSON}]; left out when they said nothing.
+inline void results_json(Json& j, const Run& run, const std::vector<Input>& inputs) {
+  auto said = [](const std::string& s) { return !s.empty(); };
+  if (std::none_of(run.results.begin(), run.results.end(), said)) return;
+  j.key("results").open('[');
+  for (size_t k = 0; k < run.results.size() && k < inputs.size(); ++k) {
+    j.open('{').key("input").str(inputs[k].name).key("found");
+    j.raw(said(run.results[k]) ? run.results[k] : "null").close('}');
+  }
+  j.close(']');
+}
 
 // The host stages (W::postprocess) on item i of batch b's result (`item`: its first output; the
 // worker finds the model's others by b and i); under --profile inside their range.
@@ -195,6 +213,11 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
     std::vector<uint8_t>& expected = run.expected[static_cast<size_t>(input)];
     if (run.recording) {
       expected.assign(item, item + item_bytes);
+      if (static_cast<size_t>(input) < run.results.size()) {  // each item of its batch: the last
+        std::string& said = run.results[static_cast<size_t>(input)];
+        said.clear();
+        t.describe(item, b, i, said);
+      }
     } else if (run.verify && !same_bytes(expected, item, item_bytes)) {
       if (run.mismatches.fetch_add(1) < 5)
         std::fprintf(stderr,

@@ -61,8 +61,10 @@ class FrameMode {
     Run& run = run_state();
     run.recording = true;
     run.expected.assign(inputs.size(), {});
+    run.results.assign(inputs.size(), {});
     for (const Input& in : inputs) Layout::reference(*workers_->front(), in, inputs);
     run.recording = false;
+    inputs_ = &inputs;
   }
   void start(aclrtContext context, const std::vector<Input>& inputs, const std::vector<int>& cpus) {
     for (auto& t : *workers_) {
@@ -87,7 +89,10 @@ class FrameMode {
       rate_qps += t->rate.qps();
     }
     if (rated) report.qps = rate_qps;  // else frames / duration
-    if (numa_.node >= 0) report.more = [this](Json& j) { numa_json(j, numa_); };
+    report.more = [this](Json& j) {
+      if (numa_.node >= 0) numa_json(j, numa_);
+      if (inputs_ != nullptr) results_json(j, run_state(), *inputs_);
+    };
     return latency;
   }
   int64_t batches(const Report& report) const { return report.frames / run_state().info->batch; }
@@ -97,6 +102,7 @@ class FrameMode {
   NumaPlacement numa_;
   std::vector<std::unique_ptr<W>>* workers_ = nullptr;
   std::vector<std::thread> threads_;
+  const std::vector<Input>* inputs_ = nullptr;  // --verify: the inputs of the reference run
 };
 
 // One device's frame run.

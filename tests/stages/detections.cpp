@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "check.h"
@@ -232,6 +233,16 @@ TEST(checksum, covers_count_classes_and_corners) {
   Box rescored[2] = {a[0], a[1]};
   rescored[1].score = 0.1f;  // the score is not part of it: the same boxes kept
   CHECK_EQ(det::checksum(rescored, 2), both);
+}
+
+TEST(describe, kept_boxes_as_json_rows) {
+  std::string out = "x";  // appended to
+  det::describe(nullptr, 0, out);
+  CHECK(out == "x[]");
+  Box a[2] = {box(10, 20, 30.5f, 40, 0.9f, 1), box(50, 60, 70, 80.25f, 0.75f, 2)};
+  out.clear();
+  det::describe(a, 2, out);
+  CHECK(out == "[[1, 10.00, 20.00, 30.50, 40.00, 0.9000], [2, 50.00, 60.00, 70.00, 80.25, 0.7500]]");
 }
 
 int main(int argc, char** argv) {

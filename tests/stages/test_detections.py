@@ -122,6 +122,7 @@ def test_yolov3_detection_output_is_generated_reading_the_second_output(
                  "constexpr size_t kItemBytes = 768;", "constexpr int kRows = 32;",
                  "uint64_t boxes_frame(const uint8_t* item, const uint8_t* count) const {",
                  "return boxes_frame(item, output_item(b, 1, i));",
+                 "boxes_describe(out, item, output_item(b, 1, i));",
                  "ascgen::detections::decode_yolov3_detection_output("):  # fmt: skip
         assert line in " ".join(main.split()), line
     assert "decode_yolo_raw" not in main

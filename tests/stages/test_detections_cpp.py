@@ -17,6 +17,6 @@ def detections_tests(request: pytest.FixtureRequest, tmp_path_factory: pytest.Te
     return build_tests("detections.cpp", request.param, tmp_path_factory.mktemp(f"detections-{request.param}"))
 
 
-@pytest.mark.parametrize("group", ["iou", "nms", "yolov3", "yolo_raw", "checksum"])
+@pytest.mark.parametrize("group", ["iou", "nms", "yolov3", "yolo_raw", "checksum", "describe"])
 def test_group(detections_tests: Path, group: str) -> None:
     run_group(detections_tests, group)

@@ -25,7 +25,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace ascgen::detections {
 
@@ -142,6 +144,21 @@ inline uint64_t checksum(const Box* kept, int k) {
       sum = sum * 31 + static_cast<uint64_t>(static_cast<int64_t>(std::lround(x * 100.0f)));
   }
   return sum;
+}
+
+// The kept boxes of one frame as JSON, [[class, x1, y1, x2, y2, score], ...] (corners in the
+// model input's pixels), appended to `out`: what --verify's report says the frame holds.
+inline void describe(const Box* kept, int k, std::string& out) {
+  out += '[';
+  for (int i = 0; i < k; ++i) {
+    char row[160];
+    std::snprintf(row, sizeof row, "%s[%d, %.2f, %.2f, %.2f, %.2f, %.4f]", i ? ", " : "",
+                  kept[i].cls, static_cast<double>(kept[i].x1), static_cast<double>(kept[i].y1),
+                  static_cast<double>(kept[i].x2), static_cast<double>(kept[i].y2),
+                  static_cast<double>(kept[i].score));
+    out += row;
+  }
+  out += ']';
 }
 
 }  // namespace ascgen::detections
