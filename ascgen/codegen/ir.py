@@ -147,6 +147,8 @@ class Program:
     status_stage: str  # the stage whose result code each frame reports ("" = none)
     inspect_stage: str  # the stage that checks each input at start-up ("" = none)
     postprocess_stage: str  # the host stage run on each frame's result ("" = none)
+    postprocess_call: str  # C++ of its call on item i of batch b: the item, then the model's other outputs it reads
+    output_offsets: str  # the stage whose kOutputOffsets place the model's outputs in a host slot ("" = one output)
     summary: list[str]  # comment lines at the top of main.cpp
     plan_rows: list[str]  # the plan summary, Markdown table rows, for the README
     batching: str

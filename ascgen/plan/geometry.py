@@ -49,6 +49,22 @@ def allocation_bytes(nbytes: int, granule: int, padding: int) -> int:
     return align_up(nbytes, granule) + padding
 
 
+def output_offsets(sizes: list[int]) -> list[int]:
+    """Where each of a model's outputs starts in one buffer that holds them all, in the model's
+    order: each piece reserves ALIGN_UP(size, 32) + 32 and the next starts 128-byte aligned
+    (ACL_FACTS 4: model I/O blocks carved out of a larger one)."""
+    out, end = [], 0
+    for size in sizes:
+        out.append(end)
+        end = align_up(allocation_bytes(size, 32, 32), 128) + end
+    return out
+
+
+def outputs_bytes(sizes: list[int]) -> int:
+    """The bytes of one buffer holding all of a model's outputs (output_offsets), the last one unpadded."""
+    return output_offsets(sizes)[-1] + sizes[-1] if sizes else 0
+
+
 def nice_multiples(value: int, alignment: int) -> tuple[int, int]:
     """The aligned values just below and just above ``value`` (for hints)."""
     low = max(alignment, align_down(value, alignment))

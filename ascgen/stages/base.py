@@ -245,6 +245,15 @@ class StageKind:
 
     # ---------------------------------------------------------------- a graph's fan-out
 
+    def extra_outputs(self, ctx: StageContext) -> list[int]:
+        """The bytes of each output it writes after the first, which lie after it in its output
+        pool's slot (geometry.output_offsets): a model's other heads."""
+        return []
+
+    def host_outputs(self, sp: StagePlan, plan: Plan) -> int:
+        """How many of the model's outputs its frame function reads, the first first (a host stage)."""
+        return 1
+
     def max_objects(self, ctx: StageContext) -> int | None:
         """The most objects a frame's boxes hold (a detections stage)."""
         return None

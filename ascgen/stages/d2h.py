@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ascgen.dsl.dsl_base import StageBase
-from ascgen.plan.geometry import Geometry, tensor
+from ascgen.plan.geometry import Geometry, output_offsets, outputs_bytes, tensor
 from ascgen.plan.model import Plan, PoolPlan, PoolRef, StagePlan
 from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
@@ -25,7 +25,16 @@ class D2h(StageKind):
     def geometry(
         self, ctx: StageContext, before: Geometry | None, sizes: Sizes
     ) -> tuple[Geometry | None, Geometry | None]:
-        return before, tensor(before.bytes if before else 0)
+        # every output the stage before writes (a model's other heads after the first), as they lie in its slot
+        extras = self._extras(ctx)
+        return before, tensor(
+            outputs_bytes([before.bytes, *extras]) if before and extras else before.bytes if before else 0
+        )
+
+    @staticmethod
+    def _extras(ctx: StageContext) -> list[int]:
+        prev = ctx.prev_kind
+        return prev.extra_outputs(ctx.at(ctx.index - 1)) if prev is not None else []
 
     def pools(
         self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
@@ -43,5 +52,18 @@ class D2h(StageKind):
         return PoolRef(sp.name, "host")
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
-        out = sp.output.bytes if sp.output else 0
-        return [const("size_t", "kItemBytes", out // plan.batch if sp.batch_level else out)]  # one frame's result
+        first = sp.input.bytes if sp.input else 0  # the first output, which --verify compares
+        per = plan.batch if sp.batch_level else 1
+        out = [const("size_t", "kItemBytes", first // per)]  # one frame's result
+        extras = plan.model.extra_output_bytes if plan.model and plan.model.stage == self._before(sp, plan) else []
+        if extras:  # the model's other outputs follow the first in a slot: where, and one frame's share
+            sizes = [first, *extras]
+            out += [
+                const("size_t", "kOutputOffsets[]", "{" + ", ".join(str(o) for o in output_offsets(sizes)) + "}"),
+                const("size_t", "kOutputItemBytes[]", "{" + ", ".join(str(s // per) for s in sizes) + "}"),
+            ]
+        return out
+
+    @staticmethod
+    def _before(sp: StagePlan, plan: Plan) -> str:
+        return plan.stages[sp.index - 1].name if sp.index > 0 else ""

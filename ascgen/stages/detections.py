@@ -9,9 +9,9 @@ It reads a model's output (through d2h). The formats, float32 as ATC writes them
   the operator's post_nms_topn), its second box_out_num, [batch, 8] int32 (the box count first);
 - yolo_raw: a raw YOLO head, [batch, candidates, 5 + classes].
 
-Generated for yolo_raw (templates/stages/detections.j2: a host stage on each frame's fetched
-output, folded into the worker's checksum); yolov3_detection_output is validated and planned but
-not generated yet: its box count is the model's second output, which the program does not fetch.
+Generated for both (templates/stages/detections.j2: a host stage on each frame's fetched output,
+folded into the worker's checksum); for yolov3_detection_output its frame function also reads the
+frame's box count in the model's second output, which the d2h returns with the first.
 On the simulator the model feeding it is a detector (detector(): the arguments of
 ascgen/codegen/model_descriptor.detector_lines), which finds pipelines/data/make_shapes.py's shapes.
 """
@@ -52,8 +52,10 @@ class DetectionsStage(StageBase):
 
 
 def _rows(stage: DetectionsStage, sp: StagePlan, plan: Plan) -> int:
-    """yolo_raw: the candidate rows of one frame's output."""
-    item = (sp.input.bytes if sp.input else 0) // plan.batch
+    """The boxes one frame's output holds: yolo_raw's candidate rows, box_out's capacity."""
+    if stage.format == "yolov3_detection_output":
+        return stage.capacity
+    item = (plan.model.output_bytes if plan.model else 0) // plan.batch
     return item // ((5 + (stage.classes or 0)) * FLOAT)
 
 
@@ -125,14 +127,11 @@ class Detections(StageKind):
             out.append(ctx.error("format", message))
         return out
 
-    def refusal(self, stage: StageBase) -> str:
+    def host_outputs(self, sp: StagePlan, plan: Plan) -> int:
+        """YoloV3DetectionOutput: box_out and box_out_num (check_planned: the model's first two)."""
+        stage = sp.stage
         assert isinstance(stage, DetectionsStage)
-        if stage.format == "yolo_raw":
-            return ""
-        return (
-            "ascgen generates the detections of a raw YOLO head (format: yolo_raw) so far; YoloV3DetectionOutput's "
-            "box count is the model's second output, which the program does not fetch yet"
-        )
+        return 2 if stage.format == "yolov3_detection_output" else 1
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         stage = sp.stage
@@ -154,7 +153,7 @@ class Detections(StageKind):
     def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
         stage = sp.stage
         assert isinstance(stage, DetectionsStage)
-        return {"has_keep": bool(stage.keep_classes)}
+        return {"has_keep": bool(stage.keep_classes), "yolov3": stage.format == "yolov3_detection_output"}
 
     def detector(self, sp: StagePlan, plan: Plan) -> dict[str, str | int] | None:
         """The simulated model finds shapes in the pictures it is given, in this stage's layout."""
@@ -166,7 +165,7 @@ class Detections(StageKind):
             return None  # a model fed tensors: no pictures to find shapes in
         return {
             "layout": stage.format, "classes": stage.classes or 1, "width": picture.width, "height": picture.height,
-            "max_boxes": _rows(stage, sp, plan) if stage.format == "yolo_raw" else stage.capacity,
+            "max_boxes": _rows(stage, sp, plan),
             "width_stride": picture.width_stride, "height_stride": picture.height_stride,
         }  # fmt: skip
 

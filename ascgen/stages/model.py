@@ -12,7 +12,7 @@ from ascgen.dsl.diagnostics import Diagnostic, did_you_mean, one_of
 from ascgen.dsl.dsl_base import Bytes, StageBase
 from ascgen.dsl.names import SafePath
 from ascgen.dsl.profile import Profile
-from ascgen.plan.geometry import Geometry, tensor
+from ascgen.plan.geometry import Geometry, output_offsets, outputs_bytes, tensor
 from ascgen.plan.model import ModelPlan, Plan, PoolPlan, PoolRef, StagePlan
 from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
@@ -59,7 +59,8 @@ class ModelStage(StageBase):
     extra_outputs: list[Bytes] = Field(
         default=[],
         description="the model's outputs after the first (what the next stage reads), in the model's order: "
-        "bytes of each at the spec's batch (a detector's other heads); every execution writes them",
+        "bytes of each at the spec's batch (a detector's other heads); every execution writes them after the "
+        "first in its output buffer, and a d2h returns them with it",
     )
     hw_scaled_output: bool = Field(
         default=False,
@@ -337,10 +338,16 @@ class Model(StageKind):
         self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
     ) -> list[PoolRequest]:
         assert out is not None
-        pools = [PoolRequest("out", "device", "batch", out.bytes)]
+        # its other outputs follow the first in the same slot, so one copy returns them all
+        pools = [PoolRequest("out", "device", "batch", outputs_bytes([out.bytes, *self.extra_outputs(ctx)]))]
         if ctx.index == 0:  # no stage feeds it: it reads tensors written once at start-up
             pools.insert(0, PoolRequest("in", "device", "batch", gin.bytes if gin else 1, reads=True))
         return pools
+
+    def extra_outputs(self, ctx: StageContext) -> list[int]:
+        stage = ctx.stage
+        assert isinstance(stage, ModelStage)
+        return list(stage.extra_outputs)
 
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
         stage = ctx.stage
@@ -479,6 +486,12 @@ class Model(StageKind):
                 const("size_t", "kOutputSizes[]", _list([sp.output.bytes if sp.output else 0, *_extras(plan, False)])),
                 const("size_t", "kGearInputs", 1 if plan.model and (plan.model.gears or plan.model.hw_gears) else 0),
             ]
+            + (
+                # where each output lies in an output slot (they follow one another)
+                [const("size_t", "kOutputOffsets[]", _list(output_offsets([sp.output.bytes, *_extras(plan, False)])))]
+                if sp.output and _extras(plan, False)
+                else []
+            )
             + (
                 [const("int", "kGears[]", "{" + ", ".join(str(g) for g in plan.model.gears) + "}")]
                 if plan.model and plan.model.gears

@@ -12,7 +12,7 @@
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 3,
+static_assert(ASCGEN_RUNTIME_ABI == 4,
               "the runtime headers do not match this main.cpp; regenerate them together");
 
 namespace {
@@ -111,7 +111,7 @@ struct Worker : ascgen::WorkerBase {
   aclrtStream completion_stream() const { return decode_stream; }
   const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
   size_t output_item_bytes(int64_t) const { return 0; }
-  uint64_t postprocess(const uint8_t*) const { return 0; }
+  uint64_t postprocess(const uint8_t*, int64_t, int) const { return 0; }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };

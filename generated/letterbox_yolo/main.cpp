@@ -15,7 +15,7 @@
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 3,
+static_assert(ASCGEN_RUNTIME_ABI == 4,
               "the runtime headers do not match this main.cpp; regenerate them together");
 
 namespace {
@@ -78,16 +78,19 @@ constexpr size_t kOutputBytes = 403200;
 constexpr size_t kInputSizes[] = {2457600};
 constexpr size_t kOutputSizes[] = {403200, 100800, 25200};
 constexpr size_t kGearInputs = 0;
-// detect_out: 403,200 bytes per batch in device memory (aclrtMalloc)
-constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 403200, 403232, {4, 2, 0}};
+constexpr size_t kOutputOffsets[] = {0, 403328, 504192};
+// detect_out: 529,392 bytes per batch in device memory (aclrtMalloc)
+constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 529392, 529440, {4, 2, 0}};
 }  // namespace detect
 
 // Stage 'fetch' (d2h), pipelines/letterbox_yolo.yaml:17
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 100800;
-// fetch_host: 403,200 bytes per batch in pinned host memory (aclrtMallocHost)
-constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 403200, 403232, {4, 2, 0}};
+constexpr size_t kOutputOffsets[] = {0, 403328, 504192};
+constexpr size_t kOutputItemBytes[] = {100800, 25200, 6300};
+// fetch_host: 529,392 bytes per batch in pinned host memory (aclrtMallocHost)
+constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 529392, 529440, {4, 2, 0}};
 }  // namespace fetch
 
 // What one worker needs, for the start-up check of --threads and --depth against the device.
@@ -153,8 +156,8 @@ struct Worker : ascgen::WorkerBase {
   ascgen::Pool decode_out;     // 2,359,296 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool letterbox_out;  // 614,400 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool letterbox_batch;  // 2,457,600 bytes per batch in device memory (aclrtMalloc)
-  ascgen::Pool detect_out;       // 403,200 bytes per batch in device memory (aclrtMalloc)
-  ascgen::Pool fetch_host;       // 403,200 bytes per batch in pinned host memory (aclrtMallocHost)
+  ascgen::Pool detect_out;       // 529,392 bytes per batch in device memory (aclrtMalloc)
+  ascgen::Pool fetch_host;       // 529,392 bytes per batch in pinned host memory (aclrtMallocHost)
   ascgen::EventRing upload_to_host;
   ascgen::EventRing upload_to_decode;
   ascgen::EventRing decode_to_upload;
@@ -198,7 +201,7 @@ struct Worker : ascgen::WorkerBase {
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
-  uint64_t postprocess(const uint8_t*) const { return 0; }
+  uint64_t postprocess(const uint8_t*, int64_t, int) const { return 0; }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
@@ -262,13 +265,14 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   for (int slot = 0; slot < letterbox_batch.slots(); ++slot)
     detect_inputs.push_back(ascgen::new_dataset(detect::kName, letterbox_batch.slot(slot),
                                                 detect::kInputBytes, cleanup));
-  for (int slot = 0; slot < detect_out.slots(); ++slot)
+  // The model's other outputs (the spec's extra_outputs) follow the first in each slot of
+  // detect_out (kOutputOffsets), so the copy of a slot returns them all.
+  for (int slot = 0; slot < detect_out.slots(); ++slot) {
     detect_outputs.push_back(
         ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
-  // The model's other outputs (the spec's extra_outputs): written by every execution, read by no
-  // stage.
-  for (aclmdlDataset* set : detect_outputs)
-    ascgen::add_model_buffers(detect::kName, set, detect::kOutputSizes, cleanup);
+    ascgen::add_output_buffers(detect::kName, detect_outputs.back(), detect_out.slot(slot),
+                               detect::kOutputSizes, detect::kOutputOffsets, cleanup);
+  }
 }
 
 // ------------------------------------------------------------------------------ the steps

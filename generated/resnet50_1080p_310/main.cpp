@@ -14,7 +14,7 @@
 static_assert(ACL_SIM_ABI_VERSION == 1,
               "the simulator's ABI differs from the one this file was generated for; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 3,
+static_assert(ASCGEN_RUNTIME_ABI == 4,
               "the runtime headers do not match this main.cpp; regenerate them together");
 
 namespace {
@@ -202,7 +202,10 @@ struct Worker : ascgen::WorkerBase {
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
-  uint64_t postprocess(const uint8_t* item) const { return top5_frame(item); }
+  uint64_t postprocess(const uint8_t* item, [[maybe_unused]] int64_t b,
+                       [[maybe_unused]] int i) const {
+    return top5_frame(item);
+  }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };

@@ -11,7 +11,8 @@
 //   aclrtStream completion_stream() const;       // where a batch is complete
 //   const uint8_t* output(int64_t b) const;      // batch b's result on the host, or nullptr
 //   size_t output_item_bytes(int64_t b) const;   // one frame's share of it (at b's gear)
-//   uint64_t postprocess(const uint8_t* item);   // host stages on one frame's result
+//   uint64_t postprocess(const uint8_t* item, int64_t b, int i);  // host stages on item i of
+//                                                // batch b's result (item: its first output)
 //   uint32_t frame_status(int64_t f) const;      // frame f's decode result code (0: ok)
 //   static void inspect_input(Input& in);        // start-up check of one input
 #ifndef ASCGEN_DRIVER_H_
@@ -32,7 +33,7 @@
 #include "ascgen_windows.h"
 
 // Bumped when the contract between generated main.cpp files and these headers changes.
-#define ASCGEN_RUNTIME_ABI 3
+#define ASCGEN_RUNTIME_ABI 4
 
 namespace ascgen {
 
@@ -160,12 +161,13 @@ Run& run_state();
 // A frame whose decode failed: counted, never verified; the first one is named.
 void frame_failed(Run& run, const std::string& input, uint32_t code);
 
-// The host stages (W::postprocess) on one frame's result; under --profile inside their range.
+// The host stages (W::postprocess) on item i of batch b's result (`item`: its first output; the
+// worker finds the model's others by b and i); under --profile inside their range.
 template <class W>
-uint64_t host_stages(W& t, const uint8_t* item) {
-  if (t.host_stamp == nullptr) return t.postprocess(item);
+uint64_t host_stages(W& t, const uint8_t* item, int64_t b, int i) {
+  if (t.host_stamp == nullptr) return t.postprocess(item, b, i);
   check(aclprofPush(t.host_stamp), "completion", "aclprofPush");
-  const uint64_t folded = t.postprocess(item);
+  const uint64_t folded = t.postprocess(item, b, i);
   check(aclprofPop(), "completion", "aclprofPop");
   return folded;
 }
@@ -189,7 +191,7 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
     }
     if (out == nullptr) continue;
     const uint8_t* item = out + static_cast<size_t>(i) * item_bytes;
-    t.checksum += host_stages(t, item);
+    t.checksum += host_stages(t, item, b, i);
     std::vector<uint8_t>& expected = run.expected[static_cast<size_t>(input)];
     if (run.recording) {
       expected.assign(item, item + item_bytes);

@@ -145,7 +145,7 @@ void complete_served(W& t, ServedBatch& sb, double now) {
       frame_failed(run, in.name, status);
     } else if (out != nullptr) {
       const uint8_t* result = out + i * item_bytes;
-      t.checksum += host_stages(t, result);
+      t.checksum += host_stages(t, result, sb.batch, static_cast<int>(i));
       std::vector<uint8_t>& expected = run.expected[srv.expected_index(req.input, gear)];
       if (run.recording) {
         expected.assign(result, result + item_bytes);

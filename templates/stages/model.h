@@ -115,8 +115,8 @@ void expect_model_sizes(const char* stage, aclmdlDesc* desc, const size_t (&in)[
   }
 }
 
-// Adds to a dataset buffers of device memory, zero-filled, for the model's inputs or outputs
-// after the first (sizes[1..]: the spec's extra_inputs or extra_outputs); released by Cleanup.
+// Adds to a dataset buffers of device memory, zero-filled, for the model's inputs after the first
+// (sizes[1..]: the spec's extra_inputs); released by Cleanup.
 template <size_t N>
 void add_model_buffers(const char* stage, aclmdlDataset* set, const size_t (&sizes)[N],
                        Cleanup& cleanup) {
@@ -125,6 +125,19 @@ void add_model_buffers(const char* stage, aclmdlDataset* set, const size_t (&siz
     check(aclrtMalloc(&data, sizes[k], ACL_MEM_MALLOC_HUGE_FIRST), stage, "aclrtMalloc");
     cleanup.add("aclrtFree", [data] { return aclrtFree(data); });
     check(aclrtMemset(data, sizes[k], 0, sizes[k]), stage, "aclrtMemset");
+    aclDataBuffer* buf = require(aclCreateDataBuffer(data, sizes[k]), stage, "aclCreateDataBuffer");
+    cleanup.add("aclDestroyDataBuffer", [buf] { return aclDestroyDataBuffer(buf); });
+    check(aclmdlAddDatasetBuffer(set, buf), stage, "aclmdlAddDatasetBuffer");
+  }
+}
+
+// Adds to an output dataset the model's outputs after the first, each a piece of `slot` (the
+// first output's buffer, which holds them all) at its offset: sizes[k] bytes at offsets[k].
+template <size_t N>
+void add_output_buffers(const char* stage, aclmdlDataset* set, void* slot, const size_t (&sizes)[N],
+                        const size_t (&offsets)[N], Cleanup& cleanup) {
+  for (size_t k = 1; k < N; ++k) {
+    void* data = static_cast<uint8_t*>(slot) + offsets[k];
     aclDataBuffer* buf = require(aclCreateDataBuffer(data, sizes[k]), stage, "aclCreateDataBuffer");
     cleanup.add("aclDestroyDataBuffer", [buf] { return aclDestroyDataBuffer(buf); });
     check(aclmdlAddDatasetBuffer(set, buf), stage, "aclmdlAddDatasetBuffer");

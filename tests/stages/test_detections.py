@@ -1,7 +1,7 @@
 """The detections kind (ascgen/stages/detections.py): its schema and checks, each asserting the
-message and the key it points at, its place in the graph and the plan, and that generating a
-program with it: generated for a raw YOLO head (the simulated model a detector), refused (exit 2)
-for YoloV3DetectionOutput, whose box count the program does not fetch yet."""
+message and the key it points at, its place in the graph and the plan, and the programs generated
+with it (the simulated model a detector): for a raw YOLO head, and for YoloV3DetectionOutput,
+whose box count, the model's second output, comes back with its boxes."""
 
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ def test_yolov3_detection_output_plans_as_a_host_stage_reading_the_model() -> No
     _, plan = analyze_text(YOLOV3)
     boxes = plan.stages[-1]
     assert (boxes.kind, boxes.engine, boxes.output) == ("detections", "host", None)
-    assert boxes.input is not None and boxes.input.bytes == 98304
+    # what comes back: box_out (98304 bytes reserve 98336, next start 128-aligned) then box_out_num
+    assert boxes.input is not None and boxes.input.bytes == 98432 + 128
     assert plan.graph.edges[-1].flow == "tensor"
     assert boxes.service_us > 0
 
@@ -103,16 +104,30 @@ def test_score_and_iou_are_fractions() -> None:
     ]
 
 
-def test_generate_refuses_yolov3_detection_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "detect.yaml").write_text(YOLOV3, encoding="utf-8")
+def test_yolov3_detection_output_is_generated_reading_the_second_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """box_out_num follows box_out in the model's output slot (128-aligned), the d2h returns both,
+    and the frame function reads each frame's count in the second output."""
+    text = YOLOV3.replace("max_objects: 32}", "max_objects: 32, capacity: 32}").replace("98304", "3072")
+    (tmp_path / "detect.yaml").write_text(text, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["generate", "detect.yaml", "--out", "out"], prog_name="ascgen")
-    assert result.exit_code == 2, result.output
-    assert (
-        f"detect.yaml:{LINE}:1: error: stage 'boxes': ascgen generates the detections of a raw YOLO head "
-        "(format: yolo_raw) so far; YoloV3DetectionOutput's box count is the model's second output"
-    ) in result.stderr
-    assert not (tmp_path / "out").exists()
+    assert result.exit_code == 0, result.output
+    main = (tmp_path / "out" / "detect" / "main.cpp").read_text()
+    # 3072 bytes reserve ALIGN_UP(3072, 32) + 32 = 3104, so the count starts at 3200, 128 bytes long
+    for line in ("constexpr size_t kOutputOffsets[] = {0, 3200};", "constexpr size_t kOutputItemBytes[] = {768, 32};",
+                 "constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 3328,",
+                 "constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 3328,",
+                 "constexpr size_t kItemBytes = 768;", "constexpr int kRows = 32;",
+                 "uint64_t boxes_frame(const uint8_t* item, const uint8_t* count) const {",
+                 "return boxes_frame(item, output_item(b, 1, i));",
+                 "ascgen::detections::decode_yolov3_detection_output("):  # fmt: skip
+        assert line in " ".join(main.split()), line
+    assert "decode_yolo_raw" not in main
+    descriptor = (tmp_path / "out" / "detect" / "sim" / "yolov3.om.acl_sim_model").read_text()
+    assert "outputs=2\noutput.0.bytes=3072\noutput.1.bytes=128\n" in descriptor
+    assert "detector=yolov3_detection_output\n" in descriptor and "detector.max_boxes=32\n" in descriptor
 
 
 def test_a_raw_head_is_generated_with_a_simulated_detector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -127,8 +142,9 @@ def test_a_raw_head_is_generated_with_a_simulated_detector(tmp_path: Path, monke
     main = (tmp_path / "out" / "detect" / "main.cpp").read_text()
     for line in ("constexpr int kRows = 32;", "constexpr int kClasses = 6;", "constexpr float kScore = 0.5f;",
                  "constexpr float kNmsIou = 0.45f;", "constexpr int kKeep[] = {0, 3};",
-                 "uint64_t postprocess(const uint8_t* item) const { return boxes_frame(item); }"):  # fmt: skip
+                 "return boxes_frame(item);"):  # fmt: skip
         assert line in main, line
+    assert "output_item(" not in main
     descriptor = (tmp_path / "out" / "detect" / "sim" / "yolov3.om.acl_sim_model").read_text()
     assert descriptor.endswith(
         "detector=yolo_raw\ndetector.classes=6\ndetector.width=416\ndetector.height=416\n"
