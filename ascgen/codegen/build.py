@@ -175,6 +175,13 @@ def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress 
     return prefix
 
 
+def simulator_flags(prefix: Path) -> list[str]:
+    """CMake flags that find the simulator installed at ``prefix``. acl_sim_DIR is given as well:
+    find_package keeps the folder it found in the build's cache, so a rebuilt simulator (a new
+    prefix) would otherwise leave an old build linking the old one."""
+    return [f"-DCMAKE_PREFIX_PATH={prefix}", f"-Dacl_sim_DIR={prefix / 'lib' / 'cmake' / 'acl_sim'}"]
+
+
 def ensure_runtime(build_root: Path, sanitize: str | None, progress: Progress | None = None) -> Path:
     """Compile the runtime's .cpp files (templates/runtime/*.cpp) into a static library for
     programs of the simulator backend with this sanitizer setting; returns the library.
@@ -190,7 +197,7 @@ def ensure_runtime(build_root: Path, sanitize: str | None, progress: Progress | 
     library = build / "libascgen_runtime.a"
     if cache.stamp_matches(build, key) and library.is_file():
         return library
-    flags = [f"-DASCGEN_RUNTIME_DIR={runtime}", f"-DCMAKE_PREFIX_PATH={prefix}"]
+    flags = [f"-DASCGEN_RUNTIME_DIR={runtime}", *simulator_flags(prefix)]
     flags += [f"-DASCGEN_SANITIZE={sanitize}"] if sanitize else []
     log = build / "build.log"
     with cache.locked(build):
@@ -238,7 +245,7 @@ def compile_program(
     if sanitize:
         flags.append(f"-DASCGEN_SANITIZE={sanitize}")
     if backend == "sim":
-        flags.append(f"-DCMAKE_PREFIX_PATH={ensure_simulator(build_root, sanitize, progress)}")
+        flags += simulator_flags(ensure_simulator(build_root, sanitize, progress))
         flags.append(f"-DASCGEN_RUNTIME_LIBRARY={ensure_runtime(build_root, sanitize, progress)}")
     binary = build / name
     toolkit = [f"{k}={os.environ.get(k, '')}" for k in _TOOLKIT_ENV] if backend != "sim" else []

@@ -282,3 +282,14 @@ def test_a_plain_bench_announces_the_build_in_its_estimate() -> None:
         monitor.planned(2)
     # 2 runs of 2 + 10 + 1 s start-up, and 4 minutes of building
     assert text.getvalue().splitlines()[0] == "bench: 2 runs, about 4m26s (building included: 4m00s)"
+
+
+def test_builds_name_the_installed_simulator_s_cmake_package(tmp_path: Path) -> None:
+    """A program's build finds the simulator at its prefix by acl_sim_DIR too: find_package keeps
+    the folder it found in the build's CMake cache, so with CMAKE_PREFIX_PATH alone a rebuilt
+    simulator (a new prefix) left an old program build linking the old simulator."""
+    prefix = build.ensure_simulator(TEST_BUILD, None)
+    flags = build.simulator_flags(prefix)
+    assert f"-DCMAKE_PREFIX_PATH={prefix}" in flags
+    package = next(f.split("=", 1)[1] for f in flags if f.startswith("-Dacl_sim_DIR="))
+    assert (Path(package) / "acl_simConfig.cmake").is_file()

@@ -1,7 +1,8 @@
 """End-to-end checks of simulator/imaging through its CLI tool.
 
-Builds simulator/imaging standalone (cmake -G Ninja, -j2) into build-tests/imaging,
-runs its C++ unit tests, then checks the tool against independent references:
+Uses the build of simulator/imaging that the simulator's plain build holds
+(build-tests/sim-plain/imaging, the sim_build fixture), runs its C++ unit tests,
+then checks the tool against independent references:
 Pillow/libjpeg for decoding, numpy resamplers and the Python ash64 in
 imaging_ref.py. Set ACL_SIM_IMAGING_BUILD to test another build tree, e.g. one
 configured with -DCMAKE_CXX_FLAGS=-fsanitize=address,undefined. Every JPEG is
@@ -24,7 +25,6 @@ import pytest
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).parent))
-from build_dirs import TEST_BUILD
 from imaging_ref import ash64, bilinear, make_nv12, nearest, nv12_planes
 
 pytestmark = pytest.mark.slow
@@ -32,23 +32,29 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 SOURCE = REPO / "simulator" / "imaging"
 # ACL_SIM_IMAGING_BUILD: an existing build tree to test instead (e.g. a sanitizer build).
-BUILD = Path(os.environ.get("ACL_SIM_IMAGING_BUILD", TEST_BUILD / "imaging"))
+OTHER_BUILD = os.environ.get("ACL_SIM_IMAGING_BUILD")
 
 Tool = Callable[..., dict[str, Any]]
 
 
 @pytest.fixture(scope="session")
-def build_dir() -> Path:
+def build_dir(sim_build: Callable[[str], Path]) -> Path:
+    """The imaging library's tool and tests as the simulator's plain build compiles them
+    (build-tests/sim-plain/imaging, the build the other tests of tests/simulator share, instead
+    of a second build of simulator/imaging), or the build tree ACL_SIM_IMAGING_BUILD names."""
+    if not OTHER_BUILD:
+        return sim_build("plain") / "imaging"
+    build = Path(OTHER_BUILD)
     if shutil.which("cmake") is None or shutil.which("ninja") is None:
         pytest.fail("cmake and ninja are needed to build simulator/imaging: run scripts/install.sh")
-    if not (BUILD / "build.ninja").exists():
+    if not (build / "build.ninja").exists():
         subprocess.run(
-            ["cmake", "-G", "Ninja", "-S", SOURCE, "-B", BUILD, "-DCMAKE_BUILD_TYPE=Release"],
+            ["cmake", "-G", "Ninja", "-S", SOURCE, "-B", build, "-DCMAKE_BUILD_TYPE=Release"],
             check=True,
             capture_output=True,
         )
-    subprocess.run(["cmake", "--build", BUILD, "-j2"], check=True, capture_output=True)
-    return BUILD
+    subprocess.run(["cmake", "--build", build, "-j2"], check=True, capture_output=True)
+    return build
 
 
 @pytest.fixture(scope="session")
