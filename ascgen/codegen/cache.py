@@ -6,6 +6,8 @@ folder or checkout ascgen runs from (``--build-dir`` moves one command's builds 
     sim-plain/, sim-asan/, sim-tsan/        the simulator's build trees, one per sanitizer setting
     acl_sim-install/<setting>-<key>/        installed simulators, keyed by a digest of the
                                             simulator's sources, the compiler and the flags
+    runtime/<setting>-<key>/                the generated programs' runtime library (build.ensure_runtime),
+                                            one per sanitizer setting and content
     programs/<name>-<hash>/<backend>-<setting>/  programs, keyed by the digest of their files
     probes/<name>-<hash>/...                the probes of `ascgen probe` and `ascgen calibrate`
     timings.json                            how long the last builds took (the bench's ETA)
@@ -151,6 +153,7 @@ class Part:
 
 _PARTS = {
     "simulator": ("acl_sim-install", "sim-plain", "sim-asan", "sim-tsan"),
+    "runtime": ("runtime",),
     "programs": ("programs",),
     "probes": ("probes",),
 }

@@ -183,15 +183,18 @@ def test_cache_info_and_clean(tmp_path: Path) -> None:
     (tmp_path / "acl_sim-install" / "plain-0123" / "libacl_sim.a").write_bytes(b"x" * 3000)
     (tmp_path / "programs" / "resnet50-abc" / "sim-plain").mkdir(parents=True)
     (tmp_path / "programs" / "resnet50-abc" / "sim-plain" / "resnet50").write_bytes(b"y" * 2048)
+    (tmp_path / "runtime" / "plain-4567").mkdir(parents=True)  # the programs' runtime library
+    (tmp_path / "runtime" / "plain-4567" / "libascgen_runtime.a").write_bytes(b"z" * 1024)
     result = CliRunner().invoke(cli, ["cache", "info", "--build-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert f"build cache: {tmp_path}" in result.output
     assert "simulator     2.9 KiB, 1 entry" in result.output
     assert "programs      2.0 KiB, 1 program" in result.output
+    assert "runtime       1.0 KiB, 1 entry" in result.output
     (tmp_path / "cann-headers").mkdir()  # not a build: clean leaves it
     (tmp_path / "cann-headers" / "acl.h").write_text("kept\n")
     result = CliRunner().invoke(cli, ["cache", "clean", "--build-dir", str(tmp_path)])
-    assert result.exit_code == 0 and "removed 4.9 KiB" in result.output
+    assert result.exit_code == 0 and "removed 5.9 KiB" in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == [cache.LOCK, "cann-headers"]
 
 
