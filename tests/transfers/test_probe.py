@@ -58,7 +58,7 @@ def test_probe_runs_on_the_simulator_as_the_model_says(tmp_path: Path) -> None:
     out = tmp_path / "out"
     args = [
         "probe", "transfer", "--profile", "atlas_a3", "--links", "hccs,rdma", "--directions", "d2d,h2h",
-        "--sizes", "256K,4M", "--total", "16M", "--repeat", "1", "--time-scale", "1",
+        "--sizes", "256K,4M", "--total", "16M", "--repeat", "1", "--time-scale", "10",
         "--build-dir", str(TEST_BUILD), "--out", str(out),
     ]  # fmt: skip
     result = CliRunner().invoke(cli, args, prog_name="ascgen")
