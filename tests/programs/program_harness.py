@@ -111,10 +111,11 @@ def run_program(
 
 
 # What a program exercises beyond the code every program shares: the AscendCL calls and the
-# runtime and standard-library entry points its main.cpp names (the stage blocks expand
-# there; the stream layout is one of the ascgen:: policies), and the run-time defaults it sets
+# runtime and standard-library entry points its main.cpp names, whole (ascgen::detections::
+# decode_yolo_raw is not decode_yolov3: the stage blocks expand there; the stream layout is one
+# of the ascgen:: policies), the V2 media calls, and the run-time defaults it sets
 # (several devices, a load to serve: paths of the shared runtime code).
-_EXERCISED = re.compile(r"\b(?:acl\w+|ascgen::\w+|std::\w+|defaults\.\w+)\b")
+_EXERCISED = re.compile(r"\b(?:acl\w+|hi_mpi_\w+|ascgen::\w+(?:::\w+)*|std::\w+|defaults\.\w+)\b")
 
 
 def exercised(spec: Path, shape: bool = False) -> frozenset[str]:
