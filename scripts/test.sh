@@ -13,7 +13,8 @@ echo "== pytest"
 # Two workers (ASCGEN_TEST_WORKERS), each test file on one of them (--dist loadfile): the C++
 # builds the files share are built once, under a lock per build folder (ascgen.codegen.cache.locked);
 # the files that build C++ first (tests/conftest.py), so that the short ones fill the end. Then,
-# alone on the machine, the tests that compare what two runs measured (marked timing): a busy
+# alone on the machine, the tests that compare what two runs measured, or a rate that holds the
+# host's CPU with the plan's prediction (marked timing): a busy
 # second worker would decide their winners.
 set +e
 pytest -q -n "${ASCGEN_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder -m "not timing" "$@"

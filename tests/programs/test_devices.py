@@ -144,6 +144,7 @@ def test_threads_per_device_are_clean_under_sanitizers(sanitize: str, tmp_path: 
 
 
 @pytest.mark.slow
+@pytest.mark.timing  # compares two runs measured on this host
 def test_processes_and_threads_give_the_same_figure(tmp_path: Path) -> None:
     """The same four devices as four processes and as four threads of one process: model-time
     throughput within 5 % (the simulated clock slowed so the simulator's CPU does not limit)."""

@@ -17,6 +17,7 @@ from tools.deployment import link_bound
 
 
 @pytest.mark.slow
+@pytest.mark.timing  # compares runs measured on this host, at 1, 2 and 4 devices
 def test_a_copy_bound_card_stops_where_the_plan_says_its_link_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
