@@ -36,6 +36,13 @@ class DslModel(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=False, strict=True)
 
 
+class ProfileModel(BaseModel):
+    """A device profile's sections (profile.py, links.py): unknown keys refused, values frozen
+    (profiles are shared, cached objects); numbers not strict, as YAML figures may be ints."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
 class Size(DslModel):
     width: int = Field(gt=0, le=65536, description="pixels")
     height: int = Field(gt=0, le=65536, description="pixels")

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ascgen.dsl.dsl_base import ProfileModel
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class HostLink(_Strict):
+class HostLink(ProfileModel):
     """A host's PCIe to its NPU as the pool's staging copies use it (HCCS to host memory)."""
 
     h2d_write_GBps: float = Field(gt=0)
@@ -18,7 +16,7 @@ class HostLink(_Strict):
     d2h_GBps: float = Field(gt=0)
 
 
-class Link(_Strict):
+class Link(ProfileModel):
     """One link kind (HCCS or RDMA over RoCE) of a device."""
 
     latency_us: float = Field(ge=0)
@@ -31,7 +29,7 @@ class Link(_Strict):
     direct_host_cross_host_GBps: float | None = Field(default=None, gt=0)
 
 
-class Links(_Strict):
+class Links(ProfileModel):
     host: HostLink | None = None
     hccs: Link | None = None
     rdma: Link | None = None

@@ -12,32 +12,29 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 from pydantic_core import ErrorDetails
 
 from ascgen.common.fileio import FileRefused, read_bounded
 from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
+from ascgen.dsl.dsl_base import ProfileModel
 from ascgen.dsl.links import Links
 from ascgen.dsl.yaml_loader import MAX_BYTES, SourceMap, load_text
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Memory(_Strict):
+class Memory(ProfileModel):
     device_bytes: int = Field(gt=0)
     dvpp_bytes: int = Field(gt=0)
     reserved_bytes: int = Field(ge=0)
     bandwidth_GBps: float = Field(gt=0)
 
 
-class StrideAlign(_Strict):
+class StrideAlign(ProfileModel):
     width: int = Field(gt=0)
     height: int = Field(gt=0)
 
 
-class Align(_Strict):
+class Align(ProfileModel):
     jpegd_out: StrideAlign
     vpc_in: StrideAlign
     vpc_out: StrideAlign
@@ -52,19 +49,19 @@ class Align(_Strict):
     alloc_padding: int
 
 
-class Resolution(_Strict):
+class Resolution(ProfileModel):
     min_width: int
     min_height: int
     max_width: int
     max_height: int
 
 
-class Ratio(_Strict):
+class Ratio(ProfileModel):
     min: float
     max: float
 
 
-class Limits(_Strict):
+class Limits(ProfileModel):
     jpegd_in: Resolution
     vpc_in: Resolution
     vpc_out: Resolution
@@ -84,7 +81,7 @@ class Limits(_Strict):
     vdec_in: Resolution | None = None
 
 
-class CopyEngine(_Strict):
+class CopyEngine(ProfileModel):
     units: int = Field(gt=0)
     latency_us: float = Field(ge=0)
     bandwidth_GBps: float = Field(gt=0)
@@ -93,7 +90,7 @@ class CopyEngine(_Strict):
         return self.latency_us + nbytes / (self.bandwidth_GBps * 1e3)
 
 
-class PixelEngine(_Strict):
+class PixelEngine(ProfileModel):
     units: int = Field(gt=0)
     base_us: float = Field(ge=0)
     per_mpixel_us: float = Field(ge=0)
@@ -111,7 +108,7 @@ class VpcEngine(PixelEngine):
         return self.service_us(pixels) + self.per_roi_us * max(regions - 1, 0)
 
 
-class UnitEngine(_Strict):
+class UnitEngine(ProfileModel):
     units: int = Field(gt=0)
     # Added to a task when its unit's previous task came from another stream: a fixed part
     # and a fraction of the task's own service time (simulator/docs/shared_bandwidth.md).
@@ -127,7 +124,7 @@ class UnitEngine(_Strict):
         return self.model_switch_weight_share * weight_bytes / (memory_GBps * 1e3) if memory_GBps > 0 else 0.0
 
 
-class VdecEngine(_Strict):
+class VdecEngine(ProfileModel):
     """The video decoder (VDEC): `units` cores, each decoding one frame at a time for
     frame_us + per_block_us x the frame's block x block tiles (a partial tile counts whole);
     a channel holds channel_fixed_bytes + channel_frames x one NV12 frame at its tile-aligned
@@ -148,16 +145,16 @@ class VdecEngine(_Strict):
         return self.frame_us + self.per_block_us * self.blocks(width, height)
 
 
-class Scheduler(_Strict):
+class Scheduler(ProfileModel):
     per_task_us: float = Field(ge=0)
 
 
-class HostCost(_Strict):
+class HostCost(ProfileModel):
     submit_us: float = Field(ge=0)
     device_open_ms: float = Field(default=0.0, ge=0)  # the first aclrtSetDevice of a process
 
 
-class Engines(_Strict):
+class Engines(ProfileModel):
     h2d: CopyEngine
     d2h: CopyEngine
     d2d: CopyEngine
@@ -169,13 +166,13 @@ class Engines(_Strict):
     host: HostCost
 
 
-class ModelInput(_Strict):
+class ModelInput(ProfileModel):
     width: int
     height: int
     format: str
 
 
-class ReferenceModel(_Strict):
+class ReferenceModel(ProfileModel):
     input: ModelInput
     output_bytes_per_item: int
     memory_bytes: int
@@ -188,7 +185,7 @@ class ReferenceModel(_Strict):
     traffic_bytes_per_item: int = Field(default=0, ge=0)
 
 
-class Features(_Strict):
+class Features(ProfileModel):
     """What the device has beyond figures; the simulator's rule checks read these."""
 
     # aclrtCreateEventExWithFlag events (reusable, a wait sees the latest record):
@@ -205,7 +202,7 @@ class Features(_Strict):
     dvpp_v2: bool = False
 
 
-class Topology(_Strict):
+class Topology(ProfileModel):
     """The host the devices ship in (the product), what deployment over several devices needs."""
 
     product: str
@@ -235,7 +232,7 @@ class Topology(_Strict):
         return out
 
 
-class Provenance(_Strict):
+class Provenance(ProfileModel):
     """Where a measured figure comes from (``ascgen calibrate``)."""
 
     probe: str  # what ran: "ascgen probe transfer --links copy", "acl_sim_calib model_batch 16", ...
@@ -246,7 +243,7 @@ class Provenance(_Strict):
     repeats: int = Field(ge=1)
 
 
-class Profile(_Strict):
+class Profile(ProfileModel):
     name: str
     soc: str
     description: str
@@ -256,11 +253,11 @@ class Profile(_Strict):
     limits: Limits
     engines: Engines
     features: Features = Features()
-    models: dict[str, ReferenceModel] = {}
+    models: dict[str, ReferenceModel] = Field(default_factory=dict)
     # Links to other devices and hosts (HCCS, RDMA; ascgen/dsl/links.py, docs/transfers.md).
     links: Links | None = None
     # Measured figures' origins, by flat key ("engines.h2d.bandwidth_GBps"): `ascgen calibrate`.
-    provenance: dict[str, Provenance] = {}
+    provenance: dict[str, Provenance] = Field(default_factory=dict)
 
 
 PROFILE_DIR = Path(str(resources.files("ascgen") / "profiles"))
