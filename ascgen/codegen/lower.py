@@ -360,14 +360,14 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         for e in low.events
     ]
     ops = low.ops()
-    if not ops:
-        raise SpecError([Diagnostic(plan.spec_path, Position(plan.stages[-1].line, 1), "a generated program needs a "
-                         "device stage after the vdec stage (each decoded picture goes on through it); `ascgen plan` "
-                         "answers decode-only questions")])  # fmt: skip
     stages = low.stage_ir(pools)
-    last = ops[-1]
+    # A decode-only video program has no device step: a batch completes in the decoder's result
+    # (ascgen_video.h), on no stream of its own, and nothing returns to the host.
+    last = ops[-1] if ops else None
     output = (
-        pools[last.dst] if pools[last.dst].memory == "kHostPinned" and (plan.batch == 1 or last.per_batch) else None
+        pools[last.dst]
+        if last is not None and pools[last.dst].memory == "kHostPinned" and (plan.batch == 1 or last.per_batch)
+        else None
     )
     kinds = {s.name: kind_of(s.stage) for s in plan.stages}
     postprocess_stage, postprocess_args, output_offsets = _postprocess_args(plan, output.stage if output else "")
@@ -408,7 +408,7 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         shared_note=(
             f"{', '.join(plan.shared_stages)} (one instance on one stream)" if plan.shared_stages else "nothing"
         ),
-        completion_stream=last.stream, output_pool=output.member if output else "",
+        completion_stream=last.stream if last is not None else "nullptr", output_pool=output.member if output else "",
         output_item_bytes=_output_item_bytes(stages, output.stage if output else ""),
         status_stage=next((n for n, k in kinds.items() if k.reports_status), ""),
         inspect_stage=next((s.name for s in plan.stages if kinds[s.name].inspects_inputs(s, plan)), ""),

@@ -160,6 +160,7 @@ struct Worker : ascgen::WorkerBase {
   int64_t video_slots() const { return decode_out.slots(); }
   const void* video_picture(int64_t f) const { return decode_out.slot(f); }
   uint32_t video_stride() const { return decode::kWidthStride; }
+  static constexpr bool kVdecCallbacks = false;  // a fetch thread gets VDEC's results
   hi_vdec_chn decode_chn = 0;
   std::vector<hi_vdec_pic_info> decode_pictures;  // one per slot of decode_out
   ascgen::video::Fetcher<Worker> decode_fetcher;

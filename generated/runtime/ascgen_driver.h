@@ -157,6 +157,8 @@ struct Run {
   WindowLatency windows;                       // p99 and max per second measured
   uint64_t report_thread = 0;      // the report thread's id (a VDEC channel's callbacks)
   int64_t requirement_missed = 0;  // --require-fps: streams that missed it (exit 1)
+  // The report thread (a decode-only video program starts it once its channels subscribed it).
+  ReportThread* reporter = nullptr;
 };
 
 // The calling thread's run: its device's (set on each thread of a device under deploy:
@@ -444,8 +446,10 @@ std::unique_ptr<ReportThread> start_reporter(aclrtContext context,
                                              Cleanup& cleanup,
                                              std::function<void(const std::string&)> on_error) {
   auto reporter = std::make_unique<ReportThread>(context, std::move(on_error));
+  bool subscribed = false;
   for (auto& t : workers) {
     aclrtStream s = t->completion_stream();
+    if (s == nullptr) continue;  // a decode-only video program: no stream of its own
     check(aclrtSubscribeReport(reporter->id(), s), "completion", "aclrtSubscribeReport");
     cleanup.add("aclrtUnSubscribeReport",
                 [id = reporter->id(), s] { return aclrtUnSubscribeReport(id, s); });
@@ -455,8 +459,10 @@ std::unique_ptr<ReportThread> start_reporter(aclrtContext context,
       cleanup.add("aclrtUnSubscribeReport",
                   [id = reporter->id(), o] { return aclrtUnSubscribeReport(id, o); });
     }
+    subscribed = true;
   }
-  reporter->start();
+  // Else what subscribes it starts it: the VDEC channels (aclvdecCreateChannel), once created.
+  if (subscribed) reporter->start();
   return reporter;
 }
 

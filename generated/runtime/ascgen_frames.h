@@ -107,6 +107,7 @@ class FrameMode {
     return latency;
   }
   int64_t batches(const Report& report) const { return report.frames / run_state().info->batch; }
+  bool verifiable(const W& first) const { return first.output(0) != nullptr; }
   void after_report(const ProgramInfo&) {}
 
  private:

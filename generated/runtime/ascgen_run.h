@@ -21,6 +21,7 @@
 //   static constexpr bool kTimedAtStop;                 // its period ends at the stop, not the
 //   join LatencyHistogram fill(Report&);                     // frames (requests), qps, extra keys
 //   int64_t batches(const Report&) const;               // measured batches (per-batch stages)
+//   bool verifiable(const W& first) const;              // --verify has something to compare
 //   void after_report(const ProgramInfo&);              // what the report's reader must know
 #ifndef ASCGEN_RUN_H_
 #define ASCGEN_RUN_H_
@@ -118,6 +119,7 @@ int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup
       for (auto& t : workers) t->completions.abort();
     });
     run.report_thread = reporter->id();
+    run.reporter = reporter.get();
   }
   // Runs first at teardown, on every path: nothing is released while the device still uses it.
   cleanup.add("aclrtSynchronizeDevice (drain before release)",
@@ -162,7 +164,7 @@ int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup
   report.interrupted = stop_signal() != 0;
   report.windows_qps = progress.windows();
   report.windows_latency = run.windows.p99_max_ms();
-  report.verified = verified_state(run, opt, workers[0]->output(0) != nullptr);
+  report.verified = verified_state(run, opt, mode.verifiable(*workers[0]));
   for (const StageInfo& s : stages)
     report.stages.push_back({s.name, s.per_batch ? mode.batches(report) : report.frames});
   report.write(latency, opt.json_path, opt.quiet);

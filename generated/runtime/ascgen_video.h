@@ -13,6 +13,7 @@
 #define ASCGEN_VIDEO_H_
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cinttypes>
 #include <condition_variable>
@@ -44,6 +45,16 @@ struct Config {
   // out a picture the host has)
   bool whole_groups = false;
 };
+
+// The steps of a decode-only program (a vdec stage alone): none; each picture is done, and its
+// slot free again, when the decoder delivers it.
+template <class W>
+using NoSteps = std::array<StepFn<W>, 0>;
+
+template <class W>
+constexpr bool decode_only() {
+  return std::size(W::kSteps) == 0;
+}
 
 // A stream misses its fps when it completes fewer than this share of it in the measured period.
 constexpr double kFpsTolerance = 0.05;
@@ -261,12 +272,16 @@ void decoded(Send& send, bool picture, uint32_t ret) {
       const Frame at = frame_at(send.f);
       r.submitted[static_cast<size_t>(at.i)] = send.arrival;  // latency from the frame's arrival
       const bool closes = at.i == run.info->batch - 1;
-      submit_steps(t, at, in, closes);
-      if (closes) {
-        check(aclrtLaunchCallback(BatchCallback<W>::on_done, &r, ACL_CALLBACK_NO_BLOCK,
-                                  t.completion_stream()),
-              "completion", "aclrtLaunchCallback");
-        ++run.callbacks_launched;
+      if constexpr (decode_only<W>()) {
+        if (closes) complete_batch(t, at.b, now_s(), inputs);  // the picture is back in its pool
+      } else {
+        submit_steps(t, at, in, closes);
+        if (closes) {
+          check(aclrtLaunchCallback(BatchCallback<W>::on_done, &r, ACL_CALLBACK_NO_BLOCK,
+                                    t.completion_stream()),
+                "completion", "aclrtLaunchCallback");
+          ++run.callbacks_launched;
+        }
       }
     }
   } catch (const std::exception& e) {
@@ -375,6 +390,9 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
     }
     require_fps_ = opt.require_fps;
   }
+  // The report thread runs the batch callbacks and V1's VDEC callbacks; a decode-only V2
+  // program has neither.
+  bool callbacks() const { return !decode_only<W>() || W::kVdecCallbacks; }
   void adopt(std::vector<std::unique_ptr<W>>& workers) {
     workers_ = &workers;
     FrameMode<W, PerStageLayout>::adopt(workers);
@@ -425,6 +443,9 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
       t->video_open(run_state().report_thread, cleanup_);
       t->video.open = true;
     }
+    // A decode-only program's report thread serves the channels alone: it runs once they
+    // subscribed it (before, aclrtProcessReport would fail: ACL_FACTS 1.4, Callbacks).
+    if (decode_only<W>() && W::kVdecCallbacks) run_state().reporter->start();
     for (auto& t : *workers_) {
       W* w = t.get();
       const Clip* clip = &clips_[static_cast<size_t>(w->id) % clips_.size()];
@@ -500,6 +521,8 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
     };
     return latency;
   }
+  // --verify compares every decoded picture (a decode-only program returns nothing else).
+  bool verifiable(const W&) const { return true; }
   // The answer where the reader looks first: one line on stderr, and with --require-fps a
   // stream that missed its fps or dropped a frame fails the run (exit 1).
   void after_report(const ProgramInfo& info) {

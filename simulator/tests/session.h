@@ -4,7 +4,10 @@
 #define ACL_SIM_TESTS_SESSION_H_
 
 #include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -20,8 +23,35 @@ inline std::string default_profile() {
   return ACL_SIM_TEST_PROFILE;
 }
 
+// This test process's own folder for the files it writes (profiles, model descriptors),
+// made under $TMPDIR on first use and removed with everything in it when the process that
+// made it exits (not by a forked child's exit). Never a fixed or pid-named path in /tmp: such
+// files were left behind by every run, and two runs could meet in them.
+inline const std::string& scratch_dir() {
+  static const pid_t owner = getpid();
+  static const std::string* dir = [] {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "acl_sim_test.XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) {
+      std::perror("mkdtemp");
+      std::abort();
+    }
+    std::atexit([] {
+      if (getpid() != owner) return;
+      std::error_code ignored;
+      std::filesystem::remove_all(*dir, ignored);
+    });
+    return new std::string(tmpl);  // never freed: the atexit handler reads it last
+  }();
+  return *dir;
+}
+
+// `name` in scratch_dir().
+inline std::string scratch_file(const std::string& name) {
+  return scratch_dir() + "/" + name;
+}
+
 // Writes the default profile with `overrides` applied (value "" drops a key)
-// to /tmp and returns its path.
+// to a scratch file and returns its path.
 inline std::string write_profile(const std::string& tag,
                                  const std::map<std::string, std::string>& overrides) {
   std::ifstream in(default_profile());
@@ -34,7 +64,7 @@ inline std::string write_profile(const std::string& tag,
   }
   for (const auto& kv : overrides)
     if (!kv.second.empty()) out << kv.first << "=" << kv.second << "\n";
-  std::string path = "/tmp/acl_sim_test_" + tag + "_" + std::to_string(getpid()) + ".flat";
+  std::string path = scratch_file("profile_" + tag + ".flat");
   std::ofstream(path) << out.str();
   return path;
 }

@@ -87,8 +87,7 @@ std::string detector_model(const char* layout) {
   body += "memory_bytes=1048576\nlatency_ms.2=3.0\n";
   body += std::string("detector=") + layout + "\ndetector.classes=6\ndetector.width=416\n";
   body += "detector.height=416\ndetector.max_boxes=32\n";
-  std::string path =
-      "/tmp/acl_sim_detector_" + std::string(layout) + "_" + std::to_string(getpid()) + ".model";
+  std::string path = scratch_file("detector_" + std::string(layout) + ".model");
   std::ofstream(path) << body;
   return path;
 }
@@ -243,7 +242,7 @@ TEST(detector, descriptor_keys_are_checked) {
   for (const auto& [from, to] : bad) {
     std::string text = body;
     text.replace(text.find(from), from.size(), to);
-    const std::string path = "/tmp/acl_sim_detector_bad_" + std::to_string(getpid()) + ".model";
+    const std::string path = scratch_file("detector_bad.model");
     std::ofstream(path) << text;
     uint32_t id = 0;
     CHECK_RULE(aclmdlLoadFromFile(path.c_str(), &id), ACL_ERROR_PARSE_MODEL, "model.descriptor");

@@ -89,7 +89,7 @@ class BatchCrop {
 };
 
 std::string switch_model(const std::string& tag, size_t weight_bytes) {
-  const std::string path = "/tmp/acl_sim_switch_" + tag + "_" + std::to_string(getpid()) + ".model";
+  const std::string path = scratch_file("switch_" + tag + ".model");
   std::ofstream(path) << "format=acl_sim_model\nversion=1\nname=" << tag
                       << "\nbatch=1\ninputs=1\ninput.0.bytes=1024\noutputs=1\n"
                       << "output.0.bytes=64\nmemory_bytes=" << 2 * weight_bytes

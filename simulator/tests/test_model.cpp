@@ -20,7 +20,7 @@ constexpr uint32_t kBatch = 4;
 constexpr size_t kItemIn = 1000, kItemOut = 400;  // bytes per batch item
 
 std::string write_model(const std::string& tag, const std::string& body) {
-  std::string path = "/tmp/acl_sim_model_" + tag + "_" + std::to_string(getpid()) + ".model";
+  std::string path = scratch_file("model_" + tag + ".model");
   std::ofstream(path) << body;
   return path;
 }

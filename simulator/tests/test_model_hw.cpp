@@ -20,7 +20,7 @@ namespace {
 constexpr size_t kIn = 2 * 4 * 32, kOut = 2 * 40;
 
 std::string hw_model(const std::string& tag, const std::string& extra) {
-  std::string path = "/tmp/acl_sim_model_hw_" + tag + "_" + std::to_string(getpid()) + ".model";
+  std::string path = scratch_file("model_hw_" + tag + ".model");
   std::ofstream(path) << "format=acl_sim_model\nversion=1\nname=hw\nbatch=2\ninputs=1\n"
                          "input.0.bytes=256\noutputs=1\noutput.0.bytes=80\n"
                          "memory_bytes=1048576\nlatency_ms.2=4.0\n"

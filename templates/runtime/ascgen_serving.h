@@ -256,6 +256,7 @@ class ServerMode {
     return srv.latency;
   }
   int64_t batches(const Report&) const { return server().measured_batches.load(); }
+  bool verifiable(const W& first) const { return first.output(0) != nullptr; }
   void after_report(const ProgramInfo& info) {
     if (schedule_ != nullptr && lateness_.could_not_keep_up())
       std::fprintf(stderr,

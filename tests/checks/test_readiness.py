@@ -105,16 +105,15 @@ def test_an_slo_of_a_deployment_is_held_against_all_its_devices(tmp_path: Path) 
 @pytest.mark.slow
 def test_what_init_writes_builds_and_runs_on_its_sample(tmp_path: Path) -> None:
     import json
-    import os
     import subprocess
-    import tempfile
+
+    from build_dirs import TEST_BUILD
 
     from ascgen.codegen.build import build_variant
 
     spec = tmp_path / "pipeline.yaml"
     assert run("init", str(spec)).exit_code == 0
-    root = Path(tempfile.gettempdir()) / f"ascgen-hostile-build-{os.getuid()}"  # shared with tests/hostile
-    binary = build_variant(spec, build_root=root).binary
+    binary = build_variant(spec, build_root=TEST_BUILD).binary  # the suite's build folder
     proc = subprocess.run(
         [str(binary), "--duration", "0.5", "--warmup", "0", "--quiet"],
         capture_output=True,

@@ -9,10 +9,10 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
+from build_dirs import TEST_BUILD
 from harness import ROOT, limits
 
 from ascgen.common.friendly import stop_child
@@ -52,7 +52,7 @@ def test_a_child_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path) 
 
 @pytest.mark.slow
 def test_sigterm_during_a_tune_keeps_the_measured_points(tmp_path: Path) -> None:
-    build_root = Path(tempfile.gettempdir()) / f"ascgen-hostile-build-{os.getuid()}"
+    build_root = TEST_BUILD  # the suite's build folder: the simulator is built there once
     out = tmp_path / "out"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASCGEN_")}
     env["PYTHONPATH"] = str(ROOT)

@@ -4,13 +4,12 @@ validation lets a value through, the generated C++ and CMake must build and run 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
+from build_dirs import TEST_BUILD
 from harness import ROOT
 
 # Stage names the generated code uses for locals, members or parameters (not namespace scope).
@@ -38,8 +37,7 @@ stages:
 """,
         encoding="utf-8",
     )
-    root = Path(tempfile.gettempdir()) / f"ascgen-hostile-build-{os.getuid()}"
-    binary = build_variant(spec, build_root=root).binary
+    binary = build_variant(spec, build_root=TEST_BUILD).binary
     proc = subprocess.run(
         [str(binary), "--duration", "0.2", "--warmup", "0", "--quiet"],
         capture_output=True,
