@@ -42,6 +42,9 @@ class VpcResize(VpcOutputKind):
         assert isinstance(stage, VpcResizeStage)
         return {"has_crop": stage.crop is not None, "v2": sp.name in plan.host_awaited}
 
+    def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
+        return self.detector_input(sp, plan, letterboxed=False)
+
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         stage = sp.stage
         assert isinstance(stage, VpcResizeStage)
