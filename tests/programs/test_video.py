@@ -119,3 +119,22 @@ def test_a_load_the_decoder_cannot_hold_drops_and_fails_only_when_asked(clips: P
     assert strict.returncode == 1, strict.stderr[-3000:]
     assert "did NOT hold 30 fps" in strict.stderr
     assert strict.report is not None and strict.report["video"]["require_fps"]
+
+
+@pytest.mark.parametrize("profile", ["ascend310", "ascend310p"])
+def test_verify_names_the_stream_and_picture_that_differ_from_the_host_decode(
+    clips: Path, tmp_path: Path, profile: str
+) -> None:
+    """The simulator's test-only fault ACL_SIM_VDEC_CORRUPT=1:5 flips one byte of the sixth picture
+    VDEC channel 1 delivers: --verify fails the run (exit 1), naming stream 1 and picture 5 and no
+    other, and the report says verified: false. Without the fault the same run verifies."""
+    spec = video_spec(tmp_path, clips, f"corrupt_{profile}", "qvga_h264.h264", (320, 240), 2, profile=profile, after="")
+    binary = built(spec).binary
+    args = ("--frames", "48", "--warmup", "0", "--verify")
+    bad = run_program(binary, *args, cwd=tmp_path, env={"ACL_SIM_VDEC_CORRUPT": "1:5"})
+    assert bad.returncode == 1, bad.stderr[-3000:]
+    differ = [line for line in bad.stderr.splitlines() if line.startswith("verify:")]
+    assert differ == ["verify: stream 1 picture 5 (frame 5 of its file): Y plane differs from the host decode"]
+    assert bad.report is not None and bad.report["verified"] is False
+    good = run_program(binary, *args, cwd=tmp_path)
+    assert good.returncode == 0 and good.report is not None and good.report["verified"] is True, good.stderr[-3000:]

@@ -63,6 +63,7 @@ struct Channel {
   std::deque<Pending> waiting;  // sent, no picture yet (send order)
   std::shared_ptr<Task> last_callback;
   void* memory = nullptr;  // the channel's decoder memory (DVPP), from its first picture size
+  uint64_t pictures = 0;   // pictures delivered so far (ACL_SIM_VDEC_CORRUPT counts them)
   explicit Channel(img::VideoCodec codec) : state(codec) {}
 };
 
@@ -93,6 +94,7 @@ struct Delivery {
   uint64_t identity = 0;  // the picture's content identity (tags)
   acldvppPicDesc out;     // snapshot of the output descriptor at its send
   uint32_t ret = 0;
+  bool corrupt = false;  // ACL_SIM_VDEC_CORRUPT (test-only): a byte flipped once written
 };
 
 struct Call {
@@ -148,6 +150,7 @@ void enqueue(const char* api, Channel* ch, double service_us, const void* unit, 
   spec.work = [shared] {
     for (const Delivery& d : *shared) {
       if (writes(d)) write_picture(target_of(d.out), *d.picture, d.identity);
+      if (writes(d) && d.corrupt) vdec::corrupt(target_of(d.out));
       if (d.pending.output != nullptr) d.pending.output->retCode = d.ret;
     }
   };
@@ -176,6 +179,7 @@ std::vector<Delivery> deliver(const char* api, Channel* ch, const vdec::Emission
     ch->waiting.pop_front();
     d.picture = em.pictures[i];
     d.identity = img::hash_combine(em.key, i);
+    d.corrupt = vdec::corrupted(ch->id, ch->pictures++);
     if (d.pending.output != nullptr) {
       d.out = *d.pending.output;
       const std::string why = misfit(target_of(d.out), *d.picture);
