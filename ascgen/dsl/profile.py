@@ -76,6 +76,9 @@ class Limits(ProfileModel):
     # VDEC channel ids are 0 .. vdec_channels - 1: 32 on the 310 and 910, 256 on the 310P,
     # 310B, A2 and A3 (HIA aclcppdevg_03_0373 canncommercial/850; aclpythondevg_01_0345).
     vdec_channels: int = Field(default=0, ge=0)
+    # V2 VPC channels (hi_mpi_vpc_sys_create_chn) one process may have: 256 on the 310P, 910B and
+    # A3 (HIA zh 80RC1alpha002 aclcppdevg_03_0255; ACL_FACTS 4); absent on devices without V2.
+    vpc_channels: int | None = Field(default=None, gt=0)
     # Pictures VDEC decodes: 128x128 .. 4096x4096 on 310, 310P, 910, 910B and A3 (HIA
     # aclcppdevg_03_0373 850); absent: not checked.
     vdec_in: Resolution | None = None

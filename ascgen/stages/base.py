@@ -298,6 +298,13 @@ class StageKind:
         """The named constants its C++ uses (namespace <stage name>)."""
         return []
 
+    def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
+        """A graph's object part (templates/runtime/ascgen_objects.h): the fields of its
+        ascgen::objects::Config this stage fixes, as C++ (ascgen/codegen/objects.py merges them);
+        "refusal": why it cannot be generated yet; "image_desc": the Worker's accessor of frame f's
+        decoded picture, from the stage the crops are cut out of."""
+        return {}
+
     def inspects_inputs(self, sp: StagePlan, plan: Plan) -> bool:
         """Whether it checks each input at start-up (what JPEGD can decode, what a model's gears hold)."""
         return False

@@ -74,6 +74,19 @@ class VpcOutputKind(StageKind):
         roles = {p.ref.role for p in pools if p.ref.stage == sp.name}
         return PoolRef(sp.name, "out" if "out" in roles else "batch")
 
+    def detector_input(self, sp: StagePlan, plan: Plan, letterboxed: bool) -> dict[str, str]:
+        """A graph's object part: the picture this stage makes is the detector's input (the stage
+        right before the frames' model), so the detector's boxes are in its pixels."""
+        at = next((s.index for s in plan.stages if plan.model and s.name == plan.model.stage), -1)
+        if not plan.object_stages or sp.index != at - 1:
+            return {}
+        return {
+            "net_width": f"{sp.name}::kOutWidth",
+            "net_height": f"{sp.name}::kOutHeight",
+            "letterboxed": "true" if letterboxed else "false",
+            "paste_left_align": f"{sp.name}::kPasteLeftAlign" if letterboxed else "16",
+        }
+
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         out = sp.output
         stage = self.vpc_stage(sp.stage)

@@ -38,6 +38,9 @@ class VpcResize(VpcOutputKind):
         assert isinstance(stage, VpcResizeStage)
         return {"has_crop": stage.crop is not None}
 
+    def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
+        return self.detector_input(sp, plan, letterboxed=False)
+
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         stage = sp.stage
         assert isinstance(stage, VpcResizeStage)

@@ -60,6 +60,7 @@ limits.vdec_in.max_height=4096
 limits.vdec_in.max_width=4096
 limits.vdec_in.min_height=128
 limits.vdec_in.min_width=128
+limits.vpc_channels=256
 limits.vpc_in.max_height=8192
 limits.vpc_in.max_width=8192
 limits.vpc_in.min_height=6

@@ -216,6 +216,12 @@ bool is_api_name(const char* name) {
       "hi_mpi_vdec_set_chn_attr",
       "hi_mpi_vdec_start_recv_stream",
       "hi_mpi_vdec_stop_recv_stream",
+      "hi_mpi_vpc_crop_resize",
+      "hi_mpi_vpc_crop_resize_paste",
+      "hi_mpi_vpc_destroy_chn",
+      "hi_mpi_vpc_get_process_result",
+      "hi_mpi_vpc_resize",
+      "hi_mpi_vpc_sys_create_chn",
   };
   return std::binary_search(std::begin(kNames), std::end(kNames), name,
                             [](const char* a, const char* b) { return std::strcmp(a, b) < 0; });

@@ -1,6 +1,6 @@
 // VPC: resize, crop, crop-and-paste and their batch forms (acldvppVpc*Async).
 //
-// Each call is one task on engine kVpc (one unit) with
+// Each call is one task on engine kVpc (one unit, dvpp_vpc.h: the V2 calls share it) with
 //   service_us = engines.vpc.base_us + engines.vpc.per_roi_us * (regions - 1)
 //                + engines.vpc.per_mpixel_us * output Mpixels
 // where the output is what VPC writes: the output picture (width x height) for
@@ -24,6 +24,7 @@
 #include "dvpp/dvpp_content.h"
 #include "dvpp/dvpp_desc.h"
 #include "dvpp/dvpp_rules.h"
+#include "dvpp/dvpp_vpc.h"
 #include "report/log.h"
 #include "rules/rules.h"
 
@@ -47,18 +48,8 @@ aclError refuse(const char* api, const dvpp::Check& c) {
                     c.code, api, "%s", c.message.c_str());
 }
 
-struct VpcItem {
-  acldvppPicDesc in;
-  acldvppPicDesc out;
-  img::Roi src_roi;
-  img::Roi dst_roi;
-};
-
-struct VpcJob {
-  const char* api = "";
-  std::vector<VpcItem> items;
-  img::Interpolation interpolation = img::Interpolation::kDefault;
-};
+using dvpp::VpcItem;
+using dvpp::VpcJob;
 
 img::Roi to_roi(const acldvppRoiConfig& r) {
   return img::Roi{r.left, r.top, r.right, r.bottom};
@@ -112,27 +103,12 @@ aclError check_memory(const char* api, const acldvppPicDesc& pic, const char* ro
 }
 
 aclError submit_job(const char* api, acldvppChannelDesc* channel, aclrtStream stream, VpcJob job) {
-  double mpixels = 0;
-  TaskSpec spec;
   for (const VpcItem& it : job.items) {
     if (aclError rc = check_memory(api, it.in, "input")) return rc;
     if (aclError rc = check_memory(api, it.out, "output")) return rc;
-    mpixels += static_cast<double>(it.dst_roi.width()) * it.dst_roi.height() / 1e6;
-    spec.reads.push_back({it.in.data, it.in.size});
-    spec.writes.push_back({it.out.data, it.out.size});
     dvpp::check_sub_buffer(api, it.out);
   }
-  job.api = api;
-  spec.engine = Engine::kVpc;
-  const double further_regions = static_cast<double>(job.items.size()) - 1.0;
-  spec.service_us = engine_param(Engine::kVpc, "base_us") +
-                    engine_param(Engine::kVpc, "per_roi_us", 0.0) * further_regions +
-                    engine_param(Engine::kVpc, "per_mpixel_us") * mpixels;
-  spec.work = [job = std::move(job)] {
-    for (const VpcItem& it : job.items) run_item(job, it);
-  };
-  spec.name = "vpc";
-  return dvpp::submit_on_channel(api, channel, stream, std::move(spec));
+  return dvpp::submit_on_channel(api, channel, stream, dvpp::vpc_task(api, std::move(job)));
 }
 
 // One crop/resize/paste; crop or paste NULL means the whole picture.
@@ -187,6 +163,27 @@ aclError batch(const char* api, acldvppChannelDesc* channel, acldvppBatchPicDesc
 }
 
 }  // namespace
+
+TaskSpec dvpp::vpc_task(const char* api, VpcJob job) {
+  double mpixels = 0;
+  TaskSpec spec;
+  for (const VpcItem& it : job.items) {
+    mpixels += static_cast<double>(it.dst_roi.width()) * it.dst_roi.height() / 1e6;
+    spec.reads.push_back({it.in.data, it.in.size});
+    spec.writes.push_back({it.out.data, it.out.size});
+  }
+  job.api = api;
+  spec.engine = Engine::kVpc;
+  const double further_regions = static_cast<double>(job.items.size()) - 1.0;
+  spec.service_us = engine_param(Engine::kVpc, "base_us") +
+                    engine_param(Engine::kVpc, "per_roi_us", 0.0) * further_regions +
+                    engine_param(Engine::kVpc, "per_mpixel_us") * mpixels;
+  spec.work = [job = std::move(job)] {
+    for (const VpcItem& it : job.items) run_item(job, it);
+  };
+  spec.name = "vpc";
+  return spec;
+}
 
 extern "C" {
 

@@ -121,6 +121,11 @@ enum class Rule {
   kTimeoutRange,                  // timeout.range
   kVpcArgs,                       // vpc.args
   kVpcMemory,                     // vpc.memory
+  kVpcV2Args,                     // vpc.v2_args
+  kVpcV2Channels,                 // vpc.v2_channels
+  kVpcV2Picture,                  // vpc.v2_picture
+  kVpcV2Memory,                   // vpc.v2_memory
+  kVpcV2Region,                   // vpc.v2_region
   kVpcResample,                   // vpc.resample
   kDeviceResetUnset,              // device.reset_unset
   kDvppChannelDescOrder,          // dvpp.channel_desc_order
@@ -412,6 +417,25 @@ inline constexpr RuleInfo kRuleTable[] = {
      "acl_dvpp.h]; A2/A3 input table: widthStride no alignment, equal to the width [HIA "
      "aclcppdevg_03_0337 900beta2]; ACL_FACTS 3.4, 4"},
     {"vpc.memory", RuleKind::kArgument, "ACL_FACTS 3.3, 3.4 [GE acl_dvpp.h]; ACL_FACTS 4"},
+    {"vpc.v2_args", RuleKind::kArgument,
+     "VPC V2 flow: hi_mpi_sys_init, hi_mpi_vpc_sys_create_chn, a task per call (its id), "
+     "hi_mpi_vpc_get_process_result with that id, hi_mpi_vpc_destroy_chn, hi_mpi_sys_exit [HIA 900 "
+     "aclcppdevg_03_0637; ACL_FACTS 3.4; Ascend/samples 7_dvpp vpc samples]"},
+    {"vpc.v2_channels", RuleKind::kArgument,
+     "VPC channels per process: 256 on the 310P, 910B and A3 [HIA zh 80RC1alpha002 "
+     "aclcppdevg_03_0255]; ACL_FACTS 4"},
+    {"vpc.v2_picture", RuleKind::kArgument,
+     "V2 VPC pictures: 310P YUV420SP width and height even, width_stride = ALIGN(width, 16) in "
+     "[32, 16384], height_stride = ALIGN(height, 2) in [6, 16384], ws x hs x 3 / 2 bytes; A2/A3 "
+     "width_stride = width [HIA zh 80RC1alpha002 aclcppdevg_03_0564]; output 10x6 .. 4096x4096 on "
+     "the 310P [HIA 900 aclcppdevg_03_0637]; ACL_FACTS 4"},
+    {"vpc.v2_memory", RuleKind::kArgument,
+     "VPC V2 input and output memory from hi_mpi_dvpp_malloc [HIA 900 aclcppdevg_03_0637; HIA zh "
+     "80RC1alpha002 aclcppdevg_03_0564 (310P)]; ACL_FACTS 4"},
+    {"vpc.v2_region", RuleKind::kArgument,
+     "hi_vpc_crop_region, hi_vpc_resize_info (interpolation 0 bilinear, 1 nearest neighbour), the "
+     "paste offsets [HIA 900beta2 aclpythondevg_01_0712; 81RC1 aclcppdevg_03_1057]; crop and paste "
+     "areas at least 10x6 [HIA 900 aclcppdevg_03_0637]; the resize ratio [ACL_FACTS 4, flagged]"},
     {"vpc.resample", RuleKind::kArgument, "ACL_FACTS 3.3, 3.4 [GE acl_dvpp.h]"},
     {"device.reset_unset", RuleKind::kWarning,
      "ACL_FACTS 1.4 Init, device, context [RT-doc 02, 04, 05]"},

@@ -307,7 +307,8 @@ aclError aclvdecCreateChannel(aclvdecChannelDesc* channelDesc) {
   if (bad != nullptr)
     return raise_rule(Rule::kVdecChannelDesc, ACL_ERROR_INVALID_PARAM, __func__, "channel %u: %s",
                       id, bad);
-  vdec::use(vdec::DvppApi::kV1, __func__);
+  if (aclError rc = vdec::use(vdec::DvppApi::kV1, __func__, ACL_ERROR_FEATURE_UNSUPPORTED))
+    return rc;
   Device& dev = device();
   auto ch = std::make_shared<Channel>(
       channelDesc->enType == H265_MAIN_LEVEL ? img::VideoCodec::kH265 : img::VideoCodec::kH264);

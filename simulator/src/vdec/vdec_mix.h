@@ -1,16 +1,29 @@
-// Device rule dvpp.api_mix: a process uses the DVPP V1 video API (aclvdec*) or the V2
-// media API (hi_mpi_*), never both [HIA zh 800alpha003 aclpythondevg_01_0219; HA 900
-// acldevg aclcppdevg_000062; ACL_FACTS 3.4, 8].
+// The DVPP media API generation a process uses, and the V2 media system's state.
+//
+// Device rule dvpp.api_mix: a process uses the DVPP V1 media API (acldvpp*, aclvdec*) or the V2
+// one (hi_mpi_*), never both: CANN's DVPP intercepts the request of the second generation, logs
+// "acl and himpi mode is incompatible" and fails it (HA 900 maintenref troubleshooting_0161:
+// "mixed use is not supported for either multi-process or multi-thread scenarios"; HA 850
+// aclpythondevg_01_0410: "两套接口不能混用"; ACL_FACTS 3.4, 8). The simulator keeps it per
+// process (its device model is the process's).
 #ifndef ACL_SIM_SRC_VDEC_MIX_H_
 #define ACL_SIM_SRC_VDEC_MIX_H_
+
+#include "acl/acl_base.h"
 
 namespace sim::vdec {
 
 enum class DvppApi { kV1, kV2 };
 
-// Records that the process uses `which` (in public entry point `api`); the first use of
-// the other one breaks the rule (the call goes on).
-void use(DvppApi which, const char* api);
+// A media call of generation `which` (public entry point `api`) is recorded; the first one of
+// the other generation after it breaks the rule (reported once; the call goes on and this
+// returns ACL_SUCCESS, `refused` is not used yet). V1: aclvdecCreateChannel. V2: hi_mpi_sys_init,
+// hi_mpi_dvpp_malloc, hi_mpi_vdec_create_chn, hi_mpi_vpc_sys_create_chn, the hi_mpi_vpc_* tasks.
+aclError use(DvppApi which, const char* api, aclError refused);
+
+// hi_mpi_sys_init / hi_mpi_sys_exit: the V2 media system is open (VDEC and VPC need it).
+void set_v2_system(bool open);
+bool v2_system();
 
 }  // namespace sim::vdec
 

@@ -73,7 +73,6 @@ struct MpiChannel {
 };
 
 std::mutex g_mu;
-bool g_sys = false;
 std::map<hi_vdec_chn, std::shared_ptr<MpiChannel>> g_channels;
 
 Target target_of(const hi_vdec_pic_info& pic) {
@@ -92,7 +91,7 @@ Target target_of(const hi_vdec_pic_info& pic) {
 // The channel, or the code: system not initialised, id out of range, no such channel.
 hi_s32 find(const char* api, hi_vdec_chn chn, std::shared_ptr<MpiChannel>* out) {
   std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_sys)
+  if (!vdec::v2_system())
     return raise_rule(Rule::kVdecMpiArgs, HI_ERR_VDEC_SYS_NOT_READY, api, "hi_mpi_sys_init first");
   auto it = g_channels.find(chn);
   if (it == g_channels.end())
@@ -195,20 +194,18 @@ extern "C" {
 hi_s32 hi_mpi_sys_init(hi_void) {
   SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
   if (aclError rc = require_context(__func__)) return rc;
-  vdec::use(vdec::DvppApi::kV2, __func__);
+  if (aclError rc = vdec::use(vdec::DvppApi::kV2, __func__, HI_ERR_VDEC_NOT_PERM)) return rc;
   if (profile().num("features.dvpp_v2", 0) == 0)
     return raise_rule(Rule::kVdecV2Unsupported, HI_ERR_VDEC_NOT_SUPPORT, __func__,
                       "the %s has no DVPP V2 media API (features.dvpp_v2): use aclvdec* (V1)",
                       profile().str("soc").c_str());
-  std::lock_guard<std::mutex> lock(g_mu);
-  g_sys = true;
+  vdec::set_v2_system(true);
   return HI_SUCCESS;
 }
 
 hi_s32 hi_mpi_sys_exit(hi_void) {
   SIM_API_ENTER();  // ACL_SIM_FAIL and aclsimCallCount count it
-  std::lock_guard<std::mutex> lock(g_mu);
-  g_sys = false;
+  vdec::set_v2_system(false);
   return HI_SUCCESS;
 }
 
@@ -218,6 +215,7 @@ hi_s32 hi_mpi_dvpp_malloc(hi_u32 dev_id, hi_void** dev_ptr, hi_u64 size) {
   if (aclError rc = require_context(__func__)) return rc;
   if (dev_ptr == nullptr)
     return raise_rule(Rule::kVdecMpiArgs, HI_ERR_VDEC_NULL_PTR, __func__, "dev_ptr is NULL");
+  if (aclError rc = vdec::use(vdec::DvppApi::kV2, __func__, HI_ERR_VDEC_NOT_PERM)) return rc;
   return dvpp_alloc(__func__, dev_ptr, size);
 }
 
@@ -237,6 +235,7 @@ hi_s32 hi_mpi_vdec_create_chn(hi_vdec_chn chn, const hi_vdec_chn_attr* attr) {
                       profile().str("soc").c_str(), limit - 1);
   if (attr == nullptr)
     return raise_rule(Rule::kVdecMpiArgs, HI_ERR_VDEC_NULL_PTR, __func__, "attr is NULL");
+  if (aclError rc = vdec::use(vdec::DvppApi::kV2, __func__, HI_ERR_VDEC_NOT_PERM)) return rc;
   if (attr->type != HI_PT_H264 && attr->type != HI_PT_H265)
     return raise_rule(Rule::kVdecMpiArgs, HI_ERR_VDEC_NOT_SUPPORT, __func__,
                       "payload type %d: the simulator decodes HI_PT_H264 and HI_PT_H265 video",
@@ -252,7 +251,7 @@ hi_s32 hi_mpi_vdec_create_chn(hi_vdec_chn chn, const hi_vdec_chn_attr* attr) {
   ch->attr = *attr;
   {
     std::lock_guard<std::mutex> lock(g_mu);
-    if (!g_sys)
+    if (!vdec::v2_system())
       return raise_rule(Rule::kVdecMpiArgs, HI_ERR_VDEC_SYS_NOT_READY, __func__,
                         "hi_mpi_sys_init first");
     if (g_channels.count(chn) != 0)

@@ -1,9 +1,11 @@
 // ascgen AscendCL simulator: DVPP V2 media API (acl/dvpp/hi_dvpp.h, library
-// libacl_dvpp_mpi), the video decoder part: system init/exit, VDEC channels,
-// send_stream / get_frame / release_frame, and DVPP memory.
+// libacl_dvpp_mpi): system init/exit, DVPP memory, the video decoder (VDEC channels,
+// send_stream / get_frame / release_frame) and the vision preprocessor (VPC channels,
+// resize / crop_resize / crop_resize_paste tasks and their results).
 //
 // Names, values and signatures of CANN's hi_dvpp.h as the public documentation
 // and samples give them (HIA acldevg aclcppdevg_000062 900, aclcppdevg_03_0319;
+// VPC: HIA aclcppdevg_03_0637 900, aclcppdevg_03_0564 80RC1alpha002;
 // Ascend/samples cplusplus/level1_single_api/7_dvpp/vdec_sample), written by us.
 // Only what the simulator implements is declared. CANN's media headers are not in
 // any package registry, so the conformance build cannot compare struct layouts:
@@ -25,6 +27,7 @@ typedef int16_t hi_s16;
 typedef uint8_t hi_u8;
 typedef uint64_t hi_u64;
 typedef void hi_void;
+typedef double hi_double;
 typedef enum { HI_FALSE = 0, HI_TRUE = 1 } hi_bool;
 
 #define HI_SUCCESS 0
@@ -43,6 +46,19 @@ typedef enum { HI_FALSE = 0, HI_TRUE = 1 } hi_bool;
 #define HI_ERR_VDEC_BUF_EMPTY 0xA005800E  // get_frame: no decoded frame within the timeout
 #define HI_ERR_VDEC_BUF_FULL 0xA005800F   // send_stream: no room for the stream, retry
 #define HI_ERR_VDEC_SYS_NOT_READY 0xA0058010
+
+// VPC error codes (module 7, error level).
+#define HI_ERR_VPC_INVALID_CHN_ID 0xA0078002
+#define HI_ERR_VPC_ILLEGAL_PARAM 0xA0078003
+#define HI_ERR_VPC_EXIST 0xA0078004
+#define HI_ERR_VPC_UNEXIST 0xA0078005
+#define HI_ERR_VPC_NULL_PTR 0xA0078006
+#define HI_ERR_VPC_NOT_SUPPORT 0xA0078008
+#define HI_ERR_VPC_NOT_PERM 0xA0078009
+#define HI_ERR_VPC_NO_MEM 0xA007800C
+#define HI_ERR_VPC_BUF_EMPTY \
+  0xA007800E  // get_process_result: the task is not done within the timeout
+#define HI_ERR_VPC_SYS_NOT_READY 0xA0078010
 
 // Payload types (RTP numbering).
 typedef enum { HI_PT_JPEG = 26, HI_PT_H264 = 96, HI_PT_H265 = 265 } hi_payload_type;
@@ -172,6 +188,79 @@ hi_s32 hi_mpi_vdec_get_frame(hi_vdec_chn chn, hi_video_frame_info* frame_info,
                              hi_vdec_supplement_info* supplement, hi_vdec_stream* stream,
                              hi_s32 milli_sec);
 hi_s32 hi_mpi_vdec_release_frame(hi_vdec_chn chn, const hi_video_frame_info* frame_info);
+
+// ---- VPC ----------------------------------------------------------------------------
+
+typedef hi_s32 hi_vpc_chn;
+
+// One picture VPC reads or writes: DVPP memory (hi_mpi_dvpp_malloc) of picture_buffer_size
+// bytes; strides as the device's VPC requires (310P YUV420SP: width_stride = ALIGN(width, 16)
+// in [32, 16384], height_stride = ALIGN(height, 2), ws * hs * 3 / 2 bytes).
+typedef struct {
+  hi_void* picture_address;
+  hi_u32 picture_buffer_size;
+  hi_u32 picture_width;
+  hi_u32 picture_height;
+  hi_u32 picture_width_stride;
+  hi_u32 picture_height_stride;
+  hi_pixel_format picture_format;
+} hi_vpc_pic_info;
+
+typedef struct {
+  hi_u32 top_offset;
+  hi_u32 left_offset;
+  hi_u32 crop_width;
+  hi_u32 crop_height;
+} hi_vpc_crop_region;
+
+typedef struct {
+  hi_u32 resize_width;
+  hi_u32 resize_height;
+  hi_u32 interpolation;
+} hi_vpc_resize_info;
+
+typedef struct {
+  hi_vpc_pic_info dest_pic_info;
+  hi_vpc_crop_region crop_region;
+  hi_vpc_resize_info resize_info;
+} hi_vpc_crop_resize_region;
+
+// crop_region of the source, resized to resize_info, written at (dest_left_offset,
+// dest_top_offset) of dest_pic_info (whose other pixels VPC leaves as they are).
+typedef struct {
+  hi_vpc_pic_info dest_pic_info;
+  hi_vpc_crop_region crop_region;
+  hi_vpc_resize_info resize_info;
+  hi_u32 dest_top_offset;
+  hi_u32 dest_left_offset;
+} hi_vpc_crop_resize_paste_region;
+
+typedef struct {
+  hi_s32 attr;       // reserved
+  hi_u32 pic_width;  // the largest picture of the channel
+  hi_u32 pic_height;
+} hi_vpc_chn_attr;
+
+// A channel (the id it gets back: the lowest free one, below limits.vpc_channels) and its end.
+hi_s32 hi_mpi_vpc_sys_create_chn(hi_vpc_chn* chnl, const hi_vpc_chn_attr* attr);
+hi_s32 hi_mpi_vpc_destroy_chn(hi_vpc_chn chn);
+
+// Asynchronous: each call queues one task and returns its id in *task_id; the output is the
+// program's once hi_mpi_vpc_get_process_result(chn, task_id) has returned HI_SUCCESS.
+// fx, fy: 0 (the output picture's size gives the scale); interpolation 0 (bilinear) or 1
+// (nearest neighbour).
+hi_s32 hi_mpi_vpc_resize(hi_vpc_chn chn, const hi_vpc_pic_info* source_pic,
+                         hi_vpc_pic_info* dest_pic, hi_double fx, hi_double fy,
+                         hi_u32 interpolation, hi_u32* task_id, hi_s32 milli_sec);
+hi_s32 hi_mpi_vpc_crop_resize(hi_vpc_chn chn, const hi_vpc_pic_info* source_pic,
+                              hi_vpc_crop_resize_region crop_resize_info[], hi_u32 count,
+                              hi_u32* task_id, hi_s32 milli_sec);
+hi_s32 hi_mpi_vpc_crop_resize_paste(hi_vpc_chn chn, const hi_vpc_pic_info* source_pic,
+                                    hi_vpc_crop_resize_paste_region crop_resize_paste_info[],
+                                    hi_u32 count, hi_u32* task_id, hi_s32 milli_sec);
+// Waits up to milli_sec (-1 blocks, 0 does not) for task task_id of the channel:
+// HI_SUCCESS once it is done (and forgotten), HI_ERR_VPC_BUF_EMPTY when it is not done yet.
+hi_s32 hi_mpi_vpc_get_process_result(hi_vpc_chn chn, hi_u32 task_id, hi_s32 milli_sec);
 
 #ifdef __cplusplus
 }
