@@ -20,7 +20,7 @@ MAKE_CLIPS = REPO / "pipelines" / "data" / "make_clips.py"
 def clips(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("clips")
     proc = subprocess.run(
-        [sys.executable, str(MAKE_CLIPS), "--out", str(out), "--only", "qvga_h264", "fhd_h264"],
+        [sys.executable, str(MAKE_CLIPS), "--out", str(out), "--only", "qvga_h264", "fhd_h264", "qvga_fields_h264"],
         capture_output=True,
         text=True,
         check=False,
@@ -138,3 +138,20 @@ def test_verify_names_the_stream_and_picture_that_differ_from_the_host_decode(
     assert bad.report is not None and bad.report["verified"] is False
     good = run_program(binary, *args, cwd=tmp_path)
     assert good.returncode == 0 and good.report is not None and good.report["verified"] is True, good.stderr[-3000:]
+
+
+def test_an_interlaced_frame_gives_one_picture_and_one_skipped_field(clips: Path, tmp_path: Path) -> None:
+    """Field-coded H.264 (each field an access unit: pipelines/data/paff_h264.py): VDEC V1 answers
+    the first field of each frame with result 0x20000 and no picture and the second with the frame
+    (HA canncommercial/601 aclcppdevg_03_0208). The report counts one skipped field per decoded
+    frame, none failed or dropped, says so on stderr, and every frame verifies against the host's."""
+    spec = video_spec(tmp_path, clips, "fields", "qvga_fields_h264.h264", (320, 256), 2, after="")
+    run = run_program(built(spec).binary, "--frames", "64", "--warmup", "0", "--verify", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = run.report
+    assert report is not None and report["verified"] is True
+    for s in report["video"]["per_stream"]:
+        assert s["failed"] == 0 and s["dropped"] == 0 and s["decoded"] >= 8
+        assert abs(s["skipped"] - s["decoded"]) <= 1  # a frame is two sends: its first field, then it
+        assert 0 <= s["arrived"] - (s["decoded"] + s["skipped"]) <= 1  # one may arrive at the stop, unsent
+    assert "counted as skipped (not failed, not dropped)" in run.stderr
