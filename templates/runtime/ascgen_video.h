@@ -261,8 +261,10 @@ void decoded(Send& send, bool picture, uint32_t ret) {
         if (send.measured) ++c.decoded;
         if (t.video.reference != nullptr) verify_picture(t, send.f);
       } else if (!picture || ret == kFieldOnly) {
-        ++c.skipped;  // VDEC gave no picture (a NULL output, one field): the slot holds an old one
-      } else {
+        // VDEC gave no picture (a NULL output; the first field of an interlaced frame, whose
+        // picture comes with the second): the slot holds an old one; neither failed nor dropped
+        if (send.measured) ++c.skipped;
+      } else if (send.measured) {
         ++c.failed;
       }
       t.video.set_status(send.f, picture && ret != kFieldOnly ? ret : 0);
@@ -527,6 +529,15 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
   // stream that missed its fps or dropped a frame fails the run (exit 1).
   void after_report(const ProgramInfo& info) {
     const size_t total = workers_->size();
+    int64_t skipped = 0;
+    for (const auto& t : *workers_) skipped += t->video.counts.skipped;
+    if (skipped > 0)
+      std::fprintf(
+          stderr,
+          "%s: video: %" PRId64
+          " frame(s) came back from VDEC with no picture, counted as skipped (not failed, "
+          "not dropped): a field of an interlaced frame (result 0x20000) or a NULL output\n",
+          info.name, skipped);
     if (missed_.empty()) {
       std::fprintf(stderr, "%s: video: all %zu stream(s) held %g fps, no frame dropped\n",
                    info.name, total, cfg_.fps);
