@@ -4,6 +4,7 @@ non-zero exit only with --require-fps."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -155,3 +156,34 @@ def test_an_interlaced_frame_gives_one_picture_and_one_skipped_field(clips: Path
         assert abs(s["skipped"] - s["decoded"]) <= 1  # a frame is two sends: its first field, then it
         assert 0 <= s["arrived"] - (s["decoded"] + s["skipped"]) <= 1  # one may arrive at the stop, unsent
     assert "counted as skipped (not failed, not dropped)" in run.stderr
+
+
+DETECT = (
+    "  - {name: fit, kind: vpc_letterbox, out: {width: 416, height: 416}}\n"
+    "  - {name: detect, kind: model, path: models/yolov3_416.om, latency_ms: {1: 9.5}, output_bytes: 768,\n"
+    "     extra_outputs: [32]}\n"
+    "  - {name: fetch, kind: d2h}\n"
+    "  - {name: boxes, kind: detections, format: yolov3_detection_output, capacity: 32, classes: 6, score: 0.5,\n"
+    "     nms_iou: 0.45, max_objects: 16}\n"
+)
+
+
+def test_verify_reports_what_the_host_stages_found_in_each_picture(clips: Path, tmp_path: Path) -> None:
+    """A detector on video with --verify: the report's "results" say what the detections stage
+    kept in each picture of the file ({input, picture, found}), from the first stream that plays
+    it, the same in two runs (the pictures, hence the boxes, are the host decode's)."""
+    spec = video_spec(tmp_path, clips, "cams_detect", "qvga_h264.h264", (320, 240), 2, after=DETECT)
+    binary = built(spec).binary
+    runs = [run_program(binary, "--frames", "40", "--warmup", "0", "--verify", cwd=tmp_path) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0 and run.report is not None, run.stderr[-3000:]
+        assert run.report["verified"] is True
+    results = runs[0].report["results"]  # type: ignore[index]
+    pictures = [r["picture"] for r in results]
+    assert pictures == sorted(set(pictures)) and pictures[0] == 0 and len(pictures) >= 10
+    assert {Path(r["input"]).name for r in results} == {"qvga_h264.h264"}
+    assert all(isinstance(r["found"], list) for r in results)
+    first = {r["picture"]: r["found"] for r in results}
+    again = {r["picture"]: r["found"] for r in runs[1].report["results"]}  # type: ignore[index]
+    assert all(again[n] == first[n] for n in first.keys() & again.keys())
+    assert len({json.dumps(found) for found in first.values()}) > 1  # each picture's own boxes
