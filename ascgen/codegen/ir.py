@@ -100,6 +100,19 @@ class StageIR:
     dst: str  # the pool its task writes ("" for host stages)
     flags: dict[str, bool]  # its kind's template switches (e.g. has_crop)
     owner: str  # "" (the Worker's) or "shared->" (one copy for every thread)
+    per_object: bool = False  # works on a frame's objects: run by the object part (ObjectsIR)
+
+
+@dataclass(frozen=True)
+class ObjectsIR:
+    """A graph's object part (templates/runtime/ascgen_objects.h): its configuration and buffers."""
+
+    config: list[tuple[str, str]]  # ascgen::objects::Config fields: (C++ value, field name)
+    pools: str  # the pools it uses, as the C++ initialiser of ascgen::objects::Pools
+    image_pool: str  # the decoded pictures' pool, whose slots the crops hold
+    image_desc: str  # the Worker's accessor of frame f's decoded picture descriptor
+    keep_args: str  # the detections stage's arguments (item, and the model's other outputs)
+    boxes: str  # the detections stage
 
 
 @dataclass(frozen=True)
@@ -166,3 +179,4 @@ class Program:
     serving: ServingIR | None = None  # source kind requests: the program is a server
     includes: tuple[str, ...] = ()  # the runtime headers main.cpp includes (stages/<kind>.h: its kinds')
     video: VideoIR | None = None  # source kind video: streams through VDEC
+    objects: ObjectsIR | None = None  # a graph: its object part

@@ -9,6 +9,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ascgen import __version__
+from ascgen.codegen import objects
 from ascgen.codegen.ir import (
     EventIR,
     OpIR,
@@ -38,6 +39,7 @@ FRAME_INCLUDES = ("ascgen_frames.h", "ascgen_layouts.h")
 VIDEO_INCLUDES = ("ascgen_video.h",)
 VIDEO_MAX_FILE_BYTES = 1 << 30  # a video source's file is read whole at start-up
 SERVER_INCLUDES = ("ascgen_serving.h",)
+OBJECTS_INCLUDES = ("ascgen_objects.h",)  # a graph's object part
 _MEMORY = {"dvpp": "kDvpp", "device": "kDevice", "host_pinned": "kHostPinned"}
 _PLACE = {
     "dvpp": "DVPP memory (acldvppMalloc)",
@@ -47,14 +49,15 @@ _PLACE = {
 _MEM_ATTR = {"ddr": "ACL_DDR_MEM", "hbm": "ACL_HBM_MEM"}
 
 
-def _pool_ir(p: PoolPlan) -> PoolIR:
+def _pool_ir(p: PoolPlan, media_v2: bool) -> PoolIR:
     constant = "k" + p.ref.role.capitalize() + "Pool"
     r = p.rule
+    place = "DVPP memory (hi_mpi_dvpp_malloc)" if media_v2 and p.memory == "dvpp" else _PLACE[p.memory]
     return PoolIR(
         member=p.ref.member, stage=p.ref.stage, spec=f"{p.ref.stage}::{constant}", constant=constant,
         memory=_MEMORY[p.memory], slot_bytes=p.slot_bytes, alloc_bytes=p.alloc_bytes,
         rule=f"{{{r.frames_per_slot}, {r.min_slots}, {r.fixed}}}",
-        why=f"{p.slot_bytes:,} bytes per {p.per} in {_PLACE[p.memory]}",
+        why=f"{p.slot_bytes:,} bytes per {p.per} in {place}",
     )  # fmt: skip
 
 
@@ -63,12 +66,20 @@ class _Lowering:
         self.plan, self.layout = plan, layout
         self.pools = {p.ref: p for p in plan.pools}
         self.stages = {s.name: s for s in plan.stages}
+        # a graph's object part is submitted by the host (ascgen/codegen/objects.py): no step of it
+        # is chained to the frame's, and no event reaches into it
+        self.objects = set(plan.object_stages)
+        self.events = [e for e in plan.events if not objects.object_event(plan, e)]
         self.flags = {s.name: kind_of(s.stage).template_flags(s, plan) for s in plan.stages}
         # a served batch holds as many requests as the batcher put in it, not the model's batch
         self.batch_end = "i == batch_last" if plan.serving else "i == program::kBatch - 1"
 
     def fed(self, stage: str) -> bool:
         return kind_of(self.stages[stage].stage).fed_by_source
+
+    def awaited(self, stage: str) -> bool:
+        """Its task is awaited by the host (V2 VPC): no stream, no DVPP V1 channel."""
+        return stage in self.plan.host_awaited
 
     def owner(self, stage: str) -> str:
         return "shared->" if stage in self.plan.shared_stages else ""
@@ -77,8 +88,8 @@ class _Lowering:
         return self.owner(step.stage) + self.layout.stream_of(step.stage)
 
     def waits(self, k: int, step: Step) -> list[WaitIR]:
-        out = []
-        for e in self.plan.events:
+        out = objects.hold_wait(self.plan, step.dst, self.stream(step)) if step.action == "stage" else []
+        for e in self.events:
             if e.waiter == k:
                 out.append(self._wait(e, "wait", self.stream(step)))
             elif e.waiter < 0 and e.recorder == k:
@@ -96,15 +107,15 @@ class _Lowering:
 
     def records(self, k: int) -> list[RecordIR]:
         return [
-            RecordIR(e.name, e.index, self.batch_end if e.at_batch_end else "")
-            for e in self.plan.events
-            if e.recorder == k
+            RecordIR(e.name, e.index, self.batch_end if e.at_batch_end else "") for e in self.events if e.recorder == k
         ]
 
     def ops(self) -> list[OpIR]:
         out: list[OpIR] = []
         previous_stage = ""
         for k, step in enumerate(self.plan.steps):
+            if step.stage in self.objects:
+                continue
             if self.fed(step.stage):  # sent by the source's driver; the next step reads its pool
                 previous_stage = step.stage
                 continue
@@ -115,9 +126,11 @@ class _Lowering:
             out.append(
                 OpIR(
                     stage=step.stage, function=f"{step.stage}_{'assemble' if step.action == 'assemble' else 'step'}",
-                    template=template, line=self.stages[step.stage].line, stream=self.stream(step),
+                    template=template, line=self.stages[step.stage].line,
+                    stream="" if self.awaited(step.stage) else self.stream(step),
                     note=": its frame into the model's batch" if step.action == "assemble" else "",
-                    channel=self.channel_of_stage(step.stage), per_batch=step.batch_level,
+                    channel="" if self.awaited(step.stage) else self.channel_of_stage(step.stage),
+                    per_batch=step.batch_level,
                     index=idx,
                     src=src.ref.member if src else "", src_index="b" if src and src.per == "batch" else "f",
                     dst=dst.ref.member, dst_index="b" if dst.per == "batch" else "f",
@@ -136,8 +149,8 @@ class _Lowering:
         out: dict[str, StreamIR] = {}
         modes: dict[str, list[str]] = {}
         for step in self.plan.steps:
-            if self.fed(step.stage):
-                continue  # its work goes to the channel's own streams
+            if self.fed(step.stage) or step.stage in self.objects or self.awaited(step.stage):
+                continue  # its work goes to the channel's own streams, the object part's, or none (awaited)
             name = self.stream(step)
             kind = kind_of(self.stages[step.stage].stage)
             if name not in out:
@@ -172,15 +185,15 @@ class _Lowering:
             own = [pools[p.ref.member] for p in plan.pools_of(sp.name)]
             step = next((s for s in plan.steps if s.stage == sp.name and s.action == "stage"), None)
             consts = kind.constants(sp, plan)
+            frame_part = kind.device and not kind.fed_by_source and sp.name not in self.objects
+            on_stream = frame_part and not self.awaited(sp.name)  # a task the host awaits has none
             out.append(
                 StageIR(
                     name=sp.name, kind=sp.kind, line=sp.line, constants=consts, pools=own, per_batch=sp.batch_level,
-                    stream=self.owner(sp.name) + self.layout.stream_of(sp.name)
-                    if kind.device and not kind.fed_by_source
-                    else "",
-                    channel=self.channel_of_stage(sp.name) if kind.dvpp else "",
+                    stream=self.owner(sp.name) + self.layout.stream_of(sp.name) if on_stream else "",
+                    channel=self.channel_of_stage(sp.name) if kind.dvpp and on_stream else "",
                     src=step.src.member if step and step.src else "", dst=step.dst.member if step else "",
-                    flags=self.flags[sp.name], owner=self.owner(sp.name),
+                    flags=self.flags[sp.name], owner=self.owner(sp.name), per_object=sp.name in self.objects,
                 )
             )  # fmt: skip
         return out
@@ -284,8 +297,14 @@ def _serving(plan: Plan) -> ServingIR | None:
 
 
 def _video_includes(plan: Plan) -> tuple[str, ...]:
-    """A video program's runtime: V2 (hi_mpi) programs add its channel and fetch thread."""
-    return VIDEO_INCLUDES + (("ascgen_video_v2.h",) if plan.video is not None and plan.video.api == "v2" else ())
+    """A video program's runtime: V2 (hi_mpi) programs add its channel and fetch thread, and the V2
+    VPC where a stage's task is awaited by the host."""
+    v2 = plan.video is not None and plan.video.api == "v2"
+    return (
+        VIDEO_INCLUDES
+        + (("ascgen_video_v2.h",) if v2 else ())
+        + (("ascgen_vpc_v2.h",) if v2 and plan.host_awaited else ())
+    )
 
 
 def _video(plan: Plan) -> VideoIR | None:
@@ -346,12 +365,14 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
     Its runtime headers lie in ``out_dir/runtime/`` (a standalone folder), or with
     ``shared_runtime`` in ``out_dir/../runtime/``, shared by the programs beside it."""
     _refuse_unlowered(plan)
+    objects.refuse(plan)
     layout = LAYOUTS[(plan.streams, plan.submit)]
     low = _Lowering(plan, layout)
-    pools = {p.ref.member: _pool_ir(p) for p in plan.pools}
+    media_v2 = plan.video is not None and plan.video.api == "v2"  # DVPP memory from hi_mpi_dvpp_malloc
+    pools = {p.ref.member: _pool_ir(p, media_v2) for p in plan.pools}
     events = [
         EventIR(e.name, plan.steps[e.recorder].stage, e.pool.member, pools[e.pool.member].spec, e.why)
-        for e in plan.events
+        for e in low.events
     ]
     ops = low.ops()
     stages = low.stage_ir(pools)
@@ -369,6 +390,7 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
     regenerate = f"ascgen generate{' --shared-runtime' if shared_runtime else ''} {spec_path}"
     header = [f"Generated by ascgen {__version__} from {spec_path}. Do not edit.", f"Regenerate: {regenerate}"]
     model_file = Path(plan.model.path).name if plan.model else ""
+    object_model = Path(plan.objects_model.path).name if plan.objects_model else ""
     paths = {
         "simulator": _relative(simulator_dir(), out_dir),
         "runtime": f"../{RUNTIME_FOLDER}" if shared_runtime else RUNTIME_FOLDER,
@@ -376,12 +398,17 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         "input": _from_spec_dir(plan.source.path or "."),
         "model_file": _from_spec_dir(plan.model.path) if plan.model else "",
         "sim_model": f"{model_file}.acl_sim_model" if plan.model else "",
+        "objects_model_file": _from_spec_dir(plan.objects_model.path) if plan.objects_model else "",
+        "objects_sim_model": f"{object_model}.acl_sim_model" if plan.objects_model else "",
     }
     files = {f"sim/{plan.profile}.profile": profiles.flatten(plan.device)}
     if plan.model is not None:
         detectors = [keys for s in plan.stages if (keys := kind_of(s.stage).detector(s, plan))]
         extra = [line for keys in detectors[:1] for line in detector_lines(**keys)]  # type: ignore[arg-type]
         files[f"sim/{paths['sim_model']}"] = descriptor_text(plan.model, header) + "".join(f"{x}\n" for x in extra)
+    if plan.objects_model is not None:
+        files[f"sim/{paths['objects_sim_model']}"] = descriptor_text(plan.objects_model, header)
+    objects_part = objects.objects_ir(plan, postprocess_args)
     names = " -> ".join(s.name for s in plan.stages)
     sync = f", synchronised every {plan.sync_every} frames" if plan.streams == "per_thread" else ""
     return Program(
@@ -401,7 +428,7 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         status_stage=next((n for n, k in kinds.items() if k.reports_status), ""),
         inspect_stage=next((s.name for s in plan.stages if kinds[s.name].inspects_inputs(s, plan)), ""),
         postprocess_stage=postprocess_stage, postprocess_args=postprocess_args, output_offsets=output_offsets,
-        describes=bool(postprocess_stage) and kinds[postprocess_stage].describes,
+        describes=bool(postprocess_stage) and kinds[postprocess_stage].describes and objects_part is None,
         summary=[
             f"Pipeline '{plan.name}' on {plan.profile}: {names}",
             f"Streams: {plan.streams}{sync}. Batch: {plan.batch} ({plan.batching.mode}).",
@@ -415,6 +442,6 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         bottleneck=plan.bottleneck, default_threads=plan.threads, sim_abi=SIM_ABI_VERSION,
         runtime_abi=RUNTIME_ABI_VERSION, paths=paths, files=files, serving=_serving(plan),
         includes=(SERVER_INCLUDES if plan.serving else _video_includes(plan) if plan.video else FRAME_INCLUDES)
-        + _kind_headers(plan, ops),
-        video=_video(plan),
+        + (OBJECTS_INCLUDES if objects_part else ()) + _kind_headers(plan, ops),
+        video=_video(plan), objects=objects_part,
     )  # fmt: skip

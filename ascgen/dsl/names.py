@@ -55,7 +55,7 @@ CPP_KEYWORDS = _words(
 # namespace-scope declaration of templates/main.cpp.j2 is listed here.
 GENERATED_NAMES = _words(
     """
-    program kPools kEventRings kSteps SharedResources Shared shared
+    program kPools kEventRings kSteps SharedResources Shared shared kObjectPart objects
     main run setup submit_frame complete_batch prepare_inputs record_reference run_worker
     on_batch_done Worker Input Run BatchRecord g_run kProgram kProfile kStreams kBatch
     kSyncEvery kMaxInputBytes kFrameBytes kName ascgen std acl aclrt acldvpp aclmdl acl_sim

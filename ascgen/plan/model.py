@@ -297,6 +297,10 @@ class Plan(_Frozen):
     memory: MemoryPlan
     model: ModelPlan | None
     batching: BatchingPlan
+    # a graph: the stages that work on a frame's objects (after the crop), and the model of objects
+    object_stages: list[str] = []
+    objects_model: ModelPlan | None = None
+    executions_per_batch: int = 0  # executions of the model of objects one batch of frames may need, at most
     streams_per_thread: int
     shared_stages: list[str]  # stages one copy of which (stream, resources) serves every thread
     shared_streams: int
@@ -312,12 +316,26 @@ class Plan(_Frozen):
     deployment: DeploymentPlan  # the devices it runs on and where scaling over them stops
     serving: ServingPlan | None = None  # source kind requests only
     video: VideoPlan | None = None  # source kind video only
+    # stages whose task the host awaits before it submits the frame's next step (a V2 VPC task,
+    # hi_mpi_vpc_get_process_result): on no stream, linked by no event (StageKind.host_awaited)
+    host_awaited: list[str] = []
 
     @property
     def deployed_qps(self) -> float:
         """What a run of the whole spec can reach: over several devices the deployment's
         aggregate, else the one device's roofline. Measured totals are held against this."""
         return self.deployment.aggregate_qps if len(self.deployment.device_ids) > 1 else self.roofline_qps
+
+    def items_per_slot(self, stage: str) -> int:
+        """What a batch slot of ``stage`` holds: the objects of one execution of the model of objects
+        (a stage after the crop), else the frames of a batch."""
+        if stage in self.object_stages and self.objects_model is not None:
+            return self.objects_model.batch
+        return self.batch
+
+    def model_of(self, stage: str) -> ModelPlan | None:
+        """The model plan of model stage ``stage``: the model of objects, or the frames'."""
+        return self.objects_model if stage in self.object_stages else self.model
 
     def pool(self, ref: PoolRef) -> PoolPlan:
         return next(p for p in self.pools if p.ref == ref)

@@ -13,10 +13,11 @@ from ascgen.plan import throughput, video
 from ascgen.plan.dataflow import event_edges, steps_of
 from ascgen.plan.fanout import fan_out
 from ascgen.plan.geometry import Geometry, align_up, allocation_bytes, tensor
-from ascgen.plan.graph import resolve
+from ascgen.plan.graph import per_object, resolve
 from ascgen.plan.model import (
     BatchingPlan,
     MemoryPlan,
+    ModelPlan,
     Plan,
     PoolPlan,
     PoolRef,
@@ -71,6 +72,22 @@ class _Planner:
             else None
         )
         self.sizes = self._sizes()
+        self.objects = per_object(spec)
+        self.executions_per_batch = self._executions_per_batch()
+
+    def _executions_per_batch(self) -> int:
+        """A graph's executions of the model of objects for one batch of frames, at most: each frame
+        its most objects (the detections stage's max_objects) in executions of the model's batch.
+        The object stages' pools hold that many (docs/graphs.md: generating the graph)."""
+        if not any(self.objects):
+            return 0
+        most = max((n for c, k in zip(self.ctxs, self.kinds, strict=True) if (n := k.max_objects(c))), default=1)
+        batch = next(
+            (k.object_batches(c)[0] for c, k, o in zip(self.ctxs, self.kinds, self.objects, strict=True)
+             if o and k.takes_batches),
+            1,
+        )  # fmt: skip
+        return self.spec.batch * -(-most // batch)
 
     def _sizes(self) -> Sizes:
         spec, at = self.spec, self.model_index
@@ -121,9 +138,23 @@ class _Planner:
     def slot_rule(self, stage: str, per: str) -> SlotRule:
         spec = self.spec
         fixed = spec.buffers.per_stage.get(stage, 0) if spec.streams == "per_stage" else 0
+        if stage in self.object_names():  # one slot per execution of each batch of frames in flight
+            batches = self.slot_rule("", "batch").slots(window_of(spec))
+            return SlotRule(frames_per_slot=1, fixed=self.executions_per_batch * batches)
         if per == "frame" or spec.batch == 1:
             return SlotRule(frames_per_slot=1, fixed=fixed)
         return SlotRule(frames_per_slot=spec.batch, min_slots=2 if spec.streams == "per_stage" else 1, fixed=fixed)
+
+    def object_names(self) -> set[str]:
+        return {s.name for s, o in zip(self.spec.stages, self.objects, strict=True) if o}
+
+    def objects_model(self, geos: list[tuple[Geometry | None, Geometry | None]]) -> ModelPlan | None:
+        """The model of objects: its own instance on each thread, at its own batch and gears."""
+        at = next((i for i, k in enumerate(self.kinds) if self.objects[i] and k.takes_batches), None)
+        if at is None:
+            return None
+        gin, gout = geos[at]
+        return self.kinds[at].batch_plan(self.ctxs[at], gin, gout, self.spec.threads)
 
     def pools(
         self, geos: list[tuple[Geometry | None, Geometry | None]], copy: bool, threads: int, window: int
@@ -186,11 +217,14 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
     per_stage = spec.streams == "per_stage"
     by_ref = {pool.ref: pool for pool in pools}
     fed = frozenset(s.name for s in stages if kind_of(s.stage).fed_by_source)
-    events = event_edges(steps, by_ref, fed) if per_stage else []
+    awaited = frozenset(s.name for s, c in zip(stages, p.ctxs, strict=True) if kind_of(s.stage).host_awaited(c))
+    events = event_edges(steps, by_ref, fed | awaited) if per_stage else []
     memory = p.memory(pools, spec.threads)
     shared = [s.name for s, c in zip(stages, p.ctxs, strict=True) if kind_of(s.stage).shared_by_threads(c)]
-    device_streams = len({s.stage for s in steps} - set(shared)) if per_stage else 1
-    dvpp_streams = len({s.stage for s in steps if kind_of(stages[_index(stages, s.stage)].stage).dvpp})
+    device_streams = len({s.stage for s in steps} - set(shared) - awaited) if per_stage else 1
+    dvpp_streams = len(
+        {s.stage for s in steps if kind_of(stages[_index(stages, s.stage)].stage).dvpp and s.stage not in awaited}
+    )
     channels = dvpp_streams if per_stage else min(dvpp_streams, 1)
     tasks = throughput.device_tasks_per_frame(spec, steps, events)
     calls = throughput.api_calls_per_frame(spec, steps, events)
@@ -199,7 +233,7 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
     worst = min(bounds, key=lambda b: b.qps)
     uncontended = min(b.qps for b in bounds if b.name != throughput.DDR_BOUND)
     model_plan = None
-    if p.model_index is not None:
+    if p.model_index is not None and not p.objects[p.model_index]:
         at = p.model_index
         gin, gout = geos[at]
         instances = 1 if stages[at].name in shared else spec.threads
@@ -222,6 +256,8 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
         fanout=fanout,
         pools=pools,
         steps=steps, events=events, memory=memory, model=model_plan, batching=batching,
+        object_stages=sorted(p.object_names(), key=[s.name for s in spec.stages].index),
+        objects_model=p.objects_model(geos), executions_per_batch=p.executions_per_batch,
         streams_per_thread=device_streams, shared_stages=shared, shared_streams=len(shared),
         dvpp_channels_per_thread=channels,
         events_per_thread=sum(by_ref[e.pool].slots for e in events), device_tasks_per_frame=tasks,
@@ -231,6 +267,7 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
         deployment=plan_deployment(spec, prof, stages, worst.qps),
         serving=serving_plan(spec, p.slot_rule("", "batch"), window, model_plan),
         video=video.video_plan(spec, prof, worst.qps),
+        host_awaited=sorted(awaited),
     )  # fmt: skip
 
 

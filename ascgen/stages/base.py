@@ -20,7 +20,7 @@ from ascgen.plan.model import Flow, MemoryKind, PoolRef, Role
 if TYPE_CHECKING:
     from ascgen.dsl.dsl_base import Streams
     from ascgen.dsl.profile import Profile
-    from ascgen.dsl.sections import Source
+    from ascgen.dsl.sections import Buffers, Source
     from ascgen.dsl.yaml_loader import SourceMap
     from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan, VideoPlan
 
@@ -78,6 +78,8 @@ class SpecView(Protocol):
     def streams(self) -> Streams: ...
     @property
     def batch(self) -> int: ...
+    @property
+    def buffers(self) -> Buffers: ...
     @property
     def stages(self) -> Sequence[StageBase]: ...
 
@@ -224,6 +226,11 @@ class StageKind:
         """Whether one copy of the stage (its stream and resources) serves every thread."""
         return False
 
+    def host_awaited(self, ctx: StageContext) -> bool:
+        """Whether the host awaits its task before it submits the frame's next step (a V2 VPC task:
+        hi_mpi_vpc_get_process_result), so that it runs on no stream and no event links it."""
+        return False
+
     def dvpp_fixed_bytes(self, ctx: StageContext) -> int:
         """DVPP memory one copy of the stage holds besides its pools (a VDEC channel's decoder)."""
         return 0
@@ -297,6 +304,13 @@ class StageKind:
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         """The named constants its C++ uses (namespace <stage name>)."""
         return []
+
+    def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
+        """A graph's object part (templates/runtime/ascgen_objects.h): the fields of its
+        ascgen::objects::Config this stage fixes, as C++ (ascgen/codegen/objects.py merges them);
+        "refusal": why it cannot be generated yet; "image_desc": the Worker's accessor of frame f's
+        decoded picture, from the stage the crops are cut out of."""
+        return {}
 
     def inspects_inputs(self, sp: StagePlan, plan: Plan) -> bool:
         """Whether it checks each input at start-up (what JPEGD can decode, what a model's gears hold)."""

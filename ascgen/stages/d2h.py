@@ -51,9 +51,15 @@ class D2h(StageKind):
     def dst_pool(self, sp: StagePlan, pools: list[PoolPlan]) -> PoolRef | None:
         return PoolRef(sp.name, "host")
 
+    def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
+        """The copy of the model of objects' scores to the host."""
+        if sp.name not in plan.object_stages:
+            return {}
+        return {"fetch": f"{sp.name}::kName", "pools": PoolRef(sp.name, "host").member}
+
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         first = sp.input.bytes if sp.input else 0  # the first output, which --verify compares
-        per = plan.batch if sp.batch_level else 1
+        per = plan.items_per_slot(sp.name) if sp.batch_level else 1
         out = [const("size_t", "kItemBytes", first // per)]  # one frame's result
         extras = plan.model.extra_output_bytes if plan.model and plan.model.stage == self._before(sp, plan) else []
         if extras:  # the model's other outputs follow the first in a slot: where, and one frame's share

@@ -65,6 +65,11 @@ def _stage(ctx: StageContext) -> DetectionsStage:
     return stage
 
 
+def _stage_of(sp: StagePlan) -> DetectionsStage:
+    assert isinstance(sp.stage, DetectionsStage)
+    return sp.stage
+
+
 class Detections(StageKind):
     kind = "detections"
     schema = DetectionsStage
@@ -133,6 +138,11 @@ class Detections(StageKind):
         stage = sp.stage
         assert isinstance(stage, DetectionsStage)
         return 2 if stage.format == "yolov3_detection_output" else 1
+
+    def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
+        """The boxes the crops cut out: at most max_objects a frame."""
+        stage = _stage_of(sp)
+        return {"max_objects": str(stage.max_objects), "boxes": sp.name} if plan.object_stages else {}
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         stage = sp.stage

@@ -72,6 +72,12 @@ class JpegDecode(StageKind):
         bitstream = min(gin.bytes if gin else 0, source.typical_bytes or source.max_bytes or (gin.bytes if gin else 0))
         return float(bitstream + (gout.bytes if gout else 0))  # the JPEG read, the picture written
 
+    def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
+        """The picture a graph's crops are cut out of: its descriptor per frame, its slots held."""
+        if not any(e.port == "image" and e.src == sp.name for e in plan.graph.edges):
+            return {}
+        return {"image_desc": f"{sp.name}_desc", "image_pool": PoolRef(sp.name, "out").member}
+
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         stage, out = sp.stage, sp.output
         assert isinstance(stage, JpegDecodeStage) and out is not None

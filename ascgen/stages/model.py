@@ -163,10 +163,10 @@ def _check_hw_scaled_output(ctx: StageContext, stage: ModelStage, gears: list[Hw
     return []
 
 
-def _extras(plan: Plan, inputs: bool) -> list[int]:
-    if plan.model is None:
+def _extras(model: ModelPlan | None, inputs: bool) -> list[int]:
+    if model is None:
         return []
-    return plan.model.extra_input_bytes if inputs else plan.model.extra_output_bytes
+    return model.extra_input_bytes if inputs else model.extra_output_bytes
 
 
 def _list(values: list[int]) -> str:
@@ -403,6 +403,8 @@ class Model(StageKind):
         assert isinstance(stage, ModelStage)
         if stage.instances != "auto":
             return stage.instances == "shared"
+        if ctx.prev_kind is not None and ctx.prev_kind.fans_out:
+            return False  # a model of objects: each thread's object part loads its own (ascgen_objects.h)
         nxt = ctx.next_kind
         return (
             ctx.spec.streams == "per_stage"
@@ -464,37 +466,53 @@ class Model(StageKind):
         """A model with height/width gears checks each raw request against them."""
         return bool(plan.model and plan.model.hw_gears)
 
+    def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
+        """The model of objects: its own instance on each worker's object stream, at its gears."""
+        model = plan.objects_model
+        if model is None or model.stage != sp.name:
+            return {}
+        return {
+            "classifier": f"{sp.name}::kName",
+            "batch": str(model.batch),
+            "gears": f"{sp.name}::kGears" if model.gears else "nullptr",
+            "gear_count": str(len(model.gears)),
+            "scores_bytes": str(model.output_bytes // model.batch),
+            "pools": PoolRef(sp.name, "out").member,
+        }
+
     def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
+        model = plan.model_of(sp.name)
         return {
             "fills_input": any(p.filled_at_setup for p in plan.pools_of(sp.name)),
             "shared": sp.name in plan.shared_stages,
-            "gears": bool(plan.model and plan.model.gears),
-            "hw_gears": bool(plan.model and plan.model.hw_gears),
-            "hw_scaled_output": bool(plan.model and plan.model.hw_scaled_output),
-            "extra_inputs": bool(plan.model and plan.model.extra_input_bytes),
-            "extra_outputs": bool(plan.model and plan.model.extra_output_bytes),
+            "gears": bool(model and model.gears),
+            "hw_gears": bool(model and model.hw_gears),
+            "hw_scaled_output": bool(model and model.hw_scaled_output),
+            "extra_inputs": bool(model and model.extra_input_bytes),
+            "extra_outputs": bool(model and model.extra_output_bytes),
             "serving": plan.serving is not None,
         }
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
+        model = plan.model_of(sp.name)
         return (
             [
                 const("size_t", "kInputBytes", sp.input.bytes if sp.input else 0),
                 const("size_t", "kOutputBytes", sp.output.bytes if sp.output else 0),
                 # every input and output the model has, in its order (the first two above)
-                const("size_t", "kInputSizes[]", _list([sp.input.bytes if sp.input else 0, *_extras(plan, True)])),
-                const("size_t", "kOutputSizes[]", _list([sp.output.bytes if sp.output else 0, *_extras(plan, False)])),
-                const("size_t", "kGearInputs", 1 if plan.model and (plan.model.gears or plan.model.hw_gears) else 0),
+                const("size_t", "kInputSizes[]", _list([sp.input.bytes if sp.input else 0, *_extras(model, True)])),
+                const("size_t", "kOutputSizes[]", _list([sp.output.bytes if sp.output else 0, *_extras(model, False)])),
+                const("size_t", "kGearInputs", 1 if model and (model.gears or model.hw_gears) else 0),
             ]
             + (
                 # where each output lies in an output slot (they follow one another)
-                [const("size_t", "kOutputOffsets[]", _list(output_offsets([sp.output.bytes, *_extras(plan, False)])))]
-                if sp.output and _extras(plan, False)
+                [const("size_t", "kOutputOffsets[]", _list(output_offsets([sp.output.bytes, *_extras(model, False)])))]
+                if sp.output and _extras(model, False)
                 else []
             )
             + (
-                [const("int", "kGears[]", "{" + ", ".join(str(g) for g in plan.model.gears) + "}")]
-                if plan.model and plan.model.gears
+                [const("int", "kGears[]", "{" + ", ".join(str(g) for g in model.gears) + "}")]
+                if model and model.gears
                 else []
             )
             + (
@@ -502,10 +520,10 @@ class Model(StageKind):
                     const(
                         "ascgen::serving::HwGear",
                         "kHwGears[]",
-                        "{" + ", ".join(f"{{{h}, {w}}}" for h, w in plan.model.hw_gears) + "}",
+                        "{" + ", ".join(f"{{{h}, {w}}}" for h, w in model.hw_gears) + "}",
                     )
                 ]
-                if plan.model and plan.model.hw_gears
+                if model and model.hw_gears
                 else []
             )
         )

@@ -31,8 +31,12 @@ class Topk(StageKind):
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
         return (gin.bytes if gin else 0) / HOST_SCAN_BYTES_PER_US
 
+    def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
+        """Each object's top-k."""
+        return {"labels": f"{sp.name}::kName", "k": f"{sp.name}::kK"} if sp.name in plan.object_stages else {}
+
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         stage = sp.stage
         assert isinstance(stage, TopkStage)
-        scores = (sp.input.bytes if sp.input else 0) // 4 // plan.batch
+        scores = (sp.input.bytes if sp.input else 0) // 4 // plan.items_per_slot(sp.name)
         return [const("int", "kK", min(stage.k, max(scores, 1))), const("int", "kScoresPerFrame", scores)]

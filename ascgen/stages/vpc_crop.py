@@ -30,6 +30,7 @@ from ascgen.dsl.diagnostics import Diagnostic
 from ascgen.dsl.dsl_base import Name, Size, StageBase
 from ascgen.dsl.profile import Profile
 from ascgen.plan.geometry import Geometry, align_up, allocation_bytes
+from ascgen.plan.model import Plan, PoolRef, StagePlan
 from ascgen.stages.base import PoolRequest, Port, Sizes, StageContext
 from ascgen.stages.vpc_output import VpcOutputKind, VpcOutputStage
 
@@ -106,7 +107,6 @@ class VpcCrop(VpcOutputKind):
     produces = "crops"  # pictures of objects: what a model of objects reads (not a picture to crop again)
     ports = (ROIS, IMAGE)
     fans_out = True
-    lowered = False
 
     def check(self, ctx: StageContext) -> list[Diagnostic]:
         stage = crop_stage(ctx.stage)
@@ -141,6 +141,26 @@ class VpcCrop(VpcOutputKind):
         if at is not None:
             pools.append(PoolRequest("batch", "device", "batch", out.bytes * regions))
         return pools
+
+    def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
+        """The crop's fields: the regions' picture and where they lie, the channel, the snapping."""
+        stage = crop_stage(sp.stage)
+        model = plan.objects_model
+        if stage.fit != "resize":
+            return {"refusal": "fit: letterbox is not generated yet; crops are resized ('fit: resize')"}
+        if model is None:
+            return {"refusal": "a generated graph needs a model after the crop (the model of objects)"}
+        smallest, largest = crop_limits(self.out_size(stage), plan.device)
+        rules = f"{{{smallest.width}, {smallest.height}, {largest.width}, {largest.height}, {stage.expand!r}f}}"
+        return {
+            "crop": f"{sp.name}::kName",
+            "region": f"{sp.name}::kFrame",
+            "region_stride": str(plan.pool(PoolRef(sp.name, "out")).slot_bytes // model.batch),
+            "channel_modes": self.dvpp_mode if plan.device.features.channel_modes else "0",
+            "interpolation": f"{sp.name}::kInterpolation",
+            "rules": rules,
+            "pools": f"{PoolRef(sp.name, 'out').member}, {PoolRef(sp.name, 'batch').member}",
+        }
 
     def fanout_us(self, ctx: StageContext, regions_per_call: list[int]) -> float:
         """A batch crop call costs base_us, per_roi_us for each region after its first, and its

@@ -50,6 +50,9 @@ class VpcLetterbox(VpcOutputKind):
         fill = ctx.prof.engines.d2d.service_us(gout.bytes if gout else 0)
         return super().service_us(ctx, gin, gout, sizes) + fill
 
+    def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
+        return self.detector_input(sp, plan, letterboxed=True)
+
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         stage, out = sp.stage, sp.output
         assert isinstance(stage, VpcLetterboxStage) and out is not None

@@ -66,6 +66,10 @@ class Completions {
     }
     cv_.notify_all();
   }
+  bool aborted() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return aborted_;
+  }
   // Batches complete so far (a video feeder asks without waiting).
   int64_t done_count() {
     std::lock_guard<std::mutex> lock(mu_);

@@ -124,6 +124,9 @@ struct WorkerBase {
   double cpu_s = 0;
   std::vector<void*> step_stamps;  // --profile: step k's range stamp (empty: not profiling)
   void* host_stamp = nullptr;      // --profile: the range of a frame's host stages
+  // A graph program's worker has an object part (ascgen_objects.h): a batch completes when its
+  // objects do, and the report thread also serves its object stream.
+  static constexpr bool kObjects = false;
   int64_t batch_slots() const { return static_cast<int64_t>(batches.size()); }
 };
 
@@ -141,6 +144,7 @@ struct Run {
   bool recording = false;  // filling `expected` from a serial reference run
   std::vector<std::vector<uint8_t>> expected;  // per input: the output of one frame
   std::vector<std::string> results;  // per input: what the host stages found in it (W::describe)
+  std::vector<std::vector<uint8_t>> expected_objects;  // a graph's: per input, its objects' scores
   std::atomic<int64_t> mismatches{0};
   std::atomic<int64_t> frames_failed{0};
   std::atomic<int64_t> callbacks_launched{0};  // batch callbacks queued (per_stage) ...
@@ -192,6 +196,13 @@ uint64_t host_stages(W& t, const uint8_t* item, int64_t b, int i) {
   return folded;
 }
 
+template <class W>
+void finish_batch(W& t, int64_t b, double now);
+namespace objects {
+template <class W>
+void submit_objects(W& t, int64_t b);  // ascgen_objects.h
+}  // namespace objects
+
 // Completes batch b of worker t: result codes, host stages, verification, latency. Runs on the
 // report thread (per_stage) or after the window's stream sync (per_thread); `now` is when the
 // host saw it complete.
@@ -228,6 +239,19 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
                      t.id, b * batch + i, inputs[static_cast<size_t>(input)].name.c_str());
     }
   }
+  if constexpr (W::kObjects) {
+    objects::submit_objects(t, b);  // the batch completes when its objects do (finish_batch)
+    return;
+  }
+  finish_batch(t, b, now);
+}
+
+// The tail of batch b's completion: its frames' latency, and the batch done.
+template <class W>
+void finish_batch(W& t, int64_t b, double now) {
+  Run& run = run_state();
+  const int batch = run.info->batch;
+  BatchRecord& r = t.batches[static_cast<size_t>(b % t.batch_slots())];
   if (!run.recording && now >= run.measure_start && now < run.measure_end) {
     double us[64];  // the batch's latencies, 64 at a time into the run's second windows
     for (int i = 0; i < batch; ++i) {
@@ -252,6 +276,13 @@ const Input& input_of(const W& t, int64_t f, const std::vector<Input>& inputs) {
 }
 
 Frame frame_at(int64_t f);
+
+// The input item i of worker t's batch b carries.
+template <class W>
+const Input& input_in_batch(const W& t, int64_t b, int i) {
+  const BatchRecord& r = t.batches[static_cast<size_t>(b % t.batch_slots())];
+  return (*t.run->inputs)[static_cast<size_t>(r.inputs[static_cast<size_t>(i)])];
+}
 
 // Frame f's bookkeeping in its batch record: when it was submitted, which input it carries.
 template <class W>
@@ -422,6 +453,12 @@ std::unique_ptr<ReportThread> start_reporter(aclrtContext context,
     check(aclrtSubscribeReport(reporter->id(), s), "completion", "aclrtSubscribeReport");
     cleanup.add("aclrtUnSubscribeReport",
                 [id = reporter->id(), s] { return aclrtUnSubscribeReport(id, s); });
+    if constexpr (W::kObjects) {  // its object part's callbacks
+      aclrtStream o = t->objects.stream();
+      check(aclrtSubscribeReport(reporter->id(), o), "completion", "aclrtSubscribeReport");
+      cleanup.add("aclrtUnSubscribeReport",
+                  [id = reporter->id(), o] { return aclrtUnSubscribeReport(id, o); });
+    }
     subscribed = true;
   }
   // Else what subscribes it starts it: the VDEC channels (aclvdecCreateChannel), once created.

@@ -28,6 +28,17 @@ class FrameMode {
     if (opt.load_given)
       throw BadFlags(
           "--clients, --rate and --trace load a server: a spec with source: {kind: requests}");
+    if constexpr (W::kObjects) {
+      // a graph's decoded pictures are held until their crops are submitted, which waits for
+      // their batch: a batch and one more frame in flight, or the hold never lets go
+      if (!Layout::kCallbacks)
+        throw BadFlags("a graph program runs its object part on the report thread: per_stage only");
+      if (opt.depth < run_state().info->batch + 1)
+        throw BadFlags("--depth " + std::to_string(opt.depth) +
+                       ": a graph program needs at least " +
+                       "the batch + 1 = " + std::to_string(run_state().info->batch + 1) +
+                       " frames in flight (its decoded pictures wait for their batch's crops)");
+    }
     if (opt.only_stage.empty()) return;
     if (!Layout::kStageAlone)
       throw BadFlags(

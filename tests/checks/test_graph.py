@@ -242,16 +242,34 @@ def test_a_crop_names_its_picture_and_reads_detections() -> None:
     assert got[1].startswith("a vpc_crop stage cannot come after a topk stage; it takes its rois from detections")
 
 
-def test_generate_refuses_a_crop_until_graphs_are_lowered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generate_refuses_a_graph_with_fewer_frames_in_flight_than_a_batch_and_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "crops.yaml").write_text(CROPS, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["generate", "crops.yaml", "--out", "out"], prog_name="ascgen")
     assert result.exit_code == 2, result.output
     assert (
-        "crops.yaml:12:1: error: stage 'crops': ascgen validates and plans vpc_crop stages but cannot generate "
-        "their code yet"
+        "crops.yaml:12:1: error: stage 'crops': the program holds each decoded picture until its batch of 4 frames "
+        "is detected and its crops submitted, so frames in flight must be at least the batch + 1 = 5, not "
+        "buffers.depth 4; set 'buffers: {depth: 5}' or more"
     ) in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_generate_writes_a_graph_with_its_object_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "crops.yaml").write_text(CROPS.replace("batch: 4\n", "batch: 4\nbuffers: {depth: 5}\n"), "utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["generate", "crops.yaml", "--out", "out"], prog_name="ascgen")
+    assert result.exit_code == 0, result.output
+    main = (tmp_path / "out" / "crops" / "main.cpp").read_text(encoding="utf-8")
+    # the object part: configured, given its pools, and holding the decoded picture's slots
+    assert "constexpr ascgen::objects::Config kObjectPart" in main
+    assert "objects_pools = {crops_out, crops_batch, classify_out, labels_host}" in main
+    assert "if (f >= decode_out.slots()) objects.wait_image(f - decode_out.slots(), decode_stream);" in main
+    # no step of it is chained to the frame's: the host submits it
+    assert "crops_step" not in main and "classify_step" not in main
+    assert (tmp_path / "out" / "crops" / "sim" / "r50.om.acl_sim_model").is_file()
 
 
 def test_a_crop_naming_itself_as_its_picture_is_an_error_not_a_crash() -> None:

@@ -1,0 +1,87 @@
+"""A graph's object part as the program's C++ names it (templates/runtime/ascgen_objects.h): the
+crop, the model of objects, the copy of its scores and their top-k, submitted by the host as each
+detector batch completes (docs/graphs.md, "Generating the graph").
+
+The frame part is lowered as a straight pipeline up to the detections; this module merges what
+each stage kind fixes of the object part (StageKind.object_part) into its configuration, and gives
+the wait that holds each decoded picture's slot until the crops of its frame were submitted."""
+
+from __future__ import annotations
+
+from ascgen.codegen.ir import ObjectsIR, WaitIR
+from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
+from ascgen.plan.model import EventEdge, Plan, PoolRef
+from ascgen.stages.registry import kind_of
+
+HOLD = "objects"  # the Worker's object part (ascgen::objects::Part)
+# ascgen::objects::Config, in its order
+FIELDS = (
+    "crop", "classifier", "fetch", "labels", "region", "region_stride", "channel_modes", "interpolation", "rules",
+    "batch", "gears", "gear_count", "scores_bytes", "k", "max_objects", "frames", "net_width", "net_height",
+    "letterboxed", "paste_left_align",
+)  # fmt: skip
+
+
+def _parts(plan: Plan) -> dict[str, str]:
+    """What the stages fix of the object part; "pools" in stage order, the first refusal."""
+    out: dict[str, str] = {"frames": "program::kBatch", "k": "1"}
+    pools: list[str] = []
+    for sp in plan.stages:
+        part = kind_of(sp.stage).object_part(sp, plan)
+        if "pools" in part:
+            pools.append(part.pop("pools"))
+        if "refusal" in part and "refusal" in out:
+            part.pop("refusal")
+        out.update(part)
+    out["pools"] = ", ".join(pools)
+    out.setdefault("labels", out.get("fetch", ""))
+    return out
+
+
+def refuse(plan: Plan) -> None:
+    """What the object part does not run yet, or cannot: exit 2, naming the crop stage."""
+    crop = next((s for s in plan.stages if kind_of(s.stage).fans_out), None)
+    if crop is None:
+        return
+    parts = _parts(plan)
+    why = parts.get("refusal", "")
+    if not why and plan.streams != "per_stage":
+        why = "a graph program runs its object part beside the report thread: streams: per_stage only (for now)"
+    elif not why and "image_desc" not in parts:
+        why = "the crops are cut out of a decoded JPEG only (for now): 'image: <the JPEG decode stage>'"
+    elif not why and (missing := [f for f in FIELDS if f not in parts]):
+        why = f"the object part lacks {', '.join(missing)} (a model of objects, its copy to the host)"
+    elif not why and plan.depth < plan.batch + 1:  # the depth floor (templates/runtime/ascgen_objects.h)
+        why = (
+            f"the program holds each decoded picture until its batch of {plan.batch} frames is detected and its "
+            f"crops submitted, so frames in flight must be at least the batch + 1 = {plan.batch + 1}, not "
+            f"buffers.depth {plan.depth}; set 'buffers: {{depth: {plan.batch + 1}}}' or more"
+        )
+    if why:
+        raise SpecError([Diagnostic(plan.spec_path, Position(crop.line, 1), f"stage '{crop.name}': {why}")])
+
+
+def object_event(plan: Plan, e: EventEdge) -> bool:
+    """An event of the plan's straight chain that reaches into the object part (the host submits it)."""
+    stages = {plan.steps[e.recorder].stage} | ({plan.steps[e.waiter].stage} if e.waiter >= 0 else set())
+    return bool(stages & set(plan.object_stages))
+
+
+def hold_wait(plan: Plan, dst: PoolRef, stream: str) -> list[WaitIR]:
+    """Before a step writes the decoded picture's pool: the host waits until the crops of the
+    slot's previous frame were submitted, then its stream waits for the event recorded after them."""
+    if not plan.object_stages or _parts(plan).get("image_pool") != dst.member:
+        return []
+    slots = f"{dst.member}.slots()"
+    why = f"{dst.member} slot is free once its previous frame's crops were cut (a host-side hold, then their event)"
+    return [WaitIR(HOLD, f"f - {slots}", f"f >= {slots}", "wait_image", stream, why)]
+
+
+def objects_ir(plan: Plan, postprocess_args: str) -> ObjectsIR | None:
+    if not plan.object_stages or plan.objects_model is None:
+        return None
+    parts = _parts(plan)
+    return ObjectsIR(
+        config=[(parts[f], f) for f in FIELDS], pools=f"{{{parts['pools']}}}", image_pool=parts["image_pool"],
+        image_desc=parts["image_desc"], keep_args=postprocess_args, boxes=parts["boxes"],
+    )  # fmt: skip

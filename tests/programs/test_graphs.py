@@ -1,0 +1,115 @@
+"""The graph examples (pipelines/graphs/): detect -> crop -> classify, generated and run on the
+simulator's detector over pipelines/data/make_shapes.py pictures (0, 1 and 8 objects). The join in
+the reference run's report holds, for each input, its boxes in the picture's pixels (each a shape
+drawn, of its class, within a tolerance) and each object's region (the box snapped to what the
+device accepts: left/top even, right/bottom odd, inside the picture, holding the box) and its
+top-k; --verify compares every frame's detections and every object's scores with the reference
+run's. A frame without objects runs no object work: the simulator's trace holds no execution of
+the model of objects for it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from program_harness import REPO, built, run_program
+
+SHAPES = ["shapes_vga_0obj", "shapes_vga_1obj", "shapes_vga_8obj"]
+GRAPHS = [Path("pipelines/graphs/detect_classify_310.yaml"), Path("pipelines/graphs/detect_classify_310p.yaml")]
+TOLERANCE = 2.0  # pixels of the detector's 416 x 416 input on each edge (as tests/programs/test_detections_truth.py)
+SIDE = 416
+K = 5  # the examples' top-k
+
+
+@pytest.fixture(scope="module")
+def pictures(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("shapes")
+    script = REPO / "pipelines" / "data" / "make_shapes.py"
+    made = subprocess.run(
+        [sys.executable, str(script), "--out", str(out / "made"), "--only", *SHAPES],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    for name in SHAPES:  # one folder of all, and one per picture
+        for folder in ("all", name):
+            (out / folder).mkdir(exist_ok=True)
+            shutil.copy(out / "made" / f"{name}.jpg", out / folder)
+    return out
+
+
+def _truth(pictures: Path, name: str) -> dict:  # type: ignore[type-arg]
+    return json.loads((pictures / "made" / f"{name}.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", GRAPHS, ids=lambda p: p.stem)
+def test_each_shape_is_found_cut_out_and_classified(spec: Path, pictures: Path, tmp_path: Path) -> None:
+    result = built(spec)
+    run = run_program(
+        result.binary, "--input", str(pictures / "all"), "--threads", "2", "--frames", "48", "--warmup", "0",
+        "--verify", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.report is not None and run.report["verified"] is True
+    found = {Path(r["input"]).name: r["found"] for r in run.report["results"]}
+    assert sorted(found) == sorted(f"{name}.jpg" for name in SHAPES)
+    for name in SHAPES:
+        truth = _truth(pictures, name)
+        width, height = truth["width"], truth["height"]
+        scale = min(SIDE / width, SIDE / height)  # the letterbox's, to within a pixel
+        joined = found[f"{name}.jpg"]
+        boxes, objects = joined["boxes"], joined["objects"]
+        assert len(boxes) == len(truth["objects"]) == len(objects), (name, joined)
+        for obj in truth["objects"]:
+            near = [
+                b for b in boxes
+                if b[0] == obj["class"] and max(abs(g - t) for g, t in zip(b[1:5], obj["box"], strict=True))
+                <= (TOLERANCE + 1) / scale
+            ]  # fmt: skip
+            assert len(near) == 1, (name, obj, boxes)
+        for box, o in zip(boxes, objects, strict=True):
+            left, top, right, bottom = o["roi"]
+            # the device's rules (ACL_FACTS 8): left/top even, right/bottom odd, 10x6 at least, inside
+            assert left % 2 == 0 and top % 2 == 0 and right % 2 == 1 and bottom % 2 == 1, o
+            assert right - left + 1 >= 10 and bottom - top + 1 >= 6 and right < width and bottom < height, o
+            # the region holds the box (grown by the spec's expand 1.1, snapped outward)
+            assert left <= box[1] + 1 and top <= box[2] + 1 and right >= box[3] - 1 and bottom >= box[4] - 1, (o, box)
+            assert len(o["top"]) == K and len(set(o["top"])) == K and all(0 <= c < 1000 for c in o["top"])
+
+
+def _executions(trace: Path, model: str) -> int:
+    """Executions of `model` in the simulator's trace (each task once, whatever its tracks)."""
+    doc = json.loads(trace.read_text(encoding="utf-8"))
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    return len({e["args"]["task"] for e in events if e.get("ph") == "X" and e.get("name") == f"model_{model}"})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "objects"), [("shapes_vga_0obj", 0), ("shapes_vga_1obj", 1), ("shapes_vga_8obj", 8)])
+def test_the_model_of_objects_runs_once_per_frame_with_objects_and_never_without(
+    name: str, objects: int, pictures: Path, tmp_path: Path
+) -> None:
+    result = built(GRAPHS[0])
+    trace = tmp_path / "trace.json"
+    run = run_program(
+        result.binary, "--input", str(pictures / name), "--threads", "1", "--frames", "16", "--warmup", "0",
+        cwd=tmp_path, env={"ACL_SIM_TRACE": str(trace)},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.report is not None
+    frames = run.report["frames"]
+    assert frames >= 16 and _executions(trace, "detect") == frames // result.plan.batch
+    # a frame's objects in executions of up to 8 (the model's batch): 0, 1 and 1 a frame
+    assert _executions(trace, "classify") == frames * -(-objects // 8)
+
+
+@pytest.mark.slow
+def test_fewer_frames_in_flight_than_a_batch_and_one_is_a_usage_error(pictures: Path, tmp_path: Path) -> None:
+    result = built(GRAPHS[0])
+    run = run_program(result.binary, "--input", str(pictures / "all"), "--depth", "4", "--frames", "8", cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    assert "--depth 4: a graph program needs at least the batch + 1 = 5 frames in flight" in run.stderr
