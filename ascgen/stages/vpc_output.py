@@ -23,6 +23,11 @@ class VpcOutputStage(StageBase):
     interpolation: Literal["default", "bilinear", "nearest"] = "bilinear"
 
 
+def v2_kinds() -> list[str]:
+    """The VPC kinds that have a V2 lowering, for messages."""
+    return sorted(k.kind for k in VpcOutputKind.__subclasses__() if k.v2_lowering)
+
+
 class VpcOutputKind(StageKind):
     """A VPC kind: its schema is a VpcOutputStage."""
 
@@ -60,7 +65,8 @@ class VpcOutputKind(StageKind):
                     f"a {self.kind} stage runs on the V1 VPC API (acldvppVpc*), but this program decodes its "
                     f"video with the V2 one (hi_mpi_vdec_*, the {prof.name} has features.dvpp_v2) and CANN "
                     f"refuses V1 and V2 media calls in one process ({dvpp_rules.MIX_SOURCE}); ascgen has no "
-                    f"V2 lowering of {self.kind} yet: use vpc_resize, or a device whose video is V1 (ascend310)",
+                    f"V2 lowering of {self.kind} yet: use {' or '.join(v2_kinds())}, or a device whose video is V1 "
+                    "(ascend310)",
                 )
             ]
         if stage.interpolation not in dvpp_rules.V2_INTERPOLATION:
@@ -151,4 +157,21 @@ class VpcOutputKind(StageKind):
             ),
             # frames per output slot: the whole batch where frames are assembled in place
             const("int", "kItemsPerSlot", plan.batch if plan.batching.mode == "in_place" else 1),
+            *self.v2_constants(sp, plan),
         ]
+
+    def v2_constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
+        """In a V2 program: the picture it reads (its hi_vpc_pic_info), its interpolation's number."""
+        if sp.name not in plan.host_awaited:
+            return []
+        src, stage = sp.input, self.vpc_stage(sp.stage)
+        assert src is not None
+        fmt = dvpp_rules.PIXEL_FORMAT[src.kind]
+        picture = f"{{{fmt}, {src.width}, {src.height}, {src.width_stride}, {src.height_stride}, {src.bytes}}}"
+        return [
+            const("ascgen::Picture", "kSource", picture),
+            const("hi_u32", "kV2Interpolation", dvpp_rules.V2_INTERPOLATION[stage.interpolation]),
+        ]
+
+    def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
+        return {"v2": sp.name in plan.host_awaited}

@@ -40,7 +40,7 @@ class VpcResize(VpcOutputKind):
     def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
         stage = sp.stage
         assert isinstance(stage, VpcResizeStage)
-        return {"has_crop": stage.crop is not None, "v2": sp.name in plan.host_awaited}
+        return {"has_crop": stage.crop is not None, **super().template_flags(sp, plan)}
 
     def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
         return self.detector_input(sp, plan, letterboxed=False)
@@ -56,17 +56,5 @@ class VpcResize(VpcOutputKind):
                 const("uint32_t", "kCropTop", c.top),
                 const("uint32_t", "kCropRight", c.left + c.width - 1),
                 const("uint32_t", "kCropBottom", c.top + c.height - 1),
-            ]
-        if sp.name in plan.host_awaited:  # V2: the picture it reads, its interpolation's number
-            src = sp.input
-            assert src is not None
-            fmt = dvpp_rules.PIXEL_FORMAT[src.kind]
-            consts += [
-                const(
-                    "ascgen::Picture",
-                    "kSource",
-                    f"{{{fmt}, {src.width}, {src.height}, {src.width_stride}, {src.height_stride}, {src.bytes}}}",
-                ),
-                const("hi_u32", "kV2Interpolation", dvpp_rules.V2_INTERPOLATION[stage.interpolation]),
             ]
         return consts

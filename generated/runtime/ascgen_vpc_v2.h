@@ -64,6 +64,32 @@ inline hi_vpc_crop_resize_region crop_region(const hi_vpc_pic_info& out, uint32_
   return r;
 }
 
+// `source` whole, resized into [left, right] x [top, bottom] (inclusive, as the V1 paste ROI) of
+// `out`, whose other pixels VPC leaves as they are: one hi_mpi_vpc_crop_resize_paste region.
+inline hi_vpc_crop_resize_paste_region paste_region(const hi_vpc_pic_info& out,
+                                                    const Picture& source, uint32_t left,
+                                                    uint32_t right, uint32_t top, uint32_t bottom,
+                                                    hi_u32 interpolation) {
+  hi_vpc_crop_resize_paste_region r{};
+  r.dest_pic_info = out;
+  r.crop_region = {0, 0, source.width & ~1u, source.height & ~1u};  // YUV420SP: even
+  r.resize_info = {right - left + 1, bottom - top + 1, interpolation};
+  r.dest_top_offset = top;
+  r.dest_left_offset = left;
+  return r;
+}
+
+// Paints `pic` one colour (luma plane, then the interleaved chroma plane), synchronously: at
+// set-up, for a canvas whose border no task writes afterwards.
+inline void paint(const char* stage, const hi_vpc_pic_info& pic, int32_t luma, int32_t chroma) {
+  auto* data = static_cast<uint8_t*>(pic.picture_address);
+  const size_t luma_bytes =
+      static_cast<size_t>(pic.picture_width_stride) * pic.picture_height_stride;
+  const size_t chroma_bytes = pic.picture_buffer_size - luma_bytes;
+  check(aclrtMemset(data, luma_bytes, luma, luma_bytes), stage, "aclrtMemset");
+  check(aclrtMemset(data + luma_bytes, chroma_bytes, chroma, chroma_bytes), stage, "aclrtMemset");
+}
+
 }  // namespace vpc2
 }  // namespace ascgen
 

@@ -44,6 +44,7 @@ PER_FRAME = {
     "hi_mpi_vdec_release_frame",
     "hi_mpi_vpc_resize",
     "hi_mpi_vpc_crop_resize",
+    "hi_mpi_vpc_crop_resize_paste",
     "hi_mpi_vpc_get_process_result",
 }
 RUNTIME = sorted([*Path("templates/runtime").glob("*.[hc]*"), *Path("templates/stages").glob("*.h")])

@@ -96,11 +96,50 @@ def test_v1_programs_keep_the_v1_vpc(text: str, tmp_path: Path) -> None:
     assert "acldvppVpcResizeAsync(resize_channel," in main and "hi_mpi_vpc" not in main
 
 
+def test_a_letterbox_pastes_into_a_canvas_painted_once(tmp_path: Path) -> None:
+    """A video's pictures all have the decoder's size: one paste area, the border painted at set-up."""
+    plan, main = main_cpp(V2_VIDEO.replace("kind: vpc_resize, out", "kind: vpc_letterbox, out"), tmp_path)
+    assert plan.host_awaited == ["resize"]
+    step = main[main.index("void Worker::resize_step") :]
+    step = step[: step.index("\n}\n")]
+    assert "hi_mpi_vpc_crop_resize_paste(resize_chn," in step and "hi_mpi_vpc_get_process_result" in step
+    assert "aclrtMemset" not in step and "paint" not in step  # no canvas fill per frame
+    assert "ascgen::vpc2::paint(resize::kName, out, resize::kBorderLuma, resize::kBorderChroma)" in main
+    assert V1_MEDIA_CALL.findall(main) == []
+
+
+GRAPH = """\
+name: cams
+device: {profile: ascend310p}
+source: {kind: video, path: data/cam.h264, streams: 2}
+batch: 4
+buffers: {depth: 6}
+stages:
+  - {name: decode, kind: vdec, size: {width: 1920, height: 1080}}
+  - {name: fit, kind: vpc_letterbox, out: {width: 416, height: 416}}
+  - {name: detect, kind: model, path: models/yolo_416.om, latency_ms: {1: 3.0, 4: 8.0}, output_bytes: 5632}
+  - {name: fetch, kind: d2h}
+  - {name: boxes, kind: detections, format: yolo_raw, classes: 6, score: 0.5, nms_iou: 0.45, max_objects: 16}
+  - {name: crops, kind: vpc_crop, image: decode, rois: boxes, out: {width: 224, height: 224}}
+  - {name: classify, kind: model, path: models/resnet50_aipp.om, reference: resnet50, batch: 8, gears: [1, 2, 4, 8]}
+  - {name: scores, kind: d2h}
+  - {name: labels, kind: topk, k: 5}
+"""
+
+
 def test_a_stage_with_no_v2_lowering_is_refused_in_a_v2_program() -> None:
-    d = problem(V2_VIDEO.replace("kind: vpc_resize, out", "kind: vpc_letterbox, out"))
-    assert d.position.line == 7
-    for fragment in ("vpc_letterbox", "V1 VPC API", "V2", "troubleshooting_0161", "use vpc_resize", "ascend310"):
+    d = problem(GRAPH)
+    assert d.position.line == 12
+    for fragment in (
+        "vpc_crop",
+        "V1 VPC API",
+        "V2",
+        "troubleshooting_0161",
+        "use vpc_letterbox or vpc_resize",
+        "ascend310",
+    ):
         assert fragment in d.message, d.message
+    analyze_text(GRAPH.replace("ascend310p", "ascend310"))  # V1 video: the same graph is valid
 
 
 def test_v2_resizes_bilinear_or_nearest() -> None:
