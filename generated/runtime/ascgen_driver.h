@@ -106,6 +106,9 @@ struct BatchRecord {
   int64_t batch = 0;
   std::vector<double> submitted;  // seconds, one per frame
   std::vector<int> inputs;        // input index, one per frame
+  // a graph's batch (ascgen_objects.h): when the host saw its frames' results, when their
+  // detections were kept, and when its objects' results were back
+  double completed = 0, detected = 0, objects_done = 0;
 };
 
 // The generic half of a worker; the generated Worker adds its resources.
@@ -240,6 +243,8 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
     }
   }
   if constexpr (W::kObjects) {
+    r.completed = now;
+    r.detected = now_s();
     objects::submit_objects(t, b);  // the batch completes when its objects do (finish_batch)
     return;
   }
@@ -257,6 +262,7 @@ void finish_batch(W& t, int64_t b, double now) {
     for (int i = 0; i < batch; ++i) {
       us[i % 64] = (now - r.submitted[static_cast<size_t>(i)]) * 1e6;
       t.latency.record(us[i % 64]);
+      if constexpr (W::kObjects) t.objects.breakdown(r, i, now);
       if (i % 64 == 63 || i == batch - 1)
         run.windows.record(now - run.measure_start, us, i % 64 + 1);
     }
