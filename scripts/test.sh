@@ -10,6 +10,12 @@ echo "== ruff"; ruff check .
 echo "== format"; bash scripts/format.sh --check
 echo "== mypy"; mypy
 echo "== pytest"
+# The tests start hundreds of short Python processes (ascgen's commands): their bytecode, and
+# pytest's rewritten test modules, are written once into the tests' build folder (not beside
+# the sources) even where the environment says to write none (PYTHONDONTWRITEBYTECODE), so that
+# no process compiles every module again (a quarter of the CPU time of tests/hostile).
+export PYTHONPYCACHEPREFIX="${ASCGEN_TEST_BUILD:-$PWD/build-tests}/pycache"
+unset PYTHONDONTWRITEBYTECODE
 # Two workers (ASCGEN_TEST_WORKERS), each test file on one of them (--dist loadfile): the C++
 # builds the files share are built once, under a lock per build folder (ascgen.codegen.cache.locked);
 # the files that build C++ first (tests/conftest.py), so that the short ones fill the end. Then,

@@ -1,6 +1,7 @@
 """Suite-wide settings for every program the tests start."""
 
 import os
+from typing import Any
 
 import pytest
 from build_dirs import TEST_BUILD
@@ -22,10 +23,42 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.pop("COLUMNS")
 
 
+# The simulator's ctest suite under TSan: the longest chain of the suite (the simulator and its
+# test programs to compile, then a minute and more of tests that mostly wait on model time). It
+# starts first, on one worker, while the other compiles (the plain simulator, the programs); the
+# simulator library it builds is the one the TSan builds of the programs link.
+FIRST = ("tests/simulator/test_ctest.py::test_ctest[tsan]",)
+# Files whose tests are each a unit of work of their own for pytest-xdist (--dist loadfile
+# gives a worker a whole file): the three builds of the simulator's ctest suite, so that the
+# two workers share them.
+SPLIT_FILES = frozenset({"tests/simulator/test_ctest.py"})
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The files that build C++ (any test marked slow) run first, each file's tests in their
+    """FIRST, then the files that build C++ (any test marked slow), each file's tests in their
     order: on the two workers of scripts/test.sh (pytest-xdist, a file to a worker, in this
     order with --no-loadscope-reorder) the long C++ files start early and the short Python
     files fill the end, so neither worker is left with a long file while the other has none."""
     building = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in building)
+
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        if item.nodeid in FIRST:
+            return (0, FIRST.index(item.nodeid))
+        return (1 if item.path in building else 2, 0)
+
+    items.sort(key=rank)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadfile, except that each test of SPLIT_FILES is a unit of its own."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SplitFileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return nodeid if scope in SPLIT_FILES else scope
+
+    return SplitFileScheduling(config, log)

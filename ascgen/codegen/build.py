@@ -317,7 +317,14 @@ def _program_folder(spec: dsl.Spec, plan: Plan, build_root: Path) -> tuple[Path,
     """Where the program of ``plan`` lies in the cache, and its files."""
     programs = build_root / "programs"
     # Rendered for a folder at the cache's depth: its relative paths hold for every folder there.
-    files = render(lower(plan, programs / spec.name / "src"))
+    src = programs / spec.name / "src"
+    program = lower(plan, src)  # its errors name the spec as the user did
+    # The generated header names the spec: the copy in the cache names it by its absolute path,
+    # so that one program is one folder (one build) however the path was spelled.
+    absolute = Path(plan.spec_path).resolve()
+    if absolute.is_file() and str(absolute) != plan.spec_path:
+        program = lower(plan.model_copy(update={"spec_path": str(absolute)}), src)
+    files = render(program)
     return programs / f"{spec.name}-{content_hash(files)}", files
 
 

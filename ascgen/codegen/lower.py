@@ -49,14 +49,15 @@ _PLACE = {
 _MEM_ATTR = {"ddr": "ACL_DDR_MEM", "hbm": "ACL_HBM_MEM"}
 
 
-def _pool_ir(p: PoolPlan) -> PoolIR:
+def _pool_ir(p: PoolPlan, media_v2: bool) -> PoolIR:
     constant = "k" + p.ref.role.capitalize() + "Pool"
     r = p.rule
+    place = "DVPP memory (hi_mpi_dvpp_malloc)" if media_v2 and p.memory == "dvpp" else _PLACE[p.memory]
     return PoolIR(
         member=p.ref.member, stage=p.ref.stage, spec=f"{p.ref.stage}::{constant}", constant=constant,
         memory=_MEMORY[p.memory], slot_bytes=p.slot_bytes, alloc_bytes=p.alloc_bytes,
         rule=f"{{{r.frames_per_slot}, {r.min_slots}, {r.fixed}}}",
-        why=f"{p.slot_bytes:,} bytes per {p.per} in {_PLACE[p.memory]}",
+        why=f"{p.slot_bytes:,} bytes per {p.per} in {place}",
     )  # fmt: skip
 
 
@@ -75,6 +76,10 @@ class _Lowering:
 
     def fed(self, stage: str) -> bool:
         return kind_of(self.stages[stage].stage).fed_by_source
+
+    def awaited(self, stage: str) -> bool:
+        """Its task is awaited by the host (V2 VPC): no stream, no DVPP V1 channel."""
+        return stage in self.plan.host_awaited
 
     def owner(self, stage: str) -> str:
         return "shared->" if stage in self.plan.shared_stages else ""
@@ -121,9 +126,11 @@ class _Lowering:
             out.append(
                 OpIR(
                     stage=step.stage, function=f"{step.stage}_{'assemble' if step.action == 'assemble' else 'step'}",
-                    template=template, line=self.stages[step.stage].line, stream=self.stream(step),
+                    template=template, line=self.stages[step.stage].line,
+                    stream="" if self.awaited(step.stage) else self.stream(step),
                     note=": its frame into the model's batch" if step.action == "assemble" else "",
-                    channel=self.channel_of_stage(step.stage), per_batch=step.batch_level,
+                    channel="" if self.awaited(step.stage) else self.channel_of_stage(step.stage),
+                    per_batch=step.batch_level,
                     index=idx,
                     src=src.ref.member if src else "", src_index="b" if src and src.per == "batch" else "f",
                     dst=dst.ref.member, dst_index="b" if dst.per == "batch" else "f",
@@ -142,8 +149,8 @@ class _Lowering:
         out: dict[str, StreamIR] = {}
         modes: dict[str, list[str]] = {}
         for step in self.plan.steps:
-            if self.fed(step.stage) or step.stage in self.objects:
-                continue  # its work goes to the channel's own streams, or the object part's
+            if self.fed(step.stage) or step.stage in self.objects or self.awaited(step.stage):
+                continue  # its work goes to the channel's own streams, the object part's, or none (awaited)
             name = self.stream(step)
             kind = kind_of(self.stages[step.stage].stage)
             if name not in out:
@@ -179,11 +186,12 @@ class _Lowering:
             step = next((s for s in plan.steps if s.stage == sp.name and s.action == "stage"), None)
             consts = kind.constants(sp, plan)
             frame_part = kind.device and not kind.fed_by_source and sp.name not in self.objects
+            on_stream = frame_part and not self.awaited(sp.name)  # a task the host awaits has none
             out.append(
                 StageIR(
                     name=sp.name, kind=sp.kind, line=sp.line, constants=consts, pools=own, per_batch=sp.batch_level,
-                    stream=self.owner(sp.name) + self.layout.stream_of(sp.name) if frame_part else "",
-                    channel=self.channel_of_stage(sp.name) if kind.dvpp and frame_part else "",
+                    stream=self.owner(sp.name) + self.layout.stream_of(sp.name) if on_stream else "",
+                    channel=self.channel_of_stage(sp.name) if kind.dvpp and on_stream else "",
                     src=step.src.member if step and step.src else "", dst=step.dst.member if step else "",
                     flags=self.flags[sp.name], owner=self.owner(sp.name), per_object=sp.name in self.objects,
                 )
@@ -289,8 +297,14 @@ def _serving(plan: Plan) -> ServingIR | None:
 
 
 def _video_includes(plan: Plan) -> tuple[str, ...]:
-    """A video program's runtime: V2 (hi_mpi) programs add its channel and fetch thread."""
-    return VIDEO_INCLUDES + (("ascgen_video_v2.h",) if plan.video is not None and plan.video.api == "v2" else ())
+    """A video program's runtime: V2 (hi_mpi) programs add its channel and fetch thread, and the V2
+    VPC where a stage's task is awaited by the host."""
+    v2 = plan.video is not None and plan.video.api == "v2"
+    return (
+        VIDEO_INCLUDES
+        + (("ascgen_video_v2.h",) if v2 else ())
+        + (("ascgen_vpc_v2.h",) if v2 and plan.host_awaited else ())
+    )
 
 
 def _video(plan: Plan) -> VideoIR | None:
@@ -354,7 +368,8 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
     objects.refuse(plan)
     layout = LAYOUTS[(plan.streams, plan.submit)]
     low = _Lowering(plan, layout)
-    pools = {p.ref.member: _pool_ir(p) for p in plan.pools}
+    media_v2 = plan.video is not None and plan.video.api == "v2"  # DVPP memory from hi_mpi_dvpp_malloc
+    pools = {p.ref.member: _pool_ir(p, media_v2) for p in plan.pools}
     events = [
         EventIR(e.name, plan.steps[e.recorder].stage, e.pool.member, pools[e.pool.member].spec, e.why)
         for e in low.events

@@ -64,8 +64,9 @@ def _edge(
 def event_edges(
     steps: list[Step], pools: dict[PoolRef, PoolPlan], fed_by_source: frozenset[str] = frozenset()
 ) -> list[EventEdge]:
-    """The per_stage layout's event rings. A step of a stage in ``fed_by_source`` (VDEC) has none: the
-    host sees its result and only then submits the next step, and frees its slots with the batch."""
+    """The per_stage layout's event rings. A step of a stage in ``fed_by_source`` (VDEC, or a task the
+    host awaits: V2 VPC) has none: the host sees its result and only then submits the next step, and
+    frees its slots with the batch."""
     out: list[EventEdge] = []
     for k, step in enumerate(steps):
         if step.stage in fed_by_source:

@@ -316,6 +316,9 @@ class Plan(_Frozen):
     deployment: DeploymentPlan  # the devices it runs on and where scaling over them stops
     serving: ServingPlan | None = None  # source kind requests only
     video: VideoPlan | None = None  # source kind video only
+    # stages whose task the host awaits before it submits the frame's next step (a V2 VPC task,
+    # hi_mpi_vpc_get_process_result): on no stream, linked by no event (StageKind.host_awaited)
+    host_awaited: list[str] = []
 
     @property
     def deployed_qps(self) -> float:

@@ -217,11 +217,14 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
     per_stage = spec.streams == "per_stage"
     by_ref = {pool.ref: pool for pool in pools}
     fed = frozenset(s.name for s in stages if kind_of(s.stage).fed_by_source)
-    events = event_edges(steps, by_ref, fed) if per_stage else []
+    awaited = frozenset(s.name for s, c in zip(stages, p.ctxs, strict=True) if kind_of(s.stage).host_awaited(c))
+    events = event_edges(steps, by_ref, fed | awaited) if per_stage else []
     memory = p.memory(pools, spec.threads)
     shared = [s.name for s, c in zip(stages, p.ctxs, strict=True) if kind_of(s.stage).shared_by_threads(c)]
-    device_streams = len({s.stage for s in steps} - set(shared)) if per_stage else 1
-    dvpp_streams = len({s.stage for s in steps if kind_of(stages[_index(stages, s.stage)].stage).dvpp})
+    device_streams = len({s.stage for s in steps} - set(shared) - awaited) if per_stage else 1
+    dvpp_streams = len(
+        {s.stage for s in steps if kind_of(stages[_index(stages, s.stage)].stage).dvpp and s.stage not in awaited}
+    )
     channels = dvpp_streams if per_stage else min(dvpp_streams, 1)
     tasks = throughput.device_tasks_per_frame(spec, steps, events)
     calls = throughput.api_calls_per_frame(spec, steps, events)
@@ -264,6 +267,7 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
         deployment=plan_deployment(spec, prof, stages, worst.qps),
         serving=serving_plan(spec, p.slot_rule("", "batch"), window, model_plan),
         video=video.video_plan(spec, prof, worst.qps),
+        host_awaited=sorted(awaited),
     )  # fmt: skip
 
 

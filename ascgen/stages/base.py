@@ -20,7 +20,7 @@ from ascgen.plan.model import Flow, MemoryKind, PoolRef, Role
 if TYPE_CHECKING:
     from ascgen.dsl.dsl_base import Streams
     from ascgen.dsl.profile import Profile
-    from ascgen.dsl.sections import Source
+    from ascgen.dsl.sections import Buffers, Source
     from ascgen.dsl.yaml_loader import SourceMap
     from ascgen.plan.model import ModelPlan, Plan, PoolPlan, StagePlan, VideoPlan
 
@@ -78,6 +78,8 @@ class SpecView(Protocol):
     def streams(self) -> Streams: ...
     @property
     def batch(self) -> int: ...
+    @property
+    def buffers(self) -> Buffers: ...
     @property
     def stages(self) -> Sequence[StageBase]: ...
 
@@ -222,6 +224,11 @@ class StageKind:
 
     def shared_by_threads(self, ctx: StageContext) -> bool:
         """Whether one copy of the stage (its stream and resources) serves every thread."""
+        return False
+
+    def host_awaited(self, ctx: StageContext) -> bool:
+        """Whether the host awaits its task before it submits the frame's next step (a V2 VPC task:
+        hi_mpi_vpc_get_process_result), so that it runs on no stream and no event links it."""
         return False
 
     def dvpp_fixed_bytes(self, ctx: StageContext) -> int:

@@ -11,6 +11,19 @@ from ascgen.stages.base import StageContext
 
 PIXEL_FORMAT = {"nv12": "PIXEL_FORMAT_YUV_SEMIPLANAR_420", "nv21": "PIXEL_FORMAT_YVU_SEMIPLANAR_420"}
 INTERPOLATION = {"default": 0, "bilinear": 1, "nearest": 2}
+# hi_vpc_resize_info.interpolation (V2): 0 bilinear, 1 nearest neighbour; no "default" (HIA 900beta2
+# aclpythondevg_01_0712; 81RC1 aclcppdevg_03_1057)
+V2_INTERPOLATION = {"bilinear": 0, "nearest": 1}
+# V1 and V2 media calls never meet in one process: the DVPP refuses the second generation (HA 900
+# maintenref troubleshooting_0161; HA 850 aclpythondevg_01_0410; ACL_FACTS 3.4, 8).
+MIX_SOURCE = "HA 900 troubleshooting_0161: V1 and V2 media calls are not mixed in one process"
+
+
+def media_api(ctx: StageContext) -> str:
+    """The DVPP media API generation the spec's program uses: "v2" where it decodes video with the
+    V2 API (hi_mpi_vdec_*: the profile's features.dvpp_v2, as the vdec kind chooses), else "v1"
+    (JPEG programs keep V1 on every device)."""
+    return "v2" if ctx.spec.source.kind == "video" and ctx.prof.features.dvpp_v2 else "v1"
 
 
 def use(value: int, alignment: int) -> str:

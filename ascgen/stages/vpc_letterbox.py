@@ -1,5 +1,8 @@
 """vpc_letterbox: VPC resizes each decoded picture keeping its aspect ratio and pastes it,
 centred, into the output, whose border is one constant gray (as YOLO-style detectors expect).
+In a V2 program (video through hi_mpi_vdec_*) the canvases are painted once at set-up (a video's
+pictures all have the decoder's size: one paste area) and each picture is one
+hi_mpi_vpc_crop_resize_paste task the host awaits.
 
 Per frame: two aclrtMemsetAsync paint the canvas (luma = border, chroma neutral), then
 acldvppVpcCropResizePasteAsync (ACL_FACTS 3.3: the output buffer is the canvas and is not
@@ -33,6 +36,7 @@ class VpcLetterboxStage(VpcOutputStage):
 class VpcLetterbox(VpcOutputKind):
     kind = "vpc_letterbox"
     schema = VpcLetterboxStage
+    v2_lowering = True  # hi_mpi_vpc_crop_resize_paste on a canvas painted once at set-up
 
     def check(self, ctx: StageContext) -> list[Diagnostic]:
         stage = ctx.stage
@@ -46,8 +50,9 @@ class VpcLetterbox(VpcOutputKind):
         return out
 
     def service_us(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, sizes: Sizes) -> float:
-        # VPC writes at most the whole output; the two canvas fills run on the copy engine.
-        fill = ctx.prof.engines.d2d.service_us(gout.bytes if gout else 0)
+        # VPC writes at most the whole output; the two canvas fills run on the copy engine (V2: once,
+        # at set-up, as every picture of a video lands in the same paste area).
+        fill = 0.0 if self.host_awaited(ctx) else ctx.prof.engines.d2d.service_us(gout.bytes if gout else 0)
         return super().service_us(ctx, gin, gout, sizes) + fill
 
     def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:

@@ -1,5 +1,7 @@
 """What the VPC stage kinds share: they write one picture per frame into DVPP memory, which
-the planner can assemble into a model's batch; their pools, engine time and sizes."""
+the planner can assemble into a model's batch; their pools, engine time and sizes. In a V2 program
+(video through hi_mpi_vdec_*, dvpp_rules.media_api) a kind needs a V2 lowering (hi_mpi_vpc_*,
+`v2_lowering`): the host awaits its task, so it runs on no stream and no event links it."""
 
 from __future__ import annotations
 
@@ -21,6 +23,11 @@ class VpcOutputStage(StageBase):
     interpolation: Literal["default", "bilinear", "nearest"] = "bilinear"
 
 
+def v2_kinds() -> list[str]:
+    """The VPC kinds that have a V2 lowering, for messages."""
+    return sorted(k.kind for k in VpcOutputKind.__subclasses__() if k.v2_lowering)
+
+
 class VpcOutputKind(StageKind):
     """A VPC kind: its schema is a VpcOutputStage."""
 
@@ -32,6 +39,7 @@ class VpcOutputKind(StageKind):
     dvpp = True
     dvpp_mode = "DVPP_CHNMODE_VPC"
     reads_dvpp = True
+    v2_lowering: ClassVar[bool] = False  # its template has a hi_mpi_vpc_* form (flag `v2`)
 
     @staticmethod
     def vpc_stage(stage: StageBase) -> VpcOutputStage:
@@ -43,7 +51,50 @@ class VpcOutputKind(StageKind):
         return VpcOutputKind.vpc_stage(stage).out
 
     def check(self, ctx: StageContext) -> list[Diagnostic]:
-        return dvpp_rules.check_output(ctx, self.out_size(ctx.stage), ctx.prof)
+        return dvpp_rules.check_output(ctx, self.out_size(ctx.stage), ctx.prof) + self.check_media_api(ctx)
+
+    def check_media_api(self, ctx: StageContext) -> list[Diagnostic]:
+        """In a V2 program: a kind with a V2 lowering, and an interpolation V2 has."""
+        if dvpp_rules.media_api(ctx) != "v2":
+            return []
+        stage, prof = self.vpc_stage(ctx.stage), ctx.prof
+        if not self.v2_lowering:
+            return [
+                ctx.error(
+                    "kind",
+                    f"a {self.kind} stage runs on the V1 VPC API (acldvppVpc*), but this program decodes its "
+                    f"video with the V2 one (hi_mpi_vdec_*, the {prof.name} has features.dvpp_v2) and CANN "
+                    f"refuses V1 and V2 media calls in one process ({dvpp_rules.MIX_SOURCE}); ascgen has no "
+                    f"V2 lowering of {self.kind} yet: use {' or '.join(v2_kinds())}, or a device whose video is V1 "
+                    "(ascend310)",
+                )
+            ]
+        if stage.interpolation not in dvpp_rules.V2_INTERPOLATION:
+            return [
+                ctx.error(
+                    "interpolation",
+                    f"interpolation '{stage.interpolation}': the V2 VPC (hi_mpi_vpc_*, this program's: its video "
+                    f"is V2) resizes bilinear or nearest only (HIA 900beta2 aclpythondevg_01_0712); use bilinear",
+                )
+            ]
+        return []
+
+    def check_planned(self, ctx: StageContext, plan: Plan) -> list[Diagnostic]:
+        """A stage the host awaits frees its slots with the batch (the video feeder waits for the
+        batch a slot last held): it keeps the spec's depth."""
+        name = ctx.stage.name
+        if name not in plan.host_awaited or ctx.smap is None or name not in ctx.spec.buffers.per_stage:
+            return []
+        return [
+            ctx.smap.error(
+                ("buffers", "per_stage", name),
+                f"'{name}' runs on the V2 VPC API (hi_mpi_vpc_*): the host awaits each task and its slots are "
+                f"freed with their batch, so it keeps buffers.depth; remove this entry",
+            )
+        ]
+
+    def host_awaited(self, ctx: StageContext) -> bool:
+        return dvpp_rules.media_api(ctx) == "v2"
 
     def frame_picture(self, ctx: StageContext) -> Geometry | None:
         vpc = self.vpc_stage(ctx.stage)
@@ -106,4 +157,21 @@ class VpcOutputKind(StageKind):
             ),
             # frames per output slot: the whole batch where frames are assembled in place
             const("int", "kItemsPerSlot", plan.batch if plan.batching.mode == "in_place" else 1),
+            *self.v2_constants(sp, plan),
         ]
+
+    def v2_constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
+        """In a V2 program: the picture it reads (its hi_vpc_pic_info), its interpolation's number."""
+        if sp.name not in plan.host_awaited:
+            return []
+        src, stage = sp.input, self.vpc_stage(sp.stage)
+        assert src is not None
+        fmt = dvpp_rules.PIXEL_FORMAT[src.kind]
+        picture = f"{{{fmt}, {src.width}, {src.height}, {src.width_stride}, {src.height_stride}, {src.bytes}}}"
+        return [
+            const("ascgen::Picture", "kSource", picture),
+            const("hi_u32", "kV2Interpolation", dvpp_rules.V2_INTERPOLATION[stage.interpolation]),
+        ]
+
+    def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
+        return {"v2": sp.name in plan.host_awaited}

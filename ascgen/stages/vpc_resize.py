@@ -1,4 +1,7 @@
-"""vpc_resize: VPC resizes (optionally after a crop) each decoded picture to a fixed size."""
+"""vpc_resize: VPC resizes (optionally after a crop) each decoded picture to a fixed size: with
+acldvppVpcResizeAsync / CropResizeAsync on a stream (V1), or, in a V2 program (video through
+hi_mpi_vdec_*), with hi_mpi_vpc_resize / crop_resize on the thread's V2 channel, the task awaited
+by hi_mpi_vpc_get_process_result before the frame's next step (HIA 900 aclcppdevg_03_0637)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ class VpcResizeStage(VpcOutputStage):
 class VpcResize(VpcOutputKind):
     kind = "vpc_resize"
     schema = VpcResizeStage
+    v2_lowering = True
 
     def check(self, ctx: StageContext) -> list[Diagnostic]:
         stage = ctx.stage
@@ -36,7 +40,7 @@ class VpcResize(VpcOutputKind):
     def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
         stage = sp.stage
         assert isinstance(stage, VpcResizeStage)
-        return {"has_crop": stage.crop is not None}
+        return {"has_crop": stage.crop is not None, **super().template_flags(sp, plan)}
 
     def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
         return self.detector_input(sp, plan, letterboxed=False)

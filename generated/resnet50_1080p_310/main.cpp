@@ -152,7 +152,8 @@ struct Worker : ascgen::WorkerBase {
   }
   uint32_t decode_status(int64_t f) const { return video.status(f); }
   static void decode_inspect(ascgen::Input& in) {
-    ascgen::video::inspect_stream(decode::kName, in, decode::kH265);
+    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kWidth,
+                                  decode::kHeight);
   }
   int64_t video_slots() const { return decode_out.slots(); }
   const void* video_picture(int64_t f) const { return decode_out.slot(f); }

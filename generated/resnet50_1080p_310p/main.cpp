@@ -7,6 +7,7 @@
 #include "acl/acl.h"
 #include "ascgen_video.h"
 #include "ascgen_video_v2.h"
+#include "ascgen_vpc_v2.h"
 #include "stages/model.h"
 #include "stages/topk.h"
 #include "stages/vdec.h"
@@ -40,7 +41,7 @@ constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
 constexpr bool kH265 = false;
 constexpr hi_payload_type kPayloadType = HI_PT_H264;
 constexpr hi_pixel_format kV2PixelFormat = HI_PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-// decode_out: 3,110,400 bytes per frame in DVPP memory (acldvppMalloc)
+// decode_out: 3,110,400 bytes per frame in DVPP memory (hi_mpi_dvpp_malloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
 
@@ -57,7 +58,10 @@ constexpr uint32_t kInterpolation = 1;
 constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
                                     kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
-// resize_batch: 75,264 bytes per batch in DVPP memory (acldvppMalloc)
+constexpr ascgen::Picture kSource = {
+    PIXEL_FORMAT_YUV_SEMIPLANAR_420, 1920, 1080, 1920, 1080, 3110400};
+constexpr hi_u32 kV2Interpolation = 0;
+// resize_batch: 75,264 bytes per batch in DVPP memory (hi_mpi_dvpp_malloc)
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 1, 0}};
 }  // namespace resize
 
@@ -92,10 +96,8 @@ constexpr int kScoresPerFrame = 1000;
 constexpr const ascgen::PoolSpec* kPools[] = {&decode::kOutPool, &resize::kBatchPool,
                                               &infer::kOutPool, &fetch::kHostPool, nullptr};
 constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   &resize::kBatchPool,  // resize_to_infer
-                                                   &resize::kBatchPool,  // infer_to_resize
-                                                   &infer::kOutPool,     // infer_to_fetch
-                                                   &infer::kOutPool,     // fetch_to_infer
+                                                   &infer::kOutPool,  // infer_to_fetch
+                                                   &infer::kOutPool,  // fetch_to_infer
                                                    nullptr};
 
 constexpr ascgen::ProgramInfo kProgram = {
@@ -110,7 +112,7 @@ constexpr ascgen::ProgramInfo kProgram = {
     1073741824,                              // max_input_bytes
     3110400,                                 // tensor_bytes
     {1, 1, 0},                               // batch_slots
-    3,                                       // streams_per_worker
+    2,                                       // streams_per_worker
     115343360,                               // model_bytes_per_worker
     {1023, 1024, 25232932864, 17179869184},  // budget
     kPools,                                  // pools
@@ -134,28 +136,21 @@ struct SharedResources {
 struct Worker : ascgen::WorkerBase {
   using Shared = SharedResources;
   Shared* shared = nullptr;
-  aclrtStream resize_stream = nullptr;
-  acldvppChannelDesc* resize_channel = nullptr;  // DVPP work of resize_stream only
   aclrtStream fetch_stream = nullptr;
-  ascgen::Pool decode_out;    // 3,110,400 bytes per frame in DVPP memory (acldvppMalloc)
-  ascgen::Pool resize_batch;  // 75,264 bytes per batch in DVPP memory (acldvppMalloc)
+  ascgen::Pool decode_out;    // 3,110,400 bytes per frame in DVPP memory (hi_mpi_dvpp_malloc)
+  ascgen::Pool resize_batch;  // 75,264 bytes per batch in DVPP memory (hi_mpi_dvpp_malloc)
   ascgen::Pool infer_out;     // 4,000 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;    // 4,000 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing resize_to_infer;
-  ascgen::EventRing infer_to_resize;
   ascgen::EventRing infer_to_fetch;
   ascgen::EventRing fetch_to_infer;
   // decode: this stream's VDEC channel (V2, hi_mpi_vdec_*: a fetch thread gets its frames),
   // an output picture per slot of decode_out (VDEC writes it, the next stage reads it), and the
   // stream's sends and counts.
-  std::vector<acldvppPicDesc*> decode_descs;
   ascgen::video::Stream video;
-  acldvppPicDesc* decode_desc(int64_t f) const {
-    return decode_descs[static_cast<size_t>(f % decode_out.slots())];
-  }
   uint32_t decode_status(int64_t f) const { return video.status(f); }
   static void decode_inspect(ascgen::Input& in) {
-    ascgen::video::inspect_stream(decode::kName, in, decode::kH265);
+    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kWidth,
+                                  decode::kHeight);
   }
   int64_t video_slots() const { return decode_out.slots(); }
   const void* video_picture(int64_t f) const { return decode_out.slot(f); }
@@ -181,13 +176,13 @@ struct Worker : ascgen::WorkerBase {
   }
   void video_end() { decode_fetcher.finish(*this, decode::kName, decode_chn); }
 
-  // resize: one output descriptor per slot of resize_batch and frame in it.
-  std::vector<acldvppPicDesc*> resize_descs;
-  acldvppPicDesc* resize_desc(int64_t n, int64_t item) const {
-    return resize_descs[static_cast<size_t>((n % resize_batch.slots()) * resize::kItemsPerSlot +
-                                            item)];
+  // resize: this thread's V2 VPC channel (hi_mpi_vpc_*), the picture of each slot of
+  // decode_out it reads and of each slot of resize_batch and frame in it it writes.
+  hi_vpc_chn resize_chn = 0;
+  std::vector<hi_vpc_pic_info> resize_inputs, resize_outputs;
+  size_t resize_at(int64_t n, int64_t item) const {
+    return static_cast<size_t>((n % resize_batch.slots()) * resize::kItemsPerSlot + item);
   }
-  acldvppResizeConfig* resize_config = nullptr;
   // infer: one dataset per slot of resize_batch and of infer_out.
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
 
@@ -231,25 +226,20 @@ void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
 }
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
-  resize_stream = ascgen::new_stream(resize::kName, "resize_stream", ctx.id, cleanup);
-  resize_channel = ascgen::new_dvpp_channel(resize::kName, DVPP_CHNMODE_VPC, cleanup);
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
   decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
   resize_batch.allocate(resize::kName, "resize_batch", resize::kBatchPool, ctx.window, cleanup);
   infer_out.allocate(infer::kName, "infer_out", infer::kOutPool, ctx.window, cleanup);
   fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
-  resize_to_infer.create(resize::kName, "resize_to_infer", resize_batch.slots(), cleanup);
-  infer_to_resize.create(infer::kName, "infer_to_resize", resize_batch.slots(), cleanup);
   infer_to_fetch.create(infer::kName, "infer_to_fetch", infer_out.slots(), cleanup);
   fetch_to_infer.create(fetch::kName, "fetch_to_infer", infer_out.slots(), cleanup);
   video.prepare(decode_out.slots());
-  decode_descs = ascgen::picture_descs(decode::kName, decode_out, 1, decode::kPicture, cleanup);
   decode_pictures =
       ascgen::video::v2_pictures(decode_out, decode::kPicture, decode::kV2PixelFormat);
 
-  resize_descs = ascgen::picture_descs(resize::kName, resize_batch, resize::kItemsPerSlot,
-                                       resize::kFrame, cleanup);
-  resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);
+  resize_chn = ascgen::vpc2::open_channel(resize::kName, resize::kSource, cleanup);
+  resize_inputs = ascgen::vpc2::pictures(decode_out, 1, resize::kSource);
+  resize_outputs = ascgen::vpc2::pictures(resize_batch, resize::kItemsPerSlot, resize::kFrame);
 
   for (int slot = 0; slot < resize_batch.slots(); ++slot)
     infer_inputs.push_back(
@@ -264,13 +254,13 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // Stage 'resize', pipelines/video/resnet50_1080p_310p.yaml:10
 void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
-  // resize_batch slot is free once 'infer' has read its previous contents
-  if (i == 0 && b >= resize_batch.slots())
-    infer_to_resize.wait(b - resize_batch.slots(), resize_stream);
+  // One V2 task; the host awaits its result before the frame's next step (no stream orders it).
+  hi_u32 task = 0;
   ASCGEN_CHECK(resize::kName,
-               acldvppVpcResizeAsync(resize_channel, decode_desc(f), resize_desc(b, i),
-                                     resize_config, resize_stream));
-  if (i == program::kBatch - 1) resize_to_infer.record(b, resize_stream);
+               hi_mpi_vpc_resize(
+                   resize_chn, &resize_inputs[static_cast<size_t>(f % decode_out.slots())],
+                   &resize_outputs[resize_at(b, i)], 0, 0, resize::kV2Interpolation, &task, -1));
+  ASCGEN_CHECK(resize::kName, hi_mpi_vpc_get_process_result(resize_chn, task, -1));
 }
 
 // Stage 'infer', pipelines/video/resnet50_1080p_310p.yaml:11
@@ -278,8 +268,6 @@ void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
   [[maybe_unused]] const auto [f, b, i] = at;
   // One stream, several threads: one at a time, waits to records.
   const std::lock_guard<std::mutex> lock(shared->infer_mu);
-  // resize_batch holds what 'infer' reads
-  resize_to_infer.wait(b, shared->infer_stream);
   // infer_out slot is free once 'fetch' has read its previous contents
   if (b >= infer_out.slots()) fetch_to_infer.wait(b - infer_out.slots(), shared->infer_stream);
   ASCGEN_CHECK(infer::kName,
@@ -287,7 +275,6 @@ void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
                                   infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
                                   infer_outputs[static_cast<size_t>(b % infer_out.slots())],
                                   shared->infer_stream));
-  infer_to_resize.record(b, shared->infer_stream);
   infer_to_fetch.record(b, shared->infer_stream);
 }
 

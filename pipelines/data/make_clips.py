@@ -3,8 +3,10 @@
     python pipelines/data/make_clips.py --out DIR [--only NAME ...]
 
 For each clip NAME it writes into DIR:
-  NAME.h264 | NAME.h265   Annex-B elementary stream (ffmpeg's testsrc2 pattern, libx264/libx265)
-  NAME.index              one line per access unit, in decode order: "offset size" in bytes
+  NAME.h264 | NAME.h265   Annex-B elementary stream (ffmpeg's testsrc2 pattern, libx264/libx265; the
+                          field-coded clip from paff_h264.py)
+  NAME.index              one line per access unit (a field's, in a field-coded clip), in decode
+                          order: "offset size" in bytes
   NAME.nv12               the reference decode by the ffmpeg command (host libavcodec), frames in
                           display order, each width x height Y then interleaved UV (tight NV12)
   NAME.txt                width, height, frames
@@ -21,6 +23,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import paff_h264  # beside this script
+
 
 @dataclass(frozen=True)
 class Clip:
@@ -31,6 +35,7 @@ class Clip:
     frames: int
     gop: int
     bframes: int
+    fields: bool = False  # interlaced, each field an access unit (paff_h264.py; H.264 only)
 
 
 CLIPS = (
@@ -39,6 +44,7 @@ CLIPS = (
     Clip("hd_h264", "h264", 1280, 720, 4, 4, 0),
     Clip("tiny_h264", "h264", 96, 96, 4, 4, 0),  # below VDEC's 128 x 128
     Clip("fhd_h264", "h264", 1920, 1080, 4, 4, 0),
+    Clip("qvga_fields_h264", "h264", 320, 256, 8, 1, 0, fields=True),  # 0x20000 on one field per frame
 )
 
 
@@ -52,6 +58,9 @@ def _run(cmd: list[str]) -> str:
 
 def encode(clip: Clip, out: Path) -> Path:
     stream = out / f"{clip.name}.{clip.codec}"
+    if clip.fields:
+        stream.write_bytes(paff_h264.stream(clip.width, clip.height, clip.frames)[0])
+        return stream
     source = f"testsrc2=size={clip.width}x{clip.height}:rate=30"
     if clip.codec == "h264":
         codec = ["-c:v", "libx264", "-preset", "veryfast", "-bf", str(clip.bframes), "-g", str(clip.gop),
@@ -85,7 +94,7 @@ def make(clip: Clip, out: Path) -> None:
         return
     stream = encode(clip, out)
     units = index(stream, clip)
-    if sum(size for _, size in units) != stream.stat().st_size or len(units) != clip.frames:
+    if sum(size for _, size in units) != stream.stat().st_size or len(units) != clip.frames * (1 + clip.fields):
         raise RuntimeError(f"{stream}: {len(units)} access units do not cover the stream")
     frames = reference(stream, clip, out / f"{clip.name}.nv12")
     if frames != clip.frames:

@@ -1,6 +1,8 @@
 // VPC V2 (hi_mpi_vpc_*): resize, crop_resize and crop_resize_paste give the imaging kernel's
 // bytes (the destination's other bytes untouched), a task per call awaited by its id, the VPC
-// engine's time, and the rules. Group vpc_v2: its own process (a process uses V1 or V2).
+// engine's time, and the rules; and dvpp.api_mix: a process's first media call decides its
+// generation, the other one's calls fail. Groups vpc_v2, dvpp_mix_v1_first, dvpp_mix_v2_first:
+// each its own process (the generation is the process's).
 #include <cstring>
 #include <vector>
 
@@ -311,4 +313,42 @@ TEST(vpc_v2, not_on_the_310) {
   hi_vpc_chn chn = -1;
   CHECK_RULE(hi_mpi_vpc_sys_create_chn(&chn, &kAttr), static_cast<hi_s32>(HI_ERR_VPC_SYS_NOT_READY),
              "vpc.v2_args");
+}
+
+// V1 first: the process's V2 calls fail (the first one reported as the device rule).
+TEST(dvpp_mix_v1_first, v2_calls_fail) {
+  use_v2_profile();
+  CHECK_OK(open_device(kFast));
+  void* p = nullptr;
+  CHECK_OK(acldvppMalloc(&p, 4096));
+  CHECK_DEVICE_RULE(hi_mpi_sys_init(), static_cast<hi_s32>(HI_ERR_VDEC_NOT_PERM), "dvpp.api_mix");
+  void* q = nullptr;
+  CHECK_DEVICE_RULE(hi_mpi_dvpp_malloc(0, &q, 4096), static_cast<hi_s32>(HI_ERR_VDEC_NOT_PERM),
+                    "dvpp.api_mix");
+  CHECK(q == nullptr);
+  hi_vpc_chn chn = -1;
+  CHECK_DEVICE_RULE(hi_mpi_vpc_sys_create_chn(&chn, &kAttr),
+                    static_cast<hi_s32>(HI_ERR_VPC_NOT_PERM), "dvpp.api_mix");
+  acldvppChannelDesc* ch = make_channel();  // V1 goes on
+  CHECK(ch != nullptr);
+  destroy_channel(ch);
+  CHECK_OK(acldvppFree(p));
+}
+
+// V2 first: the process's V1 media calls fail; its descriptors (no engine) do not count.
+TEST(dvpp_mix_v2_first, v1_calls_fail) {
+  hi_vpc_chn chn = -1;
+  CHECK(open_v2(&chn));
+  void* p = nullptr;
+  CHECK_DEVICE_RULE(acldvppMalloc(&p, 4096), ACL_ERROR_FEATURE_UNSUPPORTED, "dvpp.api_mix");
+  acldvppChannelDesc* desc = acldvppCreateChannelDesc();
+  CHECK(desc != nullptr);
+  CHECK_DEVICE_RULE(acldvppCreateChannel(desc), ACL_ERROR_FEATURE_UNSUPPORTED, "dvpp.api_mix");
+  CHECK_OK(acldvppDestroyChannelDesc(desc));
+  Picture src = picture(64, 64, 64, 64, true);
+  Picture dst = picture(32, 32, 32, 32, false);
+  hi_u32 task = 0;
+  CHECK_OK(hi_mpi_vpc_resize(chn, &src.info, &dst.info, 0, 0, 0, &task, -1));  // V2 goes on
+  CHECK_OK(hi_mpi_vpc_get_process_result(chn, task, -1));
+  close_v2(chn, {&src, &dst});
 }

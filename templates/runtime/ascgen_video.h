@@ -104,8 +104,11 @@ inline std::vector<Unit> access_units(const std::vector<uint8_t>& b, bool h265) 
   return out;
 }
 
-// The start-up check of an input: an Annex-B stream with at least one picture.
-inline void inspect_stream(const char* stage, const Input& in, bool h265) {
+// The start-up check of an input: an Annex-B stream with at least one picture. Its pictures are
+// the spec's size (VDEC writes no other into the stage's output pictures), which the stages
+// after the decoder read as the input's size (a letterbox's crop and paste areas).
+inline void inspect_stream(const char* stage, Input& in, bool h265, uint32_t width,
+                           uint32_t height) {
   if (in.bytes.size() < 4 || in.bytes[0] != 0 || in.bytes[1] != 0)
     throw BadFlags(
         std::string(stage) + ": input '" + in.name +
@@ -115,6 +118,8 @@ inline void inspect_stream(const char* stage, const Input& in, bool h265) {
   if (access_units(in.bytes, h265).empty())
     throw BadFlags(std::string(stage) + ": input '" + in.name + "' holds no " +
                    (h265 ? "H.265" : "H.264") + " picture (is the codec right?)");
+  in.width = width;
+  in.height = height;
 }
 
 // ---------------------------------------------------------------- one stream's state
@@ -140,6 +145,7 @@ class Stream {
  public:
   void prepare(int picture_slots) {
     status_.assign(static_cast<size_t>(picture_slots), 0);
+    picture_.assign(static_cast<size_t>(picture_slots), -1);
     sends_.assign(static_cast<size_t>(picture_slots) + kExtraSends, Send{});
   }
   int ring_size() const { return static_cast<int>(sends_.size()); }
@@ -190,6 +196,9 @@ class Stream {
 
   void set_status(int64_t f, uint32_t code) { status_[slot(f)] = code; }
   uint32_t status(int64_t f) const { return status_[slot(f)]; }
+  // --verify: the stream's picture number of frame f (-1: it got no picture)
+  void set_picture(int64_t f, int64_t n) { picture_[slot(f)] = n; }
+  int64_t picture(int64_t f) const { return picture_[slot(f)]; }
   Counts counts;
   bool open = false;  // its channel exists: the end of stream is sent at the end
   // --verify: the host's pictures of the stream's file, the pictures delivered so far, a host
@@ -197,6 +206,8 @@ class Stream {
   const HostPictures* reference = nullptr;
   int64_t pictures = 0;
   std::vector<uint8_t> host_y;
+  // --verify: what the host stages found in each picture of the file, as JSON ("": not yet)
+  std::vector<std::string> found;
 
  private:
   static constexpr int kExtraSends = 4;  // sends whose callback has not yet run beside the slots
@@ -204,6 +215,7 @@ class Stream {
     return static_cast<size_t>(f % static_cast<int64_t>(status_.size()));
   }
   std::vector<uint32_t> status_;
+  std::vector<int64_t> picture_;
   std::vector<Send> sends_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -229,22 +241,53 @@ inline bool measured(double t) {
   return t >= run.measure_start && t < run.measure_end;
 }
 
-// --verify: frame f's picture, the stream's n-th, against the host's n-th picture (Y plane).
+// --verify: frame f's picture, the stream's n-th, against the host's n-th picture (Y plane);
+// returns n.
 template <class W>
-void verify_picture(W& t, int64_t f) {
+int64_t verify_picture(W& t, int64_t f) {
   Stream& v = t.video;
   Run& run = run_state();
   check(aclrtMemcpy(v.host_y.data(), v.host_y.size(), t.video_picture(f), v.host_y.size(),
                     ACL_MEMCPY_DEVICE_TO_HOST),
         "verify", "aclrtMemcpy");
   const int64_t n = v.pictures++;
-  if (same_y(*v.reference, static_cast<size_t>(n), v.host_y.data(), t.video_stride())) return;
+  if (same_y(*v.reference, static_cast<size_t>(n), v.host_y.data(), t.video_stride())) return n;
   if (run.mismatches.fetch_add(1) < 5)
     std::fprintf(stderr,
                  "verify: stream %d picture %" PRId64 " (frame %" PRId64
                  " of its file): Y plane differs from the host decode\n",
                  t.id, n, n % static_cast<int64_t>(v.reference->y.size()));
+  return n;
 }
+
+// --verify: what the host stages found in each picture of batch b (W::describe), kept the first
+// time the stream shows that picture of its file: the report's "results". Runs before the batch
+// completes, while its picture slots still hold its frames.
+template <class W>
+void describe_batch(W& t, int64_t b) {
+  Stream& v = t.video;
+  const uint8_t* out = t.output(b);
+  if (v.reference == nullptr || out == nullptr || v.found.empty()) return;
+  const int batch = run_state().info->batch;
+  for (int i = 0; i < batch; ++i) {
+    const int64_t n = v.picture(b * batch + i);
+    if (n < 0) continue;
+    std::string& said = v.found[static_cast<size_t>(n % static_cast<int64_t>(v.found.size()))];
+    if (said.empty()) t.describe(out + static_cast<size_t>(i) * t.output_item_bytes(b), b, i, said);
+  }
+}
+
+// A video batch's completion: what its pictures showed (--verify), then the usual.
+template <class W>
+struct DescribedBatch {
+  static void on_done(void* record) {
+    auto* r = static_cast<BatchRecord*>(record);
+    W& t = *static_cast<W*>(r->worker);
+    current_run() = t.run;
+    describe_batch(t, r->batch);
+    BatchCallback<W>::on_done(record);
+  }
+};
 
 // The decoder's result for `send`, on the report thread (V1's callback) or the fetch thread
 // (V2): a picture (`picture`, result code `ret`) or none (a skipped frame). A picture goes on
@@ -257,15 +300,19 @@ void decoded(Send& send, bool picture, uint32_t ret) {
   Counts& c = t.video.counts;
   try {
     {
+      int64_t n = -1;  // the stream's picture number (--verify)
       if (picture && ret == 0) {
         if (send.measured) ++c.decoded;
-        if (t.video.reference != nullptr) verify_picture(t, send.f);
+        if (t.video.reference != nullptr) n = verify_picture(t, send.f);
       } else if (!picture || ret == kFieldOnly) {
-        ++c.skipped;  // VDEC gave no picture (a NULL output, one field): the slot holds an old one
-      } else {
+        // VDEC gave no picture (a NULL output; the first field of an interlaced frame, whose
+        // picture comes with the second): the slot holds an old one; neither failed nor dropped
+        if (send.measured) ++c.skipped;
+      } else if (send.measured) {
         ++c.failed;
       }
       t.video.set_status(send.f, picture && ret != kFieldOnly ? ret : 0);
+      t.video.set_picture(send.f, n);
       const std::vector<Input>& inputs = *run.inputs;
       const Input& in = inputs[static_cast<size_t>(t.id) % inputs.size()];
       BatchRecord& r = record_frame(t, send.f, in);
@@ -277,7 +324,7 @@ void decoded(Send& send, bool picture, uint32_t ret) {
       } else {
         submit_steps(t, at, in, closes);
         if (closes) {
-          check(aclrtLaunchCallback(BatchCallback<W>::on_done, &r, ACL_CALLBACK_NO_BLOCK,
+          check(aclrtLaunchCallback(DescribedBatch<W>::on_done, &r, ACL_CALLBACK_NO_BLOCK,
                                     t.completion_stream()),
                 "completion", "aclrtLaunchCallback");
           ++run.callbacks_launched;
@@ -419,6 +466,7 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
       t->video.reference = &references_[static_cast<size_t>(t->id) % references_.size()];
       t->video.host_y.assign(t->video_stride() * static_cast<size_t>(t->video.reference->height),
                              0);
+      t->video.found.assign(t->video.reference->y.size(), {});
     }
   }
   // The clips in DVPP memory, each stream's channel (subscribing the report thread), the feeders.
@@ -518,8 +566,31 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
         j.close('}').key("held").boolean(s.held).close('}');
       }
       j.close(']').close('}');
+      picture_results_json(j);
     };
     return latency;
+  }
+  // --verify: what the host stages found in each picture of each file, from the first stream
+  // that plays it, as "results": [{input, picture, found}] (left out when they said nothing).
+  void picture_results_json(Json& j) const {
+    const std::vector<Input>& inputs = *run_state().inputs;
+    bool open = false;
+    for (size_t k = 0; k < inputs.size() && k < workers_->size(); ++k) {
+      const std::vector<std::string>& found =
+          (*workers_)[k]->video.found;  // stream k plays input k
+      for (size_t n = 0; n < found.size(); ++n) {
+        if (found[n].empty()) continue;
+        if (!open) j.key("results").open('[');
+        open = true;
+        j.open('{')
+            .key("input")
+            .str(inputs[k].name)
+            .key("picture")
+            .integer(static_cast<int64_t>(n));
+        j.key("found").raw(found[n]).close('}');
+      }
+    }
+    if (open) j.close(']');
   }
   // --verify compares every decoded picture (a decode-only program returns nothing else).
   bool verifiable(const W&) const { return true; }
@@ -527,6 +598,15 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
   // stream that missed its fps or dropped a frame fails the run (exit 1).
   void after_report(const ProgramInfo& info) {
     const size_t total = workers_->size();
+    int64_t skipped = 0;
+    for (const auto& t : *workers_) skipped += t->video.counts.skipped;
+    if (skipped > 0)
+      std::fprintf(
+          stderr,
+          "%s: video: %" PRId64
+          " frame(s) came back from VDEC with no picture, counted as skipped (not failed, "
+          "not dropped): a field of an interlaced frame (result 0x20000) or a NULL output\n",
+          info.name, skipped);
     if (missed_.empty()) {
       std::fprintf(stderr, "%s: video: all %zu stream(s) held %g fps, no frame dropped\n",
                    info.name, total, cfg_.fps);

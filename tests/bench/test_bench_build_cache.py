@@ -48,3 +48,15 @@ def test_another_program_gets_another_folder(tmp_path: Path, compiled: list[Path
     build.build_variant(SEED, {"batch": 8}, build_root=tmp_path)
     assert compiled[0] != compiled[1]
     assert sorted(p.parent.name.split("-")[0] for p in compiled) == ["resnet50_b16", "resnet50_b16"]
+
+
+def test_a_spec_is_one_program_however_its_path_is_spelled(
+    tmp_path: Path, compiled: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The generated header names the spec; in the cache it names it by its absolute path, so a
+    relative and an absolute path to one spec are one folder, built once (they were two)."""
+    monkeypatch.chdir(SEED.parents[1])
+    build.build_variant(Path("pipelines") / SEED.name, build_root=tmp_path)
+    build.build_variant(SEED, build_root=tmp_path)
+    assert compiled[0] == compiled[1]
+    assert f"from {SEED}." in (compiled[0] / "main.cpp").read_text()

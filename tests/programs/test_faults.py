@@ -42,6 +42,10 @@ PER_FRAME = {
     "hi_mpi_vdec_send_stream",
     "hi_mpi_vdec_get_frame",
     "hi_mpi_vdec_release_frame",
+    "hi_mpi_vpc_resize",
+    "hi_mpi_vpc_crop_resize",
+    "hi_mpi_vpc_crop_resize_paste",
+    "hi_mpi_vpc_get_process_result",
 }
 RUNTIME = sorted([*Path("templates/runtime").glob("*.[hc]*"), *Path("templates/stages").glob("*.h")])
 SUPPORT = "".join(h.read_text() for h in RUNTIME)  # the runtime (headers and .cpp) and the kinds' headers

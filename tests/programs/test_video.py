@@ -4,6 +4,7 @@ non-zero exit only with --require-fps."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ MAKE_CLIPS = REPO / "pipelines" / "data" / "make_clips.py"
 def clips(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("clips")
     proc = subprocess.run(
-        [sys.executable, str(MAKE_CLIPS), "--out", str(out), "--only", "qvga_h264", "fhd_h264"],
+        [sys.executable, str(MAKE_CLIPS), "--out", str(out), "--only", "qvga_h264", "fhd_h264", "qvga_fields_h264"],
         capture_output=True,
         text=True,
         check=False,
@@ -119,3 +120,70 @@ def test_a_load_the_decoder_cannot_hold_drops_and_fails_only_when_asked(clips: P
     assert strict.returncode == 1, strict.stderr[-3000:]
     assert "did NOT hold 30 fps" in strict.stderr
     assert strict.report is not None and strict.report["video"]["require_fps"]
+
+
+@pytest.mark.parametrize("profile", ["ascend310", "ascend310p"])
+def test_verify_names_the_stream_and_picture_that_differ_from_the_host_decode(
+    clips: Path, tmp_path: Path, profile: str
+) -> None:
+    """The simulator's test-only fault ACL_SIM_VDEC_CORRUPT=1:5 flips one byte of the sixth picture
+    VDEC channel 1 delivers: --verify fails the run (exit 1), naming stream 1 and picture 5 and no
+    other, and the report says verified: false. Without the fault the same run verifies."""
+    spec = video_spec(tmp_path, clips, f"corrupt_{profile}", "qvga_h264.h264", (320, 240), 2, profile=profile, after="")
+    binary = built(spec).binary
+    args = ("--frames", "48", "--warmup", "0", "--verify")
+    bad = run_program(binary, *args, cwd=tmp_path, env={"ACL_SIM_VDEC_CORRUPT": "1:5"})
+    assert bad.returncode == 1, bad.stderr[-3000:]
+    differ = [line for line in bad.stderr.splitlines() if line.startswith("verify:")]
+    assert differ == ["verify: stream 1 picture 5 (frame 5 of its file): Y plane differs from the host decode"]
+    assert bad.report is not None and bad.report["verified"] is False
+    good = run_program(binary, *args, cwd=tmp_path)
+    assert good.returncode == 0 and good.report is not None and good.report["verified"] is True, good.stderr[-3000:]
+
+
+def test_an_interlaced_frame_gives_one_picture_and_one_skipped_field(clips: Path, tmp_path: Path) -> None:
+    """Field-coded H.264 (each field an access unit: pipelines/data/paff_h264.py): VDEC V1 answers
+    the first field of each frame with result 0x20000 and no picture and the second with the frame
+    (HA canncommercial/601 aclcppdevg_03_0208). The report counts one skipped field per decoded
+    frame, none failed or dropped, says so on stderr, and every frame verifies against the host's."""
+    spec = video_spec(tmp_path, clips, "fields", "qvga_fields_h264.h264", (320, 256), 2, after="")
+    run = run_program(built(spec).binary, "--frames", "64", "--warmup", "0", "--verify", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = run.report
+    assert report is not None and report["verified"] is True
+    for s in report["video"]["per_stream"]:
+        assert s["failed"] == 0 and s["dropped"] == 0 and s["decoded"] >= 8
+        assert abs(s["skipped"] - s["decoded"]) <= 1  # a frame is two sends: its first field, then it
+        assert 0 <= s["arrived"] - (s["decoded"] + s["skipped"]) <= 1  # one may arrive at the stop, unsent
+    assert "counted as skipped (not failed, not dropped)" in run.stderr
+
+
+DETECT = (
+    "  - {name: fit, kind: vpc_letterbox, out: {width: 416, height: 416}}\n"
+    "  - {name: detect, kind: model, path: models/yolov3_416.om, latency_ms: {1: 9.5}, output_bytes: 768,\n"
+    "     extra_outputs: [32]}\n"
+    "  - {name: fetch, kind: d2h}\n"
+    "  - {name: boxes, kind: detections, format: yolov3_detection_output, capacity: 32, classes: 6, score: 0.5,\n"
+    "     nms_iou: 0.45, max_objects: 16}\n"
+)
+
+
+def test_verify_reports_what_the_host_stages_found_in_each_picture(clips: Path, tmp_path: Path) -> None:
+    """A detector on video with --verify: the report's "results" say what the detections stage
+    kept in each picture of the file ({input, picture, found}), from the first stream that plays
+    it, the same in two runs (the pictures, hence the boxes, are the host decode's)."""
+    spec = video_spec(tmp_path, clips, "cams_detect", "qvga_h264.h264", (320, 240), 2, after=DETECT)
+    binary = built(spec).binary
+    runs = [run_program(binary, "--frames", "40", "--warmup", "0", "--verify", cwd=tmp_path) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0 and run.report is not None, run.stderr[-3000:]
+        assert run.report["verified"] is True
+    results = runs[0].report["results"]  # type: ignore[index]
+    pictures = [r["picture"] for r in results]
+    assert pictures == sorted(set(pictures)) and pictures[0] == 0 and len(pictures) >= 10
+    assert {Path(r["input"]).name for r in results} == {"qvga_h264.h264"}
+    assert all(isinstance(r["found"], list) for r in results)
+    first = {r["picture"]: r["found"] for r in results}
+    again = {r["picture"]: r["found"] for r in runs[1].report["results"]}  # type: ignore[index]
+    assert all(again[n] == first[n] for n in first.keys() & again.keys())
+    assert len({json.dumps(found) for found in first.values()}) > 1  # each picture's own boxes

@@ -43,6 +43,7 @@ VARIABLE_CODES = {
     ("dvpp/dvpp_vpc.cpp", "c.code"),
     ("dvpp/vpc_mpi.cpp", "code"),  # vpc.v2_args: its HI_ERR_VPC_* codes
     ("rules/callback_rules.cpp", "code"),
+    ("vdec/vdec_mix.cpp", "refused"),  # dvpp.api_mix: the refused call's generation's code
 }
 
 

@@ -31,6 +31,7 @@
 #include "dvpp/dvpp_rules.h"
 #include "report/log.h"
 #include "rules/rules.h"
+#include "vdec/vdec_mix.h"
 
 using namespace sim;
 namespace img = acl_sim::imaging;
@@ -255,6 +256,8 @@ extern "C" {
 aclError acldvppMalloc(void** devPtr, size_t size) {
   SIM_API_ENTER();
   if (aclError rc = require_context(__func__)) return rc;
+  if (aclError rc = vdec::use(vdec::DvppApi::kV1, __func__, ACL_ERROR_FEATURE_UNSUPPORTED))
+    return rc;
   return dvpp_alloc(__func__, devPtr, size);
 }
 
@@ -320,6 +323,8 @@ aclError acldvppJpegDecodeAsync(acldvppChannelDesc* channelDesc, const void* dat
                                 acldvppPicDesc* outputDesc, aclrtStream stream) {
   SIM_API_ENTER();
   if (aclError rc = require_context(__func__)) return rc;
+  if (aclError rc = vdec::use(vdec::DvppApi::kV1, __func__, ACL_ERROR_FEATURE_UNSUPPORTED))
+    return rc;
   DecodeJob job;
   const char* err = "";
   if (!dvpp::current_limits(&job.lim, &err))

@@ -5,6 +5,7 @@
 #include "api/api.h"
 #include "api/runtime.h"
 #include "dvpp/dvpp_rules.h"
+#include "vdec/vdec_mix.h"
 
 #include <atomic>
 #include <mutex>
@@ -127,6 +128,9 @@ aclError acldvppCreateChannel(acldvppChannelDesc* channelDesc) {
   SIM_API_ENTER();
   if (aclError rc = sim::require_context(__func__)) return rc;
   if (channelDesc == nullptr || channelDesc->created) return ACL_ERROR_INVALID_PARAM;
+  if (aclError rc =
+          sim::vdec::use(sim::vdec::DvppApi::kV1, __func__, ACL_ERROR_FEATURE_UNSUPPORTED))
+    return rc;
   channelDesc->channelId = counters().next_channel_id++;
   channelDesc->created = true;
   ++counters().channels;

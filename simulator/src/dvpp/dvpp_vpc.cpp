@@ -27,6 +27,7 @@
 #include "dvpp/dvpp_vpc.h"
 #include "report/log.h"
 #include "rules/rules.h"
+#include "vdec/vdec_mix.h"
 
 using namespace sim;
 namespace img = acl_sim::imaging;
@@ -117,6 +118,7 @@ aclError single(const char* api, acldvppChannelDesc* channel, acldvppPicDesc* in
                 acldvppResizeConfig* resize, bool needs_resize, bool needs_paste,
                 aclrtStream stream) {
   if (aclError rc = require_context(api)) return rc;
+  if (aclError rc = vdec::use(vdec::DvppApi::kV1, api, ACL_ERROR_FEATURE_UNSUPPORTED)) return rc;
   dvpp::Limits lim;
   const char* err = "";
   if (!dvpp::current_limits(&lim, &err))
@@ -141,6 +143,7 @@ aclError batch(const char* api, acldvppChannelDesc* channel, acldvppBatchPicDesc
                acldvppResizeConfig* resize, bool needs_resize, bool needs_paste,
                aclrtStream stream) {
   if (aclError rc = require_context(api)) return rc;
+  if (aclError rc = vdec::use(vdec::DvppApi::kV1, api, ACL_ERROR_FEATURE_UNSUPPORTED)) return rc;
   dvpp::Limits lim;
   const char* err = "";
   if (!dvpp::current_limits(&lim, &err))

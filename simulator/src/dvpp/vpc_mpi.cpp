@@ -88,13 +88,24 @@ bool nv12_or_nv21(hi_pixel_format f) {
   return f == HI_PIXEL_FORMAT_YUV_SEMIPLANAR_420 || f == HI_PIXEL_FORMAT_YVU_SEMIPLANAR_420;
 }
 
-std::string rect(uint32_t left, uint32_t top, uint32_t w, uint32_t h) {
-  return std::to_string(w) + "x" + std::to_string(h) + " at (" + std::to_string(left) + ", " +
-         std::to_string(top) + ")";
+// Why the w x h rectangle at (left, top), `what`, does not fit a picture of pic_w x pic_h
+// (YUV420SP: even offsets and sizes; at least limits.vpc_out's minimum), or "".
+std::string misfit(const char* what, uint32_t left, uint32_t top, uint32_t w, uint32_t h,
+                   uint32_t pic_w, uint32_t pic_h, const char* pic, const dvpp::Limits& lim) {
+  const std::string name = std::string(what) + " " + std::to_string(w) + "x" + std::to_string(h) +
+                           " at (" + std::to_string(left) + ", " + std::to_string(top) + ")";
+  if (left % 2 || top % 2 || w % 2 || h % 2)
+    return name + ": offsets and sizes must be even (YUV420SP)";
+  if (w < lim.vpc_out.min_width || h < lim.vpc_out.min_height || uint64_t{left} + w > pic_w ||
+      uint64_t{top} + h > pic_h)
+    return name + ": at least " + std::to_string(lim.vpc_out.min_width) + "x" +
+           std::to_string(lim.vpc_out.min_height) + " and inside the " + std::to_string(pic_w) +
+           "x" + std::to_string(pic_h) + " " + pic;
+  return "";
 }
 
-// A picture of the call: the profile's VPC rules (rule vpc_v2.picture), then its memory (rule
-// vpc_v2.memory). The simulator resamples YUV420SP (NV12, NV21) only.
+// A picture of the call: the profile's VPC rules (rule vpc.v2_picture), then its memory (rule
+// vpc.v2_memory). The simulator resamples YUV420SP (NV12, NV21) only.
 hi_s32 check_picture(const char* api, const hi_vpc_pic_info& pic, bool input,
                      const dvpp::Limits& lim) {
   if (!nv12_or_nv21(pic.picture_format))
@@ -116,40 +127,24 @@ hi_s32 check_picture(const char* api, const hi_vpc_pic_info& pic, bool input,
   return HI_SUCCESS;
 }
 
-// A region against its pictures (rule vpc_v2.region): the crop inside the source, the pasted
+// A region against its pictures (rule vpc.v2_region): the crop inside the source, the pasted
 // picture inside the destination, both even (YUV420SP) and at least 10x6, the scale within
 // limits.resize_ratio.
 hi_s32 check_region(const char* api, const hi_vpc_pic_info& src, const Region& r,
                     const dvpp::Limits& lim) {
   const hi_vpc_crop_region& c = r.crop;
-  const hi_vpc_pic_info& dst = *r.dst;
-  const std::string crop = "crop " + rect(c.left_offset, c.top_offset, c.crop_width, c.crop_height);
-  const std::string paste = "resized " + rect(r.left, r.top, r.resize_w, r.resize_h);
-  auto bad = [&](const std::string& why) {
-    return raise_rule(Rule::kVpcV2Region, HI_ERR_VPC_ILLEGAL_PARAM, api, "%s", why.c_str());
-  };
-  if (c.left_offset % 2 || c.top_offset % 2 || c.crop_width % 2 || c.crop_height % 2)
-    return bad(crop + ": offsets and sizes must be even (YUV420SP)");
-  if (c.crop_width < lim.vpc_out.min_width || c.crop_height < lim.vpc_out.min_height ||
-      uint64_t{c.left_offset} + c.crop_width > src.picture_width ||
-      uint64_t{c.top_offset} + c.crop_height > src.picture_height)
-    return bad(crop + ": at least " + std::to_string(lim.vpc_out.min_width) + "x" +
-               std::to_string(lim.vpc_out.min_height) + " and inside the " +
-               std::to_string(src.picture_width) + "x" + std::to_string(src.picture_height) +
-               " source");
-  if (r.left % 2 || r.top % 2 || r.resize_w % 2 || r.resize_h % 2)
-    return bad(paste + ": offsets and sizes must be even (YUV420SP)");
-  if (r.resize_w < lim.vpc_out.min_width || r.resize_h < lim.vpc_out.min_height ||
-      uint64_t{r.left} + r.resize_w > dst.picture_width ||
-      uint64_t{r.top} + r.resize_h > dst.picture_height)
-    return bad(paste + ": at least " + std::to_string(lim.vpc_out.min_width) + "x" +
-               std::to_string(lim.vpc_out.min_height) + " and inside the " +
-               std::to_string(dst.picture_width) + "x" + std::to_string(dst.picture_height) +
-               " destination");
-  const dvpp::Check s =
-      dvpp::validate_scale(c.crop_width, c.crop_height, r.resize_w, r.resize_h, lim);
-  if (!s.ok()) return bad(s.message);
-  return HI_SUCCESS;
+  std::string why = misfit("crop", c.left_offset, c.top_offset, c.crop_width, c.crop_height,
+                           src.picture_width, src.picture_height, "source", lim);
+  if (why.empty())
+    why = misfit("resized", r.left, r.top, r.resize_w, r.resize_h, r.dst->picture_width,
+                 r.dst->picture_height, "destination", lim);
+  if (why.empty()) {
+    const dvpp::Check s =
+        dvpp::validate_scale(c.crop_width, c.crop_height, r.resize_w, r.resize_h, lim);
+    why = s.message;
+  }
+  if (why.empty()) return HI_SUCCESS;
+  return raise_rule(Rule::kVpcV2Region, HI_ERR_VPC_ILLEGAL_PARAM, api, "%s", why.c_str());
 }
 
 // Checks and queues one call's regions as one VPC task of channel chn; its id into *task_id.

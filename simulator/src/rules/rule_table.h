@@ -483,8 +483,11 @@ inline constexpr RuleInfo kRuleTable[] = {
      "aclvdecCallback: do not destroy the channel inside the callback [HA canncommercial/601 "
      "aclcppdevg_03_0208]; ACL_FACTS 8"},
     {"dvpp.api_mix", RuleKind::kDevice,
-     "V1 (acldvpp) and V2 (hi_mpi) must not be mixed; V2 is the recommended path [HIA zh "
-     "800alpha003 aclpythondevg_01_0219; HA 900 acldevg aclcppdevg_000062]; ACL_FACTS 3.4, 8"},
+     "V1 (acldvpp) and V2 (hi_mpi) are incompatible: one of them per process, multi-thread or "
+     "multi-process; the DVPP blocks the other's channel creation with \"acl and himpi mode is "
+     "incompatible\" [HA 900 maintenref troubleshooting_0161]; the two sets must not be mixed, V2 "
+     "recommended [HA 850 aclpythondevg_01_0410; HIA zh 800alpha003 aclpythondevg_01_0219; HA 900 "
+     "acldevg aclcppdevg_000062]; ACL_FACTS 3.4, 8"},
     {"vdec.v2_unsupported", RuleKind::kArgument,
      "VDEC V2 (hi_mpi_*) on the 310P, 310B, A2 and A3, not the 310 or 910 [HA 900 acldevg "
      "aclcppdevg_000062]; ACL_FACTS 8"},

@@ -36,6 +36,7 @@
 #include "rules/callback_rules.h"
 #include "rules/rules.h"
 #include "vdec/vdec_desc.h"
+#include "vdec/vdec_fields.h"
 #include "vdec/vdec_mix.h"
 #include "vdec/vdec_picture.h"
 #include "vdec/vdec_stream.h"
@@ -63,7 +64,11 @@ struct Channel {
   std::deque<Pending> waiting;  // sent, no picture yet (send order)
   std::shared_ptr<Task> last_callback;
   void* memory = nullptr;  // the channel's decoder memory (DVPP), from its first picture size
-  explicit Channel(img::VideoCodec codec) : state(codec) {}
+  uint64_t pictures = 0;   // pictures delivered so far (ACL_SIM_VDEC_CORRUPT counts them)
+  img::VideoCodec codec;
+  FieldParser fields;       // H.264: which units are field pictures
+  bool half_frame = false;  // the last unit was the first field of a frame
+  explicit Channel(img::VideoCodec c) : state(c), codec(c) {}
 };
 
 }  // namespace sim::vdec
@@ -75,9 +80,10 @@ using sim::vdec::Target;
 
 namespace {
 
-// Result code of a send that yields no picture (the device reports a frame without a
-// picture, one field of an interlaced frame, with 0x20000 [HA canncommercial/601
-// aclcppdevg_03_0208]; the simulator uses it for every send left without a picture).
+// Result code of a send that yields no picture: the first field of an interlaced (field-coded)
+// frame, whose picture comes with the second, normal [HA canncommercial/601 aclcppdevg_03_0208;
+// ACL_FACTS 8]; the simulator also gives it to every send left without a picture at the end of
+// stream.
 constexpr uint32_t kNoPicture = 0x20000;
 // Result code of a unit the decoder refused (a simulator choice: no code is documented).
 constexpr uint32_t kDecodeError = ACL_ERROR_FAILURE;
@@ -93,6 +99,7 @@ struct Delivery {
   uint64_t identity = 0;  // the picture's content identity (tags)
   acldvppPicDesc out;     // snapshot of the output descriptor at its send
   uint32_t ret = 0;
+  bool corrupt = false;  // ACL_SIM_VDEC_CORRUPT (test-only): a byte flipped once written
 };
 
 struct Call {
@@ -148,6 +155,7 @@ void enqueue(const char* api, Channel* ch, double service_us, const void* unit, 
   spec.work = [shared] {
     for (const Delivery& d : *shared) {
       if (writes(d)) write_picture(target_of(d.out), *d.picture, d.identity);
+      if (writes(d) && d.corrupt) vdec::corrupt(target_of(d.out));
       if (d.pending.output != nullptr) d.pending.output->retCode = d.ret;
     }
   };
@@ -176,6 +184,7 @@ std::vector<Delivery> deliver(const char* api, Channel* ch, const vdec::Emission
     ch->waiting.pop_front();
     d.picture = em.pictures[i];
     d.identity = img::hash_combine(em.key, i);
+    d.corrupt = vdec::corrupted(ch->id, ch->pictures++);
     if (d.pending.output != nullptr) {
       d.out = *d.pending.output;
       const std::string why = misfit(target_of(d.out), *d.picture);
@@ -246,9 +255,17 @@ aclError send(const char* api, aclvdecChannelDesc* desc, acldvppStreamDesc* inpu
                         "output picture %p (+%u bytes) is not inside one acldvppMalloc block",
                         output->data, output->size);
   }
-  vdec::Emission em = ch->state.next(static_cast<const uint8_t*>(input->data), input->size);
+  const auto* unit = static_cast<const uint8_t*>(input->data);
+  vdec::Emission em = ch->state.next(unit, input->size);
   if (aclError rc = reserve_memory(api, ch, em.width, em.height)) return rc;
-  ch->waiting.push_back(Pending{input, skipped ? nullptr : output, user});
+  // The first field of a frame is answered at once, with no picture (kNoPicture): the frame's
+  // picture goes to the second field's send.
+  const bool field =
+      ch->codec == img::VideoCodec::kH264 && ch->fields.field_picture(unit, input->size);
+  const bool first_field = field && !ch->half_frame && em.ok;
+  ch->half_frame = first_field;
+  const Pending pending{input, skipped ? nullptr : output, user};
+  if (!first_field) ch->waiting.push_back(pending);
   std::vector<Delivery> deliveries;
   if (!em.ok) {
     log(LogLevel::kWarn,
@@ -263,8 +280,15 @@ aclError send(const char* api, aclvdecChannelDesc* desc, acldvppStreamDesc* inpu
   }
   std::vector<Delivery> filled = deliver(api, ch, em);
   deliveries.insert(deliveries.end(), filled.begin(), filled.end());
-  enqueue(api, ch, vdec::service_us(em.width, em.height), input->data, input->size,
-          std::move(deliveries));
+  if (first_field) {  // after the sends before it (callbacks in send order)
+    Delivery d;
+    d.pending = pending;
+    d.ret = kNoPicture;
+    deliveries.push_back(std::move(d));
+  }
+  // a field is half the frame's rows (vdec_timing.h: the time follows the pixels)
+  enqueue(api, ch, vdec::service_us(em.width, field ? em.height / 2 : em.height), input->data,
+          input->size, std::move(deliveries));
   return ACL_SUCCESS;
 }
 

@@ -15,10 +15,12 @@ namespace sim::vdec {
 
 enum class DvppApi { kV1, kV2 };
 
-// A media call of generation `which` (public entry point `api`) is recorded; the first one of
-// the other generation after it breaks the rule (reported once; the call goes on and this
-// returns ACL_SUCCESS, `refused` is not used yet). V1: aclvdecCreateChannel. V2: hi_mpi_sys_init,
-// hi_mpi_dvpp_malloc, hi_mpi_vdec_create_chn, hi_mpi_vpc_sys_create_chn, the hi_mpi_vpc_* tasks.
+// A media call of generation `which` (public entry point `api`): ACL_SUCCESS, the process's
+// generation from then on when it had none; or, when the process already uses the other one,
+// the rule dvpp.api_mix and `refused` (what the call then returns, doing nothing).
+// V1: acldvppMalloc, acldvppCreateChannel, acldvppJpegDecodeAsync, acldvppVpc*Async,
+// aclvdecCreateChannel. V2: hi_mpi_sys_init, hi_mpi_dvpp_malloc, hi_mpi_vdec_create_chn,
+// hi_mpi_vpc_sys_create_chn and the hi_mpi_vpc_* tasks. (Descriptor calls touch no engine.)
 aclError use(DvppApi which, const char* api, aclError refused);
 
 // hi_mpi_sys_init / hi_mpi_sys_exit: the V2 media system is open (VDEC and VPC need it).

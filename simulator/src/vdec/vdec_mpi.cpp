@@ -67,6 +67,7 @@ struct MpiChannel {
   std::condition_variable cv;
   std::deque<Ready> ready;  // decoded, not fetched
   int outstanding = 0;      // sent, not released
+  uint64_t pictures = 0;    // pictures delivered so far (ACL_SIM_VDEC_CORRUPT counts them)
   explicit MpiChannel(img::VideoCodec codec) : state(codec) {}
   int limit() const { return attr.frame_buf_cnt > 0 ? static_cast<int>(attr.frame_buf_cnt) : 1; }
 };
@@ -105,6 +106,7 @@ struct Decoded {
   img::PictureRef picture;
   uint64_t identity = 0;
   bool write = false;
+  bool corrupt = false;  // ACL_SIM_VDEC_CORRUPT (test-only): a byte flipped once written
 };
 
 // Enqueues a unit's VDEC task; at its end the pictures are written and become ready.
@@ -132,8 +134,10 @@ void enqueue(const char* api, const std::shared_ptr<MpiChannel>& ch, double serv
       std::make_shared<std::shared_ptr<Task>>();  // this task, set under ch->mu once enqueued
   std::weak_ptr<MpiChannel> weak = ch;
   spec.work = [shared, weak, self] {
-    for (const Decoded& d : *shared)
+    for (const Decoded& d : *shared) {
       if (d.write) write_picture(target_of(d.sent.pic), *d.picture, d.identity);
+      if (d.write && d.corrupt) vdec::corrupt(target_of(d.sent.pic));
+    }
     std::shared_ptr<MpiChannel> c = weak.lock();
     if (!c) return;
     std::lock_guard<std::mutex> lock(c->mu);
@@ -159,6 +163,7 @@ std::vector<Decoded> deliver(const char* api, MpiChannel* ch, const vdec::Emissi
     ch->waiting.pop_front();
     d.picture = em.pictures[i];
     d.identity = img::hash_combine(em.key, i);
+    d.corrupt = vdec::corrupted(static_cast<uint32_t>(ch->id), ch->pictures++);
     const std::string why = misfit(target_of(d.sent.pic), *d.picture);
     d.write = why.empty();
     if (!d.write) raise_rule(Rule::kVdecOutputGeometry, ACL_SUCCESS, api, "%s", why.c_str());

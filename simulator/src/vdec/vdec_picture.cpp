@@ -2,12 +2,15 @@
 #include "vdec/vdec_picture.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
 #include "acl_sim/imaging/content_hash.h"
 #include "core/profile.h"
 #include "dvpp/dvpp_content.h"
+#include "report/log.h"
 
 namespace img = acl_sim::imaging;
 
@@ -68,6 +71,48 @@ void write_picture(const Target& out, const img::VideoPicture& p, uint64_t ident
       for (size_t c = 0; c + 1 < cw; c += 2) std::swap(row[c], row[c + 1]);
   }
   dvpp::tag_set(dst, bytes, id);
+}
+
+namespace {
+
+struct Corruption {
+  bool on = false;
+  uint32_t channel = 0;
+  uint64_t picture = 0;
+};
+
+Corruption read_corruption() {
+  Corruption c;
+  const char* v = std::getenv("ACL_SIM_VDEC_CORRUPT");
+  if (v == nullptr || *v == '\0') return c;
+  unsigned long channel = 0;
+  unsigned long long picture = 0;
+  char tail = 0;
+  if (std::sscanf(v, "%lu:%llu%c", &channel, &picture, &tail) != 2) {
+    log(LogLevel::kError,
+        "ACL_SIM_VDEC_CORRUPT=%s is not CHANNEL:PICTURE (e.g. 0:5); no picture is corrupted", v);
+    return c;
+  }
+  c.on = true;
+  c.channel = static_cast<uint32_t>(channel);
+  c.picture = picture;
+  return c;
+}
+
+}  // namespace
+
+bool corrupted(uint32_t channel, uint64_t picture) {
+  static const Corruption c = read_corruption();
+  return c.on && c.channel == channel && c.picture == picture;
+}
+
+void corrupt(const Target& out) {
+  auto* y = static_cast<uint8_t*>(out.data);
+  y[0] = static_cast<uint8_t>(y[0] ^ 0xFF);
+  dvpp::tag_clear(out.data, static_cast<size_t>(out.width_stride) * out.height_stride * 3 / 2);
+  log(LogLevel::kWarn,
+      "ACL_SIM_VDEC_CORRUPT: flipped the first byte of a decoded picture at %p (test-only)",
+      out.data);
 }
 
 }  // namespace sim::vdec

@@ -33,6 +33,15 @@ std::string outside_limits(const acl_sim::imaging::VideoPicture& picture);
 void write_picture(const Target& out, const acl_sim::imaging::VideoPicture& picture,
                    uint64_t identity);
 
+// Test-only fault, ACL_SIM_VDEC_CORRUPT=CHANNEL:PICTURE (simulator README, Environment): true
+// for picture number `picture` (0: the first) that channel `channel` delivers, whose Y plane
+// then gets one byte flipped (corrupt): a program's --verify must catch it. Unset: never.
+bool corrupted(uint32_t channel, uint64_t picture);
+
+// Flips the first byte of the picture in `out` and forgets its content tag (a later write of the
+// same picture there rewrites it).
+void corrupt(const Target& out);
+
 }  // namespace sim::vdec
 
 #endif  // ACL_SIM_SRC_VDEC_PICTURE_H_
