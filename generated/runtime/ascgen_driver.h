@@ -106,6 +106,9 @@ struct BatchRecord {
   int64_t batch = 0;
   std::vector<double> submitted;  // seconds, one per frame
   std::vector<int> inputs;        // input index, one per frame
+  // a graph's batch (ascgen_objects.h): when the host saw its frames' results, when their
+  // detections were kept, and when its objects' results were back
+  double completed = 0, detected = 0, objects_done = 0;
 };
 
 // The status of a frame that brought no picture (a video frame VDEC answered without one:
@@ -246,6 +249,8 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
     }
   }
   if constexpr (W::kObjects) {
+    r.completed = now;
+    r.detected = now_s();
     objects::submit_objects(t, b);  // the batch completes when its objects do (finish_batch)
     return;
   }
@@ -265,6 +270,7 @@ void finish_batch(W& t, int64_t b, double now) {
       if (t.frame_status(b * batch + i) == kNoPicture) continue;  // not a frame done
       us[n] = (now - r.submitted[static_cast<size_t>(i)]) * 1e6;
       t.latency.record(us[n]);
+      if constexpr (W::kObjects) t.objects.breakdown(r, i, now);
       ++frames;
       if (++n == 64) {
         run.windows.record(now - run.measure_start, us, n);
