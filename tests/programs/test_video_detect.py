@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from program_harness import CLIPS, built, make_clips, run_program
-from test_detections_truth import TOLERANCE, letterbox
+from test_detections_truth import letterbox, near
 
 pytestmark = pytest.mark.slow  # builds and runs C++
 
@@ -26,21 +26,7 @@ def _truth() -> dict:  # type: ignore[type-arg]
 def _matches(found: list[list[float]], objects: list[dict], width: int, height: int) -> bool:  # type: ignore[type-arg]
     """Each shape drawn is found once, of its class, each edge within the tolerance once mapped
     back through the letterbox into the picture's pixels; nothing else is found."""
-    if len(found) != len(objects):
-        return False
-    left, top, pw, ph = letterbox(width, height)
-    sx, sy = width / pw, height / ph
-    for obj in objects:
-        x1, y1, x2, y2 = obj["box"]
-        near = [
-            b for b in found
-            if b[0] == obj["class"]
-            and max(abs((b[1] - left) * sx - x1) / sx, abs((b[2] - top) * sy - y1) / sy,
-                    abs((b[3] - left) * sx - x2) / sx, abs((b[4] - top) * sy - y2) / sy) <= TOLERANCE
-        ]  # fmt: skip
-        if len(near) != 1:
-            return False
-    return True
+    return len(found) == len(objects) and all(len(near(found, obj, width, height)) == 1 for obj in objects)
 
 
 def test_the_detector_finds_the_shapes_of_every_picture_of_the_clip(tmp_path: Path) -> None:
