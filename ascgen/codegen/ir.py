@@ -110,7 +110,8 @@ class ObjectsIR:
     config: list[tuple[str, str]]  # ascgen::objects::Config fields: (C++ value, field name)
     pools: str  # the pools it uses, as the C++ initialiser of ascgen::objects::Pools
     image_pool: str  # the decoded pictures' pool, whose slots the crops hold
-    image_desc: str  # the Worker's accessor of frame f's decoded picture descriptor
+    image: str  # C++ of frame f's decoded picture (its slot)
+    image_picture: str  # C++ of its layout (ascgen::Picture) for input `in`
     keep_args: str  # the detections stage's arguments (item, and the model's other outputs)
     boxes: str  # the detections stage
 

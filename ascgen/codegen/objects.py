@@ -47,7 +47,7 @@ def refuse(plan: Plan) -> None:
     why = parts.get("refusal", "")
     if not why and plan.streams != "per_stage":
         why = "a graph program runs its object part beside the report thread: streams: per_stage only (for now)"
-    elif not why and "image_desc" not in parts:
+    elif not why and "image" not in parts:
         why = "the crops are cut out of a decoded JPEG only (for now): 'image: <the JPEG decode stage>'"
     elif not why and (missing := [f for f in FIELDS if f not in parts]):
         why = f"the object part lacks {', '.join(missing)} (a model of objects, its copy to the host)"
@@ -83,5 +83,5 @@ def objects_ir(plan: Plan, postprocess_args: str) -> ObjectsIR | None:
     parts = _parts(plan)
     return ObjectsIR(
         config=[(parts[f], f) for f in FIELDS], pools=f"{{{parts['pools']}}}", image_pool=parts["image_pool"],
-        image_desc=parts["image_desc"], keep_args=postprocess_args, boxes=parts["boxes"],
+        image=parts["image"], image_picture=parts["image_picture"], keep_args=postprocess_args, boxes=parts["boxes"],
     )  # fmt: skip

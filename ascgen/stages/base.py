@@ -308,8 +308,8 @@ class StageKind:
     def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
         """A graph's object part (templates/runtime/ascgen_objects.h): the fields of its
         ascgen::objects::Config this stage fixes, as C++ (ascgen/codegen/objects.py merges them);
-        "refusal": why it cannot be generated yet; "image_desc": the Worker's accessor of frame f's
-        decoded picture, from the stage the crops are cut out of."""
+        "refusal": why it cannot be generated yet; from the stage the crops are cut out of, "image" and
+        "image_picture": C++ of frame f's decoded picture (its slot) and its layout for input `in`."""
         return {}
 
     def inspects_inputs(self, sp: StagePlan, plan: Plan) -> bool:

@@ -76,7 +76,13 @@ class JpegDecode(StageKind):
         """The picture a graph's crops are cut out of: its descriptor per frame, its slots held."""
         if not any(e.port == "image" and e.src == sp.name for e in plan.graph.edges):
             return {}
-        return {"image_desc": f"{sp.name}_desc", "image_pool": PoolRef(sp.name, "out").member}
+        pool = PoolRef(sp.name, "out").member
+        n = sp.name
+        picture = (
+            f"{{{n}::kPixelFormat, in.width, in.height, ascgen::align_up(in.width, {n}::kAlignWidth), "
+            f"ascgen::align_up(in.height, {n}::kAlignHeight), {pool}.slot_bytes()}}"
+        )
+        return {"image": f"{pool}.slot(f)", "image_picture": picture, "image_pool": pool}
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         stage, out = sp.stage, sp.output

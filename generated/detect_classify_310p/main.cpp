@@ -324,8 +324,13 @@ struct Worker : ascgen::WorkerBase {
   // The frame's kept boxes: its objects, cut out and classified when its batch's are submitted.
   uint64_t postprocess(const uint8_t* item, int64_t b, int i) const {
     const int kept = boxes_keep(item);
-    objects.keep(b, i, boxes_kept.data(), kept, decode_desc(b * program::kBatch + i),
-                 ascgen::input_in_batch(*this, b, i));
+    const ascgen::Input& in = ascgen::input_in_batch(*this, b, i);
+    const int64_t f = b * program::kBatch + i;
+    objects.keep(
+        b, i, boxes_kept.data(), kept, decode_out.slot(f),
+        {decode::kPixelFormat, in.width, in.height, ascgen::align_up(in.width, decode::kAlignWidth),
+         ascgen::align_up(in.height, decode::kAlignHeight), decode_out.slot_bytes()},
+        in);
     return ascgen::detections::checksum(boxes_kept.data(), kept);
   }
   void describe(const uint8_t*, int64_t, int, std::string&) const {}

@@ -32,6 +32,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -122,13 +123,15 @@ struct Pools {
 struct Object {
   detections::Box box;
   crop::Roi roi;
+  double crop_error = -1;  // --verify's reference run: its crop against the CPU's (-1: not checked)
 };
 
 // A frame's objects, between its detections and its batch's completion.
 struct FrameObjects {
   int count = 0;
-  int input = 0;                    // the input it carries
-  acldvppPicDesc* image = nullptr;  // its decoded picture
+  int input = 0;          // the input it carries
+  void* image = nullptr;  // its decoded picture
+  Picture picture{};      // and its layout
   crop::Mapping mapping{1, 1, 0, 0};
   uint32_t width = 0, height = 0;  // of the picture
   std::vector<Object> objects;     // max_objects, sized once
@@ -172,6 +175,8 @@ class Part {
     const size_t calls = static_cast<size_t>(ctx.batch_slots) * static_cast<size_t>(executions);
     for (size_t c = 0; c < calls; ++c) {
       sources_.push_back(new_batch_desc(1, cleanup));
+      source_pics_.push_back(
+          require(acldvppGetPicDesc(sources_.back(), 0), cfg.crop, "acldvppGetPicDesc"));
       for (int j = 0; j < cfg.batch; ++j)
         crop_areas_.push_back(new_roi(cfg.crop, 0, 9, 0, 5, cleanup));
     }
@@ -210,11 +215,12 @@ class Part {
   }
 
   // Frame i of batch b kept `n` boxes (report thread, as the batch completes): its regions.
-  void keep(int64_t b, int i, const detections::Box* kept, int n, acldvppPicDesc* image,
-            const Input& in) {
+  void keep(int64_t b, int i, const detections::Box* kept, int n, void* image,
+            const Picture& picture, const Input& in) {
     FrameObjects& fo = frame(b, i);
     fo.input = in.index;
     fo.image = image;
+    fo.picture = picture;
     fo.width = in.width;
     fo.height = in.height;
     fo.mapping = cfg_->letterboxed
@@ -224,12 +230,13 @@ class Part {
     for (int j = 0; j < fo.count; ++j) {
       const detections::Box& x = kept[j];
       fo.objects[static_cast<size_t>(j)] = {
-          x, crop::snap_roi(x.x1, x.y1, x.x2, x.y2, fo.mapping, in.width, in.height, cfg_->rules)};
+          x, crop::snap_roi(x.x1, x.y1, x.x2, x.y2, fo.mapping, in.width, in.height, cfg_->rules),
+          -1};
     }
   }
 
-  // Batch b's object work on the object stream, then `done(record)` there (object thread).
-  void submit(int64_t b, aclrtCallback done, void* record) {
+  // Batch b's object work on the object stream (object thread).
+  void submit(int64_t b) {
     int e = 0;
     for (int i = 0; i < cfg_->frames; ++i) {
       const int64_t f = b * cfg_->frames + i;
@@ -239,8 +246,41 @@ class Part {
       if (fo.count > 0) cropped_.record(f, stream_);
       hold_.release(f, fo.count > 0);
     }
-    check(aclrtLaunchCallback(done, record, ACL_CALLBACK_BLOCK, stream_), cfg_->labels,
-          "aclrtLaunchCallback");
+  }
+
+  // --verify's reference run (object thread, batch b's object work submitted): once it ran, each
+  // crop against a CPU crop-and-resize of its region of the decoded picture (crop::crop_error;
+  // the worker submits nothing until the batch completes, so the picture is still there).
+  void check_crops(int64_t b, Run& run, const std::vector<Input>& inputs) {
+    check(aclrtSynchronizeStream(stream_), cfg_->crop, "aclrtSynchronizeStream");
+    const Picture& p = cfg_->region;
+    std::vector<uint8_t> image, crop(p.bytes);
+    int e = 0;
+    for (int i = 0; i < cfg_->frames; ++i) {
+      FrameObjects& fo = frame(b, i);
+      if (fo.count == 0) continue;
+      image.resize(fo.picture.bytes);
+      ASCGEN_CHECK(cfg_->crop, aclrtMemcpy(image.data(), image.size(), fo.image, image.size(),
+                                           ACL_MEMCPY_DEVICE_TO_HOST));
+      const crop::Plane src{image.data(), fo.picture.width_stride, fo.picture.height_stride};
+      for (int j = 0; j < fo.count; ++j) {
+        if (j > 0 && j % cfg_->batch == 0) ++e;
+        const uint8_t* at = static_cast<const uint8_t*>(pools_->crops.slot(slot(b, e))) +
+                            static_cast<size_t>(j % cfg_->batch) * cfg_->region_stride;
+        ASCGEN_CHECK(cfg_->crop, aclrtMemcpy(crop.data(), crop.size(), at, crop.size(),
+                                             ACL_MEMCPY_DEVICE_TO_HOST));
+        Object& o = fo.objects[static_cast<size_t>(j)];
+        o.crop_error = crop::crop_error(src, o.roi, {crop.data(), p.width_stride, p.height_stride},
+                                        p.width, p.height);
+        if (o.crop_error > crop::kCropTolerance && run.mismatches.fetch_add(1) < 5)
+          std::fprintf(stderr,
+                       "verify: input '%s' object %d: its crop is %.2f levels from a CPU "
+                       "crop-and-resize of its region (tolerance %.1f)\n",
+                       inputs[static_cast<size_t>(fo.input)].name.c_str(), j, o.crop_error,
+                       crop::kCropTolerance);
+      }
+      ++e;
+    }
   }
 
   // Frame f's decoded picture slot may be written again (worker thread, before the decode of the
@@ -299,6 +339,35 @@ class Part {
   // Executions of the model of objects so far (each frame's objects at their gears).
   int64_t executions() const { return executions_; }
 
+  // A measured frame's latency (item i of batch record r, complete at `now`) by where it went:
+  // kStages, partitioning submit to completion as the host sees them (report thread).
+  static constexpr const char* kStages[] = {"queue", "frames", "post_process", "objects", "join"};
+  void breakdown(const BatchRecord& r, int i, double now) {
+    const double at[] = {r.submitted[static_cast<size_t>(i)],
+                         r.submitted.back(),
+                         r.completed,
+                         r.detected,
+                         r.objects_done,
+                         now};
+    for (size_t k = 0; k < std::size(kStages); ++k) breakdown_s_[k] += at[k + 1] - at[k];
+    ++breakdown_frames_;
+  }
+  // The mean of each over the measured frames, in ms, as "latency_breakdown_ms" (what each stage
+  // of the name holds: docs/graphs.md).
+  static void breakdown_json(Json& j, const std::vector<const Part*>& parts) {
+    double sum[std::size(kStages)] = {};
+    int64_t frames = 0;
+    for (const Part* p : parts) {
+      for (size_t k = 0; k < std::size(kStages); ++k) sum[k] += p->breakdown_s_[k];
+      frames += p->breakdown_frames_;
+    }
+    if (frames == 0) return;
+    j.key("latency_breakdown_ms").open('{');
+    for (size_t k = 0; k < std::size(kStages); ++k)
+      j.key(kStages[k]).num(sum[k] * 1e3 / static_cast<double>(frames));
+    j.close('}');
+  }
+
  private:
   // Execution e of batch b: its slot in the pools (the batch's ring of executions).
   int slot(int64_t b, int e) const {
@@ -325,9 +394,13 @@ class Part {
       }
       try {
         check(set, cfg_->crop, "aclrtSetCurrentContext");
-        submit(next.batch, next.done, next.record);
-        ++next.run->callbacks_launched;
+        submit(next.batch);
+        if (next.run->recording && next.run->verify)
+          check_crops(next.batch, *next.run, *next.run->inputs);
+        check(aclrtLaunchCallback(next.done, next.record, ACL_CALLBACK_BLOCK, stream_),
+              cfg_->labels, "aclrtLaunchCallback");
       } catch (const std::exception& e) {
+        --next.run->callbacks_launched;  // counted when handed over (submit_objects): none comes
         next.run->error.set(e.what());
         next.run->stop = true;
         done_->abort();
@@ -349,18 +422,10 @@ class Part {
     desc_ = require(aclmdlCreateDesc(), cfg_->classifier, "aclmdlCreateDesc");
     cleanup.add("aclmdlDestroyDesc", [d = desc_] { return aclmdlDestroyDesc(d); });
     ASCGEN_CHECK(cfg_->classifier, aclmdlGetDesc(desc_, model_));
-    if (cfg_->gear_count == 0) return;
-    // its gears as the plan has them (ATC's --dynamic_batch_size)
-    aclmdlBatch got{};
-    check(aclmdlGetDynamicBatch(desc_, &got), cfg_->classifier, "aclmdlGetDynamicBatch");
-    bool same = got.batchCount == cfg_->gear_count;
-    for (size_t k = 0; same && k < cfg_->gear_count; ++k)
-      same = got.batch[k] == static_cast<uint64_t>(cfg_->gears[k]);
-    if (!same)
-      throw std::runtime_error(std::string("stage '") + cfg_->classifier +
-                               "': the model's dynamic batch gears are not the spec's (gears)");
-    check(aclmdlGetInputIndexByName(desc_, ACL_DYNAMIC_TENSOR_NAME, &gear_input_), cfg_->classifier,
-          "aclmdlGetInputIndexByName");
+    const size_t in[] = {pools_->input.slot_bytes()}, out[] = {pools_->output.slot_bytes()};
+    expect_model_sizes(cfg_->classifier, desc_, in, out, cfg_->gear_count > 0 ? 1 : 0);
+    if (cfg_->gear_count > 0)  // its gears as the plan has them (ATC's --dynamic_batch_size)
+      gear_input_ = dynamic_batch_input(cfg_->classifier, desc_, cfg_->gears, cfg_->gear_count);
   }
   acldvppBatchPicDesc* new_batch_desc(uint32_t pictures, Cleanup& cleanup) {
     acldvppBatchPicDesc* d =
@@ -387,9 +452,10 @@ class Part {
     const size_t executions = static_cast<size_t>(pools_->crops.slots());
     const size_t call = static_cast<size_t>(b % static_cast<int64_t>(frames_.size())) * executions +
                         static_cast<size_t>(e) % executions;
-    acldvppPicDesc* src =
-        require(acldvppGetPicDesc(sources_[call], 0), cfg_->crop, "acldvppGetPicDesc");
-    copy_pic_desc(fo.image, src);
+    acldvppPicDesc* src = source_pics_[call];
+    const Picture& p = fo.picture;
+    set_pic_desc(cfg_->crop, src, fo.image, static_cast<uint32_t>(p.bytes), p.format, p.width,
+                 p.height, p.width_stride, p.height_stride);
     acldvppRoiConfig** areas = &crop_areas_[call * static_cast<size_t>(cfg_->batch)];
     for (int j = 0; j < r; ++j) {
       const crop::Roi& roi = fo.objects[static_cast<size_t>(first + j)].roi;
@@ -427,12 +493,6 @@ class Part {
       if (cfg_->gears[k] >= r) return static_cast<uint64_t>(cfg_->gears[k]);
     return static_cast<uint64_t>(cfg_->batch);
   }
-  void copy_pic_desc(acldvppPicDesc* from, acldvppPicDesc* to) const {
-    set_pic_desc(cfg_->crop, to, acldvppGetPicDescData(from), acldvppGetPicDescSize(from),
-                 acldvppGetPicDescFormat(from), acldvppGetPicDescWidth(from),
-                 acldvppGetPicDescHeight(from), acldvppGetPicDescWidthStride(from),
-                 acldvppGetPicDescHeightStride(from));
-  }
   // The top-k of one object's scores (best first), folded.
   uint64_t top_k(const uint8_t* bytes) {
     const int n = static_cast<int>(cfg_->scores_bytes / sizeof(float));
@@ -454,7 +514,8 @@ class Part {
     return sum;
   }
   // The join (reference run): {"boxes": [[class, x1, y1, x2, y2, score], ...] in the picture's
-  // pixels, "objects": [{"roi": [left, top, right, bottom], "top": [[class, score], ...]}, ...]}.
+  // pixels, "objects": [{"roi": [left, top, right, bottom], "crop_error": levels (-1: not checked),
+  // "top": [class, ...]}, ...]}.
   void begin_join(const FrameObjects& fo, std::string& out) const {
     out = "{\"boxes\": [";
     const crop::Mapping& m = fo.mapping;
@@ -472,10 +533,10 @@ class Part {
     out += "], \"objects\": [";
   }
   void join_object(const FrameObjects& fo, int j, std::string& out) const {
-    const crop::Roi& roi = fo.objects[static_cast<size_t>(j)].roi;
-    char row[120];
-    std::snprintf(row, sizeof row, "%s{\"roi\": [%u, %u, %u, %u], \"top\": [", j ? ", " : "",
-                  roi.left, roi.top, roi.right, roi.bottom);
+    const Object& o = fo.objects[static_cast<size_t>(j)];
+    char row[160];
+    std::snprintf(row, sizeof row, "%s{\"roi\": [%u, %u, %u, %u], \"crop_error\": %.3f, \"top\": [",
+                  j ? ", " : "", o.roi.left, o.roi.top, o.roi.right, o.roi.bottom, o.crop_error);
     out += row;
     for (int c = 0; c < best_filled_; ++c) {
       std::snprintf(row, sizeof row, "%s%d", c ? ", " : "", best_[static_cast<size_t>(c)]);
@@ -503,6 +564,7 @@ class Part {
   acldvppRoiConfig* paste_ = nullptr;              // the whole region picture
   std::vector<acldvppRoiConfig*> pastes_;          // paste_, once per region of a call
   std::vector<acldvppBatchPicDesc*> sources_;      // [batch slot][execution slot]
+  std::vector<acldvppPicDesc*> source_pics_;       // the picture of each
   std::vector<acldvppRoiConfig*> crop_areas_;      // [batch slot][execution slot][region]
   std::vector<uint32_t> roi_counts_;               // [batch slot][execution slot]
   std::vector<std::vector<FrameObjects>> frames_;  // [batch slot][frame]
@@ -511,6 +573,8 @@ class Part {
   ImageHold hold_;
   EventRing cropped_;
   int64_t executions_ = 0;
+  double breakdown_s_[5] = {};  // kStages' sums over the measured frames (report thread)
+  int64_t breakdown_frames_ = 0;
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
   std::vector<Ready> queue_;  // batches handed to the object thread: a ring of batch_slots
@@ -526,6 +590,7 @@ struct ObjectsDone {
   static void on_done(void* record) {
     auto* r = static_cast<BatchRecord*>(record);
     W& t = *static_cast<W*>(r->worker);
+    r->objects_done = now_s();
     current_run() = t.run;
     try {
       t.checksum += t.objects.finish(r->batch, *t.run, *t.run->inputs);
@@ -542,6 +607,9 @@ struct ObjectsDone {
 template <class W>
 void submit_objects(W& t, int64_t b) {
   BatchRecord& r = t.batches[static_cast<size_t>(b % t.batch_slots())];
+  // counted now, so that the run's drain (finish_callbacks) waits for the object thread to launch
+  // it and for the report thread to run it, before the report thread stops
+  ++t.run->callbacks_launched;
   t.objects.ready(b, ObjectsDone<W>::on_done, &r, t.run);
 }
 

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ascgen_frames.h"
@@ -291,7 +292,13 @@ struct DescribedBatch {
 
 // The decoder's result for `send`, on the report thread (V1's callback) or the fetch thread
 // (V2): a picture (`picture`, result code `ret`) or none (a skipped frame). A picture goes on
-// through the pipeline's steps, its batch's callback queued at the batch's end.
+// through the pipeline's steps, its batch's callback queued at the batch's end. A skipped frame's
+// status is kNoPicture: its batch's completion neither counts it (frames, fps, latency) nor runs
+// the host stages on it. At batch 1 it runs no step either, only its batch's completion (queued
+// on the completion stream like any other, so the batches complete in order; the event rings of
+// the steps stay paired, since every step skips the same batches). In a larger batch its frame
+// steps still run on its slot's older picture: the batch's event chain is recorded by its last
+// frame's and awaited by its first frame's steps.
 template <class W>
 void decoded(Send& send, bool picture, uint32_t ret) {
   W& t = *static_cast<W*>(send.worker);
@@ -301,17 +308,18 @@ void decoded(Send& send, bool picture, uint32_t ret) {
   try {
     {
       int64_t n = -1;  // the stream's picture number (--verify)
-      if (picture && ret == 0) {
+      const bool none = !picture || ret == kFieldOnly;
+      if (none) {
+        // VDEC gave no picture (a NULL output; the first field of an interlaced frame, whose
+        // picture comes with the second): neither failed nor dropped nor done
+        if (send.measured) ++c.skipped;
+      } else if (ret == 0) {
         if (send.measured) ++c.decoded;
         if (t.video.reference != nullptr) n = verify_picture(t, send.f);
-      } else if (!picture || ret == kFieldOnly) {
-        // VDEC gave no picture (a NULL output; the first field of an interlaced frame, whose
-        // picture comes with the second): the slot holds an old one; neither failed nor dropped
-        if (send.measured) ++c.skipped;
       } else if (send.measured) {
         ++c.failed;
       }
-      t.video.set_status(send.f, picture && ret != kFieldOnly ? ret : 0);
+      t.video.set_status(send.f, none ? kNoPicture : ret);
       t.video.set_picture(send.f, n);
       const std::vector<Input>& inputs = *run.inputs;
       const Input& in = inputs[static_cast<size_t>(t.id) % inputs.size()];
@@ -322,7 +330,7 @@ void decoded(Send& send, bool picture, uint32_t ret) {
       if constexpr (decode_only<W>()) {
         if (closes) complete_batch(t, at.b, now_s(), inputs);  // the picture is back in its pool
       } else {
-        submit_steps(t, at, in, closes);
+        if (!none || run.info->batch > 1) submit_steps(t, at, in, closes);
         if (closes) {
           check(aclrtLaunchCallback(DescribedBatch<W>::on_done, &r, ACL_CALLBACK_NO_BLOCK,
                                     t.completion_stream()),
@@ -530,14 +538,19 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
                      t->latency.percentile_ms(50),
                      t->latency.percentile_ms(99),
                      t->latency.max_ms()};
-      s.held = s.fps * time_scale() >= cfg_.fps * (1 - kFpsTolerance) && s.dropped == 0;
+      // the stream kept up with its sends: pictures done, and sends that bring none (the first
+      // field of each frame of a field-coded stream, whose fps counts fields)
+      const double kept = duration > 0 ? s.fps + static_cast<double>(c.skipped) / duration : 0.0;
+      s.held = kept * time_scale() >= cfg_.fps * (1 - kFpsTolerance) && s.dropped == 0;
       if (s.held)
         ++streams_held_;
       else
         missed_.push_back(s);
       rows.push_back(s);
     }
-    report.more = [this, rows](Json& j) {
+    // the frame mode's keys (the NUMA placement), then the video's
+    report.more = [this, rows, frame_more = std::move(report.more)](Json& j) {
+      if (frame_more) frame_more(j);
       j.key("video").open('{');
       j.key("fps_target").num(cfg_.fps).key("pace").str(cfg_.realtime ? "realtime" : "asap");
       j.key("late").str(cfg_.drop_late ? "drop" : "queue").key("codec").str(cfg_.codec);

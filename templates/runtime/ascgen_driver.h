@@ -106,7 +106,15 @@ struct BatchRecord {
   int64_t batch = 0;
   std::vector<double> submitted;  // seconds, one per frame
   std::vector<int> inputs;        // input index, one per frame
+  // a graph's batch (ascgen_objects.h): when the host saw its frames' results, when their
+  // detections were kept, and when its objects' results were back
+  double completed = 0, detected = 0, objects_done = 0;
 };
+
+// The status of a frame that brought no picture (a video frame VDEC answered without one:
+// ascgen_video.h): neither failed nor done; its batch's host stages, latency and counts leave it
+// out.
+constexpr uint32_t kNoPicture = 0xFFFFFFFFu;
 
 // The generic half of a worker; the generated Worker adds its resources.
 struct Run;
@@ -216,6 +224,7 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
   for (int i = 0; i < batch; ++i) {
     const int input = r.inputs[static_cast<size_t>(i)];
     const uint32_t status = t.frame_status(b * batch + i);
+    if (status == kNoPicture) continue;
     if (status != 0) {
       frame_failed(run, inputs[static_cast<size_t>(input)].name, status);
       continue;
@@ -240,6 +249,8 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
     }
   }
   if constexpr (W::kObjects) {
+    r.completed = now;
+    r.detected = now_s();
     objects::submit_objects(t, b);  // the batch completes when its objects do (finish_batch)
     return;
   }
@@ -254,15 +265,22 @@ void finish_batch(W& t, int64_t b, double now) {
   BatchRecord& r = t.batches[static_cast<size_t>(b % t.batch_slots())];
   if (!run.recording && now >= run.measure_start && now < run.measure_end) {
     double us[64];  // the batch's latencies, 64 at a time into the run's second windows
+    int n = 0, frames = 0;
     for (int i = 0; i < batch; ++i) {
-      us[i % 64] = (now - r.submitted[static_cast<size_t>(i)]) * 1e6;
-      t.latency.record(us[i % 64]);
-      if (i % 64 == 63 || i == batch - 1)
-        run.windows.record(now - run.measure_start, us, i % 64 + 1);
+      if (t.frame_status(b * batch + i) == kNoPicture) continue;  // not a frame done
+      us[n] = (now - r.submitted[static_cast<size_t>(i)]) * 1e6;
+      t.latency.record(us[n]);
+      if constexpr (W::kObjects) t.objects.breakdown(r, i, now);
+      ++frames;
+      if (++n == 64) {
+        run.windows.record(now - run.measure_start, us, n);
+        n = 0;
+      }
     }
-    t.measured_frames += batch;
-    t.rate.add(now, batch);
-    if (run.completed.fetch_add(batch) + batch >= run.frame_limit && run.frame_limit > 0)
+    if (n > 0) run.windows.record(now - run.measure_start, us, n);
+    t.measured_frames += frames;
+    if (frames > 0) t.rate.add(now, frames);
+    if (run.completed.fetch_add(frames) + frames >= run.frame_limit && run.frame_limit > 0)
       run.stop = true;
   }
   t.completions.done(b);

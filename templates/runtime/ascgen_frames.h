@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "ascgen_devices.h"
@@ -102,6 +103,12 @@ class FrameMode {
     if (rated) report.qps = rate_qps;  // else frames / duration
     report.more = [this](Json& j) {
       if (numa_.node >= 0) numa_json(j, numa_);
+      if constexpr (W::kObjects) {  // a graph: each frame's latency by stage
+        using Part = std::remove_cv_t<decltype(W::objects)>;
+        std::vector<const Part*> parts;
+        for (const auto& t : *workers_) parts.push_back(&t->objects);
+        Part::breakdown_json(j, parts);
+      }
       if (inputs_ != nullptr) results_json(j, run_state(), *inputs_);
     };
     return latency;

@@ -28,21 +28,24 @@ inline aclmdlDataset* new_dataset(const char* stage, void* data, size_t bytes, C
 // A model with dynamic batch gears: checks that it was compiled with `gears` (ATC's
 // --dynamic_batch_size) and returns the index of its ascend_mbatch_shape_data input (ACL_FACTS
 // 5, "Dynamic batch").
-template <size_t N>
-size_t dynamic_batch_input(const char* stage, aclmdlDesc* desc, const int (&gears)[N]) {
+inline size_t dynamic_batch_input(const char* stage, aclmdlDesc* desc, const int* gears, size_t n) {
   aclmdlBatch got{};
   check(aclmdlGetDynamicBatch(desc, &got), stage, "aclmdlGetDynamicBatch");
-  bool same = got.batchCount == N;
-  for (size_t k = 0; same && k < N; ++k) same = got.batch[k] == static_cast<uint64_t>(gears[k]);
+  bool same = got.batchCount == n;
+  for (size_t k = 0; same && k < n; ++k) same = got.batch[k] == static_cast<uint64_t>(gears[k]);
   if (!same)
     throw std::runtime_error(std::string("stage '") + stage + "': the model has " +
                              std::to_string(got.batchCount) +
-                             " dynamic batch gears, not the spec's " + std::to_string(N) +
+                             " dynamic batch gears, not the spec's " + std::to_string(n) +
                              " (gears); compile it with them or correct the spec");
   size_t index = 0;
   check(aclmdlGetInputIndexByName(desc, ACL_DYNAMIC_TENSOR_NAME, &index), stage,
         "aclmdlGetInputIndexByName");
   return index;
+}
+template <size_t N>
+size_t dynamic_batch_input(const char* stage, aclmdlDesc* desc, const int (&gears)[N]) {
+  return dynamic_batch_input(stage, desc, gears, N);
 }
 
 // Adds the dynamic batch input's buffer (device memory the program does not write) to an

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace ascgen::crop {
@@ -99,6 +100,72 @@ inline Roi snap_roi(float x1, float y1, float x2, float y2, const Mapping& m, ui
                 pic_h & ~1u, &top, &height);
   return {left, left + width - 1, top, top + height - 1};
 }
+
+// --verify's reference for one crop: an NV12 picture (luma rows of `stride` bytes, `rows` of them,
+// then the interleaved chroma plane) as the plane it lies in.
+struct Plane {
+  const uint8_t* data;
+  uint32_t stride, rows;  // the picture's width and height strides
+};
+
+namespace detail {
+
+// Bilinear sample of `channels`-interleaved plane p (channel c) at (x, y), half-pixel centres.
+inline float sample(const uint8_t* p, uint32_t stride, int channels, int c, uint32_t w, uint32_t h,
+                    float x, float y) {
+  x = std::min(std::max(x, 0.0f), static_cast<float>(w - 1));
+  y = std::min(std::max(y, 0.0f), static_cast<float>(h - 1));
+  const uint32_t x0 = static_cast<uint32_t>(x), y0 = static_cast<uint32_t>(y);
+  const uint32_t x1 = std::min(x0 + 1, w - 1), y1 = std::min(y0 + 1, h - 1);
+  const float fx = x - static_cast<float>(x0), fy = y - static_cast<float>(y0);
+  auto at = [&](uint32_t xx, uint32_t yy) {
+    return static_cast<float>(p[static_cast<size_t>(yy) * stride + xx * channels + c]);
+  };
+  return (at(x0, y0) * (1 - fx) + at(x1, y0) * fx) * (1 - fy) +
+         (at(x0, y1) * (1 - fx) + at(x1, y1) * fx) * fy;
+}
+
+// Mean |difference| of one plane of `out` (ow x oh items of `channels` bytes) from region
+// (left, top, w, h) of `src` resized bilinearly into it, with half-pixel centres.
+inline double plane_error(const uint8_t* src, uint32_t src_stride, uint32_t left, uint32_t top,
+                          uint32_t w, uint32_t h, const uint8_t* out, uint32_t out_stride,
+                          uint32_t ow, uint32_t oh, int channels) {
+  double sum = 0;
+  for (uint32_t y = 0; y < oh; ++y) {
+    const float sy = (static_cast<float>(y) + 0.5f) * static_cast<float>(h) / oh - 0.5f;
+    for (uint32_t x = 0; x < ow; ++x) {
+      const float sx = (static_cast<float>(x) + 0.5f) * static_cast<float>(w) / ow - 0.5f;
+      for (int c = 0; c < channels; ++c) {
+        const uint8_t* region = src + static_cast<size_t>(top) * src_stride + left * channels;
+        const float want = sample(region, src_stride, channels, c, w, h, sx, sy);
+        const float got = out[static_cast<size_t>(y) * out_stride + x * channels + c];
+        sum += std::fabs(static_cast<double>(got) - static_cast<double>(want));
+      }
+    }
+  }
+  return sum / (static_cast<double>(ow) * oh * channels);
+}
+
+}  // namespace detail
+
+// How far a crop (`out`: ow x oh NV12) is from region `roi` of picture `src` cut out and resized
+// bilinearly on the CPU: the mean absolute difference in levels over its luma and chroma samples.
+// The simulator's VPC resamples in fixed point with half-pixel centres (within a level of this);
+// the device's filter differs more, hence --verify's tolerance (kCropTolerance).
+inline double crop_error(const Plane& src, const Roi& roi, const Plane& out, uint32_t ow,
+                         uint32_t oh) {
+  const double luma = detail::plane_error(src.data, src.stride, roi.left, roi.top, roi.width(),
+                                          roi.height(), out.data, out.stride, ow, oh, 1);
+  const uint8_t* src_uv = src.data + static_cast<size_t>(src.stride) * src.rows;
+  const uint8_t* out_uv = out.data + static_cast<size_t>(out.stride) * out.rows;
+  const double chroma =
+      detail::plane_error(src_uv, src.stride, roi.left / 2, roi.top / 2, roi.width() / 2,
+                          roi.height() / 2, out_uv, out.stride, ow / 2, oh / 2, 2);
+  return (2 * luma + chroma) / 3;  // luma has twice the chroma plane's samples
+}
+
+// --verify: a crop within this of its CPU reference (mean |difference|, levels of 255).
+constexpr double kCropTolerance = 2.0;
 
 }  // namespace ascgen::crop
 

@@ -52,6 +52,8 @@ SOURCES = {p.name: [p / "main.cpp"] for p in GENERATED} | {"runtime": sorted(RUN
 def test_generated_program_compiles_against_cann(program: str, cann_include: tuple[Path, Path]) -> None:
     cann, dvpp_only = cann_include
     paths = [] if program == "runtime" else ['-DASCGEN_DEFAULT_INPUT="in"', '-DASCGEN_DEFAULT_MODEL="m.om"']
+    if program != "runtime" and "ASCGEN_OBJECTS_MODEL" in SOURCES[program][0].read_text(encoding="utf-8"):
+        paths.append('-DASCGEN_OBJECTS_MODEL="o.om"')  # a graph's model of objects
     cmd = [
         "c++",
         "-std=c++17",
@@ -89,7 +91,7 @@ def _toolkit(root: Path, cann: Path, dvpp_only: Path) -> Path:
     return root
 
 
-@pytest.mark.parametrize("name", ["resnet50_b16", "study_b1_per_thread", "letterbox_yolo"])
+@pytest.mark.parametrize("name", ["resnet50_b16", "study_b1_per_thread", "letterbox_yolo", "detect_classify_310"])
 def test_cmake_cann_branch_builds_against_a_toolkit(name: str, cann_include: tuple[Path, Path], tmp_path: Path) -> None:
     """The generated CMakeLists finds a toolkit as CANN's samples do (DDK_PATH), includes its
     headers as SYSTEM (their warnings do not fail -Werror) and keeps the link stubs out of RPATH."""

@@ -53,6 +53,8 @@ SUPPORT = "".join(h.read_text() for h in RUNTIME)  # the runtime (headers and .c
 NO_CODE = {
     "acldvppCreateChannelDesc",
     "acldvppCreatePicDesc",
+    "acldvppCreateBatchPicDesc",
+    "acldvppGetPicDesc",
     "acldvppCreateResizeConfig",
     "acldvppCreateRoiConfig",
     "acldvppCreateStreamDesc",
@@ -81,8 +83,11 @@ def cases(spec: Path) -> list[tuple[str, int]]:
     return [(api, 1) for api in apis] + [(api, 20) for api in apis if api in PER_FRAME]
 
 
-def failure_of(binary: Path, batch: int, api: str, nth: int, cwd: Path, devices: list[str]) -> str | None:
-    """Why this injected fault was handled wrongly, or None if it was handled right."""
+def failure_of(
+    binary: Path, batch: int, api: str, nth: int, cwd: Path, devices: list[str], depth: int = 2
+) -> str | None:
+    """Why this injected fault was handled wrongly, or None if it was handled right. ``depth``: frames
+    in flight (a graph needs its batch + 1)."""
     try:
         run = run_program(
             binary,
@@ -90,7 +95,7 @@ def failure_of(binary: Path, batch: int, api: str, nth: int, cwd: Path, devices:
             "--threads",
             "1",
             "--depth",
-            "2",
+            str(depth),
             "--warmup",
             "0",
             "--frames",
@@ -135,6 +140,7 @@ def test_every_failing_call_is_reported_and_everything_is_released(
                 nth,
                 tmp_path / f"{api}-{nth}",
                 first_devices(result, 1),
+                result.plan.batch + 1 if result.plan.object_stages else 2,
             )
             for api, nth in todo
         ]

@@ -2,10 +2,11 @@
 simulator's detector over pipelines/data/make_shapes.py pictures (0, 1 and 8 objects). The join in
 the reference run's report holds, for each input, its boxes in the picture's pixels (each a shape
 drawn, of its class, within a tolerance) and each object's region (the box snapped to what the
-device accepts: left/top even, right/bottom odd, inside the picture, holding the box) and its
-top-k; --verify compares every frame's detections and every object's scores with the reference
-run's. A frame without objects runs no object work: the simulator's trace holds no execution of
-the model of objects for it."""
+device accepts: left/top even, right/bottom odd, inside the picture, holding the box), its crop's
+distance from a CPU crop-and-resize of that region, and its top-k; --verify compares every
+frame's detections and every object's scores with the reference run's; the report breaks each
+frame's latency down by stage. A frame without objects runs no object work: the simulator's trace
+holds no execution of the model of objects for it."""
 
 from __future__ import annotations
 
@@ -57,6 +58,14 @@ def test_each_shape_is_found_cut_out_and_classified(spec: Path, pictures: Path, 
     assert run.report is not None and run.report["verified"] is True
     found = {Path(r["input"]).name: r["found"] for r in run.report["results"]}
     assert sorted(found) == sorted(f"{name}.jpg" for name in SHAPES)
+    # each frame's latency by stage, partitioning it: their means sum to the mean latency
+    # (read off the histogram, whose buckets are within 1 % of their frames' latencies)
+    breakdown = run.report["latency_breakdown_ms"]
+    assert list(breakdown) == ["queue", "frames", "post_process", "objects", "join"]
+    assert all(v >= 0 for v in breakdown.values()) and breakdown["frames"] > 0 and breakdown["objects"] > 0
+    histogram = run.report["latency_histogram_us"]
+    mean_ms = sum(us * n for us, n in histogram) / sum(n for _, n in histogram) / 1000
+    assert sum(breakdown.values()) == pytest.approx(mean_ms, rel=0.05)
     for name in SHAPES:
         truth = _truth(pictures, name)
         width, height = truth["width"], truth["height"]
@@ -79,6 +88,9 @@ def test_each_shape_is_found_cut_out_and_classified(spec: Path, pictures: Path, 
             # the region holds the box (grown by the spec's expand 1.1, snapped outward)
             assert left <= box[1] + 1 and top <= box[2] + 1 and right >= box[3] - 1 and bottom >= box[4] - 1, (o, box)
             assert len(o["top"]) == K and len(set(o["top"])) == K and all(0 <= c < 1000 for c in o["top"])
+            # --verify cut each crop out on the CPU too: the simulator's VPC is within a level of it
+            # (the program's own tolerance, crop::kCropTolerance, is 2 levels: the device's filter differs)
+            assert 0 <= o["crop_error"] <= 1.0, o
 
 
 def _executions(trace: Path, model: str) -> int:

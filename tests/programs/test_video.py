@@ -158,6 +158,59 @@ def test_an_interlaced_frame_gives_one_picture_and_one_skipped_field(clips: Path
     assert "counted as skipped (not failed, not dropped)" in run.stderr
 
 
+CLASSIFY = (
+    "  - {name: resize, kind: vpc_resize, out: {width: 224, height: 224}}\n"
+    "  - {name: infer, kind: model, path: models/resnet50_aipp.om, reference: resnet50}\n"
+    "  - {name: fetch, kind: d2h}\n"
+    "  - {name: top5, kind: topk, k: 5}\n"
+)
+
+
+def _tasks(trace: Path, name: str) -> int:
+    """Tasks named `name` in the simulator's trace (each task once, whatever its tracks)."""
+    doc = json.loads(trace.read_text(encoding="utf-8"))
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    return len({e["args"]["task"] for e in events if e.get("ph") == "X" and e.get("name") == name})
+
+
+def test_a_field_without_a_picture_runs_no_device_work_and_is_no_frame_done(clips: Path, tmp_path: Path) -> None:
+    """The field-coded clip through VPC -> ResNet-50: the first field of each frame (0x20000, no
+    picture) goes through no VPC task and no model execution and counts as skipped only: the
+    model runs once per picture VDEC delivered, the report's frames and fps count pictures, and
+    the frame limit (--frames) is reached in pictures, not sends."""
+    spec = video_spec(tmp_path, clips, "fields_classify", "qvga_fields_h264.h264", (320, 256), 1, after=CLASSIFY)
+    trace = tmp_path / "trace.json"
+    args = ("--frames", "24", "--warmup", "0", "--verify")
+    run = run_program(built(spec).binary, *args, cwd=tmp_path, env={"ACL_SIM_TRACE": str(trace)})
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = run.report
+    assert report is not None and report["verified"] is True
+    (s,) = report["video"]["per_stream"]
+    assert s["failed"] == 0 and s["dropped"] == 0 and abs(s["skipped"] - s["decoded"]) <= 1
+    assert report["frames"] == s["frames"] >= 24 and s["frames"] <= s["decoded"]
+    pictures = _tasks(trace, "model_infer")
+    assert pictures == _tasks(trace, "vpc") >= report["frames"]
+    # every picture the run decoded, none of the fields that brought none (a frame is two sends)
+    sends = _tasks(trace, "vdec")
+    assert sends >= 2 * pictures and pictures >= sends // 2 - 1, (sends, pictures)
+    assert "counted as skipped" in run.stderr
+    # a stream of fields keeps up when its pictures and skipped fields make its fps (its sends)
+    assert s["fps"] == pytest.approx(15, rel=0.1) and s["held"] is True
+
+
+def test_a_video_report_keeps_the_numa_placement(clips: Path, tmp_path: Path) -> None:
+    """--numa binds the streams' threads to a node of the profile's host: the video report says
+    where, as a frame program's does, beside its video keys."""
+    spec = video_spec(tmp_path, clips, "numa_cams", "qvga_h264.h264", (320, 240), 2, after="")
+    run = run_program(built(spec).binary, "--frames", "16", "--warmup", "0", "--numa", "0", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = run.report
+    assert report is not None and "video" in report
+    assert report["numa"]["node"] == 0 and report["numa"]["pinned"]
+    plain = run_program(built(spec).binary, "--frames", "16", "--warmup", "0", cwd=tmp_path)
+    assert plain.report is not None and "numa" not in plain.report and "video" in plain.report
+
+
 DETECT = (
     "  - {name: fit, kind: vpc_letterbox, out: {width: 416, height: 416}}\n"
     "  - {name: detect, kind: model, path: models/yolov3_416.om, latency_ms: {1: 9.5}, output_bytes: 768,\n"

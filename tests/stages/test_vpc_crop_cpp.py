@@ -17,6 +17,6 @@ def vpc_crop_tests(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
     return build_tests("vpc_crop.cpp", request.param, tmp_path_factory.mktemp(f"vpc-crop-{request.param}"))
 
 
-@pytest.mark.parametrize("group", ["map", "snap"])
+@pytest.mark.parametrize("group", ["map", "snap", "reference"])
 def test_group(vpc_crop_tests: Path, group: str) -> None:
     run_group(vpc_crop_tests, group)

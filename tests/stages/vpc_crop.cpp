@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "check.h"
 #include "vpc_crop.h"
@@ -136,6 +137,41 @@ TEST(snap, every_random_box_is_a_valid_region) {
     if (!valid(roi, w, h) || !sized) ++bad;
   }
   CHECK_EQ(bad, 0);
+}
+
+// An NV12 picture of w x h (strides w, h) whose samples are f(x, y, plane).
+std::vector<uint8_t> picture(uint32_t w, uint32_t h, uint8_t (*f)(uint32_t, uint32_t, int)) {
+  std::vector<uint8_t> p(static_cast<size_t>(w) * h * 3 / 2);
+  for (uint32_t y = 0; y < h; ++y)
+    for (uint32_t x = 0; x < w; ++x) p[static_cast<size_t>(y) * w + x] = f(x, y, 0);
+  for (uint32_t y = 0; y < h / 2; ++y)
+    for (uint32_t x = 0; x < w; ++x) p[static_cast<size_t>(w) * h + y * w + x] = f(x, y, 1);
+  return p;
+}
+
+TEST(reference, a_crop_of_a_flat_picture_is_exact_and_a_wrong_one_is_not) {
+  auto flat = [](uint32_t, uint32_t, int plane) -> uint8_t { return plane == 0 ? 90 : 128; };
+  const std::vector<uint8_t> src = picture(64, 48, flat), out = picture(16, 16, flat);
+  const Roi roi{10, 41, 4, 35};
+  CHECK(crop::crop_error({src.data(), 64, 48}, roi, {out.data(), 16, 16}, 16, 16) == 0.0);
+  auto other = [](uint32_t, uint32_t, int plane) -> uint8_t { return plane == 0 ? 100 : 128; };
+  const std::vector<uint8_t> wrong = picture(16, 16, other);
+  const double e = crop::crop_error({src.data(), 64, 48}, roi, {wrong.data(), 16, 16}, 16, 16);
+  CHECK(e > crop::kCropTolerance);  // 10 levels on luma: 6.7 over all samples
+}
+
+TEST(reference, a_gradient_resized_by_two_matches_its_half_pixel_samples) {
+  auto ramp = [](uint32_t x, uint32_t, int plane) -> uint8_t {
+    return static_cast<uint8_t>(plane == 0 ? 4 * x : 128);
+  };
+  const std::vector<uint8_t> src = picture(64, 8, ramp);
+  // the region x 0..31 halved: output x reads source 2x + 0.5, luma 8x + 2
+  std::vector<uint8_t> out = picture(16, 4, [](uint32_t x, uint32_t, int plane) -> uint8_t {
+    return static_cast<uint8_t>(plane == 0 ? 8 * x + 2 : 128);
+  });
+  CHECK(crop::crop_error({src.data(), 64, 8}, {0, 31, 0, 7}, {out.data(), 16, 4}, 16, 4) < 0.01);
+  out[5] = static_cast<uint8_t>(out[5] + 60);  // one luma sample off by 60
+  CHECK(crop::crop_error({src.data(), 64, 8}, {0, 31, 0, 7}, {out.data(), 16, 4}, 16, 4) > 0.5);
 }
 
 int main(int argc, char** argv) {

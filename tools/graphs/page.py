@@ -2,16 +2,19 @@
 
     python -m tools.graphs            # write docs/graphs.md
     python -m tools.graphs --check    # exit 1 if docs/graphs.md is not what it would write
+    python -m tools.graphs --measure  # first measure the generated examples (tools/graphs/measure.py)
 
 The page is tools/graphs/intro.md, then, for each example graph in docs/graphs/*.yaml, its
 picture (docs/graphs/NAME.svg, as `ascgen plan --svg` draws it) and what the planner predicts
 (ascgen/plan/fanout.py) at 0, 1 and 8 objects a frame: the roofline, the bottleneck and each
-shared engine's busy time per frame.
+shared engine's busy time per frame; then, from docs/graphs/measured.json (what --measure
+found), the generated examples measured against the prediction.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -27,6 +30,8 @@ EXAMPLES = ROOT / "docs" / "graphs"
 PAGE = ROOT / "docs" / "graphs.md"
 OBJECTS = (0, 1, 8)
 ENGINES = ("aicore", "vpc", "jpegd", "h2d", "d2h", "d2d", "host")
+MEASURED = EXAMPLES / "measured.json"  # tools/graphs/measure.py writes it
+WARMUP_S, DURATION_S = 1, 4  # each measured run's
 
 
 def plan_at(path: Path, objects: int) -> Plan:
@@ -81,13 +86,55 @@ def render() -> str:
     out.append("")
     for path in sorted(EXAMPLES.glob("*.yaml")):
         out += example_section(path)
+    out += measured_section()
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def measured_section() -> list[str]:
+    """The page's table of docs/graphs/measured.json ([] when nothing was measured)."""
+    if not MEASURED.is_file():
+        return []
+    doc = json.loads(MEASURED.read_text(encoding="utf-8"))
+    stages = ("queue", "frames", "post_process", "objects", "join")
+    lines = [
+        "## Measured against predicted",
+        "",
+        "Measured by `python -m tools.graphs --measure` on the simulator: each example of `pipelines/graphs/` "
+        f"built and run ({WARMUP_S} s of warm-up, {DURATION_S} s measured, its threads) on one make_shapes.py picture "
+        "of 0, 1 and 8 objects, against the plan's roofline at that count. The breakdown is the report's "
+        "`latency_breakdown_ms`: each frame's latency as the host sees it, mean milliseconds by stage (queue: "
+        "until its batch is full; frames: decode, letterbox, detector and its copy back; objects: crops, the model "
+        "of objects and its copy back), which sum to the mean latency.",
+        "",
+    ]
+    for name, ex in doc.items():
+        lines += [
+            f"### {name} ({ex['profile']})",
+            "",
+            "| objects a frame | predicted (frames/s) | measured (frames/s) | measured / predicted | "
+            "p50 latency (ms) | " + " | ".join(f"{s} (ms)" for s in stages) + " |",
+            "|---:|---:|---:|---:|---:|" + "---:|" * len(stages),
+        ]
+        for r in ex["rows"]:
+            ratio = r["measured_qps"] / r["predicted_qps"] if r["predicted_qps"] else 0.0
+            cells = " | ".join(f"{r['breakdown_ms'].get(s, 0.0):,.2f}" for s in stages)
+            lines.append(
+                f"| {r['objects']} | {r['predicted_qps']:,.1f} | {r['measured_qps']:,.1f} | {ratio:.2f} | "
+                f"{r['latency_ms']:,.1f} | {cells} |"
+            )
+        lines.append("")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.graphs", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if docs/graphs.md is stale")
+    parser.add_argument("--measure", action="store_true", help="first measure the generated examples (minutes)")
     args = parser.parse_args(argv)
+    if args.measure:
+        from tools.graphs.measure import write  # runs programs: only when asked
+
+        write()
     files = {PAGE: render(), **pictures()}
     if args.check:
         stale = [p for p, text in files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text]
