@@ -168,11 +168,13 @@ struct Worker : ascgen::WorkerBase {
     ASCGEN_CHECK(decode::kName, aclrtGetCurrentContext(&context));
     decode_fetcher.start(*this, decode::kName, decode_chn, context);
   }
-  // One access unit into frame send.f's picture (retried while the channel is full).
+  // One access unit into frame send.f's picture (retried while the channel is full, within a
+  // bound).
   void video_send(const uint8_t* data, size_t size, ascgen::video::Send& send) {
     hi_vdec_pic_info& picture = decode_pictures[static_cast<size_t>(send.f % decode_out.slots())];
-    ascgen::video::send_v2(decode::kName, decode_chn, video, data, size,
-                           static_cast<uint64_t>(send.seq), picture);
+    if (!ascgen::video::send_v2(decode::kName, decode_chn, video, data, size,
+                                static_cast<uint64_t>(send.seq), picture))
+      ascgen::video::send_gave_up(*this, decode::kName, send);
   }
   void video_end() { decode_fetcher.finish(*this, decode::kName, decode_chn); }
 

@@ -15,12 +15,16 @@ For each clip NAME it writes into DIR:
                           [{"seed", "objects": [{"box", "class", "name", "shape"}]}], "palette"})
 The shapes clip's frames are make_shapes.py pictures (coloured shapes on grey texture, a scene of
 its own per frame), encoded near-losslessly so the simulator's detector finds each shape.
-Clips already present with their files are kept. Exit 2 when ffmpeg/ffprobe are missing.
+  NAME.recipe             the clip's recipe key (recipe_key): a clip is kept when its files are present
+                          and this key matches, else made again (a changed recipe or script remakes it)
+Exit 2 when ffmpeg/ffprobe are missing.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import hashlib
 import json
 import shutil
 import subprocess
@@ -130,12 +134,31 @@ def reference(stream: Path, clip: Clip, dest: Path) -> int:
     return dest.stat().st_size // (clip.width * clip.height * 3 // 2)
 
 
+def recipe_key(clip: Clip) -> str:
+    """What the clip's files are made from: its parameters, SHAPES_SEED and the source of the scripts
+    that make it (this one's encoder settings, paff_h264.py for a field-coded clip, make_shapes.py for
+    a shapes clip), hashed. Any change to them (a parameter, the qp of a command) changes the key."""
+    here = Path(__file__).resolve().parent
+    scripts = [Path(__file__).resolve()]
+    if clip.fields:
+        scripts.append(here / "paff_h264.py")
+    if clip.shapes:
+        scripts.append(here / "make_shapes.py")
+    digest = hashlib.sha256(json.dumps([dataclasses.asdict(clip), SHAPES_SEED], sort_keys=True).encode())
+    for script in scripts:
+        digest.update(script.read_bytes())
+    return digest.hexdigest()
+
+
 def make(clip: Clip, out: Path) -> None:
     files = [
         out / f"{clip.name}.{ext}" for ext in (clip.codec, "index", "nv12", "txt", *(("json",) if clip.shapes else ()))
     ]
-    if all(f.is_file() for f in files):
+    sidecar = out / f"{clip.name}.recipe"
+    key = recipe_key(clip)
+    if all(f.is_file() for f in files) and sidecar.is_file() and sidecar.read_text().strip() == key:
         return
+    sidecar.unlink(missing_ok=True)  # a failure below leaves no key to trust a partial clip by
     stream = encode(clip, out)
     units = index(stream, clip)
     if sum(size for _, size in units) != stream.stat().st_size or len(units) != clip.frames * (1 + clip.fields):
@@ -145,6 +168,7 @@ def make(clip: Clip, out: Path) -> None:
         raise RuntimeError(f"{stream}: the reference decode has {frames} frames, not {clip.frames}")
     (out / f"{clip.name}.index").write_text("".join(f"{pos} {size}\n" for pos, size in units))
     (out / f"{clip.name}.txt").write_text(f"{clip.width} {clip.height} {clip.frames}\n")
+    sidecar.write_text(key + "\n")  # last: the clip is whole
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -59,6 +59,12 @@ class Completions {
         throw std::runtime_error("no batch completed for 60 s: the device or a callback is stuck");
     }
   }
+  // wait_until_done for at most `ms` milliseconds: whether they are done (or the run aborted).
+  bool wait_done_for(int64_t batches, int ms) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::milliseconds(ms),
+                        [&] { return done_ >= batches || aborted_; });
+  }
   void abort() {
     {
       std::lock_guard<std::mutex> lock(mu_);

@@ -153,6 +153,7 @@ class Stream {
   // The next send's entry, once the callback has returned the send that used it before.
   Send& next(int64_t seq) {
     std::unique_lock<std::mutex> lock(mu_);
+    if (returned_ >= issued_) answered_at_ = now_s();  // none outstanding: the wait starts now
     issued_ = seq + 1;
     const int64_t size = static_cast<int64_t>(sends_.size());
     while (returned_ <= seq - size && !aborted_) {
@@ -168,6 +169,7 @@ class Stream {
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++returned_;
+      answered_at_ = now_s();
     }
     cv_.notify_all();
   }
@@ -181,6 +183,11 @@ class Stream {
   bool aborted() {
     std::lock_guard<std::mutex> lock(mu_);
     return aborted_;
+  }
+  // Sends are at the decoder and none has come back for `seconds` (host time).
+  bool stalled(double seconds) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return returned_ < issued_ && now_s() - answered_at_ > seconds;
   }
   // The entry of send `seq` (V2: a fetched frame's pts).
   Send& sent(int64_t seq) {
@@ -221,6 +228,7 @@ class Stream {
   std::mutex mu_;
   std::condition_variable cv_;
   int64_t returned_ = 0, issued_ = 0;
+  double answered_at_ = 0;  // the last send back (or the first out after none was)
   bool aborted_ = false;
 };
 
@@ -373,6 +381,41 @@ int64_t batches_before(const W& t, int64_t f) {
   return std::max(by_batch, by_picture);
 }
 
+// How long a stream's sends may stay at the decoder with none coming back before the stream is
+// given up (device time, s): a fixed bound. A working decoder answers each frame within its
+// decode time: ~8 ms for a 4K frame at the 310's documented 120 frames/s, ~0.5 s with 64 such
+// streams sharing it, so 5 s is ten times that load. A decoder silent that long keeps sends it
+// will not answer (a field-coded stream on the simulator's V2 channel: docs/video.md).
+constexpr int kAnswerBoundS = 5;
+// The result code of a frame the program gave up on because its stream's decoder stopped
+// answering (not a decoder's code: the report's first_failure names it).
+constexpr uint32_t kNoAnswer = 0xFFFFFFFEu;
+
+// A stream its decoder stopped answering: one line on stderr (stream, frame, what happened), the
+// frame failed (frames_failed, with its input and `code`: the run stops and exits 1 unless
+// --on-decode-error skip), and the stream ends: nothing waits for the sends the decoder keeps.
+template <class W>
+void stream_stuck(W& t, int64_t frame, bool measured, uint32_t code, const std::string& what) {
+  Run& run = run_state();
+  std::fprintf(stderr,
+               "%s: stream %d frame %" PRId64
+               ": %s; the frame counts as failed and the stream ends\n",
+               run.info->name, t.id, frame, what.c_str());
+  if (measured) ++t.video.counts.failed;
+  const std::vector<Input>& inputs = *run.inputs;
+  frame_failed(run, inputs[static_cast<size_t>(t.id) % inputs.size()].name, code);
+  t.video.abort();
+}
+
+// Until the batches frame f needs are done (true), or the stream's sends have had no answer for
+// kAnswerBoundS (false).
+template <class W>
+bool wait_for_slot(W& t, int64_t need) {
+  while (!t.completions.wait_done_for(need, 100))
+    if (t.video.stalled(kAnswerBoundS * time_scale())) return false;
+  return true;
+}
+
 // Worker t's stream, until the run stops (or the file ends, without loop). A frame arrives at its
 // time (realtime) or when the last one was sent (asap); it is late when it waits for a picture
 // slot beyond its frame period, dropped (with drop_late) when none is free at its time.
@@ -392,7 +435,7 @@ void feed(W& t, const Clip& clip, const Config& cfg) {
     }
     const Unit& u = clip.units[unit];
     auto stopped = [&] { return run.stop && (!cfg.whole_groups || u.key || v.aborted()); };
-    if (stopped()) break;
+    if (stopped() || v.aborted()) break;  // aborted: the run failed, or the stream was given up
     double arrival = now_s();
     if (cfg.realtime) {
       arrival = start + static_cast<double>(k) * period;
@@ -404,11 +447,17 @@ void feed(W& t, const Clip& clip, const Config& cfg) {
     if (resync && free && u.key) resync = false;
     const bool counted = measured(arrival);
     if (counted) ++v.counts.arrived;
+    const bool waited = free || resync || wait_for_slot(t, need);
+    if (!waited || (resync && v.stalled(kAnswerBoundS * time_scale()))) {
+      stream_stuck(t, f, counted, kNoAnswer,
+                   "no picture slot: the stream's sends have had no answer from VDEC for " +
+                       std::to_string(kAnswerBoundS) + " s (device time)");
+      break;
+    }
     if (resync) {
       if (counted) ++v.counts.dropped;
       continue;
     }
-    if (!free) t.completions.wait_until_done(need);
     if (stopped() || v.aborted()) break;
     Send& send = v.next(sends++);
     send.worker = &t;

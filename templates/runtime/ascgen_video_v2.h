@@ -1,8 +1,8 @@
 // ascgen_video_v2.h: a stream's VDEC channel through the V2 media API (hi_mpi_vdec_*: 310P, 910B,
 // A3; never mixed with V1's aclvdec* in one process): the system once per process, a channel
 // per stream (frame mode, display order), sends that retry on HI_ERR_VDEC_BUF_FULL (back-
-// pressure), and a fetch thread per stream that gets each decoded frame with a timeout, hands it
-// on (ascgen_video.h's decoded) and releases it. No callback, no report thread (HA 900 acldevg
+// pressure) within a bound (send_gave_up), and a fetch thread per stream that gets each decoded
+// frame with a timeout, hands it on (ascgen_video.h's decoded) and releases it. No callback, no report thread (HA 900 acldevg
 // aclcppdevg_000062; 03_0319; 850 03_0686; ACL_FACTS 8; Ascend/samples 7_dvpp/vdec_sample).
 // Emitted verbatim by ascgen into V2 video programs; hand-written, reviewed once.
 #ifndef ASCGEN_VIDEO_V2_H_
@@ -23,6 +23,12 @@ namespace video {
 
 constexpr hi_s32 kFetchTimeoutMs = 100;  // a fetch thread looks at its stop flag this often
 constexpr hi_s32 kSendTimeoutMs = 100;   // a send waits this long for room, then retries
+// A fixed bound, in device time: a send gives up after 50 waits of kSendTimeoutMs (5 s) with no
+// room. A working channel frees a room each time the decoder finishes a frame (the fetch thread
+// releases it at once): ~8 ms for a 4K frame at the 310's documented 120 frames/s, ~0.5 s with
+// 64 such streams sharing the decoder, so 5 s is ten times that load; a channel full that long
+// keeps frames it will not give back (a field-coded stream on the simulator: docs/video.md).
+constexpr int kSendAttempts = 50;
 
 inline void check_mpi(hi_s32 ret, const char* stage, const char* call) {
   check(static_cast<aclError>(ret), stage, call);
@@ -59,8 +65,9 @@ inline void open_v2_channel(const char* stage, hi_vdec_chn chn, hi_payload_type 
 }
 
 // One access unit into `picture`, retried while the channel has no room (the fetch thread frees
-// it); gives up when the stream is aborted.
-inline void send_v2(const char* stage, hi_vdec_chn chn, Stream& v, const uint8_t* data, size_t size,
+// it); gives up when the stream is aborted. False: the channel had no room for kSendAttempts
+// waits (send_gave_up says so and fails the frame).
+inline bool send_v2(const char* stage, hi_vdec_chn chn, Stream& v, const uint8_t* data, size_t size,
                     uint64_t pts, hi_vdec_pic_info& picture) {
   hi_vdec_stream unit{};
   unit.addr = const_cast<uint8_t*>(data);
@@ -69,10 +76,23 @@ inline void send_v2(const char* stage, hi_vdec_chn chn, Stream& v, const uint8_t
   unit.end_of_frame = HI_TRUE;
   unit.need_display = HI_TRUE;
   hi_s32 ret = HI_ERR_VDEC_BUF_FULL;
-  while (ret == static_cast<hi_s32>(HI_ERR_VDEC_BUF_FULL) && !v.aborted())
+  for (int k = 0; k < kSendAttempts && ret == static_cast<hi_s32>(HI_ERR_VDEC_BUF_FULL); ++k) {
+    if (v.aborted()) return true;  // the run stops: nothing to send
     ret = hi_mpi_vdec_send_stream(chn, &unit, &picture, kSendTimeoutMs);
-  if (ret != static_cast<hi_s32>(HI_ERR_VDEC_BUF_FULL))
-    check_mpi(ret, stage, "hi_mpi_vdec_send_stream");
+  }
+  if (ret == static_cast<hi_s32>(HI_ERR_VDEC_BUF_FULL)) return false;
+  check_mpi(ret, stage, "hi_mpi_vdec_send_stream");
+  return true;
+}
+
+// A send that found no room for kSendAttempts waits: the frame failed with HI_ERR_VDEC_BUF_FULL
+// and the stream ends (stream_stuck: its channel keeps sends it will not answer).
+template <class W>
+void send_gave_up(W& t, const char* stage, const Send& send) {
+  stream_stuck(t, send.f, send.measured, static_cast<uint32_t>(HI_ERR_VDEC_BUF_FULL),
+               std::string(stage) + ": hi_mpi_vdec_send_stream found the channel full "
+               "(HI_ERR_VDEC_BUF_FULL) for " + std::to_string(kSendAttempts * kSendTimeoutMs) +
+               " ms (send " + std::to_string(send.seq) + ")");
 }
 
 // The output picture of each slot of `pool` for hi_mpi_vdec_send_stream (made at set-up).

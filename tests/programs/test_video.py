@@ -158,6 +158,32 @@ def test_an_interlaced_frame_gives_one_picture_and_one_skipped_field(clips: Path
     assert "counted as skipped (not failed, not dropped)" in run.stderr
 
 
+@pytest.mark.parametrize("pace", ["realtime", "asap"])  # a late frame dropped / waited for
+def test_a_v2_stream_whose_decoder_stops_answering_fails_a_frame_and_ends_with_a_report(
+    clips: Path, tmp_path: Path, pace: str
+) -> None:
+    """The simulator's V2 channel answers only the first field's send of a field-coded frame (no
+    hi_mpi_vdec page says what a field's send yields: docs/video.md); the second's never comes back,
+    so its picture slot is never free again. Once every slot is held that way the stream's sends
+    have no answer, and after the bound (5 s of device time, ascgen_video.h) the program gives the
+    stream up: one stderr line naming stream and frame, the frame failed with the program's code
+    0xFFFFFFFE, the run's report written, exit 1 (a failed frame). Before, it dropped (or waited
+    for) frames without end and never reported."""
+    spec = video_spec(
+        tmp_path, clips, f"fields_v2_{pace}", "qvga_fields_h264.h264", (320, 256), 1, profile="ascend310p", after=""
+    )
+    spec.write_text(spec.read_text().replace("fps: 30}", f"fps: 30, pace: {pace}}}"))
+    run = run_program(built(spec).binary, "--frames", "64", "--warmup", "0", cwd=tmp_path, timeout=120)
+    assert run.returncode == 1, run.stderr[-3000:]
+    assert "stream 0 frame " in run.stderr and "have had no answer from VDEC for 5 s" in run.stderr
+    assert "the frame counts as failed and the stream ends" in run.stderr
+    report = run.report
+    assert report is not None and report["frames_failed"] == 1
+    assert report["first_failure"]["code"] == 0xFFFFFFFE
+    (stream,) = report["video"]["per_stream"]
+    assert stream["failed"] == 1 and stream["decoded"] >= 1
+
+
 CLASSIFY = (
     "  - {name: resize, kind: vpc_resize, out: {width: 224, height: 224}}\n"
     "  - {name: infer, kind: model, path: models/resnet50_aipp.om, reference: resnet50}\n"
