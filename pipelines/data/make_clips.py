@@ -10,7 +10,12 @@ For each clip NAME it writes into DIR:
   NAME.nv12               the reference decode by the ffmpeg command (host libavcodec), frames in
                           display order, each width x height Y then interleaved UV (tight NV12)
   NAME.txt                width, height, frames
-Clips already present with their four files are kept. Exit 2 when ffmpeg/ffprobe are missing.
+  NAME.json               a shapes clip's truth: per frame (display order) the objects drawn, as
+                          make_shapes.py writes them for a picture ({"width", "height", "frames":
+                          [{"seed", "objects": [{"box", "class", "name", "shape"}]}], "palette"})
+The shapes clip's frames are make_shapes.py pictures (coloured shapes on grey texture, a scene of
+its own per frame), encoded near-losslessly so the simulator's detector finds each shape.
+Clips already present with their files are kept. Exit 2 when ffmpeg/ffprobe are missing.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ class Clip:
     gop: int
     bframes: int
     fields: bool = False  # interlaced, each field an access unit (paff_h264.py; H.264 only)
+    shapes: tuple[int, ...] = ()  # objects per frame (cycled): make_shapes.py scenes, not testsrc2
 
 
 CLIPS = (
@@ -45,21 +51,57 @@ CLIPS = (
     Clip("tiny_h264", "h264", 96, 96, 4, 4, 0),  # below VDEC's 128 x 128
     Clip("fhd_h264", "h264", 1920, 1080, 4, 4, 0),
     Clip("qvga_fields_h264", "h264", 320, 256, 8, 1, 0, fields=True),  # 0x20000 on one field per frame
+    # a detector's cameras: 1080p scenes of 0 to 8 coloured shapes, each frame its own (its truth in NAME.json)
+    Clip("fhd_shapes_h264", "h264", 1920, 1080, 8, 8, 0, shapes=(1, 3, 0, 8, 2, 5, 1, 4)),
 )
+SHAPES_SEED = 30  # frame k of a shapes clip is make_shapes.py's scene for seed SHAPES_SEED + k
 
 
-def _run(cmd: list[str]) -> str:
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+def _shapes(clip: Clip) -> tuple[bytes, list[dict[str, object]]]:
+    """The shapes clip's frames, RGB24 one after the other, and each frame's objects."""
+    import make_shapes  # beside this script; numpy and Pillow, only for this clip
+
+    raw = bytearray()
+    frames: list[dict[str, object]] = []
+    for k in range(clip.frames):
+        count = clip.shapes[k % len(clip.shapes)]
+        img, objects = make_shapes.draw(
+            make_shapes.Shot(f"{clip.name}_{k}", clip.width, clip.height, count), SHAPES_SEED + k
+        )
+        raw += img.tobytes()
+        frames.append({"seed": SHAPES_SEED + k, "objects": objects})
+    return bytes(raw), frames
+
+
+def _truth(clip: Clip, frames: list[dict[str, object]]) -> str:
+    import make_shapes
+
+    palette = [{"class": i, "name": name, "rgb": list(rgb)} for i, (name, rgb) in enumerate(make_shapes.PALETTE)]
+    doc = {"width": clip.width, "height": clip.height, "frames": frames, "palette": palette}
+    return json.dumps(doc, indent=1) + "\n"
+
+
+def _run(cmd: list[str], stdin: bytes | None = None) -> str:
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, check=False)
     if proc.returncode != 0:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        tail = (proc.stderr or proc.stdout).decode(errors="replace").strip().splitlines()[-3:]
         raise RuntimeError(f"{cmd[0]} failed (exit {proc.returncode}): {' | '.join(tail)}")
-    return proc.stdout
+    return proc.stdout.decode()
 
 
 def encode(clip: Clip, out: Path) -> Path:
     stream = out / f"{clip.name}.{clip.codec}"
     if clip.fields:
         stream.write_bytes(paff_h264.stream(clip.width, clip.height, clip.frames)[0])
+        return stream
+    if clip.shapes:  # qp 30: the shapes' colours and edges kept, the grain smoothed (cheap to decode)
+        raw, frames = _shapes(clip)
+        _run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24",
+              "-s", f"{clip.width}x{clip.height}", "-r", "30", "-i", "-", "-pix_fmt", "yuv420p",
+              "-c:v", "libx264", "-preset", "veryfast", "-qp", "30", "-bf", "0", "-g", str(clip.gop),
+              "-x264-params", "threads=1:scenecut=0", "-bsf:v", "h264_mp4toannexb", "-f", "h264", str(stream)],
+             stdin=raw)  # fmt: skip
+        (out / f"{clip.name}.json").write_text(_truth(clip, frames))
         return stream
     source = f"testsrc2=size={clip.width}x{clip.height}:rate=30"
     if clip.codec == "h264":
@@ -89,7 +131,9 @@ def reference(stream: Path, clip: Clip, dest: Path) -> int:
 
 
 def make(clip: Clip, out: Path) -> None:
-    files = [out / f"{clip.name}.{ext}" for ext in (clip.codec, "index", "nv12", "txt")]
+    files = [
+        out / f"{clip.name}.{ext}" for ext in (clip.codec, "index", "nv12", "txt", *(("json",) if clip.shapes else ()))
+    ]
     if all(f.is_file() for f in files):
         return
     stream = encode(clip, out)

@@ -21,6 +21,7 @@ Standard library only.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import shutil
 import subprocess
@@ -123,13 +124,22 @@ def main(argv: list[str] | None = None) -> int:
         print(include)
         return EXIT_OK
 
-    with tempfile.TemporaryDirectory(prefix="ascgen-torch-npu-") as tmp:
-        try:
-            wheel = download_wheel(Path(tmp), args.timeout)
-        except RuntimeError as err:
-            loud(f"REGISTRY UNREACHABLE, cannot fetch {PACKAGE}=={VERSION}: {err}")
-            return EXIT_REGISTRY_UNREACHABLE
-        count = extract_headers(wheel, cache)
+    # One download at a time (the test suite's two workers ask at once on a fresh machine): a
+    # process that waited here finds the headers the other one extracted.
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with open(cache.parent / f".{cache.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        include = cached_include_dir(cache)
+        if include is not None:
+            print(include)
+            return EXIT_OK
+        with tempfile.TemporaryDirectory(prefix="ascgen-torch-npu-") as tmp:
+            try:
+                wheel = download_wheel(Path(tmp), args.timeout)
+            except RuntimeError as err:
+                loud(f"REGISTRY UNREACHABLE, cannot fetch {PACKAGE}=={VERSION}: {err}")
+                return EXIT_REGISTRY_UNREACHABLE
+            count = extract_headers(wheel, cache)
     include = cached_include_dir(cache)
     if count == 0 or include is None:
         loud(f"{PACKAGE}=={VERSION} wheel has no {MEMBER_PREFIX} headers")

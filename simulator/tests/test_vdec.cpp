@@ -260,6 +260,9 @@ constexpr double kScale = 6;
 #else
 constexpr double kScale = 2;
 #endif
+// Measured frames a channel: 8 give the figures 40 gave (1080p 477.6 to 479.9, 720p 1019.4 to
+// 1019.9 frames/s in the plain build), in a fifth of the wall time (40 took 47 s under TSan).
+constexpr size_t kPerChannel = 8;
 
 double capacity(const Clip& clip, int channels, size_t per_channel, double scale) {
   if (testing_sim::open_device(scale) != ACL_SUCCESS) return 0;
@@ -325,7 +328,7 @@ double capacity(const Clip& clip, int channels, size_t per_channel, double scale
 TEST(vdec_capacity, fhd_16_channels) {
   Clip clip = load_clip("fhd_h264", "h264", false);
   CHECK(clip.ok);
-  const double fps = capacity(clip, 16, 40, kScale);
+  const double fps = capacity(clip, 16, kPerChannel, kScale);
   std::fprintf(stderr, "1080p, 16 channels: %.1f frames/s (documented 480)\n", fps);
   CHECK(fps > 480 * 0.95 && fps < 480 * 1.05);
   CHECK_EQ(aclsimRuleCount(), uint64_t{0});
@@ -335,7 +338,7 @@ TEST(vdec_capacity, fhd_16_channels) {
 TEST(vdec_capacity, hd_32_channels) {
   Clip clip = load_clip("hd_h264", "h264", false);
   CHECK(clip.ok);
-  const double fps = capacity(clip, 32, 40, kScale);
+  const double fps = capacity(clip, 32, kPerChannel, kScale);
   std::fprintf(stderr, "720p, 32 channels: %.1f frames/s (documented 960)\n", fps);
   CHECK(fps > 960 * 0.9 && fps < 960 * 1.1);
   CHECK_EQ(aclsimRuleCount(), uint64_t{0});

@@ -71,3 +71,32 @@ def test_docs_video_holds_the_section_of_its_results() -> None:
     results = json.loads((REPO / "docs" / "video" / "capacity.json").read_text())
     page = (REPO / "docs" / "video.md").read_text()
     assert report.splice(page, report.render(results)) == page
+
+
+DETECTOR = {
+    "spec": "pipelines/video/detect_1080p_310.yaml", "duration_s": 5.0, "warmup_s": 2.0, "repeat": 2,
+    "time_scale": 2.0, "fps": 30.0, "predicted_streams": 3,
+    "predicted_bound": "aicore (detect) (105 frames/s for 120 asked)",
+    "roofline_fps": 105.2, "points": [point(2, True, 60), point(3, True, 90), point(4, False, 104)], "context": CONTEXT,
+}  # fmt: skip
+
+
+def test_the_detector_section_says_the_streams_that_held_beside_the_plan() -> None:
+    text = report.render_detector(DETECTOR)
+    assert "Capacity: 3 streams measured (as predicted); `ascgen plan` predicts 3,\none more refused by aicore" in text
+    assert "| 4 | **no** | 27.5 | 0 | 9 | 104.0 (104-104) |" in text
+    fewer = json.loads(json.dumps(DETECTOR))
+    fewer["points"][1]["held"] = False
+    assert "Capacity: 2 streams measured (-1 on the plan)" in report.render_detector(fewer)
+    # its own markers: the decode-only section stays as it was
+    page = report.splice("# Video\n\n## Not yet\n", report.render(DATA))
+    both = report.splice(page, text, report.DETECTOR_MARKERS)
+    assert report.render(DATA).rstrip("\n") in both and both.count(report.DETECTOR_MARKERS[0]) == 1
+    assert report.splice(both, text, report.DETECTOR_MARKERS) == both
+
+
+def test_docs_video_holds_the_detector_section_of_its_results() -> None:
+    """`python -m tools.video_capacity --detector --render-only` would change nothing."""
+    results = json.loads((REPO / "docs" / "video" / "detector_capacity.json").read_text())
+    page = (REPO / "docs" / "video.md").read_text()
+    assert report.splice(page, report.render_detector(results), report.DETECTOR_MARKERS) == page

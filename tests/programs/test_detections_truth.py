@@ -45,6 +45,20 @@ def letterbox(width: int, height: int) -> tuple[int, int, int, int]:
     return (SIDE - pw) // 2 // LEFT_ALIGN * LEFT_ALIGN, ((SIDE - ph) // 2) & ~1, pw, ph
 
 
+def near(boxes: list[list[float]], obj: dict, width: int, height: int) -> list[list[float]]:  # type: ignore[type-arg]
+    """The boxes (the model input's pixels) of the drawn object's class whose every edge, mapped back
+    through the letterbox into the picture's pixels, lies within the tolerance of the object's."""
+    left, top, pw, ph = letterbox(width, height)
+    sx, sy = width / pw, height / ph
+    x1, y1, x2, y2 = obj["box"]
+    return [
+        b for b in boxes
+        if b[0] == obj["class"]
+        and max(abs((b[1] - left) * sx - x1) / sx, abs((b[2] - top) * sy - y1) / sy,
+                abs((b[3] - left) * sx - x2) / sx, abs((b[4] - top) * sy - y2) / sy) <= TOLERANCE
+    ]  # fmt: skip
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("spec", ["detect_yolov3", "detect_yolo_raw"])
 def test_the_detections_are_the_shapes_drawn(spec: str, pictures: Path, tmp_path: Path) -> None:
@@ -59,17 +73,9 @@ def test_the_detections_are_the_shapes_drawn(spec: str, pictures: Path, tmp_path
     assert sorted(found) == sorted(f"{name}.jpg" for name in SHAPES)
     for name in SHAPES:
         truth = json.loads((pictures / "made" / f"{name}.json").read_text())
-        left, top, pw, ph = letterbox(truth["width"], truth["height"])
-        sx, sy = truth["width"] / pw, truth["height"] / ph
         boxes = found[f"{name}.jpg"]
         assert len(boxes) == len(truth["objects"]), (name, boxes, truth["objects"])
         for obj in truth["objects"]:
-            x1, y1, x2, y2 = obj["box"]
-            near = [
-                b for b in boxes
-                if b[0] == obj["class"]
-                and max(abs((b[1] - left) * sx - x1) / sx, abs((b[2] - top) * sy - y1) / sy,
-                        abs((b[3] - left) * sx - x2) / sx, abs((b[4] - top) * sy - y2) / sy) <= TOLERANCE
-            ]  # fmt: skip
-            assert len(near) == 1, (name, obj, boxes)
-            assert 0.5 <= near[0][5] < 1.0  # the score: kept at the examples' threshold
+            close = near(boxes, obj, truth["width"], truth["height"])
+            assert len(close) == 1, (name, obj, boxes)
+            assert 0.5 <= close[0][5] < 1.0  # the score: kept at the examples' threshold

@@ -27,7 +27,9 @@ SOURCES = sorted(HERE.glob("*.cpp")) + [
     for rel in runtime_files(("ascgen_batcher.h", "ascgen_loadgen.h", "ascgen_serving_stats.h"))
     if rel.endswith(".cpp")
 ]
-FLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-pthread"]
+# -g1: line tables, all a sanitizer's report needs (file:line), at a quarter less compile time
+# than full debug information.
+FLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", "-g1", "-pthread"]
 VARIANTS = {
     "plain": [],
     "asan": ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"],

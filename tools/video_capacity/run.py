@@ -13,6 +13,12 @@ documented figures (HA 5046 aclcppdevg_03_0184; ACL_FACTS 8): 1080p 480 frames/s
 720p 960 (32 x 30). The VDEC model is fitted on 4K and 1080p only (tools/vdec_fit), so 720p is
 its prediction. The runs slow the simulated clock (--time-scale): figures are model time, the
 host's two shared cores would limit them otherwise. Raw results: docs/video/capacity.json.
+
+    python -m tools.video_capacity --detector       # the detector on video instead (about 2 minutes)
+
+The detector example (pipelines/video/detect_1080p_310.yaml: 1080p30 H.264 -> letterbox -> YOLO
+detector -> boxes) swept over its streams around the plan's capacity, beside `ascgen plan`'s
+answer; its own section of docs/video.md, raw results in docs/video/detector_capacity.json.
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ from tools.video_capacity import report
 
 REPO = Path(__file__).resolve().parents[2]
 FHD = REPO / "pipelines" / "video" / "decode_1080p_310.yaml"
+DETECTOR = REPO / "pipelines" / "video" / "detect_1080p_310.yaml"
+DETECTOR_SCALE = 4.0  # the simulated clock's slow-down for the detector's sweep (the host decodes too)
 CLIPS = REPO / "pipelines" / "data" / "clips"
 
 
@@ -118,6 +126,24 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     return {"duration_s": args.duration, "warmup_s": args.warmup, "repeat": args.repeat, "studies": studies}
 
 
+def measure_detector(args: argparse.Namespace) -> dict[str, Any]:
+    """The detector example swept from one stream below the plan's capacity to one above it."""
+    make_clips = REPO / "pipelines" / "data" / "make_clips.py"
+    subprocess.run([sys.executable, str(make_clips), "--out", str(CLIPS)], check=True)
+    plan = analyze_file(DETECTOR)[1]
+    video = plan.video
+    assert video is not None
+    predicted = video.capacity_streams
+    streams = tuple(n for n in (predicted - 1, predicted, predicted + 1) if n > 0)
+    swept = bench(DETECTOR, streams, DETECTOR_SCALE, args)
+    return {
+        "spec": str(DETECTOR.relative_to(REPO)), "duration_s": args.duration, "warmup_s": args.warmup,
+        "repeat": args.repeat, "time_scale": DETECTOR_SCALE, "fps": video.fps, "predicted_streams": predicted,
+        "predicted_bound": video.capacity_bound, "roofline_fps": plan.roofline_qps,
+        "points": points_of(swept), "context": swept["context"],
+    }  # fmt: skip
+
+
 @friendly
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -127,15 +153,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--docs", type=Path, default=Path("docs"), help="where video.md lies")
     parser.add_argument("--build-root", type=Path, default=Path("build"), help="where the programs build")
     parser.add_argument("--render-only", action="store_true", help="rewrite the section from the last results")
+    parser.add_argument("--detector", action="store_true", help="the detector example's sweep instead")
     args = parser.parse_args(argv)
-    results = args.docs / "video" / "capacity.json"
+    name, measure_it, render, markers = (
+        ("detector_capacity.json", measure_detector, report.render_detector, report.DETECTOR_MARKERS)
+        if args.detector
+        else ("capacity.json", measure, report.render, report.MARKERS)
+    )
+    results = args.docs / "video" / name
     if args.render_only:
         data = json.loads(results.read_text())
     else:
-        data = measure(args)
+        data = measure_it(args)
         results.parent.mkdir(parents=True, exist_ok=True)
         results.write_text(json.dumps(data, indent=2) + "\n")
     page = args.docs / "video.md"
-    page.write_text(report.splice(page.read_text(encoding="utf-8"), report.render(data)), encoding="utf-8")
+    page.write_text(report.splice(page.read_text(encoding="utf-8"), render(data), markers), encoding="utf-8")
     print(f"wrote {page} and {results}", file=sys.stderr)
     return 0
