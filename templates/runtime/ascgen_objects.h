@@ -181,6 +181,15 @@ class Part {
         crop_areas_.push_back(new_roi(cfg.crop, 0, 9, 0, 5, cleanup));
     }
     roi_counts_.assign(calls, 0);
+    // per batch in flight: timing marks (not waited on: ACL_EVENT_TIME_LINE, re-recorded)
+    marks_.assign(static_cast<size_t>(ctx.batch_slots) * 3, nullptr);
+    for (aclrtEvent& m : marks_) {
+      check(aclrtCreateEventWithFlag(&m, ACL_EVENT_TIME_LINE), cfg.crop,
+            "aclrtCreateEventWithFlag");
+      cleanup.add("aclrtDestroyEvent", [m] { return aclrtDestroyEvent(m); });
+    }
+    timed_.assign(static_cast<size_t>(ctx.batch_slots), false);
+    device_ms_.assign(static_cast<size_t>(ctx.batch_slots) * 2, 0.0);
     frames_.resize(static_cast<size_t>(ctx.batch_slots));
     for (std::vector<FrameObjects>& batch : frames_) {
       batch.resize(static_cast<size_t>(cfg.frames));
@@ -236,16 +245,30 @@ class Part {
   }
 
   // Batch b's object work on the object stream (object thread).
+  // Every crop of the batch first (each frame's picture released as soon as its crops are
+  // submitted), then every execution; timing marks before, between and after (breakdown).
   void submit(int64_t b) {
+    const size_t at = static_cast<size_t>(b % static_cast<int64_t>(frames_.size())) * 3;
     int e = 0;
     for (int i = 0; i < cfg_->frames; ++i) {
       const int64_t f = b * cfg_->frames + i;
       FrameObjects& fo = frame(b, i);
+      if (e == 0 && fo.count > 0) ASCGEN_CHECK(cfg_->crop, aclrtRecordEvent(marks_[at], stream_));
       for (int first = 0; first < fo.count; first += cfg_->batch, ++e)
-        execute(b, slot(b, e), fo, first, std::min(cfg_->batch, fo.count - first));
+        cut(b, slot(b, e), fo, first, std::min(cfg_->batch, fo.count - first));
       if (fo.count > 0) cropped_.record(f, stream_);
       hold_.release(f, fo.count > 0);
     }
+    timed_[at / 3] = e > 0;
+    if (e == 0) return;
+    ASCGEN_CHECK(cfg_->crop, aclrtRecordEvent(marks_[at + 1], stream_));
+    e = 0;
+    for (int i = 0; i < cfg_->frames; ++i) {
+      const FrameObjects& fo = frame(b, i);
+      for (int first = 0; first < fo.count; first += cfg_->batch, ++e)
+        classify(slot(b, e), std::min(cfg_->batch, fo.count - first));
+    }
+    ASCGEN_CHECK(cfg_->classifier, aclrtRecordEvent(marks_[at + 2], stream_));
   }
 
   // --verify's reference run (object thread, batch b's object work submitted): once it ran, each
@@ -294,6 +317,14 @@ class Part {
   // join: its boxes in the picture's pixels, each object's region and top-k); --verify compares
   // the objects' scores with the reference's. Clears the batch's objects.
   uint64_t finish(int64_t b, Run& run, const std::vector<Input>& inputs) {
+    const size_t at = static_cast<size_t>(b % static_cast<int64_t>(frames_.size()));
+    device_ms_[at * 2] = device_ms_[at * 2 + 1] = 0;
+    for (size_t k = 0; k < 2 && timed_[at]; ++k) {
+      float ms = 0;
+      ASCGEN_CHECK(cfg_->labels,
+                   aclrtEventElapsedTime(&ms, marks_[at * 3 + k], marks_[at * 3 + k + 1]));
+      device_ms_[at * 2 + k] = ms;
+    }
     uint64_t sum = 0;
     int e = 0;
     for (int i = 0; i < cfg_->frames; ++i) {
@@ -341,15 +372,21 @@ class Part {
 
   // A measured frame's latency (item i of batch record r, complete at `now`) by where it went:
   // kStages, partitioning submit to completion as the host sees them (report thread).
-  static constexpr const char* kStages[] = {"queue", "frames", "post_process", "objects", "join"};
+  // The object part's host span splits into the batch's crops and executions on the device
+  // (timing marks around them) and the rest: handing over, the stream's earlier work, callback.
+  static constexpr const char* kStages[] = {"queue",    "frames",        "post_process", "crop",
+                                            "classify", "objects_queue", "join"};
   void breakdown(const BatchRecord& r, int i, double now) {
-    const double at[] = {r.submitted[static_cast<size_t>(i)],
-                         r.submitted.back(),
-                         r.completed,
-                         r.detected,
-                         r.objects_done,
-                         now};
-    for (size_t k = 0; k < std::size(kStages); ++k) breakdown_s_[k] += at[k + 1] - at[k];
+    const size_t at = static_cast<size_t>(r.batch % static_cast<int64_t>(frames_.size()));
+    const double crop = device_ms_[at * 2] / 1e3, classify = device_ms_[at * 2 + 1] / 1e3;
+    const double spans[] = {r.submitted.back() - r.submitted[static_cast<size_t>(i)],
+                            r.completed - r.submitted.back(),
+                            r.detected - r.completed,
+                            crop,
+                            classify,
+                            r.objects_done - r.detected - crop - classify,
+                            now - r.objects_done};
+    for (size_t k = 0; k < std::size(kStages); ++k) breakdown_s_[k] += spans[k];
     ++breakdown_frames_;
   }
   // The mean of each over the measured frames, in ms, as "latency_breakdown_ms" (what each stage
@@ -447,8 +484,8 @@ class Part {
     }
     return d;
   }
-  // Objects first .. first + r - 1 of frame `fo` through execution slot e (of batch b).
-  void execute(int64_t b, int e, const FrameObjects& fo, int first, int r) {
+  // Objects first .. first + r - 1 of frame `fo` cut out into execution slot e (of batch b).
+  void cut(int64_t b, int e, const FrameObjects& fo, int first, int r) {
     const size_t executions = static_cast<size_t>(pools_->crops.slots());
     const size_t call = static_cast<size_t>(b % static_cast<int64_t>(frames_.size())) * executions +
                         static_cast<size_t>(e) % executions;
@@ -476,6 +513,10 @@ class Part {
       ASCGEN_CHECK(cfg_->crop,
                    aclrtMemcpyAsync(to, item, from, item, ACL_MEMCPY_DEVICE_TO_DEVICE, stream_));
     }
+  }
+  // The r objects in execution slot e classified at the smallest gear holding them, their scores
+  // copied to the host.
+  void classify(int e, int r) {
     if (cfg_->gear_count > 0)
       ASCGEN_CHECK(
           cfg_->classifier,
@@ -568,12 +609,15 @@ class Part {
   std::vector<acldvppRoiConfig*> crop_areas_;      // [batch slot][execution slot][region]
   std::vector<uint32_t> roi_counts_;               // [batch slot][execution slot]
   std::vector<std::vector<FrameObjects>> frames_;  // [batch slot][frame]
+  std::vector<aclrtEvent> marks_;  // [batch slot][before the crops, between, after the executions]
+  std::vector<bool> timed_;        // [batch slot]: its marks were recorded (it had objects)
+  std::vector<double> device_ms_;  // [batch slot][crops, executions]: their time on the device
   std::vector<int> best_;
   int best_filled_ = 0;
   ImageHold hold_;
   EventRing cropped_;
   int64_t executions_ = 0;
-  double breakdown_s_[5] = {};  // kStages' sums over the measured frames (report thread)
+  double breakdown_s_[7] = {};  // kStages' sums over the measured frames (report thread)
   int64_t breakdown_frames_ = 0;
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;

@@ -16,6 +16,7 @@ from typing import Any
 from build_dirs import TEST_BUILD
 
 from ascgen.codegen.build import BuildResult, build_variant
+from ascgen.codegen.cache import locked
 from ascgen.codegen.generate import render_all
 from ascgen.pipeline import analyze_file
 
@@ -39,13 +40,16 @@ CLIPS = REPO / "pipelines" / "data" / "clips"  # the video examples' clips, made
 
 
 def make_clips() -> None:
-    """The test clips of pipelines/data/make_clips.py in pipelines/data/clips (kept once made)."""
-    proc = subprocess.run(
-        [sys.executable, str(REPO / "pipelines" / "data" / "make_clips.py"), "--out", str(CLIPS)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    """The test clips of pipelines/data/make_clips.py in pipelines/data/clips (kept once made),
+    under the folder's lock: the suite's workers (pytest-xdist) ask for them at once, and a clip
+    half-written by one must never be read by another."""
+    with locked(CLIPS):
+        proc = subprocess.run(
+            [sys.executable, str(REPO / "pipelines" / "data" / "make_clips.py"), "--out", str(CLIPS)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     assert proc.returncode == 0, f"make_clips failed: {proc.stderr}"
 
 

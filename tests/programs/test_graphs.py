@@ -61,8 +61,9 @@ def test_each_shape_is_found_cut_out_and_classified(spec: Path, pictures: Path, 
     # each frame's latency by stage, partitioning it: their means sum to the mean latency
     # (read off the histogram, whose buckets are within 1 % of their frames' latencies)
     breakdown = run.report["latency_breakdown_ms"]
-    assert list(breakdown) == ["queue", "frames", "post_process", "objects", "join"]
-    assert all(v >= 0 for v in breakdown.values()) and breakdown["frames"] > 0 and breakdown["objects"] > 0
+    assert list(breakdown) == ["queue", "frames", "post_process", "crop", "classify", "objects_queue", "join"]
+    assert all(v >= 0 for v in breakdown.values())
+    assert breakdown["frames"] > 0 and breakdown["crop"] > 0 and breakdown["classify"] > breakdown["crop"]
     histogram = run.report["latency_histogram_us"]
     mean_ms = sum(us * n for us, n in histogram) / sum(n for _, n in histogram) / 1000
     assert sum(breakdown.values()) == pytest.approx(mean_ms, rel=0.05)

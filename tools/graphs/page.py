@@ -95,16 +95,15 @@ def measured_section() -> list[str]:
     if not MEASURED.is_file():
         return []
     doc = json.loads(MEASURED.read_text(encoding="utf-8"))
-    stages = ("queue", "frames", "post_process", "objects", "join")
+    stages = ("queue", "frames", "post_process", "crop", "classify", "objects_queue", "join")
     lines = [
         "## Measured against predicted",
         "",
         "Measured by `python -m tools.graphs --measure` on the simulator: each example of `pipelines/graphs/` "
         f"built and run ({WARMUP_S} s of warm-up, {DURATION_S} s measured, its threads) on one make_shapes.py picture "
         "of 0, 1 and 8 objects, against the plan's roofline at that count. The breakdown is the report's "
-        "`latency_breakdown_ms`: each frame's latency as the host sees it, mean milliseconds by stage (queue: "
-        "until its batch is full; frames: decode, letterbox, detector and its copy back; objects: crops, the model "
-        "of objects and its copy back), which sum to the mean latency.",
+        "`latency_breakdown_ms`: each frame's latency, mean milliseconds by stage, which sum to the mean latency "
+        "(docs above: the latency breakdown).",
         "",
     ]
     for name, ex in doc.items():
