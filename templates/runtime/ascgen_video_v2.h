@@ -2,8 +2,9 @@
 // A3; never mixed with V1's aclvdec* in one process): the system once per process, a channel
 // per stream (frame mode, display order), sends that retry on HI_ERR_VDEC_BUF_FULL (back-
 // pressure) within a bound (send_gave_up), and a fetch thread per stream that gets each decoded
-// frame with a timeout, hands it on (ascgen_video.h's decoded) and releases it. No callback, no report thread (HA 900 acldevg
-// aclcppdevg_000062; 03_0319; 850 03_0686; ACL_FACTS 8; Ascend/samples 7_dvpp/vdec_sample).
+// frame with a timeout, hands it on (ascgen_video.h's decoded) and releases it. No callback, no
+// report thread (HA 900 acldevg aclcppdevg_000062; 03_0319; 850 03_0686; ACL_FACTS 8;
+// Ascend/samples 7_dvpp/vdec_sample).
 // Emitted verbatim by ascgen into V2 video programs; hand-written, reviewed once.
 #ifndef ASCGEN_VIDEO_V2_H_
 #define ASCGEN_VIDEO_V2_H_
@@ -90,9 +91,11 @@ inline bool send_v2(const char* stage, hi_vdec_chn chn, Stream& v, const uint8_t
 template <class W>
 void send_gave_up(W& t, const char* stage, const Send& send) {
   stream_stuck(t, send.f, send.measured, static_cast<uint32_t>(HI_ERR_VDEC_BUF_FULL),
-               std::string(stage) + ": hi_mpi_vdec_send_stream found the channel full "
-               "(HI_ERR_VDEC_BUF_FULL) for " + std::to_string(kSendAttempts * kSendTimeoutMs) +
-               " ms (send " + std::to_string(send.seq) + ")");
+               std::string(stage) +
+                   ": hi_mpi_vdec_send_stream found the channel full "
+                   "(HI_ERR_VDEC_BUF_FULL) for " +
+                   std::to_string(kSendAttempts * kSendTimeoutMs) + " ms (send " +
+                   std::to_string(send.seq) + ")");
 }
 
 // The output picture of each slot of `pool` for hi_mpi_vdec_send_stream (made at set-up).

@@ -6,6 +6,7 @@ import dataclasses
 import importlib.util
 import shutil
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -58,7 +59,7 @@ def test_a_clip_without_its_recipe_key_is_remade(tmp_path: Path) -> None:
     assert (tmp_path / f"{TINY.name}.txt").read_text() == f"{TINY.width} {TINY.height} {TINY.frames}\n"
 
 
-def _load(folder: Path, name: str):  # noqa: ANN202 (a module)
+def _load(folder: Path, name: str) -> types.ModuleType:
     spec = importlib.util.spec_from_file_location(name, folder / "make_clips.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
