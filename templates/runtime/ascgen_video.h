@@ -193,13 +193,19 @@ class Stream {
   Send& sent(int64_t seq) {
     return sends_[static_cast<size_t>(seq % static_cast<int64_t>(sends_.size()))];
   }
-  // Until every send has come back from the decoder (after its end of stream).
-  void wait_all_returned() {
+  // Until every send has come back from the decoder (after its end of stream): false when some
+  // have not and none has come back for `seconds` (the decoder keeps them).
+  bool wait_all_returned(double seconds) {
     std::unique_lock<std::mutex> lock(mu_);
-    if (!cv_.wait_for(lock, std::chrono::seconds(60),
-                      [&] { return returned_ >= issued_ || aborted_; }))
-      throw std::runtime_error(
-          "the decoder did not return every frame within 60 s of the end of stream");
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(100),
+                         [&] { return returned_ >= issued_ || aborted_; }))
+      if (now_s() - answered_at_ > seconds) return false;
+    return true;
+  }
+  // Sends that have not come back from the decoder.
+  int64_t unanswered() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return issued_ - returned_;
   }
 
   void set_status(int64_t f, uint32_t code) { status_[slot(f)] = code; }
@@ -391,17 +397,16 @@ constexpr int kAnswerBoundS = 5;
 // answering (not a decoder's code: the report's first_failure names it).
 constexpr uint32_t kNoAnswer = 0xFFFFFFFEu;
 
-// A stream its decoder stopped answering: one line on stderr (stream, frame, what happened), the
-// frame failed (frames_failed, with its input and `code`: the run stops and exits 1 unless
-// --on-decode-error skip), and the stream ends: nothing waits for the sends the decoder keeps.
+// A stream its decoder stopped answering: one line on stderr (stream, which frame, what
+// happened), `frames` failed (its frames_failed: the run stops and exits 1 unless
+// --on-decode-error skip, the report's first_failure naming its input and `code`), and the stream
+// ends: nothing waits for the sends the decoder keeps.
 template <class W>
-void stream_stuck(W& t, int64_t frame, bool measured, uint32_t code, const std::string& what) {
+void stream_stuck(W& t, const std::string& what, int64_t frames, bool measured, uint32_t code) {
   Run& run = run_state();
-  std::fprintf(stderr,
-               "%s: stream %d frame %" PRId64
-               ": %s; the frame counts as failed and the stream ends\n",
-               run.info->name, t.id, frame, what.c_str());
-  if (measured) ++t.video.counts.failed;
+  std::fprintf(stderr, "%s: stream %d %s; counted as failed, the stream ends\n", run.info->name,
+               t.id, what.c_str());
+  if (measured) t.video.counts.failed += frames;
   const std::vector<Input>& inputs = *run.inputs;
   frame_failed(run, inputs[static_cast<size_t>(t.id) % inputs.size()].name, code);
   t.video.abort();
@@ -449,9 +454,11 @@ void feed(W& t, const Clip& clip, const Config& cfg) {
     if (counted) ++v.counts.arrived;
     const bool waited = free || resync || wait_for_slot(t, need);
     if (!waited || (resync && v.stalled(kAnswerBoundS * time_scale()))) {
-      stream_stuck(t, f, counted, kNoAnswer,
-                   "no picture slot: the stream's sends have had no answer from VDEC for " +
-                       std::to_string(kAnswerBoundS) + " s (device time)");
+      stream_stuck(t,
+                   "frame " + std::to_string(f) +
+                       ": no picture slot: the stream's sends have had no answer from VDEC for " +
+                       std::to_string(kAnswerBoundS) + " s (device time)",
+                   1, counted, kNoAnswer);
       break;
     }
     if (resync) {
@@ -680,8 +687,12 @@ class VideoMode : public FrameMode<W, PerStageLayout> {
       std::fprintf(stderr, " stream %d %.1f fps, %" PRId64 " late, %" PRId64 " dropped;",
                    missed_[k].id, missed_[k].fps * time_scale(), missed_[k].late,
                    missed_[k].dropped);
+    const Run& run = run_state();  // a failed frame fails the run anyway: no "exit 0" then
+    const bool failed = run.frames_failed > 0 && !run.skip_decode_errors;
     std::fprintf(stderr, "%s\n",
-                 require_fps_ ? "" : " (exit 0: --require-fps makes this a failure)");
+                 require_fps_ ? ""
+                 : failed     ? " (--require-fps makes this a failure)"
+                              : " (exit 0: --require-fps makes this a failure)");
     if (require_fps_) run_state().requirement_missed = static_cast<int64_t>(missed_.size());
   }
 

@@ -90,12 +90,12 @@ inline bool send_v2(const char* stage, hi_vdec_chn chn, Stream& v, const uint8_t
 // and the stream ends (stream_stuck: its channel keeps sends it will not answer).
 template <class W>
 void send_gave_up(W& t, const char* stage, const Send& send) {
-  stream_stuck(t, send.f, send.measured, static_cast<uint32_t>(HI_ERR_VDEC_BUF_FULL),
-               std::string(stage) +
-                   ": hi_mpi_vdec_send_stream found the channel full "
-                   "(HI_ERR_VDEC_BUF_FULL) for " +
+  stream_stuck(t,
+               "frame " + std::to_string(send.f) + ": " + stage +
+                   ": hi_mpi_vdec_send_stream found the channel full (HI_ERR_VDEC_BUF_FULL) for " +
                    std::to_string(kSendAttempts * kSendTimeoutMs) + " ms (send " +
-                   std::to_string(send.seq) + ")");
+                   std::to_string(send.seq) + ")",
+               1, send.measured, static_cast<uint32_t>(HI_ERR_VDEC_BUF_FULL));
 }
 
 // The output picture of each slot of `pool` for hi_mpi_vdec_send_stream (made at set-up).
@@ -123,15 +123,24 @@ class Fetcher {
   void start(W& t, const char* stage, hi_vdec_chn chn, aclrtContext context) {
     thread_ = std::thread([this, &t, stage, chn, context] { loop(t, stage, chn, context); });
   }
-  // The end of stream (every frame it holds comes out), every send back, the thread joined.
+  // The end of stream (every frame it holds comes out), every send back, the thread joined. Sends
+  // the decoder has not answered kAnswerBoundS after its last answer count as failed (it keeps
+  // them: stream_stuck).
   void finish(W& t, const char* stage, hi_vdec_chn chn) {
     hi_vdec_stream eos{};
     eos.end_of_stream = HI_TRUE;
     hi_s32 ret = hi_mpi_vdec_send_stream(chn, &eos, nullptr, -1);
-    if (ret == HI_SUCCESS) t.video.wait_all_returned();
+    const bool all = ret != HI_SUCCESS || t.video.wait_all_returned(kAnswerBoundS * time_scale());
     stop_ = true;
     if (thread_.joinable()) thread_.join();
     check_mpi(ret, stage, "hi_mpi_vdec_send_stream (end of stream)");
+    if (!all) {
+      const int64_t n = t.video.unanswered();
+      stream_stuck(t,
+                   "at its end: " + std::to_string(n) + " send(s) had no answer from VDEC for " +
+                       std::to_string(kAnswerBoundS) + " s (device time) after the end of stream",
+                   n, true, kNoAnswer);
+    }
   }
   ~Fetcher() {
     stop_ = true;

@@ -168,7 +168,8 @@ def test_a_v2_stream_whose_decoder_stops_answering_fails_a_frame_and_ends_with_a
     have no answer, and after the bound (5 s of device time, ascgen_video.h) the program gives the
     stream up: one stderr line naming stream and frame, the frame failed with the program's code
     0xFFFFFFFE, the run's report written, exit 1 (a failed frame). Before, it dropped (or waited
-    for) frames without end and never reported."""
+    for) frames without end and never reported. A run that stops first fails, at its end, the sends
+    still unanswered 5 s after its end of stream."""
     spec = video_spec(
         tmp_path, clips, f"fields_v2_{pace}", "qvga_fields_h264.h264", (320, 256), 1, profile="ascend310p", after=""
     )
@@ -176,12 +177,19 @@ def test_a_v2_stream_whose_decoder_stops_answering_fails_a_frame_and_ends_with_a
     run = run_program(built(spec).binary, "--frames", "64", "--warmup", "0", cwd=tmp_path, timeout=120)
     assert run.returncode == 1, run.stderr[-3000:]
     assert "stream 0 frame " in run.stderr and "have had no answer from VDEC for 5 s" in run.stderr
-    assert "the frame counts as failed and the stream ends" in run.stderr
+    assert "counted as failed, the stream ends" in run.stderr
+    assert "exit 0" not in run.stderr  # the fps line does not contradict the exit status
     report = run.report
     assert report is not None and report["frames_failed"] == 1
     assert report["first_failure"]["code"] == 0xFFFFFFFE
     (stream,) = report["video"]["per_stream"]
     assert stream["failed"] == 1 and stream["decoded"] >= 1
+    # a run that stops before: at its end the sends the channel keeps are failed, not waited for
+    run = run_program(built(spec).binary, "--frames", "2", "--warmup", "0", cwd=tmp_path, timeout=120)
+    assert run.returncode == 1, run.stderr[-3000:]
+    assert "stream 0 at its end: " in run.stderr and "after the end of stream" in run.stderr
+    assert run.report is not None and run.report["frames_failed"] == 1
+    assert run.report["video"]["per_stream"][0]["failed"] >= 1
 
 
 CLASSIFY = (
