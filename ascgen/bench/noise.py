@@ -45,8 +45,9 @@ def run_warnings(runs: Sequence[RunRecord]) -> list[str]:
         first = late[0]
         assert first.serving is not None
         out.append(
-            f"the load generator fell behind: {first.label()} repeat {first.repeat} sent {first.serving.late:,} of "
-            f"{first.serving.submitted:,} requests late{_others(late)}, so the load offered is below the rate asked; "
+            f"the load generator fell behind: {first.label()} repeat {first.repeat} sent {first.serving.late:,} "
+            f"requests late or never sent them ({first.serving.submitted:,} submitted){_others(late)}, so the load "
+            "offered is below the rate asked; "
             "the host is too busy or the rate too high for it (on the simulator, raise --time-scale)"
         )
     short = [r for r in runs if r.duration_s < MIN_DURATION_S or r.frames < MIN_FRAMES]

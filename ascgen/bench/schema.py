@@ -77,10 +77,12 @@ class ProgramPadding(_Loose):
 
 
 class ProgramGenerator(_Loose):
-    """An open loop's generator: how many requests it sent late (beyond its tolerance)."""
+    """An open loop's generator: how many requests it sent late (beyond its tolerance), and how
+    many were due but never sent when it stopped."""
 
     sent: int = Field(default=0, ge=0)
     late: int = Field(default=0, ge=0)
+    missed: int = Field(default=0, ge=0)
     max_late_us: int = Field(default=0, ge=0)
     kept_up: bool = True
 

@@ -68,7 +68,9 @@ def serving_of(
         predicted_p99_ms=prediction.p99_ms if prediction else None,
         predicted_mean_batch=prediction.mean_batch if prediction else None,
         predicted_rejected=prediction.rejected if prediction else None,
-        late=served.generator.late if served.generator and not served.generator.kept_up else 0,
+        late=served.generator.late + served.generator.missed
+        if served.generator and not served.generator.kept_up
+        else 0,
     )
 
 

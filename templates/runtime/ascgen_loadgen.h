@@ -178,7 +178,8 @@ class TraceArrivals final : public ArrivalSchedule {
 
 struct Lateness {
   uint64_t sent = 0;
-  uint64_t late = 0;  // sent more than tolerance_us after their time
+  uint64_t late = 0;    // sent more than tolerance_us after their time
+  uint64_t missed = 0;  // due more than tolerance_us before the generator stopped, never sent
   int64_t max_late_us = 0;
   int64_t tolerance_us = 0;
 
@@ -188,8 +189,10 @@ struct Lateness {
     max_late_us = std::max(max_late_us, d);
     if (d > tolerance_us) ++late;
   }
-  // More than 1 % of the requests were late: the measured load is not the one asked for.
-  bool could_not_keep_up() const { return late * 100 > sent; }
+  // More than 1 % of the requests due were late or never sent: the measured load is not the
+  // one asked for. A generator that stalled (descheduled on a busy host) and was stopped sent
+  // few requests, all on time: its missed ones say it did not keep up.
+  bool could_not_keep_up() const { return (late + missed) * 100 > sent + missed; }
 };
 
 // ---------------------------------------------------------------- open loop
@@ -218,7 +221,10 @@ class OpenLoop {
         break;
       }
       const int64_t due = saturating_add(start, t);
-      if (!wait_until(due)) break;
+      if (!wait_until(due)) {
+        count_missed(start, t, max_requests == 0 ? kMaxMissed : max_requests - seq, duration_us);
+        break;
+      }
       int64_t now = clock_.now_us();
       send(seq, due);
       lateness_.record(due, now);
@@ -242,8 +248,22 @@ class OpenLoop {
   // The longest single sleep: a wait far in the future is taken in slices, so no duration
   // conversion can overflow and stop() is seen within one slice even if a notify is missed.
   static constexpr int64_t kMaxSleepUs = 100000;
+  // The most missed requests counted after a stop (a lower bound beyond it: enough to decide
+  // could_not_keep_up, and a flood's schedule is not walked for ever).
+  static constexpr uint64_t kMaxMissed = uint64_t{1} << 24;
 
  private:
+  // Stopped with the request due at start + t not sent: it and those after it that were due
+  // more than the tolerance before now were missed (at most `limit`, within duration_us).
+  void count_missed(int64_t start, int64_t t, uint64_t limit, int64_t duration_us) {
+    const int64_t overdue = clock_.now_us() - lateness_.tolerance_us;
+    for (uint64_t n = 0; n < std::min(limit, kMaxMissed) && saturating_add(start, t) < overdue;
+         ++n) {
+      ++lateness_.missed;
+      if (!schedule_.next(&t) || (duration_us > 0 && t >= duration_us)) break;
+    }
+  }
+
   bool wait_until(int64_t due) {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {

@@ -261,10 +261,10 @@ class ServerMode {
     if (schedule_ != nullptr && lateness_.could_not_keep_up())
       std::fprintf(stderr,
                    "%s: the load generator could not keep up: %" PRIu64 " of %" PRIu64
-                   " requests were sent more than %" PRId64
-                   " us late; the measured load is lower "
-                   "than the one asked for\n",
-                   info.name, lateness_.late, lateness_.sent, lateness_.tolerance_us);
+                   " requests were sent more than %" PRId64 " us late and %" PRIu64
+                   " due were never sent; the measured load is lower than the one asked for\n",
+                   info.name, lateness_.late, lateness_.sent, lateness_.tolerance_us,
+                   lateness_.missed);
   }
 
  private:

@@ -269,6 +269,7 @@ class ServingStats {
       j.key("generator").open('{');
       j.key("sent").integer(static_cast<int64_t>(lateness_.sent));
       j.key("late").integer(static_cast<int64_t>(lateness_.late));
+      j.key("missed").integer(static_cast<int64_t>(lateness_.missed));
       j.key("tolerance_us").integer(lateness_.tolerance_us);
       j.key("max_late_us").integer(lateness_.max_late_us);
       j.key("kept_up").boolean(!lateness_.could_not_keep_up()).close('}');

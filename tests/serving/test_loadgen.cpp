@@ -223,6 +223,39 @@ TEST(loadgen_threads, open_loop_reports_when_it_cannot_keep_up) {
   CHECK(l.could_not_keep_up());
 }
 
+TEST(loadgen_threads, a_generator_stopped_while_behind_did_not_keep_up) {
+  // One request every microsecond; the first send stalls 50 ms (a generator descheduled on a
+  // busy host) and the run is stopped 20 ms in: the one request sent was on time, but some
+  // 49,000 were due more than the tolerance before the stop and never sent.
+  SteadyClock clock;
+  ConstantArrivals a(1000000);
+  OpenLoop loop(a, clock, 1000);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    loop.stop();
+  });
+  Lateness l = loop.run([](uint64_t seq, int64_t) {
+    if (seq == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  });
+  stopper.join();
+  CHECK_EQ(l.sent, uint64_t{1});
+  CHECK_EQ(l.late, uint64_t{0});
+  CHECK(l.missed >= 40000);
+  CHECK(l.could_not_keep_up());
+  // Stopped with nothing overdue (every 100 ms, stopped at 10 ms): nothing missed.
+  ConstantArrivals slow(10);
+  OpenLoop idle(slow, clock, 1000);
+  std::thread stop_idle([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    idle.stop();
+  });
+  Lateness quiet = idle.run([](uint64_t, int64_t) {});
+  stop_idle.join();
+  CHECK_EQ(quiet.sent, uint64_t{1});  // the request due at 0
+  CHECK_EQ(quiet.missed, uint64_t{0});
+  CHECK(!quiet.could_not_keep_up());
+}
+
 TEST(loadgen_threads, open_loop_stops_on_duration_trace_end_and_stop) {
   SteadyClock clock;
   ConstantArrivals a(1000);
