@@ -138,14 +138,17 @@ def picture(k: int, width: int, height: int) -> list[list[bytes]]:
 
 def stream(width: int, height: int, frames: int) -> tuple[bytes, list[tuple[int, int]]]:
     """The stream and its access units (offset, size): one per field, top first; each frame an IDR
-    top field and a non-IDR I bottom field."""
+    top field and a non-IDR I bottom field. The parameter sets come before every IDR, as a camera
+    (and x264 through h264_mp4toannexb) repeats them: a decoder started at any frame can decode it
+    (the simulator's VDEC restarts its decoder at the last IDR when two channels share its cache of
+    decoded units; with the SPS and PPS only at the stream's start that restart was refused)."""
     out = bytearray()
     units = []
     for k in range(frames):
         frame = picture(k, width, height)
         for bottom in (0, 1):
             start = len(out)
-            if k == 0 and bottom == 0:
+            if bottom == 0:
                 out += sps(width, height) + pps()
             out += field(frame, bottom, width, height, bottom == 0, k % 2)
             units.append((start, len(out) - start))
