@@ -708,12 +708,13 @@ struct ObjectsDone {
     W& t = *static_cast<W*>(r->worker);
     current_run() = t.run;
     finish_objects(t, r->batch, now_s());
+    finish_batch(t, r->batch, now_s());
     ++t.run->callbacks_run;
   }
 };
 
-// Batch b's objects are back on the host at `now`: their top-k and the join, then the batch
-// completes (the object stream's callback; per_thread: the worker, after its stream's sync).
+// Batch b's objects are back on the host at `now`: their top-k and the join (the object stream's
+// callback; per_thread: the worker, after its stream's sync). The caller completes the batch.
 template <class W>
 void finish_objects(W& t, int64_t b, double now) {
   t.batches[static_cast<size_t>(b % t.batch_slots())].objects_done = now;
@@ -723,7 +724,6 @@ void finish_objects(W& t, int64_t b, double now) {
     t.run->error.set(e.what());
     t.run->stop = true;
   }
-  finish_batch(t, b, now_s());
 }
 
 // Hands batch b's object work to the worker's object thread (complete_batch, on the report thread).
