@@ -193,6 +193,7 @@ constexpr ascgen::objects::Config kObjectPart = {
     fit::kOutHeight,             // net_height
     true,                        // letterboxed
     fit::kPasteLeftAlign,        // paste_left_align
+    0,                           // max_queue_delay_us
 };
 
 constexpr ascgen::ProgramInfo kProgram = {
