@@ -112,7 +112,8 @@ def _batch_stages(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
         if getattr(spec.stages[i], "max_queue_delay_us", None) is not None:
             message = (
                 "max_queue_delay_us is how long a model of objects waits for the next frames' objects; a model of "
-                "frames takes its frames in the spec's batch: drop it (a service waits with batching.max_queue_delay_us)"
+                "frames takes its frames in the spec's batch: drop it (a service waits with "
+                "batching.max_queue_delay_us)"
             )
             out.append(smap.error(("stages", i, "max_queue_delay_us"), message))
     for i in of_objects:

@@ -196,8 +196,9 @@ class Part {
       for (size_t p = 1; p <= n; ++p) {
         sources_.push_back(new_batch_desc(static_cast<uint32_t>(p), cleanup));
         for (size_t k = 0; k < p; ++k)
-          source_pics_.push_back(require(acldvppGetPicDesc(sources_.back(), static_cast<uint32_t>(k)),
-                                         cfg.crop, "acldvppGetPicDesc"));
+          source_pics_.push_back(
+              require(acldvppGetPicDesc(sources_.back(), static_cast<uint32_t>(k)), cfg.crop,
+                      "acldvppGetPicDesc"));
       }
     for (size_t j = 0; j < calls_ * n; ++j)
       crop_areas_.push_back(new_roi(cfg.crop, 0, 9, 0, 5, cleanup));
@@ -296,8 +297,7 @@ class Part {
       for (size_t k = 0; k < 2; ++k) {
         const size_t c = static_cast<size_t>(x % static_cast<int64_t>(calls_)) * 3;
         float ms = 0;
-        ASCGEN_CHECK(cfg_->labels,
-                     aclrtEventElapsedTime(&ms, marks_[c + k], marks_[c + k + 1]));
+        ASCGEN_CHECK(cfg_->labels, aclrtEventElapsedTime(&ms, marks_[c + k], marks_[c + k + 1]));
         device_ms_[at * 2 + k] += ms;
       }
     runs_[at * 2] = runs_[at * 2 + 1] = -1;
@@ -556,17 +556,15 @@ class Part {
       check_crop_.resize(p.bytes);
       ASCGEN_CHECK(cfg_->crop, aclrtMemcpy(check_image_.data(), check_image_.size(), fo.image,
                                            check_image_.size(), ACL_MEMCPY_DEVICE_TO_HOST));
-      const crop::Plane src{check_image_.data(), fo.picture.width_stride,
-                            fo.picture.height_stride};
+      const crop::Plane src{check_image_.data(), fo.picture.width_stride, fo.picture.height_stride};
       for (int j = grp.first; j < grp.first + grp.r; ++j) {
         Object& o = fo.objects[static_cast<size_t>(j)];
         const uint8_t* at = static_cast<const uint8_t*>(pools_->crops.slot(o.slot)) +
                             static_cast<size_t>(o.item) * cfg_->region_stride;
         ASCGEN_CHECK(cfg_->crop, aclrtMemcpy(check_crop_.data(), check_crop_.size(), at,
                                              check_crop_.size(), ACL_MEMCPY_DEVICE_TO_HOST));
-        o.crop_error = crop::crop_error(src, o.roi,
-                                        {check_crop_.data(), p.width_stride, p.height_stride},
-                                        p.width, p.height);
+        o.crop_error = crop::crop_error(
+            src, o.roi, {check_crop_.data(), p.width_stride, p.height_stride}, p.width, p.height);
         if (o.crop_error > crop::kCropTolerance && run.mismatches.fetch_add(1) < 5)
           std::fprintf(stderr,
                        "verify: input '%s' object %d: its crop is %.2f levels from a CPU "
@@ -733,8 +731,8 @@ class Part {
   int frame_ = 0;             // and its first frame with objects not cut
   int64_t wanted_ = -1;       // the newest frame whose picture the worker waits for
   bool stopping_ = false;
-  bool failed_ = false;       // the object thread failed: it drops what it is given
-  std::thread thread_;  // last: started when everything it uses is set up
+  bool failed_ = false;  // the object thread failed: it drops what it is given
+  std::thread thread_;   // last: started when everything it uses is set up
 };
 
 // Batch b's object work done (the object stream's callback, on the report thread): the
