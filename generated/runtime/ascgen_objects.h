@@ -50,6 +50,7 @@
 #include <thread>
 #include <vector>
 
+#include "ascgen_breakdown.h"
 #include "ascgen_driver.h"
 #include "ascgen_dvpp.h"
 #include "stages/detections.h"
@@ -120,6 +121,7 @@ struct Config {
   uint32_t net_width, net_height;  // the detector's input
   bool letterboxed;                // it was letterboxed into it (else stretched)
   uint32_t paste_left_align;
+  const char* detections;      // the detections stage (the breakdown's name of its part)
   int64_t max_queue_delay_us;  // the oldest queued object waits at most this for more (0: never)
 };
 
@@ -138,6 +140,7 @@ struct Object {
   double crop_error = -1;  // --verify's reference run: its crop against the CPU's (-1: not checked)
   int slot = 0;            // the execution slot (of the pools) it was cut into
   int item = 0;            // and its place in that execution
+  double cropped_at = 0;   // when its crop call was submitted (now_s)
 };
 
 // A frame's objects, between its detections and its batch's completion.
@@ -212,6 +215,7 @@ class Part {
       cleanup.add("aclrtDestroyEvent", [m] { return aclrtDestroyEvent(m); });
     }
     runs_.assign(static_cast<size_t>(ctx.batch_slots) * 2, -1);
+    counted_.assign(static_cast<size_t>(ctx.batch_slots) * static_cast<size_t>(cfg.frames), 0);
     device_ms_.assign(static_cast<size_t>(ctx.batch_slots) * 2, 0.0);
     frames_.resize(static_cast<size_t>(ctx.batch_slots));
     for (std::vector<FrameObjects>& batch : frames_) {
@@ -336,6 +340,7 @@ class Part {
                        "verify: input '%s': its objects' scores differ from the reference\n",
                        inputs[input].name.c_str());
       }
+      counted_[at * static_cast<size_t>(cfg_->frames) + static_cast<size_t>(i)] = fo.count;
       fo.count = 0;
     }
     return sum;
@@ -344,38 +349,70 @@ class Part {
   // Executions of the model of objects so far (each frame's objects at their gears).
   int64_t executions() const { return executions_; }
 
-  // A measured frame's latency (item i of batch record r, complete at `now`) by where it went:
-  // kStages, partitioning submit to completion as the host sees them (report thread).
-  // The object part's host span splits into the batch's crops and executions on the device
-  // (timing marks around them) and the rest: handing over, the stream's earlier work, callback.
-  static constexpr const char* kStages[] = {"queue",    "frames",        "post_process", "crop",
-                                            "classify", "objects_queue", "join"};
-  void breakdown(const BatchRecord& r, int i, double now) {
+  // A measured frame's latency (item i of batch record r, complete at `now`) by where it went,
+  // partitioning submit to completion as the host sees them (report thread): the queue (until its
+  // batch's last frame was submitted), the frame part's stages (`frame`: timing marks, read as
+  // the batch's frame part completed) and the host's hand-off around them, the detections, the
+  // batch's crops and executions on the device (timing marks around them) and the rest of the
+  // object part (handing over, the stream's earlier work, the callback), the join. Each of its
+  // objects' latency too: from its crop call's submission, and from its frame's arrival, to its
+  // scores on the host.
+  void breakdown(const BatchRecord& r, int i, double now, StageMarks& frame) {
     const size_t at = static_cast<size_t>(r.batch % static_cast<int64_t>(frames_.size()));
     const double crop = device_ms_[at * 2] / 1e3, classify = device_ms_[at * 2 + 1] / 1e3;
     const double spans[] = {r.submitted.back() - r.submitted[static_cast<size_t>(i)],
-                            r.completed - r.submitted.back(),
+                            r.completed - r.submitted.back() - frame.span_s(r.batch),
                             r.detected - r.completed,
                             crop,
                             classify,
                             r.objects_done - r.detected - crop - classify,
                             now - r.objects_done};
-    for (size_t k = 0; k < std::size(kStages); ++k) breakdown_s_[k] += spans[k];
+    for (size_t k = 0; k < std::size(spans); ++k) breakdown_s_[k] += spans[k];
+    frame.add(r.batch);
     ++breakdown_frames_;
-  }
-  // The mean of each over the measured frames, in ms, as "latency_breakdown_ms" (what each stage
-  // of the name holds: docs/graphs.md).
-  static void breakdown_json(Json& j, const std::vector<const Part*>& parts) {
-    double sum[std::size(kStages)] = {};
-    int64_t frames = 0;
-    for (const Part* p : parts) {
-      for (size_t k = 0; k < std::size(kStages); ++k) sum[k] += p->breakdown_s_[k];
-      frames += p->breakdown_frames_;
+    const int count = counted_[at * static_cast<size_t>(cfg_->frames) + static_cast<size_t>(i)];
+    const FrameObjects& fo = this->frame(r.batch, i);
+    for (int j = 0; j < count; ++j) {
+      const double cropped = fo.objects[static_cast<size_t>(j)].cropped_at;
+      from_crop_.record((r.objects_done - cropped) * 1e6);
+      from_arrival_.record((r.objects_done - r.submitted[static_cast<size_t>(i)]) * 1e6);
     }
-    if (frames == 0) return;
+  }
+  // The means over the measured frames, in ms, as "latency_breakdown_ms" (what each part holds:
+  // docs/graphs.md), each part named after its stage where it is one; and the objects' latency
+  // percentiles as "object_latency_ms". `frames`: each worker's frame part.
+  static void breakdown_json(Json& j, const std::vector<const Part*>& parts,
+                             const std::vector<const StageMarks*>& frames) {
+    double sum[kParts] = {};
+    std::vector<double> stage_sum(frames.empty() ? 0 : frames.front()->size(), 0.0);
+    int64_t measured = 0;
+    LatencyHistogram from_crop, from_arrival;
+    for (size_t w = 0; w < parts.size(); ++w) {
+      const Part* p = parts[w];
+      for (size_t k = 0; k < std::size(sum); ++k) sum[k] += p->breakdown_s_[k];
+      for (size_t k = 0; k < stage_sum.size(); ++k) stage_sum[k] += frames[w]->sum_s(k);
+      measured += p->breakdown_frames_;
+      from_crop.merge(p->from_crop_);
+      from_arrival.merge(p->from_arrival_);
+    }
+    if (measured == 0) return;
+    const Config& cfg = *parts.front()->cfg_;
+    const double per = 1e3 / static_cast<double>(measured);
     j.key("latency_breakdown_ms").open('{');
-    for (size_t k = 0; k < std::size(kStages); ++k)
-      j.key(kStages[k]).num(sum[k] * 1e3 / static_cast<double>(frames));
+    j.key("queue").num(sum[0] * per);
+    for (size_t k = 0; k < stage_sum.size(); ++k)
+      j.key(frames.front()->name(k)).num(stage_sum[k] * per);
+    const char* names[] = {"handoff",      cfg.detections,  cfg.crop,
+                           cfg.classifier, "objects_queue", "join"};
+    for (size_t k = 0; k < std::size(names); ++k) j.key(names[k]).num(sum[k + 1] * per);
+    j.close('}');
+    j.key("object_latency_ms").open('{').key("objects").num(static_cast<double>(from_crop.count()));
+    auto percentiles = [&j](const char* key, const LatencyHistogram& h) {
+      j.key(key).open('{').key("p50").num(h.percentile_ms(50)).key("p99");
+      j.num(h.percentile_ms(99)).key("max").num(h.max_ms()).close('}');
+    };
+    percentiles("from_crop", from_crop);
+    percentiles("from_arrival", from_arrival);
     j.close('}');
   }
 
@@ -494,6 +531,7 @@ class Part {
     acldvppRoiConfig** areas = &crop_areas_[c * n];
     uint32_t* counts = &roi_counts_[c * n];
     int item = 0;
+    const double cropped_at = now_s();
     for (size_t g = 0; g < groups; ++g) {
       const Group& grp = groups_[g];
       const int64_t b = queued(grp.q).batch;
@@ -507,6 +545,7 @@ class Part {
                                                      o.roi.top, o.roi.bottom));
         o.slot = e;
         o.item = item;
+        o.cropped_at = cropped_at;
       }
       counts[g] = static_cast<uint32_t>(grp.r);
       const size_t at = static_cast<size_t>(b % static_cast<int64_t>(frames_.size())) * 2;
@@ -720,8 +759,13 @@ class Part {
   ImageHold hold_;
   EventRing cropped_;
   int64_t executions_ = 0;
-  double breakdown_s_[7] = {};  // kStages' sums over the measured frames (report thread)
+  // breakdown's sums over the measured frames (report thread): queue, hand-off, detections, crops,
+  // executions, the rest of the object part, join
+  static constexpr size_t kParts = 7;
+  double breakdown_s_[kParts] = {};
   int64_t breakdown_frames_ = 0;
+  std::vector<int> counted_;  // [batch slot][frame]: its objects (for the breakdown, after finish)
+  LatencyHistogram from_crop_, from_arrival_;  // each object's latency
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
   std::vector<Ready> queue_;  // batches handed to the object thread: a ring of batch_slots
