@@ -210,6 +210,8 @@ void finish_batch(W& t, int64_t b, double now);
 namespace objects {
 template <class W>
 void submit_objects(W& t, int64_t b);  // ascgen_objects.h
+template <class W>
+void finish_objects(W& t, int64_t b, double now);  // ascgen_objects.h
 }  // namespace objects
 
 // Completes batch b of worker t: result codes, host stages, verification, latency. Runs on the

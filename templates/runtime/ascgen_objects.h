@@ -23,6 +23,11 @@
 // The stream never waits on an event whose record was not submitted (ACL_FACTS 7: undocumented).
 // The worker waits on the report thread, which waits on the frames of a batch: frames in flight
 // must be at least the batch + 1 (checked at start-up and by the plan).
+//
+// The baseline (streams: per_thread, the study's hand-written style) gives the part the worker's
+// one stream instead: no object thread, no hold. The worker submits a window's frames, syncs,
+// runs the detections and submits each batch's object work on the same stream (submit_objects),
+// syncs again and joins (finish_objects; ascgen_layouts.h, PerThread).
 #ifndef ASCGEN_OBJECTS_H_
 #define ASCGEN_OBJECTS_H_
 
@@ -148,15 +153,16 @@ class Part {
   aclrtStream stream() const { return stream_; }
 
   void setup(const Config& cfg, const Setup& ctx, const std::string& model_path, const Pools& pools,
-             int image_slots, Completions& done, Cleanup& cleanup) {
+             int image_slots, Completions& done, Cleanup& cleanup, aclrtStream on = nullptr) {
     cfg_ = &cfg;
     pools_ = &pools;
     done_ = &done;
-    stream_ = new_stream(cfg.crop, "objects_stream", ctx.id, cleanup);
+    on_worker_stream_ = on != nullptr;
+    stream_ = on_worker_stream_ ? on : new_stream(cfg.crop, "objects_stream", ctx.id, cleanup);
     channel_ = new_dvpp_channel(cfg.crop, cfg.channel_modes, cleanup);
     resize_ = new_resize_config(cfg.crop, cfg.interpolation, cleanup);
     hold_.size(image_slots);
-    cropped_.create(cfg.crop, "crops_to_image", image_slots, cleanup);
+    if (!on_worker_stream_) cropped_.create(cfg.crop, "crops_to_image", image_slots, cleanup);
     load_model(model_path, cleanup);
     const int executions = pools.crops.slots();
     for (int e = 0; e < executions; ++e) {
@@ -202,6 +208,7 @@ class Part {
     }
     best_.resize(static_cast<size_t>(cfg.k));
     queue_.resize(static_cast<size_t>(ctx.batch_slots));
+    if (on_worker_stream_) return;
     aclrtContext context = nullptr;
     check(aclrtGetCurrentContext(&context), cfg.crop, "aclrtGetCurrentContext");
     thread_ = std::thread([this, context] { loop(context); });
@@ -216,6 +223,15 @@ class Part {
                                                                                       record, run};
     }
     queue_cv_.notify_all();
+  }
+
+  // The baseline's: the part submits on the worker's stream, from the worker (submit_here).
+  bool on_worker_stream() const { return on_worker_stream_; }
+  // Batch b's object work submitted on the worker's stream (per_thread, worker thread, its frames
+  // synchronised); the reference run of --verify checks its crops.
+  void submit_here(int64_t b, Run& run, const std::vector<Input>& inputs) {
+    submit(b);
+    if (run.recording && run.verify) check_crops(b, run, inputs);
   }
 
   // Stops the object thread once it submitted what it was given (before the worker goes).
@@ -265,6 +281,7 @@ class Part {
         cropped_at_[at / 3 * static_cast<size_t>(per_batch()) + static_cast<size_t>(e)] = now_s();
         cut(b, slot(b, e), fo, first, std::min(cfg_->batch, fo.count - first));
       }
+      if (on_worker_stream_) continue;  // the worker's own stream: nothing held
       if (fo.count > 0) cropped_.record(f, stream_);
       hold_.release(f, fo.count > 0);
     }
@@ -640,6 +657,7 @@ class Part {
   const Pools* pools_ = nullptr;
   Completions* done_ = nullptr;  // the worker's: its failure ends a wait for crops
   aclrtStream stream_ = nullptr;
+  bool on_worker_stream_ = false;  // the baseline's (per_thread): the worker's stream, no thread
   acldvppChannelDesc* channel_ = nullptr;
   acldvppResizeConfig* resize_ = nullptr;
   uint32_t model_ = 0;
@@ -688,22 +706,31 @@ struct ObjectsDone {
   static void on_done(void* record) {
     auto* r = static_cast<BatchRecord*>(record);
     W& t = *static_cast<W*>(r->worker);
-    r->objects_done = now_s();
     current_run() = t.run;
-    try {
-      t.checksum += t.objects.finish(r->batch, *t.run, *t.run->inputs);
-    } catch (const std::exception& e) {
-      t.run->error.set(e.what());
-      t.run->stop = true;
-    }
-    finish_batch(t, r->batch, now_s());
+    finish_objects(t, r->batch, now_s());
     ++t.run->callbacks_run;
   }
 };
 
+// Batch b's objects are back on the host at `now`: their top-k and the join, then the batch
+// completes (the object stream's callback; per_thread: the worker, after its stream's sync).
+template <class W>
+void finish_objects(W& t, int64_t b, double now) {
+  t.batches[static_cast<size_t>(b % t.batch_slots())].objects_done = now;
+  try {
+    t.checksum += t.objects.finish(b, *t.run, *t.run->inputs);
+  } catch (const std::exception& e) {
+    t.run->error.set(e.what());
+    t.run->stop = true;
+  }
+  finish_batch(t, b, now_s());
+}
+
 // Hands batch b's object work to the worker's object thread (complete_batch, on the report thread).
+// per_thread: submits it on the worker's stream now (the layout syncs it and finishes the batch).
 template <class W>
 void submit_objects(W& t, int64_t b) {
+  if (t.objects.on_worker_stream()) return t.objects.submit_here(b, *t.run, *t.run->inputs);
   BatchRecord& r = t.batches[static_cast<size_t>(b % t.batch_slots())];
   // counted now, so that the run's drain (finish_callbacks) waits for the object thread to launch
   // it and for the report thread to run it, before the report thread stops
