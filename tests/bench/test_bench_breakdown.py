@@ -8,19 +8,12 @@ from pathlib import Path
 
 import pytest
 from bench_helpers import SPEC, FakeBuilder
-from click.testing import CliRunner, Result
+from test_bench_cli import bench  # ascgen bench through the CLI with the fake builder
 
-from ascgen.bench import breakdown, command
+from ascgen.bench import breakdown
 from ascgen.bench.schema import Breakdown, ObjectLatency, ProgramReport
-from ascgen.cli import cli
 
 PARTS = ["queue", "decode", "detect", "handoff", "crops", "classify"]  # the fake program's, in its order
-
-
-def bench(builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, *args: str) -> Result:
-    monkeypatch.setattr(command, "default_builder", builder)
-    monkeypatch.setenv("COLUMNS", "200")
-    return CliRunner().invoke(cli, ["bench", *args])
 
 
 def test_bench_shows_where_a_graph_programs_latency_goes(
