@@ -131,10 +131,10 @@ def test_absolute_source_and_model_paths_are_kept_as_given(tmp_path: Path) -> No
     spec = tmp_path / "abs.yaml"
     spec.write_text(text.replace("path: data/images", f"path: {images}").replace("path: models/", f"path: {tmp_path}/"))
     cmake = next(iter(render_all([spec], tmp_path / "out").values()))["CMakeLists.txt"]
-    assert f'ASCGEN_DEFAULT_INPUT="{images.as_posix()}"' in cmake
-    assert f'ASCGEN_DEFAULT_MODEL="{tmp_path.as_posix()}/' in cmake
+    assert f'DEFAULT_INPUT "{images.as_posix()}"' in cmake
+    assert f'CANN_MODEL "{tmp_path.as_posix()}/' in cmake
     relative = render_all([Path("pipelines/resnet50_b16.yaml")], Path("generated"))["resnet50_b16"]["CMakeLists.txt"]
-    assert 'ASCGEN_DEFAULT_INPUT="${ASCGEN_SPEC_DIR}/data/images"' in relative
+    assert 'DEFAULT_INPUT "${ASCGEN_SPEC_DIR}/data/images"' in relative
 
 
 def test_one_jinja_environment_renders_programs_and_probes() -> None:
