@@ -37,6 +37,12 @@ from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
 
 SANITIZERS = ("address", "thread")
+# ASCGEN_QUICK_BUILDS=1: programs are compiled at -O1 instead of Release's -O3 (a third less
+# compile time, slower host code; sanitizer builds are -O1 either way). The test suite sets it
+# (tests/conftest.py): it builds dozens of programs and times none of them against another
+# build. The option is part of each program build's stamp, so switching it rebuilds.
+QUICK_ENV = "ASCGEN_QUICK_BUILDS"
+QUICK_FLAGS = "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
 Progress = Callable[[str, int, int], None]  # (what, done, total)
 
 
@@ -236,14 +242,18 @@ def compile_program(
     sanitize: str | None,
     build_root: Path,
     progress: Progress | None = None,
+    quick: bool = False,
 ) -> Path:
     """Configure and build a generated program; returns its binary. A build folder whose stamp
     says it was built with this configuration is not touched (one "cached" line); one process
-    builds in a folder at a time, and the stamp is written only after a successful build."""
+    builds in a folder at a time, and the stamp is written only after a successful build.
+    ``quick`` compiles at -O1 (QUICK_ENV)."""
     check_tools()
     flags = [f"-DASCGEN_BACKEND={backend}"]
     if sanitize:
         flags.append(f"-DASCGEN_SANITIZE={sanitize}")
+    if quick:
+        flags.append(QUICK_FLAGS)
     if backend == "sim":
         flags += simulator_flags(ensure_simulator(build_root, sanitize, progress))
         flags.append(f"-DASCGEN_RUNTIME_LIBRARY={ensure_runtime(build_root, sanitize, progress)}")
@@ -302,7 +312,8 @@ def build_program(
             write_tree_atomic(src, files)
     build = base / f"{backend}-{variant_name(sanitize)}"
     before = _stamp_time(build)
-    binary = compile_program(spec.name, src, build, backend, sanitize, build_root, progress)
+    quick = os.environ.get(QUICK_ENV) == "1"
+    binary = compile_program(spec.name, src, build, backend, sanitize, build_root, progress, quick=quick)
     return BuildResult(binary=binary, spec=spec, plan=plan, cached=before is not None and before == _stamp_time(build))
 
 

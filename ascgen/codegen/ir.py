@@ -84,6 +84,10 @@ class OpIR:
     lock: str  # the mutex held while it submits, where threads share its stream ("" = none)
     waits: list[WaitIR] = field(default_factory=list)
     records: list[RecordIR] = field(default_factory=list)
+    # a graph's breakdown (templates/runtime/ascgen_breakdown.h): the timing mark before its step
+    # (the first step) and the index of its stage's end mark after it (its stage's last step; -1: none)
+    mark_start: bool = False
+    mark_end: int = -1
 
 
 @dataclass(frozen=True)
@@ -181,3 +185,4 @@ class Program:
     includes: tuple[str, ...] = ()  # the runtime headers main.cpp includes (stages/<kind>.h: its kinds')
     video: VideoIR | None = None  # source kind video: streams through VDEC
     objects: ObjectsIR | None = None  # a graph: its object part
+    timed_stages: list[str] = field(default_factory=list)  # a graph: the frame part's stages, timed

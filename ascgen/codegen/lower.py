@@ -5,6 +5,7 @@ the hooks the generic driver calls."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 
@@ -359,6 +360,22 @@ def _refuse_unlowered(plan: Plan) -> None:
         raise SpecError(diags)
 
 
+def _timed(ops: list[OpIR]) -> tuple[list[OpIR], list[str]]:
+    """The frame part's timing marks (templates/runtime/ascgen_breakdown.h): the start before the
+    first step on a stream, each stage's end after its last step; the stages so timed, in order (a
+    stage with no stream of its own, awaited by the host, is timed with the next)."""
+    on_stream = [k for k, op in enumerate(ops) if op.stream]
+    stages: list[str] = []
+    last = {op.stage: k for k, op in enumerate(ops) if op.stream}
+    out = list(ops)
+    for k in on_stream:
+        op = out[k]
+        if last[op.stage] == k:
+            stages.append(op.stage)
+        out[k] = replace(op, mark_start=k == on_stream[0], mark_end=len(stages) - 1 if last[op.stage] == k else -1)
+    return out, stages
+
+
 def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program:
     """The program of ``plan`` as it will lie in ``out_dir`` (paths in its CMakeLists are relative).
 
@@ -409,6 +426,9 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
     if plan.objects_model is not None:
         files[f"sim/{paths['objects_sim_model']}"] = descriptor_text(plan.objects_model, header)
     objects_part = objects.objects_ir(plan, postprocess_args)
+    timed_stages: list[str] = []
+    if objects_part is not None:
+        ops, timed_stages = _timed(ops)
     names = " -> ".join(s.name for s in plan.stages)
     sync = f", synchronised every {plan.sync_every} frames" if plan.streams == "per_thread" else ""
     return Program(
@@ -443,5 +463,5 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         runtime_abi=RUNTIME_ABI_VERSION, paths=paths, files=files, serving=_serving(plan),
         includes=(SERVER_INCLUDES if plan.serving else _video_includes(plan) if plan.video else FRAME_INCLUDES)
         + (OBJECTS_INCLUDES if objects_part else ()) + _kind_headers(plan, ops),
-        video=_video(plan), objects=objects_part,
+        video=_video(plan), objects=objects_part, timed_stages=timed_stages,
     )  # fmt: skip

@@ -75,8 +75,10 @@ def clang_format(text: str, name: str) -> str:
 
 @cache
 def _stage_templates() -> dict[str, str]:
-    """Each stage kind's macro file, by kind (templates/stages/<kind>.j2)."""
-    return {p.stem: f"stages/{p.name}" for p in sorted((templates_dir() / "stages").glob("*.j2"))}
+    """Each stage kind's macro file, by kind (templates/stages/<kind>.j2; a file named _*.j2 holds
+    macros several kinds import, and is no kind)."""
+    stages = sorted((templates_dir() / "stages").glob("*.j2"))
+    return {p.stem: f"stages/{p.name}" for p in stages if not p.stem.startswith("_")}
 
 
 _INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)

@@ -142,7 +142,9 @@ class Detections(StageKind):
     def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
         """The boxes the crops cut out: at most max_objects a frame."""
         stage = _stage_of(sp)
-        return {"max_objects": str(stage.max_objects), "boxes": sp.name} if plan.object_stages else {}
+        if not plan.object_stages:
+            return {}
+        return {"max_objects": str(stage.max_objects), "boxes": sp.name, "detections": f"{sp.name}::kName"}
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         stage = sp.stage

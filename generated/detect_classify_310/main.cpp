@@ -193,6 +193,7 @@ constexpr ascgen::objects::Config kObjectPart = {
     fit::kOutHeight,             // net_height
     true,                        // letterboxed
     fit::kPasteLeftAlign,        // paste_left_align
+    boxes::kName,                // detections
 };
 
 constexpr ascgen::ProgramInfo kProgram = {
@@ -309,6 +310,10 @@ struct Worker : ascgen::WorkerBase {
   static constexpr bool kObjects = true;
   mutable ascgen::objects::Part objects;
   const ascgen::objects::Pools objects_pools = {crops_out, crops_batch, classify_out, scores_host};
+  // The frame part's stages, timed at each batch's last frame (ascgen_breakdown.h).
+  static constexpr const char* kTimedStages[] = {upload::kName, decode::kName, fit::kName,
+                                                 detect::kName, fetch::kName};
+  ascgen::StageMarks stage_marks;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
@@ -398,6 +403,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     detect_outputs.push_back(
         ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
 
+  stage_marks.create(kTimedStages, std::size(kTimedStages), ctx.batch_slots, cleanup);
   objects.setup(kObjectPart, ctx, ASCGEN_OBJECTS_MODEL, objects_pools, decode_out.slots(),
                 completions, cleanup);
 }
@@ -407,6 +413,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // Stage 'upload', pipelines/graphs/detect_classify_310.yaml:17
 void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
   [[maybe_unused]] const auto [f, b, i] = at;
+  if (i == program::kBatch - 1) stage_marks.start(b, upload_stream);  // the breakdown's start
   // upload_host slot is free once the copy that last read it has finished
   if (f >= upload_host.slots()) upload_to_host.host_wait(f - upload_host.slots(), upload_stream);
   // upload_dev slot is free once 'decode' has read its previous contents
@@ -415,6 +422,7 @@ void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
   ASCGEN_CHECK(upload::kName,
                aclrtMemcpyAsync(upload_dev.slot(f), upload_dev.slot_bytes(), upload_host.slot(f),
                                 in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, upload_stream));
+  if (i == program::kBatch - 1) stage_marks.end(b, 0, upload_stream);  // its stage's end
   upload_to_host.record(f, upload_stream);
   upload_to_decode.record(f, upload_stream);
 }
@@ -437,6 +445,7 @@ void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
   ASCGEN_CHECK(decode::kName, acldvppJpegDecodeAsync(decode_channel, upload_dev.slot(f),
                                                      static_cast<uint32_t>(in.bytes.size()),
                                                      decode_pic, decode_stream));
+  if (i == program::kBatch - 1) stage_marks.end(b, 1, decode_stream);  // its stage's end
   decode_to_upload.record(f, decode_stream);
   decode_to_fit.record(f, decode_stream);
 }
@@ -463,6 +472,7 @@ void Worker::fit_assemble(const ascgen::Frame& at, [[maybe_unused]] const ascgen
   if (i == 0 && b >= fit_batch.slots()) detect_to_fit.wait(b - fit_batch.slots(), fit_stream);
   ascgen::copy_into_batch(fit::kName, fit_batch, b, i, fit_out.slot(f), fit::kFrame.bytes,
                           fit_stream);
+  if (i == program::kBatch - 1) stage_marks.end(b, 2, fit_stream);  // its stage's end
   if (i == program::kBatch - 1) fit_to_detect.record(b, fit_stream);
 }
 
@@ -480,6 +490,7 @@ void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
                                   detect_inputs[static_cast<size_t>(b % fit_batch.slots())],
                                   detect_outputs[static_cast<size_t>(b % detect_out.slots())],
                                   shared->detect_stream));
+  if (i == program::kBatch - 1) stage_marks.end(b, 3, shared->detect_stream);  // its stage's end
   detect_to_fit.record(b, shared->detect_stream);
   detect_to_fetch.record(b, shared->detect_stream);
 }
@@ -492,6 +503,7 @@ void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
   ASCGEN_CHECK(fetch::kName,
                aclrtMemcpyAsync(fetch_host.slot(b), fetch_host.slot_bytes(), detect_out.slot(b),
                                 detect_out.slot_bytes(), ACL_MEMCPY_DEVICE_TO_HOST, fetch_stream));
+  if (i == program::kBatch - 1) stage_marks.end(b, 4, fetch_stream);  // its stage's end
   fetch_to_detect.record(b, fetch_stream);
 }
 

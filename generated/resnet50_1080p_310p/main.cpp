@@ -181,10 +181,11 @@ struct Worker : ascgen::WorkerBase {
   // resize: this thread's V2 VPC channel (hi_mpi_vpc_*), the picture of each slot of
   // decode_out it reads and of each slot of resize_batch and frame in it it writes.
   hi_vpc_chn resize_chn = 0;
-  std::vector<hi_vpc_pic_info> resize_inputs, resize_outputs;
+  std::vector<hi_vpc_pic_info> resize_inputs;
   size_t resize_at(int64_t n, int64_t item) const {
     return static_cast<size_t>((n % resize_batch.slots()) * resize::kItemsPerSlot + item);
   }
+  std::vector<hi_vpc_pic_info> resize_outputs;
   // infer: one dataset per slot of resize_batch and of infer_out.
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
 
@@ -258,11 +259,12 @@ void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
   [[maybe_unused]] const auto [f, b, i] = at;
   // One V2 task; the host awaits its result before the frame's next step (no stream orders it).
   hi_u32 task = 0;
-  ASCGEN_CHECK(resize::kName,
-               hi_mpi_vpc_resize(
-                   resize_chn, &resize_inputs[static_cast<size_t>(f % decode_out.slots())],
-                   &resize_outputs[resize_at(b, i)], 0, 0, resize::kV2Interpolation, &task, -1));
-  ASCGEN_CHECK(resize::kName, hi_mpi_vpc_get_process_result(resize_chn, task, -1));
+  ASCGEN_CHECK(
+      resize::kName,
+      hi_mpi_vpc_resize(resize_chn, &resize_inputs[static_cast<size_t>(f % decode_out.slots())],
+                        &resize_outputs[resize_at(b, i)], 0, 0, resize::kV2Interpolation, &task,
+                        ascgen::vpc2::kTaskBoundMs));
+  ascgen::vpc2::await(resize::kName, resize_chn, task);
 }
 
 // Stage 'infer', pipelines/video/resnet50_1080p_310p.yaml:11

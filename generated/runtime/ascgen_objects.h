@@ -39,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "ascgen_breakdown.h"
 #include "ascgen_driver.h"
 #include "ascgen_dvpp.h"
 #include "stages/detections.h"
@@ -109,6 +110,7 @@ struct Config {
   uint32_t net_width, net_height;  // the detector's input
   bool letterboxed;                // it was letterboxed into it (else stretched)
   uint32_t paste_left_align;
+  const char* detections;  // the detections stage (the breakdown's name of its part)
 };
 
 // The buffers the plan sized (one slot per execution a batch can need).
@@ -189,6 +191,9 @@ class Part {
       cleanup.add("aclrtDestroyEvent", [m] { return aclrtDestroyEvent(m); });
     }
     timed_.assign(static_cast<size_t>(ctx.batch_slots), false);
+    objects_of_.assign(static_cast<size_t>(ctx.batch_slots) * static_cast<size_t>(cfg.frames),
+                       {0, 0});
+    cropped_at_.assign(static_cast<size_t>(ctx.batch_slots * per_batch()), 0.0);
     device_ms_.assign(static_cast<size_t>(ctx.batch_slots) * 2, 0.0);
     frames_.resize(static_cast<size_t>(ctx.batch_slots));
     for (std::vector<FrameObjects>& batch : frames_) {
@@ -254,8 +259,12 @@ class Part {
       const int64_t f = b * cfg_->frames + i;
       FrameObjects& fo = frame(b, i);
       if (e == 0 && fo.count > 0) ASCGEN_CHECK(cfg_->crop, aclrtRecordEvent(marks_[at], stream_));
-      for (int first = 0; first < fo.count; first += cfg_->batch, ++e)
+      objects_of_[at / 3 * static_cast<size_t>(cfg_->frames) + static_cast<size_t>(i)] = {fo.count,
+                                                                                          e};
+      for (int first = 0; first < fo.count; first += cfg_->batch, ++e) {
+        cropped_at_[at / 3 * static_cast<size_t>(per_batch()) + static_cast<size_t>(e)] = now_s();
         cut(b, slot(b, e), fo, first, std::min(cfg_->batch, fo.count - first));
+      }
       if (fo.count > 0) cropped_.record(f, stream_);
       hold_.release(f, fo.count > 0);
     }
@@ -370,47 +379,83 @@ class Part {
   // Executions of the model of objects so far (each frame's objects at their gears).
   int64_t executions() const { return executions_; }
 
-  // A measured frame's latency (item i of batch record r, complete at `now`) by where it went:
-  // kStages, partitioning submit to completion as the host sees them (report thread).
-  // The object part's host span splits into the batch's crops and executions on the device
-  // (timing marks around them) and the rest: handing over, the stream's earlier work, callback.
-  static constexpr const char* kStages[] = {"queue",    "frames",        "post_process", "crop",
-                                            "classify", "objects_queue", "join"};
-  void breakdown(const BatchRecord& r, int i, double now) {
+  // A measured frame's latency (item i of batch record r, complete at `now`) by where it went,
+  // partitioning submit to completion as the host sees them (report thread): the queue (until its
+  // batch's last frame was submitted), the frame part's stages (`frame`: timing marks, read as
+  // the batch's frame part completed) and the host's hand-off around them, the detections, the
+  // batch's crops and executions on the device (timing marks around them) and the rest of the
+  // object part (handing over, the stream's earlier work, the callback), the join. Each of its
+  // objects' latency too: from its crop call's submission, and from its frame's arrival, to its
+  // scores on the host.
+  void breakdown(const BatchRecord& r, int i, double now, StageMarks& frame) {
     const size_t at = static_cast<size_t>(r.batch % static_cast<int64_t>(frames_.size()));
     const double crop = device_ms_[at * 2] / 1e3, classify = device_ms_[at * 2 + 1] / 1e3;
     const double spans[] = {r.submitted.back() - r.submitted[static_cast<size_t>(i)],
-                            r.completed - r.submitted.back(),
+                            r.completed - r.submitted.back() - frame.span_s(r.batch),
                             r.detected - r.completed,
                             crop,
                             classify,
                             r.objects_done - r.detected - crop - classify,
                             now - r.objects_done};
-    for (size_t k = 0; k < std::size(kStages); ++k) breakdown_s_[k] += spans[k];
+    for (size_t k = 0; k < std::size(spans); ++k) breakdown_s_[k] += spans[k];
+    frame.add(r.batch);
     ++breakdown_frames_;
-  }
-  // The mean of each over the measured frames, in ms, as "latency_breakdown_ms" (what each stage
-  // of the name holds: docs/graphs.md).
-  static void breakdown_json(Json& j, const std::vector<const Part*>& parts) {
-    double sum[std::size(kStages)] = {};
-    int64_t frames = 0;
-    for (const Part* p : parts) {
-      for (size_t k = 0; k < std::size(kStages); ++k) sum[k] += p->breakdown_s_[k];
-      frames += p->breakdown_frames_;
+    const ObjectsOf& of =
+        objects_of_[at * static_cast<size_t>(cfg_->frames) + static_cast<size_t>(i)];
+    for (int j = 0; j < of.count; ++j) {
+      const double cropped = cropped_at_[at * static_cast<size_t>(per_batch()) +
+                                         static_cast<size_t>(of.first + j / cfg_->batch)];
+      from_crop_.record((r.objects_done - cropped) * 1e6);
+      from_arrival_.record((r.objects_done - r.submitted[static_cast<size_t>(i)]) * 1e6);
     }
-    if (frames == 0) return;
+  }
+  // The means over the measured frames, in ms, as "latency_breakdown_ms" (what each part holds:
+  // docs/graphs.md), each part named after its stage where it is one; and the objects' latency
+  // percentiles as "object_latency_ms". `frames`: each worker's frame part.
+  static void breakdown_json(Json& j, const std::vector<const Part*>& parts,
+                             const std::vector<const StageMarks*>& frames) {
+    double sum[kParts] = {};
+    std::vector<double> stage_sum(frames.empty() ? 0 : frames.front()->size(), 0.0);
+    int64_t measured = 0;
+    LatencyHistogram from_crop, from_arrival;
+    for (size_t w = 0; w < parts.size(); ++w) {
+      const Part* p = parts[w];
+      for (size_t k = 0; k < std::size(sum); ++k) sum[k] += p->breakdown_s_[k];
+      for (size_t k = 0; k < stage_sum.size(); ++k) stage_sum[k] += frames[w]->sum_s(k);
+      measured += p->breakdown_frames_;
+      from_crop.merge(p->from_crop_);
+      from_arrival.merge(p->from_arrival_);
+    }
+    if (measured == 0) return;
+    const Config& cfg = *parts.front()->cfg_;
+    const double per = 1e3 / static_cast<double>(measured);
     j.key("latency_breakdown_ms").open('{');
-    for (size_t k = 0; k < std::size(kStages); ++k)
-      j.key(kStages[k]).num(sum[k] * 1e3 / static_cast<double>(frames));
+    j.key("queue").num(sum[0] * per);
+    for (size_t k = 0; k < stage_sum.size(); ++k)
+      j.key(frames.front()->name(k)).num(stage_sum[k] * per);
+    const char* names[] = {"handoff",      cfg.detections,  cfg.crop,
+                           cfg.classifier, "objects_queue", "join"};
+    for (size_t k = 0; k < std::size(names); ++k) j.key(names[k]).num(sum[k + 1] * per);
+    j.close('}');
+    j.key("object_latency_ms").open('{').key("objects").num(static_cast<double>(from_crop.count()));
+    auto percentiles = [&j](const char* key, const LatencyHistogram& h) {
+      j.key(key).open('{').key("p50").num(h.percentile_ms(50)).key("p99");
+      j.num(h.percentile_ms(99)).key("max").num(h.max_ms()).close('}');
+    };
+    percentiles("from_crop", from_crop);
+    percentiles("from_arrival", from_arrival);
     j.close('}');
   }
 
  private:
+  // Executions a batch can need: each frame's most objects in executions of the model's batch.
+  int per_batch() const {
+    return cfg_->frames * ((cfg_->max_objects + cfg_->batch - 1) / cfg_->batch);
+  }
   // Execution e of batch b: its slot in the pools (the batch's ring of executions).
   int slot(int64_t b, int e) const {
-    const int per_batch = cfg_->frames * ((cfg_->max_objects + cfg_->batch - 1) / cfg_->batch);
-    const int64_t batches = std::max(1, pools_->crops.slots() / per_batch);
-    return static_cast<int>(b % batches) * per_batch + e;
+    const int64_t batches = std::max(1, pools_->crops.slots() / per_batch());
+    return static_cast<int>(b % batches) * per_batch() + e;
   }
   struct Ready {
     int64_t batch;
@@ -617,8 +662,17 @@ class Part {
   ImageHold hold_;
   EventRing cropped_;
   int64_t executions_ = 0;
-  double breakdown_s_[7] = {};  // kStages' sums over the measured frames (report thread)
+  // breakdown's sums over the measured frames (report thread): queue, hand-off, detections, crops,
+  // executions, the rest of the object part, join
+  static constexpr size_t kParts = 7;
+  double breakdown_s_[kParts] = {};
   int64_t breakdown_frames_ = 0;
+  struct ObjectsOf {
+    int count, first;  // a frame's objects and its first execution
+  };
+  std::vector<ObjectsOf> objects_of_;  // [batch slot][frame]
+  std::vector<double> cropped_at_;     // [batch slot][execution]: when its crop call was submitted
+  LatencyHistogram from_crop_, from_arrival_;  // each object's latency
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
   std::vector<Ready> queue_;  // batches handed to the object thread: a ring of batch_slots

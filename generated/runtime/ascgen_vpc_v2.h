@@ -11,6 +11,7 @@
 #define ASCGEN_VPC_V2_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "acl/dvpp/hi_dvpp.h"
@@ -29,6 +30,23 @@ inline hi_vpc_chn open_channel(const char* stage, const Picture& largest, Cleanu
   cleanup.add("hi_mpi_vpc_destroy_chn",
               [chn] { return static_cast<aclError>(hi_mpi_vpc_destroy_chn(chn)); });
   return chn;
+}
+
+// How long a thread waits for one task's result (ms; device time on the simulator): a 1080p
+// picture takes VPC well under 10 ms, so 5 s is a VPC that stopped answering, the bound a video
+// program gives every media answer (kAnswerBoundS, ascgen_video.h). The documented timeout mode
+// (milli_sec > 0: HA 800 aclpythondevg_01_0454) returns an error code instead of blocking for ever.
+constexpr hi_s32 kTaskBoundMs = 5000;
+
+// Awaits `task` of `chn`: its result, or an AclFailure naming the stage, the call and the bound
+// (no result within kTaskBoundMs: the run fails, exit 3, instead of hanging).
+inline void await(const char* stage, hi_vpc_chn chn, hi_u32 task) {
+  const hi_s32 ret = hi_mpi_vpc_get_process_result(chn, task, kTaskBoundMs);
+  if (ret != HI_SUCCESS)
+    throw AclFailure(stage,
+                     "hi_mpi_vpc_get_process_result (task " + std::to_string(task) +
+                         ", awaited at most " + std::to_string(kTaskBoundMs) + " ms)",
+                     static_cast<aclError>(ret));
 }
 
 // `picture` at item `item` of every slot of `pool` (items > 1: frames side by side in a batch

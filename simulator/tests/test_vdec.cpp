@@ -4,6 +4,7 @@
 // predicted: tools/vdec_fit, simulator/docs/vdec_time.md).
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -163,6 +164,76 @@ TEST(vdec, channels_share_one_decode) {
   // One pass of units and of drains before IDRs decodes; everything else is found.
   CHECK(misses <= clip.frames + clip.frames / 16 + 2);
   CHECK(hits >= (kChannels * sends) - misses);
+}
+
+namespace {
+
+// `unit` without its H.264 parameter-set NAL units (SPS 7, PPS 8); `dropped` counts them.
+std::vector<uint8_t> without_parameter_sets(const std::vector<uint8_t>& unit, int* dropped) {
+  std::vector<size_t> starts;  // each NAL's start code
+  for (size_t i = 0; i + 3 <= unit.size(); ++i)
+    if (unit[i] == 0 && unit[i + 1] == 0 && unit[i + 2] == 1) {
+      starts.push_back(i > 0 && unit[i - 1] == 0 ? i - 1 : i);
+      i += 2;
+    }
+  std::vector<uint8_t> out(unit.begin(), unit.begin() + (starts.empty() ? 0 : starts[0]));
+  for (size_t n = 0; n < starts.size(); ++n) {
+    const size_t begin = starts[n], end = n + 1 < starts.size() ? starts[n + 1] : unit.size();
+    const size_t header = begin + (unit[begin + 2] == 1 ? 3 : 4);
+    const int type = unit[header] & 0x1f;
+    if (type == 7 || type == 8) {
+      ++*dropped;
+      continue;
+    }
+    out.insert(out.end(), unit.begin() + begin, unit.begin() + end);
+  }
+  return out;
+}
+
+}  // namespace
+
+// A stream may carry its SPS and PPS once, at its start (x264 without repeated headers, a
+// camera's recording cut into files). The first stream decodes past its second IDR (the
+// simulator's decoder, drained at each IDR, forgot them and refused it); a second channel that
+// found every unit up to that GOP in the cache decodes the rest with a decoder of its own, fed
+// the stream's parameter sets before it replays the GOP.
+TEST(vdec, a_late_decoder_is_given_the_parameter_sets_of_the_stream_start) {
+  Clip clip = load_clip("qvga_h264", "h264");
+  CHECK(clip.ok);
+  std::vector<std::vector<uint8_t>> units;
+  int dropped = 0;
+  for (size_t i = 0; i < clip.frames; ++i) {
+    const uint8_t* at = clip.stream.data() + clip.units[i].first;
+    std::vector<uint8_t> unit(at, at + clip.units[i].second);
+    units.push_back(i == 0 ? unit : without_parameter_sets(unit, &dropped));
+  }
+  CHECK(dropped > 0);            // the clip repeats them at its later IDRs: now it does not
+  constexpr size_t kFirst = 20;  // the first stream: its first GOP and part of the second
+  const auto codec = acl_sim::imaging::VideoCodec::kH264;
+  {
+    sim::vdec::StreamState first(codec);
+    for (size_t i = 0; i < kFirst; ++i) {
+      sim::vdec::Emission em = first.next(units[i].data(), units[i].size());
+      if (!em.ok) std::fprintf(stderr, "first, unit %zu: %s\n", i, em.why.c_str());
+      CHECK(em.ok);
+    }
+    first.finish();
+  }
+  const uint64_t replays = sim::vdec::cache_stats().replays;
+  sim::vdec::StreamState second(codec);
+  std::vector<acl_sim::imaging::PictureRef> pictures;
+  for (size_t i = 0; i <= clip.frames; ++i) {
+    sim::vdec::Emission em =
+        i < clip.frames ? second.next(units[i].data(), units[i].size()) : second.finish();
+    if (!em.ok) std::fprintf(stderr, "unit %zu: %s\n", i, em.why.c_str());
+    CHECK(em.ok);
+    pictures.insert(pictures.end(), em.pictures.begin(), em.pictures.end());
+  }
+  CHECK(sim::vdec::cache_stats().replays > replays);  // the second GOP was replayed
+  CHECK_EQ(pictures.size(), size_t{clip.frames});
+  for (size_t k = 0; k < pictures.size(); ++k)
+    CHECK(std::memcmp(pictures[k]->nv12.data(), clip.reference.data() + k * clip.frame_bytes(),
+                      clip.frame_bytes()) == 0);
 }
 
 TEST(vdec, channel_arguments) {

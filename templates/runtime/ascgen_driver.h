@@ -250,6 +250,7 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
   }
   if constexpr (W::kObjects) {
     r.completed = now;
+    t.stage_marks.read(b);  // the frame part's stages (ascgen_breakdown.h)
     r.detected = now_s();
     objects::submit_objects(t, b);  // the batch completes when its objects do (finish_batch)
     return;
@@ -270,7 +271,7 @@ void finish_batch(W& t, int64_t b, double now) {
       if (t.frame_status(b * batch + i) == kNoPicture) continue;  // not a frame done
       us[n] = (now - r.submitted[static_cast<size_t>(i)]) * 1e6;
       t.latency.record(us[n]);
-      if constexpr (W::kObjects) t.objects.breakdown(r, i, now);
+      if constexpr (W::kObjects) t.objects.breakdown(r, i, now, t.stage_marks);
       ++frames;
       if (++n == 64) {
         run.windows.record(now - run.measure_start, us, n);

@@ -105,9 +105,14 @@ class FrameMode {
       if (numa_.node >= 0) numa_json(j, numa_);
       if constexpr (W::kObjects) {  // a graph: each frame's latency by stage
         using Part = std::remove_cv_t<decltype(W::objects)>;
+        using Marks = std::remove_cv_t<decltype(W::stage_marks)>;
         std::vector<const Part*> parts;
-        for (const auto& t : *workers_) parts.push_back(&t->objects);
-        Part::breakdown_json(j, parts);
+        std::vector<const Marks*> frame_parts;
+        for (const auto& t : *workers_) {
+          parts.push_back(&t->objects);
+          frame_parts.push_back(&t->stage_marks);
+        }
+        Part::breakdown_json(j, parts, frame_parts);
       }
       if (inputs_ != nullptr) results_json(j, run_state(), *inputs_);
     };

@@ -237,6 +237,35 @@ def test_a_build_from_another_folder_reuses_the_program(tmp_path: Path, monkeypa
     assert stamp == first_stamp
     assert f"resnet50_b16 (sim-plain): cached, {binaries[1]}" in result.output
     assert not (tmp_path / "second" / "build").exists()
+    # The suite's builds are quick ones (tests/conftest.py): CMake compiled main.cpp at -O1.
+    rules = (binaries[0].parent / "build.ninja").read_text()
+    flags = next(line for line in rules.splitlines() if line.startswith("  FLAGS =") and "-Wall" in line)
+    assert " -O1 " in f"{flags} " and "-O3" not in flags, flags
+
+
+def test_a_quick_build_is_compiled_at_o1_and_switching_it_rebuilds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ASCGEN_QUICK_BUILDS=1 (the test suite's setting) configures a program at -O1; the setting is
+    part of the build's stamp, so a build without it is not taken for a build with it."""
+    build.simulator_prefix(tmp_path, None).mkdir(parents=True)
+    configures: list[list[str]] = []
+
+    def run(cmd: list[str], log: Path, what: str, *a: object) -> None:
+        if _runtime_library(log, what):
+            return
+        if what == "configure":
+            configures.append(cmd)
+        if what == "build":
+            (log.parent / "resnet50_b16").write_bytes(b"a binary")
+
+    monkeypatch.setattr(build, "check_tools", lambda: None)
+    monkeypatch.setattr(build, "_run", run)
+    spec, plan = _plan()
+    for quick in ("1", "", "", "1"):
+        monkeypatch.setenv(build.QUICK_ENV, quick)
+        build.build_program(SPEC, spec, plan, build_root=tmp_path)
+    assert [build.QUICK_FLAGS in cmd for cmd in configures] == [True, False, True]
 
 
 def test_programs_link_the_runtime_library_compiled_once_per_setting(

@@ -58,6 +58,9 @@ def measure() -> dict[str, object]:
                     "measured_qps": round(report["qps"], 1),
                     "latency_ms": round(report["latency_ms"]["p50"], 1),
                     "breakdown_ms": {k: round(v, 2) for k, v in report.get("latency_breakdown_ms", {}).items()},
+                    "object_ms": {
+                        k: round(v, 2) for k, v in report.get("object_latency_ms", {}).get("from_crop", {}).items()
+                    },
                 })  # fmt: skip
             out[built.plan.name] = {"spec": spec.relative_to(ROOT).as_posix(), "profile": built.plan.profile,
                                     "rows": rows}  # fmt: skip

@@ -95,31 +95,34 @@ def measured_section() -> list[str]:
     if not MEASURED.is_file():
         return []
     doc = json.loads(MEASURED.read_text(encoding="utf-8"))
-    stages = ("queue", "frames", "post_process", "crop", "classify", "objects_queue", "join")
     lines = [
         "## Measured against predicted",
         "",
         "Measured by `python -m tools.graphs --measure` on the simulator: each example of `pipelines/graphs/` "
         f"built and run ({WARMUP_S} s of warm-up, {DURATION_S} s measured, its threads) on one make_shapes.py picture "
         "of 0, 1 and 8 objects, against the plan's roofline at that count. The breakdown is the report's "
-        "`latency_breakdown_ms`: each frame's latency, mean milliseconds by stage, which sum to the mean latency "
-        "(docs above: the latency breakdown).",
+        "`latency_breakdown_ms`: each frame's latency, mean milliseconds by part (a stage's name where it is one), "
+        "which sum to the mean latency (docs above: the latency breakdown); an object's p50 and p99 are its "
+        "`object_latency_ms` from its crop call submitted to its scores on the host.",
         "",
     ]
     for name, ex in doc.items():
+        stages = list(dict.fromkeys(k for r in ex["rows"] for k in r["breakdown_ms"]))
         lines += [
             f"### {name} ({ex['profile']})",
             "",
             "| objects a frame | predicted (frames/s) | measured (frames/s) | measured / predicted | "
-            "p50 latency (ms) | " + " | ".join(f"{s} (ms)" for s in stages) + " |",
-            "|---:|---:|---:|---:|---:|" + "---:|" * len(stages),
+            "p50 latency (ms) | " + " | ".join(f"{s} (ms)" for s in stages) + " | object p50 (ms) | object p99 (ms) |",
+            "|---:|---:|---:|---:|---:|" + "---:|" * (len(stages) + 2),
         ]
         for r in ex["rows"]:
             ratio = r["measured_qps"] / r["predicted_qps"] if r["predicted_qps"] else 0.0
             cells = " | ".join(f"{r['breakdown_ms'].get(s, 0.0):,.2f}" for s in stages)
+            per_object = r.get("object_ms", {})
+            objects = " | ".join(f"{per_object[k]:,.1f}" if per_object.get(k) else "-" for k in ("p50", "p99"))
             lines.append(
                 f"| {r['objects']} | {r['predicted_qps']:,.1f} | {r['measured_qps']:,.1f} | {ratio:.2f} | "
-                f"{r['latency_ms']:,.1f} | {cells} |"
+                f"{r['latency_ms']:,.1f} | {cells} | {objects} |"
             )
         lines.append("")
     return lines

@@ -2,6 +2,7 @@
 #include "acl_sim/imaging/video_decode.h"
 
 #include <cstring>
+#include <utility>
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -165,6 +166,35 @@ bool is_random_access(VideoCodec codec, const uint8_t* data, size_t size) {
     i += 2;
   }
   return false;
+}
+
+std::vector<std::vector<uint8_t>> parameter_sets(VideoCodec codec, const uint8_t* data,
+                                                 size_t size) {
+  // NAL payload starts (just after each 00 00 01); a unit ends where the next start code's
+  // zeros begin (a 4-byte start code's leading zero belongs to it, not to the unit before).
+  std::vector<size_t> starts;
+  for (size_t i = 0; i + 3 <= size; ++i) {
+    if (data[i] == 0 && data[i + 1] == 0 && data[i + 2] == 1) {
+      starts.push_back(i + 3);
+      i += 2;
+    }
+  }
+  std::vector<std::vector<uint8_t>> sets;
+  for (size_t n = 0; n < starts.size(); ++n) {
+    const size_t begin = starts[n];
+    size_t end = n + 1 < starts.size() ? starts[n + 1] - 3 : size;
+    while (end > begin && data[end - 1] == 0) --end;  // trailing zeros, a 4-byte start code's
+    if (begin >= end) continue;
+    const uint8_t header = data[begin];
+    const int type = codec == VideoCodec::kH264 ? header & 0x1f : (header >> 1) & 0x3f;
+    const bool is_set =
+        codec == VideoCodec::kH264 ? (type == 7 || type == 8) : (type >= 32 && type <= 34);
+    if (!is_set) continue;
+    std::vector<uint8_t> unit = {0, 0, 0, 1};
+    unit.insert(unit.end(), data + begin, data + end);
+    sets.push_back(std::move(unit));
+  }
+  return sets;
 }
 
 }  // namespace acl_sim::imaging

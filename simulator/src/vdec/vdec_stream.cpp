@@ -1,6 +1,7 @@
 // Content-keyed decoding of a VDEC channel's stream (vdec_stream.h).
 #include "vdec/vdec_stream.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <list>
 #include <mutex>
@@ -95,14 +96,17 @@ StreamState::~StreamState() = default;
 
 bool StreamState::in_step(uint64_t prev) {
   if (!decoder_) decoder_ = std::make_unique<img::VideoDecoder>(codec_);
-  if (decoder_key_ == prev) return true;
+  if (decoder_key_ == prev && prev != 0) return true;
   decoder_->reset();
   decoder_key_ = 0;
+  // The parameter sets in force at the last IDR, which may not carry them: a fresh decoder has
+  // seen none, and libavcodec's drain at an IDR (drain_before_restart) forgets them too.
+  std::vector<img::PictureRef> discard;
+  std::string why;
+  for (const auto& set : sets_before_idr_) decoder_->feed(set.data(), set.size(), &discard, &why);
   if (prev == 0) return true;
   // Replay the units since the last IDR (all but the current one, which is not stored yet).
   cache().replayed();
-  std::vector<img::PictureRef> discard;
-  std::string why;
   for (const auto& unit : since_idr_) decoder_->feed(unit.data(), unit.size(), &discard, &why);
   decoder_key_ = prev;
   return true;
@@ -133,6 +137,7 @@ Emission StreamState::next(const uint8_t* data, size_t size) {
     held = drain_before_restart();
     key_ = 0;
     since_idr_.clear();
+    sets_before_idr_ = parameter_sets_;
   }
   const uint64_t prev = key_;
   Emission em;
@@ -148,6 +153,7 @@ Emission StreamState::next(const uint8_t* data, size_t size) {
   }
   key_ = em.key;
   since_idr_.emplace_back(data, data + size);
+  learn_parameter_sets(data, size);
   if (em.width != 0) {
     width_ = em.width;
     height_ = em.height;
@@ -165,6 +171,16 @@ Emission StreamState::finish() {
   key_ = 0;
   since_idr_.clear();
   return em;
+}
+
+void StreamState::learn_parameter_sets(const uint8_t* data, size_t size) {
+  constexpr size_t kMostSets = 32;  // a stream changing them for ever keeps its latest
+  for (auto& set : img::parameter_sets(codec_, data, size)) {
+    auto same = std::find(parameter_sets_.begin(), parameter_sets_.end(), set);
+    if (same != parameter_sets_.end()) parameter_sets_.erase(same);
+    parameter_sets_.push_back(std::move(set));
+    if (parameter_sets_.size() > kMostSets) parameter_sets_.erase(parameter_sets_.begin());
+  }
 }
 
 CacheStats cache_stats() {

@@ -12,7 +12,10 @@
 // A channel owns a libavcodec decoder, created at its first cache miss. On a miss
 // whose previous key is not where that decoder stands (the channel hit the cache
 // meanwhile), the decoder restarts and replays the channel's units since its last
-// IDR (kept for that), discarding their output, then decodes the unit. The cache
+// IDR (kept for that), discarding their output, then decodes the unit. A decoder restarted
+// (or started late: every unit before was found) is first fed the parameter sets the stream
+// carried before that IDR: a stream may carry its SPS and PPS once, at its start, and an IDR
+// without them decodes only where they were seen (the device's decoder saw every unit). The cache
 // holds at most ACL_SIM_VDEC_CACHE_MB (default 512) MiB of pictures, oldest out.
 #ifndef ACL_SIM_SRC_VDEC_STREAM_H_
 #define ACL_SIM_SRC_VDEC_STREAM_H_
@@ -52,7 +55,11 @@ class StreamState {
   std::unique_ptr<acl_sim::imaging::VideoDecoder> decoder_;
   uint64_t key_ = 0;          // key of the last unit (0: stream start)
   uint64_t decoder_key_ = 0;  // where the decoder stands (0: fresh)
+  void learn_parameter_sets(const uint8_t* data, size_t size);
   std::vector<std::vector<uint8_t>> since_idr_;
+  // Parameter-set units seen so far (distinct, the last seen last), and as they were before
+  // the first unit of since_idr_: what a restarted decoder is fed before its replay.
+  std::vector<std::vector<uint8_t>> parameter_sets_, sets_before_idr_;
   uint32_t width_ = 0, height_ = 0;
 };
 

@@ -61,6 +61,12 @@ class VideoDecoder {
 // picture before it comes out before any picture after it.
 bool is_random_access(VideoCodec codec, const uint8_t* data, size_t size);
 
+// The parameter-set NAL units of an Annex-B access unit, each with a 4-byte start code, in
+// stream order: H.264 SPS and PPS (types 7, 8), H.265 VPS, SPS and PPS (32, 33, 34). A stream
+// may carry them once at its start; a decoder started at a later IDR needs them fed first.
+std::vector<std::vector<uint8_t>> parameter_sets(VideoCodec codec, const uint8_t* data,
+                                                 size_t size);
+
 }  // namespace acl_sim::imaging
 
 #endif  // ACL_SIM_IMAGING_VIDEO_DECODE_H_
