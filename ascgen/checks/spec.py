@@ -109,6 +109,21 @@ def _batch_stages(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
         if getattr(spec.stages[i], "batch", None) is not None:
             message = "a model of frames takes the spec's batch: move 'batch' to the top level of the spec"
             out.append(smap.error(("stages", i, "batch"), message))
+        if getattr(spec.stages[i], "max_queue_delay_us", None) is not None:
+            message = (
+                "max_queue_delay_us is how long a model of objects waits for the next frames' objects; a model of "
+                "frames takes its frames in the spec's batch: drop it (a service waits with "
+                "batching.max_queue_delay_us)"
+            )
+            out.append(smap.error(("stages", i, "max_queue_delay_us"), message))
+    for i in of_objects:
+        stage = spec.stages[i]
+        if getattr(stage, "max_queue_delay_us", None) and (getattr(stage, "batch", None) or 1) == 1:
+            message = (
+                "a model of objects with batch 1 runs each object alone: waiting for more objects cannot fill an "
+                "execution; give it a 'batch' above 1 or drop max_queue_delay_us"
+            )
+            out.append(smap.error(("stages", i, "max_queue_delay_us"), message))
     return out
 
 

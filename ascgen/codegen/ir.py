@@ -118,6 +118,7 @@ class ObjectsIR:
     image_picture: str  # C++ of its layout (ascgen::Picture) for input `in`
     keep_args: str  # the detections stage's arguments (item, and the model's other outputs)
     boxes: str  # the detections stage
+    stream: str = ""  # the worker stream it submits on (per_thread); "" for its own stream and thread
 
 
 @dataclass(frozen=True)

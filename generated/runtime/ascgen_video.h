@@ -408,7 +408,8 @@ void stream_stuck(W& t, const std::string& what, int64_t frames, bool measured, 
                t.id, what.c_str());
   if (measured) t.video.counts.failed += frames;
   const std::vector<Input>& inputs = *run.inputs;
-  frame_failed(run, inputs[static_cast<size_t>(t.id) % inputs.size()].name, code);
+  frame_failed(run, inputs[static_cast<size_t>(t.id) % inputs.size()].name, code,
+               "stream " + std::to_string(t.id) + " " + what);
   t.video.abort();
 }
 
