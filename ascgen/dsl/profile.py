@@ -364,7 +364,6 @@ def flatten(profile: Profile) -> str:
     return "\n".join(lines) + "\n"
 
 
-
 @cache
 def shipped_flat() -> dict[str, str]:
     """Every profile shipped with ascgen (not $ASCGEN_PROFILE_PATH's), by name, flattened: the
