@@ -138,6 +138,27 @@ def _expect(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     return [smap.error(("expect", "objects_per_frame"), message)]
 
 
+# the parts of a graph's latency breakdown that are no stage (the report's latency_breakdown_ms names
+# the others after their stages: templates/runtime/ascgen_objects.h, breakdown_json)
+BREAKDOWN_PARTS = ("queue", "handoff", "objects_queue", "join")
+
+
+def _breakdown_names(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    """A graph's stage named like a part of its latency breakdown would name two of its parts."""
+    if not any(kind_of(s).fans_out for s in spec.stages):
+        return []
+    return [
+        smap.error(
+            ("stages", i, "name"),
+            f"stage '{s.name}': a graph's latency breakdown has a part of that name (one of "
+            f"{', '.join(BREAKDOWN_PARTS)}: docs/graphs.md), so the report would name two parts alike; "
+            f"rename the stage, e.g. '{s.name}_stage'",
+        )
+        for i, s in enumerate(spec.stages)
+        if s.name in BREAKDOWN_PARTS
+    ]
+
+
 def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     """Stage names, the graph (references, stage order and format compatibility), top-level consistency."""
     return (
@@ -148,6 +169,7 @@ def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
         + _layout(spec, smap)
         + _batch_stages(spec, smap)
         + _expect(spec, smap)
+        + _breakdown_names(spec, smap)
         + _serving(spec, smap)
         + check_video(spec, smap)
     )
