@@ -188,6 +188,16 @@ TEST(event, elapsed_time_is_model_time) {
   // 4 x (5 us dispatch + 1000 us) + 5 us for the second record, exactly.
   double expect = (4 * 1005.0 + 5.0) / 1000.0;
   CHECK(ms > expect - 1e-4 && ms < expect + 1e-4);
+  // a flag without ACL_EVENT_TIME_LINE keeps no timestamp, even recorded and complete
+  aclrtEvent sync_only = nullptr;
+  CHECK_OK(aclrtCreateEventWithFlag(&sync_only, ACL_EVENT_SYNC));
+  CHECK_OK(aclrtRecordEvent(sync_only, s));
+  CHECK_OK(aclrtSynchronizeStream(s));
+  CHECK_RULE(aclrtEventElapsedTime(&ms, a, sync_only), ACL_ERROR_INVALID_PARAM,
+             "event.elapsed_timing");
+  CHECK_RULE(aclrtEventElapsedTime(&ms, sync_only, b), ACL_ERROR_INVALID_PARAM,
+             "event.elapsed_timing");
+  CHECK_OK(aclrtDestroyEvent(sync_only));
   CHECK_OK(aclrtDestroyEvent(a));
   CHECK_OK(aclrtDestroyEvent(b));
   CHECK_OK(aclrtDestroyStream(s));

@@ -288,6 +288,11 @@ aclError aclrtEventElapsedTime(float* ms, aclrtEvent startEvent, aclrtEvent endE
   std::shared_ptr<Event> a, b;
   if (aclError rc = find_event(__func__, startEvent, &a)) return rc;
   if (aclError rc = find_event(__func__, endEvent, &b)) return rc;
+  for (const Event* e : {a.get(), b.get()})
+    if (!e->plain && (e->flags & ACL_EVENT_TIME_LINE) == 0)
+      return raise_rule(Rule::kEventElapsedTiming, ACL_ERROR_INVALID_PARAM, __func__,
+                        "event %p was created without ACL_EVENT_TIME_LINE: it keeps no timestamp",
+                        static_cast<const void*>(e));
   if (!a->record || !b->record)
     return raise_rule(Rule::kEventElapsedRecorded, ACL_ERROR_INVALID_PARAM, __func__,
                       "both events must have been recorded");
