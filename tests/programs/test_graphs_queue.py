@@ -43,28 +43,38 @@ def _executions(trace: Path, model: str) -> int:
     return len({e["args"]["task"] for e in events if e.get("ph") == "X" and e.get("name") == f"model_{model}"})
 
 
-@pytest.mark.slow
-def test_the_next_batchs_objects_join_an_execution_within_the_queue_delay(
-    pictures: dict[int, Path], tmp_path: Path
-) -> None:
-    """1 object a frame, 4 frames a detector batch, 8 objects an execution: with a wait of up to 2 s
-    and 8 frames in flight (two batches' pictures), two batches fill each execution at gear 8; a
-    frame without objects still runs none."""
+def _queue_spec(delay_us: int) -> Path:
+    """The 310 example with 8 frames in flight (two detector batches' pictures) and a queue delay."""
     text = EXAMPLE.read_text(encoding="utf-8")
     text = text.replace("buffers: {depth: 6}", "buffers: {depth: 8}").replace(
-        "gears: [1, 2, 4, 8]}", "gears: [1, 2, 4, 8], max_queue_delay_us: 2000000}"
+        "gears: [1, 2, 4, 8]}", f"gears: [1, 2, 4, 8], max_queue_delay_us: {delay_us}}}"
     )
-    spec = REPO / "build-tests" / "queue" / "detect_classify_queue.yaml"
+    text = text.replace("../data/", f"{REPO / 'pipelines' / 'data'}/")
+    name = f"detect_classify_queue_{delay_us}"
+    spec = REPO / "build-tests" / "queue" / f"{name}.yaml"
     spec.parent.mkdir(parents=True, exist_ok=True)
-    spec.write_text(
-        text.replace("../data/", str(REPO / "pipelines" / "data") + "/").replace(
-            "name: detect_classify_310", "name: detect_classify_queue"
-        ),
-        encoding="utf-8",
-    )
-    result = built(spec)
-    assert result.plan.fanout is not None and result.plan.fanout.batches_joined == 2
-    for objects, per_execution in ((1, 8), (0, 0)):
+    spec.write_text(text.replace("name: detect_classify_310", f"name: {name}"), encoding="utf-8")
+    return spec
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("delay_us", "joined"),
+    [
+        (2_000_000, 2),  # the next batch comes within 2 s: two batches' 8 objects an execution, at gear 8
+        (1000, 1),  # it comes tens of ms later: a batch's 4 objects wait 1 ms at most, then run at gear 4
+    ],
+)
+def test_the_next_batchs_objects_join_an_execution_within_the_queue_delay(
+    delay_us: int, joined: int, pictures: dict[int, Path], tmp_path: Path
+) -> None:
+    """1 object a frame, 4 frames a detector batch, 8 objects an execution, 8 frames in flight: the
+    objects of the batches that come within the delay share an execution; a frame without objects
+    still runs none."""
+    result = built(_queue_spec(delay_us))
+    assert result.plan.fanout is not None and result.plan.fanout.batches_joined == joined
+    per_execution = 4 * joined
+    for objects in (1, 0):
         trace = tmp_path / f"trace{objects}.json"
         run = run_program(
             result.binary, "--input", str(pictures[objects]), "--threads", "1", "--frames", "32", "--warmup", "0",
@@ -72,11 +82,10 @@ def test_the_next_batchs_objects_join_an_execution_within_the_queue_delay(
         )  # fmt: skip
         assert run.returncode == 0, run.stderr[-3000:]
         assert run.report is not None
-        frames = run.report["frames"]
-        executions = _executions(trace, "classify")
-        if per_execution == 0:
+        frames, executions = run.report["frames"], _executions(trace, "classify")
+        if objects == 0:
             assert executions == 0
-        else:  # each of 8 objects, the last of the run's perhaps of 4 (its batch alone at the end)
+        else:  # each of per_execution objects; the run's last perhaps of 4 (its batch alone at the end)
             assert executions == -(-frames // per_execution), (frames, executions)
 
 
