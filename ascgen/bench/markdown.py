@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ascgen.bench import report
+from ascgen.bench import breakdown, report
 from ascgen.bench.schema import BenchResults
 from ascgen.bench.video import capacity_line
 
@@ -49,6 +49,7 @@ def render(results: BenchResults, plots: list[str] | None = None) -> str:
     if results.warnings:
         lines += ["", "**Warnings** (treat these numbers with care):"]
         lines += [f"- {w}" for w in results.warnings]
+    lines += breakdown.markdown_lines(results)
     if plots:
         lines += ["", "Plots: " + ", ".join(f"`{p}`" for p in plots)]
     return "\n".join(lines) + "\n"

@@ -243,8 +243,10 @@ PLOTS = ("qps.png", "latency.png", "p99_vs_qps.png")
 
 def write_plots(results: BenchResults, out_dir: Path, slo: Mapping[str, float] | None = None) -> list[str]:
     """The three plots into ``out_dir`` (the SLO: ``slo``, else the one the results recorded),
-    and scaling.png and jitter.png where the results hold their data (plots_deployment);
+    and scaling.png and jitter.png where the results hold their data (plots_deployment), breakdown.png
+    where they hold a graph program's latency breakdown (ascgen/bench/breakdown.py);
     returns their file names."""
+    from ascgen.bench import breakdown
     from ascgen.bench import plots_deployment as more
 
     if not results.summary:
@@ -259,4 +261,7 @@ def write_plots(results: BenchResults, out_dir: Path, slo: Mapping[str, float] |
     if more.has_jitter(results):
         more.plot_jitter(results, out_dir / "jitter.png")
         names.append("jitter.png")
+    if breakdown.has_breakdown(results):  # a graph program's latency by part
+        breakdown.plot(results, out_dir / breakdown.PLOT)
+        names.append(breakdown.PLOT)
     return names

@@ -118,6 +118,15 @@ class ProgramVideo(_Loose):
     per_stream: list[ProgramStream] = Field(default_factory=list)
 
 
+class ProgramObjectLatency(_Loose):
+    """A graph program's objects: each one's latency from its crop call submitted, and from its
+    frame's arrival, to its scores on the host."""
+
+    objects: int = Field(ge=0)
+    from_crop: ProgramPercentiles
+    from_arrival: ProgramPercentiles
+
+
 class ProgramReport(BaseModel):
     """What a generated program writes at exit (``--json PATH``). Unknown keys are kept out of
     the way (a newer program may add some); a different ``schema_version`` is refused."""
@@ -148,6 +157,9 @@ class ProgramReport(BaseModel):
     verified: bool | None = None
     serving: ProgramServing | None = None  # a server's
     video: ProgramVideo | None = None  # a video program's (source kind video)
+    # a graph program's: each frame's latency by part, mean ms (docs/graphs.md), and its objects'
+    latency_breakdown_ms: dict[str, Measured] | None = None
+    object_latency_ms: ProgramObjectLatency | None = None
 
 
 class Context(_Model):
@@ -269,6 +281,26 @@ class Video(_Model):
     predicted_capacity: int | None = None  # the plan's: the most streams of this spec that hold
 
 
+class ObjectLatency(_Model):
+    """A graph's objects in one run, or over a configuration's repeats (the median of each
+    percentile; objects summed): from each one's crop call submitted, and from its frame's arrival,
+    to its scores on the host (ms)."""
+
+    objects: int = Field(ge=0)
+    from_crop_p50: Measured
+    from_crop_p99: Measured
+    from_arrival_p50: Measured
+    from_arrival_p99: Measured
+
+
+class Breakdown(_Model):
+    """A graph program's frame latency by part (the program's order; a stage's name where the part
+    is one), mean ms of a run's frames or of a configuration's repeats, and its objects'."""
+
+    parts_ms: dict[str, Measured]
+    objects: ObjectLatency | None = None
+
+
 class RunRecord(Config):
     repeat: int  # 1-based
     qps: Measured
@@ -289,6 +321,7 @@ class RunRecord(Config):
     raw: str  # the program's own JSON, relative to the results file
     serving: Serving | None = None  # a server's
     video: Video | None = None  # a video program's
+    breakdown: Breakdown | None = None  # a graph program's
 
 
 class Summary(Config):
@@ -309,6 +342,7 @@ class Summary(Config):
     device_memory_bytes: int
     serving: Serving | None = None  # a server's, the median of its repeats (counts: summed)
     video: Video | None = None  # a video program's over its repeats (held only if every repeat held)
+    breakdown: Breakdown | None = None  # a graph program's over its repeats
 
     @model_validator(mode="after")
     def _ordered(self) -> Summary:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from ascgen.bench import histogram
+from ascgen.bench import breakdown, histogram
 from ascgen.bench.roofline import roofline_of
 from ascgen.bench.schema import Config, Latency, ProgramReport, ProgramServing, RunRecord, Serving, Summary
 from ascgen.bench.video import video_of, video_summary
@@ -121,6 +121,7 @@ def record(
             else None
         ),
         video=video_of(report.video, s, plan) if report.video else None,
+        breakdown=breakdown.of_report(report, s),
     )
 
 
@@ -204,6 +205,7 @@ def summarize(runs: Sequence[RunRecord]) -> list[Summary]:
                 device_memory_bytes=max(r.device_memory_bytes for r in group),
                 serving=serving_summary([r.serving for r in group if r.serving is not None]),
                 video=video_summary([r.video for r in group if r.video is not None]),
+                breakdown=breakdown.summary([r.breakdown for r in group if r.breakdown is not None]),
             )
         )
     return out

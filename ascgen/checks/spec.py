@@ -109,6 +109,27 @@ def _batch_stages(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
         if getattr(spec.stages[i], "batch", None) is not None:
             message = "a model of frames takes the spec's batch: move 'batch' to the top level of the spec"
             out.append(smap.error(("stages", i, "batch"), message))
+        if getattr(spec.stages[i], "max_queue_delay_us", None) is not None:
+            message = (
+                "max_queue_delay_us is how long a model of objects waits for the next frames' objects; a model of "
+                "frames takes its frames in the spec's batch: drop it (a service waits with "
+                "batching.max_queue_delay_us)"
+            )
+            out.append(smap.error(("stages", i, "max_queue_delay_us"), message))
+    for i in of_objects:
+        stage = spec.stages[i]
+        if getattr(stage, "max_queue_delay_us", None) and spec.streams != "per_stage":
+            message = (
+                "the baseline layout (streams: per_thread) submits each batch's objects as its window is synchronised, "
+                "never waiting for the next batch's: drop max_queue_delay_us, or use streams: per_stage"
+            )
+            out.append(smap.error(("stages", i, "max_queue_delay_us"), message))
+        elif getattr(stage, "max_queue_delay_us", None) and (getattr(stage, "batch", None) or 1) == 1:
+            message = (
+                "a model of objects with batch 1 runs each object alone: waiting for more objects cannot fill an "
+                "execution; give it a 'batch' above 1 or drop max_queue_delay_us"
+            )
+            out.append(smap.error(("stages", i, "max_queue_delay_us"), message))
     return out
 
 
@@ -123,6 +144,27 @@ def _expect(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     return [smap.error(("expect", "objects_per_frame"), message)]
 
 
+# the parts of a graph's latency breakdown that are no stage (the report's latency_breakdown_ms names
+# the others after their stages: templates/runtime/ascgen_objects.h, breakdown_json)
+BREAKDOWN_PARTS = ("queue", "handoff", "objects_queue", "join")
+
+
+def _breakdown_names(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
+    """A graph's stage named like a part of its latency breakdown would name two of its parts."""
+    if not any(kind_of(s).fans_out for s in spec.stages):
+        return []
+    return [
+        smap.error(
+            ("stages", i, "name"),
+            f"stage '{s.name}': a graph's latency breakdown has a part of that name (one of "
+            f"{', '.join(BREAKDOWN_PARTS)}: docs/graphs.md), so the report would name two parts alike; "
+            f"rename the stage, e.g. '{s.name}_stage'",
+        )
+        for i, s in enumerate(spec.stages)
+        if s.name in BREAKDOWN_PARTS
+    ]
+
+
 def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
     """Stage names, the graph (references, stage order and format compatibility), top-level consistency."""
     return (
@@ -133,6 +175,7 @@ def check_structure(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
         + _layout(spec, smap)
         + _batch_stages(spec, smap)
         + _expect(spec, smap)
+        + _breakdown_names(spec, smap)
         + _serving(spec, smap)
         + check_video(spec, smap)
     )

@@ -1,8 +1,8 @@
 """`ascgen generate`: render every spec, then write (atomically) or compare with what is there.
 
 Each program folder is standalone (its own runtime/), or with ``shared_runtime`` the programs
-share one OUT/runtime/ folder beside them that holds every runtime header (how generated/ is
-committed: the runtime once, not once per program)."""
+share one OUT/runtime/ folder beside them that holds every runtime header and every shipped
+device profile (how generated/ is committed: the runtime once, not once per program)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from ascgen.codegen.lower import RUNTIME_FOLDER, lower
 from ascgen.codegen.render import render, runtime_files
 from ascgen.common.errors import UserError
 from ascgen.common.fileio import write_tree_atomic
+from ascgen.dsl import profile as profiles
 from ascgen.dsl.diagnostics import SpecError
 from ascgen.dsl.parse import parse_file
 from ascgen.pipeline import analyze_data
@@ -45,7 +46,8 @@ def render_all(specs: list[Path], out_dir: Path, *, shared_runtime: bool = False
     if problems.diagnostics:
         raise problems
     if shared_runtime:
-        outputs[RUNTIME_FOLDER] = runtime_files()
+        shipped = {f"sim/{name}.profile": text for name, text in profiles.shipped_flat().items()}
+        outputs[RUNTIME_FOLDER] = {**runtime_files(), **shipped}
     return outputs
 
 

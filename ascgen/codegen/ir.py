@@ -118,6 +118,7 @@ class ObjectsIR:
     image_picture: str  # C++ of its layout (ascgen::Picture) for input `in`
     keep_args: str  # the detections stage's arguments (item, and the model's other outputs)
     boxes: str  # the detections stage
+    stream: str = ""  # the worker stream it submits on (per_thread); "" for its own stream and thread
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,7 @@ class Program:
     default_threads: int
     sim_abi: int
     runtime_abi: int
-    paths: dict[str, str]  # for CMake: simulator, runtime (its headers), spec_dir, input, model, sim_model
+    paths: dict[str, str]  # for CMake: simulator, runtime (its headers), spec_dir, input, model, sim_model, profile
     files: dict[str, str]  # extra files, e.g. the simulator's profile and model descriptor
     serving: ServingIR | None = None  # source kind requests: the program is a server
     includes: tuple[str, ...] = ()  # the runtime headers main.cpp includes (stages/<kind>.h: its kinds')

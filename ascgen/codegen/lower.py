@@ -418,7 +418,14 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         "objects_model_file": _from_spec_dir(plan.objects_model.path) if plan.objects_model else "",
         "objects_sim_model": f"{object_model}.acl_sim_model" if plan.objects_model else "",
     }
-    files = {f"sim/{plan.profile}.profile": profiles.flatten(plan.device)}
+    # The simulated device: a shipped profile once in a shared runtime folder, else the program's own.
+    flat = profiles.flatten(plan.device)
+    if shared_runtime and profiles.shipped_flat().get(plan.profile) == flat:
+        paths["profile"] = f"../{RUNTIME_FOLDER}/sim/{plan.profile}.profile"
+        files = {}
+    else:
+        paths["profile"] = f"sim/{plan.profile}.profile"
+        files = {paths["profile"]: flat}
     if plan.model is not None:
         detectors = [keys for s in plan.stages if (keys := kind_of(s.stage).detector(s, plan))]
         extra = [line for keys in detectors[:1] for line in detector_lines(**keys)]  # type: ignore[arg-type]

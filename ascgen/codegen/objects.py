@@ -4,7 +4,11 @@ detector batch completes (docs/graphs.md, "Generating the graph").
 
 The frame part is lowered as a straight pipeline up to the detections; this module merges what
 each stage kind fixes of the object part (StageKind.object_part) into its configuration, and gives
-the wait that holds each decoded picture's slot until the crops of its frame were submitted."""
+the wait that holds each decoded picture's slot until the crops of its frame were submitted.
+
+Under ``streams: per_thread`` (the baseline: the study's hand-written style) the object part has no
+thread and no stream of its own: the worker submits it on its one stream after the window's frames
+synchronised, synchronises again and joins (ascgen_layouts.h, PerThread), so no picture is held."""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ HOLD = "objects"  # the Worker's object part (ascgen::objects::Part)
 FIELDS = (
     "crop", "classifier", "fetch", "labels", "region", "region_stride", "channel_modes", "interpolation", "rules",
     "batch", "gears", "gear_count", "scores_bytes", "k", "max_objects", "frames", "net_width", "net_height",
-    "letterboxed", "paste_left_align", "detections",
+    "letterboxed", "paste_left_align", "detections", "max_queue_delay_us",
 )  # fmt: skip
 
 
@@ -45,13 +49,12 @@ def refuse(plan: Plan) -> None:
         return
     parts = _parts(plan)
     why = parts.get("refusal", "")
-    if not why and plan.streams != "per_stage":
-        why = "a graph program runs its object part beside the report thread: streams: per_stage only (for now)"
-    elif not why and "image" not in parts:
+    if not why and "image" not in parts:
         why = "the crops are cut out of a decoded JPEG only (for now): 'image: <the JPEG decode stage>'"
     elif not why and (missing := [f for f in FIELDS if f not in parts]):
         why = f"the object part lacks {', '.join(missing)} (a model of objects, its copy to the host)"
-    elif not why and plan.depth < plan.batch + 1:  # the depth floor (templates/runtime/ascgen_objects.h)
+    elif not why and plan.streams == "per_stage" and plan.depth < plan.batch + 1:
+        # the depth floor (templates/runtime/ascgen_objects.h); per_thread holds no picture
         why = (
             f"the program holds each decoded picture until its batch of {plan.batch} frames is detected and its "
             f"crops submitted, so frames in flight must be at least the batch + 1 = {plan.batch + 1}, not "
@@ -70,8 +73,8 @@ def object_event(plan: Plan, e: EventEdge) -> bool:
 def hold_wait(plan: Plan, dst: PoolRef, stream: str) -> list[WaitIR]:
     """Before a step writes the decoded picture's pool: the host waits until the crops of the
     slot's previous frame were submitted, then its stream waits for the event recorded after them."""
-    if not plan.object_stages or _parts(plan).get("image_pool") != dst.member:
-        return []
+    if not plan.object_stages or plan.streams != "per_stage" or _parts(plan).get("image_pool") != dst.member:
+        return []  # per_thread: a window's crops are done before its worker submits the next window
     slots = f"{dst.member}.slots()"
     why = f"{dst.member} slot is free once its previous frame's crops were cut (a host-side hold, then their event)"
     return [WaitIR(HOLD, f"f - {slots}", f"f >= {slots}", "wait_image", stream, why)]
@@ -84,4 +87,5 @@ def objects_ir(plan: Plan, postprocess_args: str) -> ObjectsIR | None:
     return ObjectsIR(
         config=[(parts[f], f) for f in FIELDS], pools=f"{{{parts['pools']}}}", image_pool=parts["image_pool"],
         image=parts["image"], image_picture=parts["image_picture"], keep_args=postprocess_args, boxes=parts["boxes"],
+        stream="stream" if plan.streams == "per_thread" else "",
     )  # fmt: skip

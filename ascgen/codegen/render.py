@@ -95,8 +95,9 @@ def _runtime_source(rel: str) -> Path:
 def runtime_files(includes: tuple[str, ...] | None = None) -> dict[str, str]:
     """The runtime folder's files, {path in it: text}, verbatim: the headers ``includes`` names
     and every runtime header they include, or with None all of them (every kind's too), each
-    with the .cpp file beside it that defines what it declares, if it has one; and the CMake
-    files (the compiler flags, the cross-compiling toolchain)."""
+    with the .cpp file beside it that defines what it declares, if it has one; the CMake files
+    (how a program is built, the compiler flags, the cross-compiling toolchain); and the
+    README that says how to build and run a program, once for every program."""
     if includes is None:
         wanted = [p.name for p in sorted((templates_dir() / "runtime").glob("*.h"))]
         wanted += [f"stages/{p.name}" for p in sorted((templates_dir() / "stages").glob("*.h"))]
@@ -114,6 +115,7 @@ def runtime_files(includes: tuple[str, ...] | None = None) -> dict[str, str]:
     files = dict(sorted(files.items()))
     for toolchain in sorted((templates_dir() / "runtime" / "cmake").glob("*.cmake")):
         files[f"cmake/{toolchain.name}"] = toolchain.read_text(encoding="utf-8")
+    files["README.md"] = (templates_dir() / "runtime" / "README.md").read_text(encoding="utf-8")
     return files
 
 

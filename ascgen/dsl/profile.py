@@ -362,3 +362,10 @@ def flatten(profile: Profile) -> str:
     dumped = profile.model_dump(mode="python", exclude=skip, exclude_none=True)
     lines += [f"{k}={v}" for k, v in _flat_items("", dumped)]
     return "\n".join(lines) + "\n"
+
+
+@cache
+def shipped_flat() -> dict[str, str]:
+    """Every profile shipped with ascgen (not $ASCGEN_PROFILE_PATH's), by name, flattened: the
+    simulated devices a shared runtime folder holds once for the programs beside it."""
+    return {p.stem: flatten(_load(p)) for p in sorted(PROFILE_DIR.glob("*.yaml"))}

@@ -4,19 +4,25 @@ planner takes the objects a frame holds from the spec (`expect: {objects_per_fra
 counts them in the inputs' ground truth (NAME.json beside NAME.jpg, as pipelines/data/make_shapes.py
 writes it), else takes the most the detections stage keeps.
 
-Objects are batched per frame: a frame's objects fill executions of the model of objects at its
-batch, the last one at the smallest gear that holds the rest (the whole batch without gears);
-a frame without objects runs no per-object work. One batch crop call cuts the regions of one
-execution (acldvppVpcBatchCropResizePasteAsync: base_us a call, per_roi_us each region after the
-first, per_mpixel_us per output pixel, as the simulator times it: VpcEngine.batch_service_us,
+Objects are batched across frames (templates/runtime/ascgen_objects.h, the object queue): a
+detector batch's objects fill executions of the model of objects at its batch, and the rest waits
+for the next batches' objects until the oldest waited the model's max_queue_delay_us, then runs at
+the smallest gear that holds it (the whole batch without gears); a frame without objects runs no
+per-object work. How many detector batches join is planned at the roofline: a worker's detector
+batches come every `batch x threads / frames per second`, and the wait lets in as many as come
+within the delay, at most the frames in flight allow (a queued frame keeps its picture: the
+worker needs it back after `depth` frames). The roofline depends on it, so the two are iterated
+to a fixed point. One batch crop call cuts the regions of one execution
+(acldvppVpcBatchCropResizePasteAsync: base_us a call, per_roi_us each region after the first,
+per_mpixel_us per output pixel, as the simulator times it: VpcEngine.batch_service_us,
 simulator/docs/vpc_batch_time.md).
 
 The engines are shared: DVPP's VPC by the frame's resize and the crops, the AI Core by the two
 models. The AI Core alternates between them: the first execution of each model after the other's
 pays the stream switch (engines.aicore: switch_fraction x its latency + switch_us) and reloads its
 weights (model_switch_weight_share x its weights at the memory bandwidth, as the simulator does:
-simulator/docs/shared_bandwidth.md section 2), once per execution of the detector when a frame
-holds objects. Each engine's bound is its units over its
+simulator/docs/shared_bandwidth.md section 2), once each time the queue's executions run after the
+detector's. Each engine's bound is its units over its
 busy time per frame; the smallest bound, of these and of the frame pipeline's others (memory
 bandwidth, scheduler, host submit), is the roofline.
 """
@@ -26,6 +32,7 @@ from __future__ import annotations
 import json
 import math
 from itertools import islice
+from math import gcd
 from pathlib import Path
 
 from ascgen.common.fileio import FileRefused, read_bounded
@@ -85,6 +92,7 @@ def objects_per_frame(spec: dsl.Spec, prof: Profile, crop: int, spec_path: str) 
     return [most], said
 
 
+MAX_JOIN_ROUNDS = 8  # rounds to the fixed point of the joined batches and the roofline (each joins more)
 COPY_BOUND = "d2d (batch assembly)"  # the frames' batch copies (throughput.bounds): the d2d bound here holds them
 
 
@@ -98,8 +106,9 @@ def _executions(n: int, batch: int, gears: list[int]) -> list[int]:
 
 class _Fanout:
     def __init__(
-        self, spec: dsl.Spec, prof: Profile, stages: list[StagePlan], batching: BatchingPlan, spec_path: str
-    ) -> None:
+        self, spec: dsl.Spec, prof: Profile, stages: list[StagePlan], batching: BatchingPlan, spec_path: str,
+        window: int,
+    ) -> None:  # fmt: skip
         self.spec, self.prof, self.stages, self.batching = spec, prof, stages, batching
         self.objects = per_object(spec)
         self.crop = next(i for i, s in enumerate(spec.stages) if kind_of(s).fans_out)
@@ -109,39 +118,71 @@ class _Fanout:
         ctx = context(spec, prof, model) if model is not None else None
         self.batch, self.gears = kind_of(ctx.stage).object_batches(ctx) if ctx is not None else (1, [])
         self.model_ctx: StageContext | None = ctx
+        self.delay_us = int(getattr(ctx.stage, "max_queue_delay_us", None) or 0) if ctx is not None else 0
+        self.most_batches = max(1, window // spec.batch)  # detector batches whose frames can wait at once
+        self.joined = 1  # detector batches whose objects may share an execution (set by join)
 
-    def _runs(self, n: int) -> list[int]:
-        return _executions(n, self.batch, self.gears)
+    def join(self, qps: float) -> int:
+        """Detector batches that join in the queue at ``qps`` frames/s: those that come within the delay."""
+        if self.delay_us <= 0 or qps <= 0 or math.isinf(qps):
+            return 1
+        every_us = self.spec.batch * self.spec.threads * 1e6 / qps  # a worker's detector batches
+        return max(1, min(self.most_batches, 1 + int(self.delay_us // every_us)))
+
+    def wait_us(self, qps: float) -> float:
+        """The longest an object waits in the queue at ``qps``: until the joined batches came."""
+        if self.joined <= 1 or qps <= 0:
+            return 0.0
+        return min(float(self.delay_us), (self.joined - 1) * self.spec.batch * self.spec.threads * 1e6 / qps)
+
+    def _group(self, n: int) -> tuple[list[int], list[int], int, int]:
+        """How frames of ``n`` objects run, in a group of detector batches: (each execution's gear,
+        each batch crop call's regions, the group's frames, the times the AI Core switches to the
+        model of objects in it). With the next batches joining and enough objects to fill an
+        execution, every execution is full (the rest waits for the next batch's objects);
+        otherwise the joined batches' objects run together, the last execution at its gear."""
+        frames, per_batch = self.spec.batch, n * self.spec.batch
+        if per_batch == 0:
+            return [], [], frames, 0
+        if self.joined >= 2 and per_batch * self.joined >= self.batch:
+            group = self.batch // gcd(per_batch, self.batch)  # batches whose objects fill whole executions
+            full = per_batch * group // self.batch
+            return [self.batch] * full, [self.batch] * full, frames * group, min(group, full)
+        objects = per_batch * self.joined
+        whole, rest = divmod(objects, self.batch)
+        calls = [self.batch] * whole + ([rest] if rest else [])
+        return _executions(objects, self.batch, self.gears), calls, frames * self.joined, 1
+
+    def _runs(self, n: int) -> float:
+        """Executions of the model of objects a frame of ``n`` objects needs (a share of its group's)."""
+        runs, _, frames, _ = self._group(n)
+        return len(runs) / frames
 
     def _mean(self, per_frame: list[float]) -> float:
         return sum(per_frame) / len(per_frame)
 
-    def _calls(self, n: int) -> list[int]:
-        """The regions of each batch crop call of a frame of ``n`` objects: one call per execution
-        of the model of objects, as many regions as objects (not the gear it runs at)."""
-        full, rest = divmod(n, self.batch)
-        return [self.batch] * full + ([rest] if rest else [])
-
     def crop_us(self, n: int) -> float:
-        """VPC time of one frame's crops."""
+        """VPC time of one frame's crops (its share of its group's calls)."""
         ctx = context(self.spec, self.prof, self.crop)
-        return kind_of(ctx.stage).fanout_us(ctx, self._calls(n))
+        _, calls, frames, _ = self._group(n)
+        return kind_of(ctx.stage).fanout_us(ctx, calls) / frames
 
     def model_us(self, n: int) -> float:
-        """AI Core time of one frame's objects: its executions, the first after the detector's
-        paying the stream switch and the weights' reload (once per execution of the detector)."""
+        """AI Core time of one frame's objects (its share of its group's): the executions, the first
+        after the detector's paying the stream switch and the weights' reload (once per switch)."""
         ctx = self.model_ctx
         if ctx is None or n == 0:
             return 0.0
         kind = kind_of(ctx.stage)
-        runs = [kind.execution_us(ctx, b) for b in self._runs(n)]
+        gears, _, frames, switches = self._group(n)
+        runs = [kind.execution_us(ctx, b) for b in gears]
         aicore = self.prof.engines.aicore
         switch = aicore.switch_fraction * runs[0] + aicore.switch_us + kind.model_switch_us(ctx)
-        return sum(runs) + switch / self.spec.batch
+        return (sum(runs) + switch * switches) / frames
 
     def detector_switch_us(self, n: int, detector: StagePlan) -> float:
         """The detector's switch back after the model of objects ran: the stream switch and its
-        weights' reload, once per execution (per frame: over the frames of its batch)."""
+        weights' reload, once per switch to the model of objects (per frame: over its group's)."""
         if n == 0 or self.model_ctx is None:
             return 0.0
         aicore = self.prof.engines.aicore
@@ -149,7 +190,8 @@ class _Fanout:
         switch = (
             aicore.switch_fraction * detector.service_us + aicore.switch_us + kind_of(ctx.stage).model_switch_us(ctx)
         )
-        return switch / detector.frames_per_task
+        _, _, frames, switches = self._group(n)
+        return switch * switches / frames
 
     def stage_us(self, s: StagePlan) -> float:
         """A stage's engine time per frame, averaged over the counts."""
@@ -160,7 +202,7 @@ class _Fanout:
         if s.index == self.model:
             return self._mean([self.model_us(n) for n in self.counts])
         # copies and host work after the model of objects: once per execution
-        return s.service_us * self._mean([len(self._runs(n)) for n in self.counts])
+        return s.service_us * self._mean([self._runs(n) for n in self.counts])
 
     def object_stage(self, s: StagePlan) -> StagePlan:
         """A stage after the crop with the frames/s it sustains at the counts (its own time alone)."""
@@ -208,7 +250,7 @@ class _Fanout:
         frame = [s for s in self.stages if not self.objects[s.index]]
         out = throughput.ddr_bytes_per_frame(frame, self.batching)
         regions = self._mean([float(n) for n in self.counts])
-        executions = self._mean([len(self._runs(n)) for n in self.counts])
+        executions = self._mean([self._runs(n) for n in self.counts])
         per_region = (4 if self.model is not None else 2) * self.crop_bytes()
         out += regions * per_region
         for s in self.stages:
@@ -216,9 +258,10 @@ class _Fanout:
                 continue
             if s.index == self.model and self.model_ctx is not None:  # at the gear each execution runs at
                 kind, ctx = kind_of(self.model_ctx.stage), self.model_ctx
-                runs = [
-                    sum(kind.execution_ddr_bytes(ctx, s.input, s.output, b) for b in self._runs(n)) for n in self.counts
-                ]
+                runs = []
+                for n in self.counts:
+                    gears, _, frames, _ = self._group(n)
+                    runs.append(sum(kind.execution_ddr_bytes(ctx, s.input, s.output, b) for b in gears) / frames)
                 out += self._mean(runs)
             else:
                 out += s.ddr_bytes_per_task * executions
@@ -243,15 +286,26 @@ class _Fanout:
         mean = self._mean([float(n) for n in self.counts])
         return f"{mean:g} object(s) a frame ({self.source})"
 
-    def plan(self, engine_us: dict[str, float], ddr: float) -> FanoutPlan:
+    def plan(self, engine_us: dict[str, float], ddr: float, qps: float) -> FanoutPlan:
         model = self.spec.stages[self.model].name if self.model is not None else ""
+        frames = self.spec.batch
+        if self.delay_us == 0:
+            wait = "never waits for the next batches' (max_queue_delay_us 0)"
+        else:
+            wait = (
+                f"the rest waits up to {self.delay_us} us (max_queue_delay_us) for the next batches': at the roofline "
+                f"{self.joined} batch(es) of {frames} frames join (at most {self.most_batches}: the frames in flight), "
+                f"adding up to {self.wait_us(qps) / 1e3:.1f} ms to a frame's latency"
+            )
         return FanoutPlan(
             objects_per_frame=self.counts, objects_from=self.source, crop_stage=self.spec.stages[self.crop].name,
             model_stage=model, model_batch=self.batch,
-            executions_per_frame=self._mean([len(self._runs(n)) for n in self.counts]),
+            executions_per_frame=self._mean([self._runs(n) for n in self.counts]),
             engine_us_per_frame=engine_us, ddr_bytes_per_frame=ddr,
-            why=f"objects batched per frame: a frame's objects fill executions of {self.batch}, the last at the "
-            "smallest gear holding the rest; a frame without objects runs no per-object work",
+            max_queue_delay_us=self.delay_us, batches_joined=self.joined, queue_wait_us=self.wait_us(qps),
+            why=f"objects batched across frames: a detector batch's objects ({frames} frames') fill executions of "
+            f"{self.batch}, one batch crop call each; {wait}; the last execution at the smallest gear holding the "
+            "rest; a frame without objects runs no per-object work",
         )  # fmt: skip
 
 
@@ -267,7 +321,7 @@ def fanout_lines(f: FanoutPlan) -> list[str]:
     lines = [f"fan-out: {said} object(s) a frame ({f.objects_from}), cut out by '{f.crop_stage}'"]
     if f.model_stage:
         lines.append(
-            f"model of objects: '{f.model_stage}', batch {f.model_batch}: {f.executions_per_frame:g} execution(s) "
+            f"model of objects: '{f.model_stage}', batch {f.model_batch}: {f.executions_per_frame:.3g} execution(s) "
             f"and batch crop call(s) a frame; {f.why}"
         )
     lines.append(f"busy time a frame: {busy}")
@@ -275,23 +329,31 @@ def fanout_lines(f: FanoutPlan) -> list[str]:
 
 
 def fan_out(
-    spec: dsl.Spec, prof: Profile, stages: list[StagePlan], batching: BatchingPlan, bounds: list[Bound], spec_path: str
-) -> tuple[FanoutPlan | None, list[StagePlan], list[Bound]]:
+    spec: dsl.Spec, prof: Profile, stages: list[StagePlan], batching: BatchingPlan, bounds: list[Bound], spec_path: str,
+    window: int,
+) -> tuple[FanoutPlan | None, list[StagePlan], list[Bound]]:  # fmt: skip
     """The fan-out of a graph with a crop; its stages, those after the crop with their frames/s at
     the objects a frame holds; and the plan's bounds with each engine's shared by the frame's
     stages and the objects' (each stage's own bound replaced). A spec without a crop is returned
     as it is."""
     if not any(kind_of(s).fans_out for s in spec.stages):
         return None, stages, bounds
-    fan = _Fanout(spec, prof, stages, batching, spec_path)
-    engine_us = fan.engine_us()
-    ddr = fan.ddr_bytes()
+    fan = _Fanout(spec, prof, stages, batching, spec_path, window)
     own = {f"{s.engine} ({s.name})" for s in stages} | {COPY_BOUND, throughput.DDR_BOUND}
     kept = [b for b in bounds if b.name not in own]
-    memory = Bound(
-        name=throughput.DDR_BOUND, qps=prof.memory.bandwidth_GBps * 1e9 / ddr,
-        why=f"{ddr / 1e6:.2f} MB of device memory traffic per frame at {prof.memory.bandwidth_GBps:g} GB/s "
-        f"(objects included: {fan.objects_said()}), shared by the engines that run at the same moment",
-    )  # fmt: skip
-    plan = fan.plan(engine_us, ddr)
-    return plan, [fan.object_stage(s) for s in stages], [*fan.bounds(engine_us), memory, *kept]
+    for _ in range(MAX_JOIN_ROUNDS):  # the batches that join at the roofline, and the roofline at them
+        engine_us = fan.engine_us()
+        ddr = fan.ddr_bytes()
+        memory = Bound(
+            name=throughput.DDR_BOUND, qps=prof.memory.bandwidth_GBps * 1e9 / ddr,
+            why=f"{ddr / 1e6:.2f} MB of device memory traffic per frame at {prof.memory.bandwidth_GBps:g} GB/s "
+            f"(objects included: {fan.objects_said()}), shared by the engines that run at the same moment",
+        )  # fmt: skip
+        out = [*fan.bounds(engine_us), memory, *kept]
+        qps = min(b.qps for b in out)
+        joined = fan.join(qps)
+        if joined == fan.joined:
+            break
+        fan.joined = joined
+    plan = fan.plan(engine_us, ddr, qps)
+    return plan, [fan.object_stage(s) for s in stages], out

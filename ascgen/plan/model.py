@@ -269,7 +269,10 @@ class FanoutPlan(_Frozen):
     executions_per_frame: float  # of the model of objects (and batch crop calls), averaged over the counts
     engine_us_per_frame: dict[str, float]  # busy time of each engine per frame, frame and object stages
     ddr_bytes_per_frame: float  # device memory traffic per frame, objects included
-    why: str  # how objects are batched (per frame), for the plan's reader
+    max_queue_delay_us: int = 0  # the model of objects' queue delay (the spec's)
+    batches_joined: int = 1  # detector batches whose objects share executions at the roofline
+    queue_wait_us: float = 0.0  # the longest an object waits in the queue then: what it adds to the latency
+    why: str  # how objects are batched (across frames), for the plan's reader
 
 
 class Plan(_Frozen):

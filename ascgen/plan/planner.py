@@ -229,7 +229,7 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
     tasks = throughput.device_tasks_per_frame(spec, steps, events)
     calls = throughput.api_calls_per_frame(spec, steps, events)
     bounds = throughput.bounds(spec, prof, stages, batching, tasks, calls)
-    fanout, stages, bounds = fan_out(spec, prof, stages, batching, bounds, spec_path)
+    fanout, stages, bounds = fan_out(spec, prof, stages, batching, bounds, spec_path, window)
     worst = min(bounds, key=lambda b: b.qps)
     uncontended = min(b.qps for b in bounds if b.name != throughput.DDR_BOUND)
     model_plan = None

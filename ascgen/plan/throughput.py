@@ -21,6 +21,12 @@ def units(prof: Profile, engine: str) -> int:
     return unit
 
 
+def concurrency(prof: Profile, engine: str, threads: int) -> int:
+    """The tasks of one stage an engine runs at once: its units, at most one per thread (each
+    thread gives a stage one stream, which runs its tasks in order); host stages run on every thread."""
+    return threads if engine == "host" else min(units(prof, engine), threads)
+
+
 def stage_plan(
     ctx: StageContext, kind: StageKind, line: int, gin: Geometry | None, gout: Geometry | None, svc: float, level: bool
 ) -> StagePlan:
@@ -30,7 +36,7 @@ def stage_plan(
     feed it: each thread gives a stage one stream, so min(units, threads)."""
     spec = ctx.spec
     frames = spec.batch if level else 1
-    conc = spec.threads if kind.engine == "host" else min(units(ctx.prof, kind.engine), spec.threads)
+    conc = concurrency(ctx.prof, kind.engine, spec.threads)
     return StagePlan(
         index=ctx.index, name=ctx.stage.name, kind=kind.kind, stage=ctx.stage, line=line, engine=kind.engine,
         input=gin, output=gout, service_us=svc, frames_per_task=frames, capacity_qps=conc * frames * 1e6 / svc,
@@ -76,6 +82,16 @@ def ddr_bytes_per_frame(stages: list[StagePlan], batching: BatchingPlan) -> floa
     return per_frame + (2.0 * batching.frame_bytes if batching.mode == "copy" else 0.0)
 
 
+def _units_used(spec: dsl.Spec, prof: Profile, engine: str) -> str:
+    """The engine's units a stage keeps busy, said with the device's count when some stay idle
+    (so that the device's own figure, e.g. the VDEC line of a video plan, reads as no contradiction)."""
+    used = concurrency(prof, engine, spec.threads)
+    total = spec.threads if engine == "host" else units(prof, engine)
+    if used == total:
+        return f"{used} unit(s)"
+    return f"{used} of {total} unit(s) (a thread's stream runs one task at a time)"
+
+
 def bounds(
     spec: dsl.Spec,
     prof: Profile,
@@ -88,8 +104,8 @@ def bounds(
         Bound(
             name=f"{s.engine} ({s.name})",
             qps=s.capacity_qps,
-            why=f"{s.service_us:.1f} us per task of {s.frames_per_task} frame(s) on "
-            f"{min(units(prof, s.engine), spec.threads) if s.engine != 'host' else spec.threads} unit(s)",
+            why=f"{s.service_us:.1f} us per task of {s.frames_per_task} frame(s) "
+            f"on {_units_used(spec, prof, s.engine)}",
         )
         for s in stages
     ]

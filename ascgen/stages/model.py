@@ -18,6 +18,7 @@ from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, Stage
 
 DEFAULT_MODEL_MEMORY = 128 << 20
 DEFAULT_OUTPUT_BYTES_PER_ITEM = 4000
+MAX_QUEUE_DELAY_US = 10_000_000  # a model of objects' queue delay at most: 10 s (a frame's objects wait no longer)
 
 Latency = Annotated[float, Field(gt=0, le=60_000)]
 HwGear = Annotated[list[Annotated[int, Field(ge=1, le=8192)]], Field(min_length=2, max_length=2)]
@@ -36,6 +37,14 @@ class ModelStage(StageBase):
         le=1024,
         description="a model after a vpc_crop: the objects (crops) one execution takes, which its gears end with "
         "(a model of frames takes the spec's batch)",
+    )
+    max_queue_delay_us: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_QUEUE_DELAY_US,
+        description="a model of objects: how long the oldest queued object waits at most for the objects of the "
+        "next frame batches to fill an execution (serving's batching.max_queue_delay_us); 0, the default as in "
+        "serving: never waits (a detector batch's frames still share executions)",
     )
     input_bytes: Bytes | None = Field(default=None, description="whole input at the spec's batch")
     output_bytes: Bytes | None = Field(default=None, description="whole output at the spec's batch")
@@ -471,7 +480,9 @@ class Model(StageKind):
         model = plan.objects_model
         if model is None or model.stage != sp.name:
             return {}
+        assert isinstance(sp.stage, ModelStage)
         return {
+            "max_queue_delay_us": str(sp.stage.max_queue_delay_us or 0),
             "classifier": f"{sp.name}::kName",
             "batch": str(model.batch),
             "gears": f"{sp.name}::kGears" if model.gears else "nullptr",

@@ -160,6 +160,7 @@ struct Run {
   std::mutex failure_mu;
   std::string first_failure_input;
   int64_t first_failure_code = 0;
+  std::string first_failure_why;  // what happened, when no decoder's code says it (else "")
   FirstError error;
   const std::vector<Input>* inputs = nullptr;  // for the completion callbacks
   WindowLatency windows;                       // p99 and max per second measured
@@ -178,7 +179,7 @@ Run& run_state();
 // ---------------------------------------------------------------- completing a batch
 
 // A frame whose decode failed: counted, never verified; the first one is named.
-void frame_failed(Run& run, const std::string& input, uint32_t code);
+void frame_failed(Run& run, const std::string& input, uint32_t code, const std::string& why = {});
 
 // --verify: what the host stages found in each input in the reference run (W::describe), as the
 // report's "results": [{"input": name, "found": JSON}]; left out when they said nothing.
@@ -209,6 +210,8 @@ void finish_batch(W& t, int64_t b, double now);
 namespace objects {
 template <class W>
 void submit_objects(W& t, int64_t b);  // ascgen_objects.h
+template <class W>
+void finish_objects(W& t, int64_t b, double now);  // ascgen_objects.h
 }  // namespace objects
 
 // Completes batch b of worker t: result codes, host stages, verification, latency. Runs on the

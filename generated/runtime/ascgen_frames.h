@@ -30,11 +30,13 @@ class FrameMode {
       throw BadFlags(
           "--clients, --rate and --trace load a server: a spec with source: {kind: requests}");
     if constexpr (W::kObjects) {
-      // a graph's decoded pictures are held until their crops are submitted, which waits for
-      // their batch: a batch and one more frame in flight, or the hold never lets go
-      if (!Layout::kCallbacks)
-        throw BadFlags("a graph program runs its object part on the report thread: per_stage only");
-      if (opt.depth < run_state().info->batch + 1)
+      // per_stage: a graph's decoded pictures are held until their crops are submitted, which
+      // waits for their batch: a batch and one more frame in flight, or the hold never lets go.
+      // per_thread: each window's object work runs after its frames (with them: no stage alone).
+      if (!Layout::kCallbacks && !opt.only_stage.empty())
+        throw BadFlags(
+            "--only-stage: a graph program's stages run with its objects' work, not alone");
+      if (Layout::kCallbacks && opt.depth < run_state().info->batch + 1)
         throw BadFlags("--depth " + std::to_string(opt.depth) +
                        ": a graph program needs at least " +
                        "the batch + 1 = " + std::to_string(run_state().info->batch + 1) +

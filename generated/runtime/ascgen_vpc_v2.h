@@ -34,8 +34,9 @@ inline hi_vpc_chn open_channel(const char* stage, const Picture& largest, Cleanu
 
 // How long a thread waits for one task's result (ms; device time on the simulator): a 1080p
 // picture takes VPC well under 10 ms, so 5 s is a VPC that stopped answering, the bound a video
-// program gives every media answer (kAnswerBoundS, ascgen_video.h). The documented timeout mode
-// (milli_sec > 0: HA 800 aclpythondevg_01_0454) returns an error code instead of blocking for ever.
+// program gives every media answer (kAnswerBoundS, ascgen_video_feed.h). The documented timeout
+// mode (milli_sec > 0: HA 800 aclpythondevg_01_0454) returns an error code instead of blocking for
+// ever.
 constexpr hi_s32 kTaskBoundMs = 5000;
 
 // Awaits `task` of `chn`: its result, or an AclFailure naming the stage, the call and the bound

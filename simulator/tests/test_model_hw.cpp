@@ -134,8 +134,8 @@ TEST(model, dynamic_hw_gear_items_and_time) {
   // Timed between two events on the stream (model time on the device), so a loaded host
   // waking late from the synchronisation does not count.
   aclrtEvent before = nullptr, after = nullptr;
-  CHECK_OK(aclrtCreateEventWithFlag(&before, ACL_EVENT_SYNC));
-  CHECK_OK(aclrtCreateEventWithFlag(&after, ACL_EVENT_SYNC));
+  CHECK_OK(aclrtCreateEventWithFlag(&before, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE));
+  CHECK_OK(aclrtCreateEventWithFlag(&after, ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE));
   double took[2] = {0, 0};
   const uint64_t widths[2] = {8, 32};
   for (int k = 0; k < 2; ++k) {

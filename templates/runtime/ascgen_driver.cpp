@@ -17,11 +17,12 @@ Run& run_state() {
   return mine != nullptr ? *mine : run;
 }
 
-void frame_failed(Run& run, const std::string& input, uint32_t code) {
+void frame_failed(Run& run, const std::string& input, uint32_t code, const std::string& why) {
   if (run.frames_failed.fetch_add(1) == 0) {
     std::lock_guard<std::mutex> lock(run.failure_mu);
     run.first_failure_input = input;
     run.first_failure_code = code;
+    run.first_failure_why = why;
   }
   if (!run.skip_decode_errors) run.stop = true;
 }
@@ -119,8 +120,12 @@ int run_status(const char* program, const Run& run, const Options& opt, int64_t 
   if (run.mismatches > 0) return 1;
   if (run.requirement_missed > 0) return 1;  // the report said which streams and why
   if (run.frames_failed > 0 && !opt.skip_decode_errors) {
-    std::fprintf(stderr, "%s: decoding input '%s' failed with result code %" PRId64 "\n", program,
-                 run.first_failure_input.c_str(), run.first_failure_code);
+    if (!run.first_failure_why.empty())
+      std::fprintf(stderr, "%s: input '%s' failed: %s\n", program, run.first_failure_input.c_str(),
+                   run.first_failure_why.c_str());
+    else
+      std::fprintf(stderr, "%s: decoding input '%s' failed with result code %" PRId64 "\n", program,
+                   run.first_failure_input.c_str(), run.first_failure_code);
     return 1;
   }
   if (stop_signal() != 0) return 128 + stop_signal();

@@ -122,7 +122,8 @@ struct PerThread {
   }
 
  private:
-  // Synchronises the stream; the window's batches complete at once.
+  // Synchronises the stream; the window's batches complete at once. A graph's: their detections
+  // submit their objects' work on the same stream (complete_batch), synchronised again, joined.
   template <class W>
   static void sync_and_complete(W& t, int64_t first, int frames, const std::vector<Input>& inputs) {
     const int batch = run_state().info->batch;
@@ -130,6 +131,12 @@ struct PerThread {
     const double synced = now_s();
     for (int64_t b = first / batch; b < (first + frames) / batch; ++b)
       complete_batch(t, b, synced, inputs);
+    if constexpr (W::kObjects) {
+      check(aclrtSynchronizeStream(t.completion_stream()), "completion", "aclrtSynchronizeStream");
+      const double back = now_s();
+      for (int64_t b = first / batch; b < (first + frames) / batch; ++b)
+        objects::finish_objects(t, b, back);
+    }
   }
 };
 

@@ -7,22 +7,38 @@
 // so the object part is submitted by the host: the report thread, in the batch's completion
 // (complete_batch), hands the batch to the worker's object thread (a callback must not launch
 // tasks: ACL_FACTS 1.4, Callbacks), which submits it on the worker's object stream. One stream
-// carries a batch's object work in order (batch crop call, copies of the regions into the model's
-// input, the execution at its gear, the copy of the scores), then a blocking callback
-// (ACL_CALLBACK_BLOCK) that reads the scores and completes the batch. Each batch in flight has its
-// buffers (an execution slot per execution a batch can need: the plan's pools hold as many for each
-// batch slot), so the host reads a batch's scores while no copy of a later batch's is pending into
-// them; the blocking callback keeps the stream's order even where --depth runs more batches than
-// the pools hold. Objects are batched per frame: a frame's objects fill executions of the model's
-// batch, the last one at the smallest gear holding the rest. A frame without objects runs no
-// object work.
+// carries the object work in order (per execution: batch crop call, copies of the regions into
+// the model's input, the execution at its gear, the copy of the scores), and after a batch's last
+// execution a blocking callback (ACL_CALLBACK_BLOCK) that reads its scores and completes the
+// batch. The executions take the pools' execution slots in turn (the plan's pools hold one per
+// execution a batch can need for each batch slot: at least two batches' worth, more than the
+// executions of one batch and the one it shares with the batch before), so the host reads a
+// batch's scores while no copy of a later execution's is pending into them; the blocking callback
+// keeps the stream's order even where --depth runs more batches than the pools hold.
+//
+// Objects are batched across frames (the object queue): the object thread cuts the objects of
+// the batches handed to it, in order, into executions of the model's batch, each with one batch
+// crop call over the regions of several frames' pictures (ACL_FACTS 4/8: a call takes several
+// pictures, at most 256 regions, their sum the output batch). A full execution goes at once; the
+// rest waits for the next batches' objects until the oldest of it waited max_queue_delay_us
+// (0: never waits), then runs at the smallest gear holding it. It goes early when waiting cannot
+// bring more: the worker waits for the picture of a frame in the queue, every batch the worker
+// has in flight is in the queue, the serial reference run, or the part stops. Each batch
+// completes (its callback) once its last object's execution was submitted; a frame without
+// objects runs no object work.
 //
 // The decoded picture's slot: the crops read it long after the frame part's last reader, so
 // before the worker decodes into the slot again it waits (on the host) until the crops of the
-// slot's previous frame were submitted, then (on its stream) for the event recorded after them.
-// The stream never waits on an event whose record was not submitted (ACL_FACTS 7: undocumented).
-// The worker waits on the report thread, which waits on the frames of a batch: frames in flight
-// must be at least the batch + 1 (checked at start-up and by the plan).
+// slot's previous frame were submitted (a frame in the object queue keeps its picture), then (on
+// its stream) for the event recorded after them. The stream never waits on an event whose record
+// was not submitted (ACL_FACTS 7: undocumented). The worker waits on the report thread, which
+// waits on the frames of a batch: frames in flight must be at least the batch + 1 (checked at
+// start-up and by the plan); the queue never holds a picture the worker waits for.
+//
+// The baseline (streams: per_thread, the study's hand-written style) gives the part the worker's
+// one stream instead: no object thread, no hold. The worker submits a window's frames, syncs,
+// runs the detections and submits each batch's object work on the same stream (submit_objects),
+// syncs again and joins (finish_objects; ascgen_layouts.h, PerThread).
 #ifndef ASCGEN_OBJECTS_H_
 #define ASCGEN_OBJECTS_H_
 
@@ -110,7 +126,8 @@ struct Config {
   uint32_t net_width, net_height;  // the detector's input
   bool letterboxed;                // it was letterboxed into it (else stretched)
   uint32_t paste_left_align;
-  const char* detections;  // the detections stage (the breakdown's name of its part)
+  const char* detections;      // the detections stage (the breakdown's name of its part)
+  int64_t max_queue_delay_us;  // the oldest queued object waits at most this for more (0: never)
 };
 
 // The buffers the plan sized (one slot per execution a batch can need).
@@ -126,11 +143,15 @@ struct Object {
   detections::Box box;
   crop::Roi roi;
   double crop_error = -1;  // --verify's reference run: its crop against the CPU's (-1: not checked)
+  int slot = 0;            // the execution slot (of the pools) it was cut into
+  int item = 0;            // and its place in that execution
+  double cropped_at = 0;   // when its crop call was submitted (now_s)
 };
 
 // A frame's objects, between its detections and its batch's completion.
 struct FrameObjects {
   int count = 0;
+  int cut = 0;            // of them, cut out so far (the object queue's cursor)
   int input = 0;          // the input it carries
   void* image = nullptr;  // its decoded picture
   Picture picture{};      // and its layout
@@ -148,15 +169,16 @@ class Part {
   aclrtStream stream() const { return stream_; }
 
   void setup(const Config& cfg, const Setup& ctx, const std::string& model_path, const Pools& pools,
-             int image_slots, Completions& done, Cleanup& cleanup) {
+             int image_slots, Completions& done, Cleanup& cleanup, aclrtStream on = nullptr) {
     cfg_ = &cfg;
     pools_ = &pools;
     done_ = &done;
-    stream_ = new_stream(cfg.crop, "objects_stream", ctx.id, cleanup);
+    on_worker_stream_ = on != nullptr;
+    stream_ = on_worker_stream_ ? on : new_stream(cfg.crop, "objects_stream", ctx.id, cleanup);
     channel_ = new_dvpp_channel(cfg.crop, cfg.channel_modes, cleanup);
     resize_ = new_resize_config(cfg.crop, cfg.interpolation, cleanup);
     hold_.size(image_slots);
-    cropped_.create(cfg.crop, "crops_to_image", image_slots, cleanup);
+    if (!on_worker_stream_) cropped_.create(cfg.crop, "crops_to_image", image_slots, cleanup);
     load_model(model_path, cleanup);
     const int executions = pools.crops.slots();
     for (int e = 0; e < executions; ++e) {
@@ -173,27 +195,33 @@ class Part {
       for (int r = 1; r <= cfg.batch; ++r) outputs_of_.push_back(new_batch(e, r, cleanup));
     paste_ = new_roi(cfg.crop, 0, cfg.region.width - 1, 0, cfg.region.height - 1, cleanup);
     pastes_.assign(static_cast<size_t>(cfg.batch), paste_);
-    // Per batch in flight and execution: the source picture, the regions' crop areas, the count.
-    const size_t calls = static_cast<size_t>(ctx.batch_slots) * static_cast<size_t>(executions);
-    for (size_t c = 0; c < calls; ++c) {
-      sources_.push_back(new_batch_desc(1, cleanup));
-      source_pics_.push_back(
-          require(acldvppGetPicDesc(sources_.back(), 0), cfg.crop, "acldvppGetPicDesc"));
-      for (int j = 0; j < cfg.batch; ++j)
-        crop_areas_.push_back(new_roi(cfg.crop, 0, 9, 0, 5, cleanup));
-    }
-    roi_counts_.assign(calls, 0);
-    // per batch in flight: timing marks (not waited on: ACL_EVENT_TIME_LINE, re-recorded)
-    marks_.assign(static_cast<size_t>(ctx.batch_slots) * 3, nullptr);
+    // Per execution in flight (a ring of them: the executions the batches in flight can need, and
+    // one more batch's): for each count of source pictures 1..batch a batch of that many (a call
+    // names as many as it takes, ACL_FACTS 8), the regions' crop areas and counts, timing marks.
+    const int per_batch = cfg.frames * ((cfg.max_objects + cfg.batch - 1) / cfg.batch);
+    calls_ = static_cast<size_t>(ctx.batch_slots + 1) * static_cast<size_t>(per_batch);
+    const size_t n = static_cast<size_t>(cfg.batch);
+    for (size_t c = 0; c < calls_; ++c)
+      for (size_t p = 1; p <= n; ++p) {
+        sources_.push_back(new_batch_desc(static_cast<uint32_t>(p), cleanup));
+        for (size_t k = 0; k < p; ++k)
+          source_pics_.push_back(
+              require(acldvppGetPicDesc(sources_.back(), static_cast<uint32_t>(k)), cfg.crop,
+                      "acldvppGetPicDesc"));
+      }
+    for (size_t j = 0; j < calls_ * n; ++j)
+      crop_areas_.push_back(new_roi(cfg.crop, 0, 9, 0, 5, cleanup));
+    roi_counts_.assign(calls_ * n, 0);
+    groups_.resize(n);
+    // per execution in flight: timing marks (not waited on: ACL_EVENT_TIME_LINE, re-recorded)
+    marks_.assign(calls_ * 3, nullptr);
     for (aclrtEvent& m : marks_) {
       check(aclrtCreateEventWithFlag(&m, ACL_EVENT_TIME_LINE), cfg.crop,
             "aclrtCreateEventWithFlag");
       cleanup.add("aclrtDestroyEvent", [m] { return aclrtDestroyEvent(m); });
     }
-    timed_.assign(static_cast<size_t>(ctx.batch_slots), false);
-    objects_of_.assign(static_cast<size_t>(ctx.batch_slots) * static_cast<size_t>(cfg.frames),
-                       {0, 0});
-    cropped_at_.assign(static_cast<size_t>(ctx.batch_slots * per_batch()), 0.0);
+    runs_.assign(static_cast<size_t>(ctx.batch_slots) * 2, -1);
+    counted_.assign(static_cast<size_t>(ctx.batch_slots) * static_cast<size_t>(cfg.frames), 0);
     device_ms_.assign(static_cast<size_t>(ctx.batch_slots) * 2, 0.0);
     frames_.resize(static_cast<size_t>(ctx.batch_slots));
     for (std::vector<FrameObjects>& batch : frames_) {
@@ -202,6 +230,7 @@ class Part {
     }
     best_.resize(static_cast<size_t>(cfg.k));
     queue_.resize(static_cast<size_t>(ctx.batch_slots));
+    if (on_worker_stream_) return;
     aclrtContext context = nullptr;
     check(aclrtGetCurrentContext(&context), cfg.crop, "aclrtGetCurrentContext");
     thread_ = std::thread([this, context] { loop(context); });
@@ -209,13 +238,30 @@ class Part {
 
   // Batch b's detections are kept (report thread): its object thread submits its object work,
   // then `done(record)` on the object stream.
+  // A frame without objects lets its picture go at once.
   void ready(int64_t b, aclrtCallback done, void* record, Run* run) {
+    for (int i = 0; i < cfg_->frames; ++i)
+      if (frame(b, i).count == 0) hold_.release(b * cfg_->frames + i, false);
+    const auto now = std::chrono::steady_clock::now();
     {
       std::lock_guard<std::mutex> lock(queue_mu_);
-      queue_[static_cast<size_t>(queued_++ % static_cast<int64_t>(queue_.size()))] = {b, done,
-                                                                                      record, run};
+      queue_[static_cast<size_t>(queued_++ % static_cast<int64_t>(queue_.size()))] = {
+          b, done, record, run, now};
     }
     queue_cv_.notify_all();
+  }
+
+  // The baseline's: the part submits on the worker's stream, from the worker (submit_here).
+  bool on_worker_stream() const { return on_worker_stream_; }
+  // Batch b's object work submitted on the worker's stream (per_thread, worker thread, its frames
+  // synchronised); the reference run of --verify checks its crops.
+  void submit_here(int64_t b, Run& run, const std::vector<Input>&) {
+    {
+      std::lock_guard<std::mutex> lock(queue_mu_);
+      queue_[static_cast<size_t>(queued_++ % static_cast<int64_t>(queue_.size()))] = {
+          b, nullptr, nullptr, &run, Clock::now()};
+    }
+    cut_queue(queued_, true);  // no callback: the layout syncs the stream and finishes the batch
   }
 
   // Stops the object thread once it submitted what it was given (before the worker goes).
@@ -241,6 +287,7 @@ class Part {
                      ? letterbox_mapping(in)
                      : crop::stretch(in.width, in.height, cfg_->net_width, cfg_->net_height);
     fo.count = std::min(n, cfg_->max_objects);
+    fo.cut = 0;
     for (int j = 0; j < fo.count; ++j) {
       const detections::Box& x = kept[j];
       fo.objects[static_cast<size_t>(j)] = {
@@ -249,75 +296,17 @@ class Part {
     }
   }
 
-  // Batch b's object work on the object stream (object thread).
-  // Every crop of the batch first (each frame's picture released as soon as its crops are
-  // submitted), then every execution; timing marks before, between and after (breakdown).
-  void submit(int64_t b) {
-    const size_t at = static_cast<size_t>(b % static_cast<int64_t>(frames_.size())) * 3;
-    int e = 0;
-    for (int i = 0; i < cfg_->frames; ++i) {
-      const int64_t f = b * cfg_->frames + i;
-      FrameObjects& fo = frame(b, i);
-      if (e == 0 && fo.count > 0) ASCGEN_CHECK(cfg_->crop, aclrtRecordEvent(marks_[at], stream_));
-      objects_of_[at / 3 * static_cast<size_t>(cfg_->frames) + static_cast<size_t>(i)] = {fo.count,
-                                                                                          e};
-      for (int first = 0; first < fo.count; first += cfg_->batch, ++e) {
-        cropped_at_[at / 3 * static_cast<size_t>(per_batch()) + static_cast<size_t>(e)] = now_s();
-        cut(b, slot(b, e), fo, first, std::min(cfg_->batch, fo.count - first));
-      }
-      if (fo.count > 0) cropped_.record(f, stream_);
-      hold_.release(f, fo.count > 0);
-    }
-    timed_[at / 3] = e > 0;
-    if (e == 0) return;
-    ASCGEN_CHECK(cfg_->crop, aclrtRecordEvent(marks_[at + 1], stream_));
-    e = 0;
-    for (int i = 0; i < cfg_->frames; ++i) {
-      const FrameObjects& fo = frame(b, i);
-      for (int first = 0; first < fo.count; first += cfg_->batch, ++e)
-        classify(slot(b, e), std::min(cfg_->batch, fo.count - first));
-    }
-    ASCGEN_CHECK(cfg_->classifier, aclrtRecordEvent(marks_[at + 2], stream_));
-  }
-
-  // --verify's reference run (object thread, batch b's object work submitted): once it ran, each
-  // crop against a CPU crop-and-resize of its region of the decoded picture (crop::crop_error;
-  // the worker submits nothing until the batch completes, so the picture is still there).
-  void check_crops(int64_t b, Run& run, const std::vector<Input>& inputs) {
-    check(aclrtSynchronizeStream(stream_), cfg_->crop, "aclrtSynchronizeStream");
-    const Picture& p = cfg_->region;
-    std::vector<uint8_t> image, crop(p.bytes);
-    int e = 0;
-    for (int i = 0; i < cfg_->frames; ++i) {
-      FrameObjects& fo = frame(b, i);
-      if (fo.count == 0) continue;
-      image.resize(fo.picture.bytes);
-      ASCGEN_CHECK(cfg_->crop, aclrtMemcpy(image.data(), image.size(), fo.image, image.size(),
-                                           ACL_MEMCPY_DEVICE_TO_HOST));
-      const crop::Plane src{image.data(), fo.picture.width_stride, fo.picture.height_stride};
-      for (int j = 0; j < fo.count; ++j) {
-        if (j > 0 && j % cfg_->batch == 0) ++e;
-        const uint8_t* at = static_cast<const uint8_t*>(pools_->crops.slot(slot(b, e))) +
-                            static_cast<size_t>(j % cfg_->batch) * cfg_->region_stride;
-        ASCGEN_CHECK(cfg_->crop, aclrtMemcpy(crop.data(), crop.size(), at, crop.size(),
-                                             ACL_MEMCPY_DEVICE_TO_HOST));
-        Object& o = fo.objects[static_cast<size_t>(j)];
-        o.crop_error = crop::crop_error(src, o.roi, {crop.data(), p.width_stride, p.height_stride},
-                                        p.width, p.height);
-        if (o.crop_error > crop::kCropTolerance && run.mismatches.fetch_add(1) < 5)
-          std::fprintf(stderr,
-                       "verify: input '%s' object %d: its crop is %.2f levels from a CPU "
-                       "crop-and-resize of its region (tolerance %.1f)\n",
-                       inputs[static_cast<size_t>(fo.input)].name.c_str(), j, o.crop_error,
-                       crop::kCropTolerance);
-      }
-      ++e;
-    }
-  }
-
   // Frame f's decoded picture slot may be written again (worker thread, before the decode of the
   // frame that reuses it): once its crops were submitted, after them on `stream`.
+  // A frame waiting in the object queue goes at once (the worker needs its picture back).
   void wait_image(int64_t f, aclrtStream stream) {
+    if (cfg_->max_queue_delay_us > 0) {
+      {
+        std::lock_guard<std::mutex> lock(queue_mu_);
+        wanted_ = std::max(wanted_, f);
+      }
+      queue_cv_.notify_all();
+    }
     if (hold_.wait(f, *done_)) cropped_.wait(f, stream);
   }
 
@@ -328,14 +317,15 @@ class Part {
   uint64_t finish(int64_t b, Run& run, const std::vector<Input>& inputs) {
     const size_t at = static_cast<size_t>(b % static_cast<int64_t>(frames_.size()));
     device_ms_[at * 2] = device_ms_[at * 2 + 1] = 0;
-    for (size_t k = 0; k < 2 && timed_[at]; ++k) {
-      float ms = 0;
-      ASCGEN_CHECK(cfg_->labels,
-                   aclrtEventElapsedTime(&ms, marks_[at * 3 + k], marks_[at * 3 + k + 1]));
-      device_ms_[at * 2 + k] = ms;
-    }
+    for (int64_t x = runs_[at * 2]; x >= 0 && x <= runs_[at * 2 + 1]; ++x)  // its executions
+      for (size_t k = 0; k < 2; ++k) {
+        const size_t c = static_cast<size_t>(x % static_cast<int64_t>(calls_)) * 3;
+        float ms = 0;
+        ASCGEN_CHECK(cfg_->labels, aclrtEventElapsedTime(&ms, marks_[c + k], marks_[c + k + 1]));
+        device_ms_[at * 2 + k] += ms;
+      }
+    runs_[at * 2] = runs_[at * 2 + 1] = -1;
     uint64_t sum = 0;
-    int e = 0;
     for (int i = 0; i < cfg_->frames; ++i) {
       FrameObjects& fo = frame(b, i);
       const size_t input = static_cast<size_t>(fo.input);
@@ -343,9 +333,9 @@ class Part {
       if (run.recording) begin_join(fo, said);
       bool same = true;
       for (int j = 0; j < fo.count; ++j) {
-        if (j > 0 && j % cfg_->batch == 0) ++e;
-        const uint8_t* scores = static_cast<const uint8_t*>(pools_->host.slot(slot(b, e))) +
-                                static_cast<size_t>(j % cfg_->batch) * cfg_->scores_bytes;
+        const Object& o = fo.objects[static_cast<size_t>(j)];
+        const uint8_t* scores = static_cast<const uint8_t*>(pools_->host.slot(o.slot)) +
+                                static_cast<size_t>(o.item) * cfg_->scores_bytes;
         sum = sum * 31 + top_k(scores);
         if (run.recording) {
           join_object(fo, j, said);
@@ -359,7 +349,6 @@ class Part {
                  std::memcmp(want.data() + at, scores, cfg_->scores_bytes) == 0;
         }
       }
-      if (fo.count > 0) ++e;
       if (run.recording) {
         if (fo.count == 0) expected(run, input).clear();
         said += "]}";
@@ -371,6 +360,7 @@ class Part {
                        "verify: input '%s': its objects' scores differ from the reference\n",
                        inputs[input].name.c_str());
       }
+      counted_[at * static_cast<size_t>(cfg_->frames) + static_cast<size_t>(i)] = fo.count;
       fo.count = 0;
     }
     return sum;
@@ -400,11 +390,10 @@ class Part {
     for (size_t k = 0; k < std::size(spans); ++k) breakdown_s_[k] += spans[k];
     frame.add(r.batch);
     ++breakdown_frames_;
-    const ObjectsOf& of =
-        objects_of_[at * static_cast<size_t>(cfg_->frames) + static_cast<size_t>(i)];
-    for (int j = 0; j < of.count; ++j) {
-      const double cropped = cropped_at_[at * static_cast<size_t>(per_batch()) +
-                                         static_cast<size_t>(of.first + j / cfg_->batch)];
+    const int count = counted_[at * static_cast<size_t>(cfg_->frames) + static_cast<size_t>(i)];
+    const FrameObjects& fo = this->frame(r.batch, i);
+    for (int j = 0; j < count; ++j) {
+      const double cropped = fo.objects[static_cast<size_t>(j)].cropped_at;
       from_crop_.record((r.objects_done - cropped) * 1e6);
       from_arrival_.record((r.objects_done - r.submitted[static_cast<size_t>(i)]) * 1e6);
     }
@@ -448,44 +437,201 @@ class Part {
   }
 
  private:
-  // Executions a batch can need: each frame's most objects in executions of the model's batch.
-  int per_batch() const {
-    return cfg_->frames * ((cfg_->max_objects + cfg_->batch - 1) / cfg_->batch);
-  }
-  // Execution e of batch b: its slot in the pools (the batch's ring of executions).
-  int slot(int64_t b, int e) const {
-    const int64_t batches = std::max(1, pools_->crops.slots() / per_batch());
-    return static_cast<int>(b % batches) * per_batch() + e;
-  }
+  using Clock = std::chrono::steady_clock;
   struct Ready {
     int64_t batch;
     aclrtCallback done;
     void* record;
     Run* run;
+    Clock::time_point at;  // when it was handed over: its objects' arrival in the queue
   };
-  // The object thread: submits each batch handed to it, in order; a failure fails the run.
-  void loop(aclrtContext context) {
-    aclError set = aclrtSetCurrentContext(context);
-    for (;;) {
-      Ready next{};
-      {
-        std::unique_lock<std::mutex> lock(queue_mu_);
-        queue_cv_.wait(lock, [this] { return taken_ < queued_ || stopping_; });
-        if (taken_ == queued_) return;
-        next = queue_[static_cast<size_t>(taken_++ % static_cast<int64_t>(queue_.size()))];
+  // The objects of one frame in one execution: frame i of the queue's batch q, objects first ..
+  // first + r - 1.
+  struct Group {
+    int64_t q;
+    int i, first, r;
+  };
+  const Ready& queued(int64_t q) const {
+    return queue_[static_cast<size_t>(q % static_cast<int64_t>(queue_.size()))];
+  }
+  // Objects in the queue not cut yet (batches handed over before `end`), counted up to the batch.
+  int waiting(int64_t end) {
+    int n = 0;
+    for (int64_t q = head_; q < end && n < cfg_->batch; ++q)
+      for (int i = q == head_ ? frame_ : 0; i < cfg_->frames; ++i) {
+        const FrameObjects& fo = frame(queued(q).batch, i);
+        n += fo.count - fo.cut;
       }
+    return n;
+  }
+  // The object thread: cuts the queue's objects into executions as they come, in order (the
+  // object queue, above); a failure fails the run and drops what the queue holds.
+  void loop(aclrtContext context) {
+    const aclError set = aclrtSetCurrentContext(context);
+    const auto delay = std::chrono::microseconds(cfg_->max_queue_delay_us);
+    std::unique_lock<std::mutex> lock(queue_mu_);
+    for (;;) {
+      const int64_t end = queued_;
+      if (head_ == end) {
+        if (stopping_) return;
+        queue_cv_.wait(lock);
+        continue;
+      }
+      const Ready& oldest = queued(head_);
+      const Clock::time_point due = oldest.at + delay;
+      const bool now = stopping_ || failed_ || oldest.run->recording ||
+                       end - head_ >= static_cast<int64_t>(queue_.size()) ||
+                       wanted_ >= oldest.batch * cfg_->frames + frame_ || Clock::now() >= due;
+      // what came since the last cut (its full executions, the batches without objects) goes at
+      // once; the rest waits until it is due or more comes
+      if (!now && end == cut_end_ && waiting(end) < cfg_->batch) {
+        queue_cv_.wait_until(lock, due);
+        continue;
+      }
+      cut_end_ = end;
+      lock.unlock();
       try {
+        if (failed_) throw std::runtime_error("");
         check(set, cfg_->crop, "aclrtSetCurrentContext");
-        submit(next.batch);
-        if (next.run->recording && next.run->verify)
-          check_crops(next.batch, *next.run, *next.run->inputs);
-        check(aclrtLaunchCallback(next.done, next.record, ACL_CALLBACK_BLOCK, stream_),
-              cfg_->labels, "aclrtLaunchCallback");
+        cut_queue(end, now);
       } catch (const std::exception& e) {
-        --next.run->callbacks_launched;  // counted when handed over (submit_objects): none comes
-        next.run->error.set(e.what());
-        next.run->stop = true;
+        for (; head_ < end; ++head_, frame_ = 0) {  // their callbacks never come
+          const Ready& r = queued(head_);
+          --r.run->callbacks_launched;  // counted when handed over (submit_objects)
+          if (!failed_) r.run->error.set(e.what());
+          r.run->stop = true;
+        }
+        failed_ = true;
         done_->abort();
+      }
+      lock.lock();
+    }
+  }
+  // Executions of the queue's objects (batches handed over before `end`): the full ones, and with
+  // `all` the rest at the smallest gear holding it; then each batch whose objects were all cut
+  // completes (its callback on the stream, in order).
+  void cut_queue(int64_t end, bool all) {
+    for (;;) {
+      int64_t q = head_;
+      int i = frame_, taken = 0;
+      size_t groups = 0;
+      for (; q < end && taken < cfg_->batch; ++q, i = 0)
+        for (; i < cfg_->frames && taken < cfg_->batch; ++i) {
+          const FrameObjects& fo = frame(queued(q).batch, i);
+          const int r = std::min(fo.count - fo.cut, cfg_->batch - taken);
+          if (r <= 0) continue;
+          groups_[groups++] = {q, i, fo.cut, r};
+          taken += r;
+        }
+      if (taken == 0 || (taken < cfg_->batch && !all)) break;
+      execute(groups, taken);
+    }
+    for (; head_ < end; ++head_, frame_ = 0) {  // past the frames whose objects were all cut
+      const Ready& r = queued(head_);
+      for (; frame_ < cfg_->frames; ++frame_) {
+        const FrameObjects& fo = frame(r.batch, frame_);
+        if (fo.cut < fo.count) return;
+      }
+      if (r.done != nullptr)
+        check(aclrtLaunchCallback(r.done, r.record, ACL_CALLBACK_BLOCK, stream_), cfg_->labels,
+              "aclrtLaunchCallback");
+    }
+  }
+  // One execution of the model of objects over groups_[0, groups) (`taken` objects): one batch
+  // crop call over their frames' pictures, the regions copied into the model's input, the
+  // execution at the smallest gear holding them, its scores copied to the host. Each frame whose
+  // objects are then all cut lets its picture go once its crops ran (an event after them).
+  void execute(size_t groups, int taken) {
+    const int64_t x = executions_;
+    const int e = static_cast<int>(x % pools_->crops.slots());
+    const size_t c = static_cast<size_t>(x % static_cast<int64_t>(calls_));
+    const size_t n = static_cast<size_t>(cfg_->batch);
+    ASCGEN_CHECK(cfg_->crop, aclrtRecordEvent(marks_[c * 3], stream_));
+    const size_t source = c * n + groups - 1;  // the batch of `groups` source pictures
+    acldvppPicDesc* const* pics = &source_pics_[c * n * (n + 1) / 2 + (groups - 1) * groups / 2];
+    acldvppRoiConfig** areas = &crop_areas_[c * n];
+    uint32_t* counts = &roi_counts_[c * n];
+    int item = 0;
+    const double cropped_at = now_s();
+    for (size_t g = 0; g < groups; ++g) {
+      const Group& grp = groups_[g];
+      const int64_t b = queued(grp.q).batch;
+      FrameObjects& fo = frame(b, grp.i);
+      const Picture& p = fo.picture;
+      set_pic_desc(cfg_->crop, pics[g], fo.image, static_cast<uint32_t>(p.bytes), p.format, p.width,
+                   p.height, p.width_stride, p.height_stride);
+      for (int j = grp.first; j < grp.first + grp.r; ++j, ++item) {
+        Object& o = fo.objects[static_cast<size_t>(j)];
+        ASCGEN_CHECK(cfg_->crop, acldvppSetRoiConfig(areas[item], o.roi.left, o.roi.right,
+                                                     o.roi.top, o.roi.bottom));
+        o.slot = e;
+        o.item = item;
+        o.cropped_at = cropped_at;
+      }
+      counts[g] = static_cast<uint32_t>(grp.r);
+      const size_t at = static_cast<size_t>(b % static_cast<int64_t>(frames_.size())) * 2;
+      if (runs_[at] < 0) runs_[at] = x;
+      runs_[at + 1] = x;
+    }
+    acldvppBatchPicDesc* out = outputs_of_[static_cast<size_t>(e * cfg_->batch + taken - 1)];
+    ASCGEN_CHECK(cfg_->crop, acldvppVpcBatchCropResizePasteAsync(
+                                 channel_, sources_[source], counts, static_cast<uint32_t>(groups),
+                                 out, areas, pastes_.data(), resize_, stream_));
+    // the regions back to back in the model's input (DVPP pictures lie at the sub-buffer stride)
+    const size_t bytes = cfg_->region.bytes;
+    for (int j = 0; j < taken; ++j) {
+      uint8_t* to = static_cast<uint8_t*>(pools_->input.slot(e)) + static_cast<size_t>(j) * bytes;
+      const uint8_t* from = static_cast<const uint8_t*>(pools_->crops.slot(e)) +
+                            static_cast<size_t>(j) * cfg_->region_stride;
+      ASCGEN_CHECK(cfg_->crop,
+                   aclrtMemcpyAsync(to, bytes, from, bytes, ACL_MEMCPY_DEVICE_TO_DEVICE, stream_));
+    }
+    Run& run = *queued(groups_[0].q).run;
+    if (run.recording && run.verify) check_crops(groups, run);
+    for (size_t g = 0; g < groups; ++g) {
+      const Group& grp = groups_[g];
+      const int64_t b = queued(grp.q).batch;
+      FrameObjects& fo = frame(b, grp.i);
+      fo.cut = grp.first + grp.r;
+      if (fo.cut < fo.count) continue;
+      if (on_worker_stream_) continue;  // the worker's own stream: nothing held
+      const int64_t f = b * cfg_->frames + grp.i;
+      cropped_.record(f, stream_);
+      hold_.release(f, true);
+    }
+    ASCGEN_CHECK(cfg_->crop, aclrtRecordEvent(marks_[c * 3 + 1], stream_));
+    classify(e, taken);
+    ASCGEN_CHECK(cfg_->classifier, aclrtRecordEvent(marks_[c * 3 + 2], stream_));
+  }
+  // --verify's reference run (the execution's crops submitted): once they ran, each against a CPU
+  // crop-and-resize of its region of the decoded picture (crop::crop_error; its frame's picture
+  // is held until its crops were cut, so it is still there).
+  void check_crops(size_t groups, Run& run) {
+    check(aclrtSynchronizeStream(stream_), cfg_->crop, "aclrtSynchronizeStream");
+    const Picture& p = cfg_->region;
+    const std::vector<Input>& inputs = *run.inputs;
+    for (size_t g = 0; g < groups; ++g) {
+      const Group& grp = groups_[g];
+      FrameObjects& fo = frame(queued(grp.q).batch, grp.i);
+      check_image_.resize(fo.picture.bytes);
+      check_crop_.resize(p.bytes);
+      ASCGEN_CHECK(cfg_->crop, aclrtMemcpy(check_image_.data(), check_image_.size(), fo.image,
+                                           check_image_.size(), ACL_MEMCPY_DEVICE_TO_HOST));
+      const crop::Plane src{check_image_.data(), fo.picture.width_stride, fo.picture.height_stride};
+      for (int j = grp.first; j < grp.first + grp.r; ++j) {
+        Object& o = fo.objects[static_cast<size_t>(j)];
+        const uint8_t* at = static_cast<const uint8_t*>(pools_->crops.slot(o.slot)) +
+                            static_cast<size_t>(o.item) * cfg_->region_stride;
+        ASCGEN_CHECK(cfg_->crop, aclrtMemcpy(check_crop_.data(), check_crop_.size(), at,
+                                             check_crop_.size(), ACL_MEMCPY_DEVICE_TO_HOST));
+        o.crop_error = crop::crop_error(
+            src, o.roi, {check_crop_.data(), p.width_stride, p.height_stride}, p.width, p.height);
+        if (o.crop_error > crop::kCropTolerance && run.mismatches.fetch_add(1) < 5)
+          std::fprintf(stderr,
+                       "verify: input '%s' object %d: its crop is %.2f levels from a CPU "
+                       "crop-and-resize of its region (tolerance %.1f)\n",
+                       inputs[static_cast<size_t>(fo.input)].name.c_str(), j, o.crop_error,
+                       crop::kCropTolerance);
       }
     }
   }
@@ -528,36 +674,6 @@ class Part {
                    p.width_stride, p.height_stride);
     }
     return d;
-  }
-  // Objects first .. first + r - 1 of frame `fo` cut out into execution slot e (of batch b).
-  void cut(int64_t b, int e, const FrameObjects& fo, int first, int r) {
-    const size_t executions = static_cast<size_t>(pools_->crops.slots());
-    const size_t call = static_cast<size_t>(b % static_cast<int64_t>(frames_.size())) * executions +
-                        static_cast<size_t>(e) % executions;
-    acldvppPicDesc* src = source_pics_[call];
-    const Picture& p = fo.picture;
-    set_pic_desc(cfg_->crop, src, fo.image, static_cast<uint32_t>(p.bytes), p.format, p.width,
-                 p.height, p.width_stride, p.height_stride);
-    acldvppRoiConfig** areas = &crop_areas_[call * static_cast<size_t>(cfg_->batch)];
-    for (int j = 0; j < r; ++j) {
-      const crop::Roi& roi = fo.objects[static_cast<size_t>(first + j)].roi;
-      ASCGEN_CHECK(cfg_->crop,
-                   acldvppSetRoiConfig(areas[j], roi.left, roi.right, roi.top, roi.bottom));
-    }
-    roi_counts_[call] = static_cast<uint32_t>(r);
-    acldvppBatchPicDesc* out = outputs_of_[static_cast<size_t>(e * cfg_->batch + r - 1)];
-    ASCGEN_CHECK(cfg_->crop, acldvppVpcBatchCropResizePasteAsync(channel_, sources_[call],
-                                                                 &roi_counts_[call], 1, out, areas,
-                                                                 pastes_.data(), resize_, stream_));
-    // the regions back to back in the model's input (DVPP pictures lie at the sub-buffer stride)
-    const size_t item = cfg_->region.bytes;
-    for (int j = 0; j < r; ++j) {
-      uint8_t* to = static_cast<uint8_t*>(pools_->input.slot(e)) + static_cast<size_t>(j) * item;
-      const uint8_t* from = static_cast<const uint8_t*>(pools_->crops.slot(e)) +
-                            static_cast<size_t>(j) * cfg_->region_stride;
-      ASCGEN_CHECK(cfg_->crop,
-                   aclrtMemcpyAsync(to, item, from, item, ACL_MEMCPY_DEVICE_TO_DEVICE, stream_));
-    }
   }
   // The r objects in execution slot e classified at the smallest gear holding them, their scores
   // copied to the host.
@@ -640,6 +756,7 @@ class Part {
   const Pools* pools_ = nullptr;
   Completions* done_ = nullptr;  // the worker's: its failure ends a wait for crops
   aclrtStream stream_ = nullptr;
+  bool on_worker_stream_ = false;  // the baseline's (per_thread): the worker's stream, no thread
   acldvppChannelDesc* channel_ = nullptr;
   acldvppResizeConfig* resize_ = nullptr;
   uint32_t model_ = 0;
@@ -649,14 +766,17 @@ class Part {
   std::vector<acldvppBatchPicDesc*> outputs_of_;   // [execution slot][regions - 1]
   acldvppRoiConfig* paste_ = nullptr;              // the whole region picture
   std::vector<acldvppRoiConfig*> pastes_;          // paste_, once per region of a call
-  std::vector<acldvppBatchPicDesc*> sources_;      // [batch slot][execution slot]
-  std::vector<acldvppPicDesc*> source_pics_;       // the picture of each
-  std::vector<acldvppRoiConfig*> crop_areas_;      // [batch slot][execution slot][region]
-  std::vector<uint32_t> roi_counts_;               // [batch slot][execution slot]
+  size_t calls_ = 0;                               // executions in flight at most (a ring)
+  std::vector<acldvppBatchPicDesc*> sources_;      // [call][pictures - 1]
+  std::vector<acldvppPicDesc*> source_pics_;       // the pictures of each, in that order
+  std::vector<acldvppRoiConfig*> crop_areas_;      // [call][region]
+  std::vector<uint32_t> roi_counts_;               // [call][picture]
+  std::vector<Group> groups_;                      // the execution being cut: its frames' objects
   std::vector<std::vector<FrameObjects>> frames_;  // [batch slot][frame]
-  std::vector<aclrtEvent> marks_;  // [batch slot][before the crops, between, after the executions]
-  std::vector<bool> timed_;        // [batch slot]: its marks were recorded (it had objects)
+  std::vector<aclrtEvent> marks_;  // [call][before the crop, between, after the execution]
+  std::vector<int64_t> runs_;      // [batch slot][first, last execution of its objects] (-1: none)
   std::vector<double> device_ms_;  // [batch slot][crops, executions]: their time on the device
+  std::vector<uint8_t> check_image_, check_crop_;  // --verify's reference run: copies on the host
   std::vector<int> best_;
   int best_filled_ = 0;
   ImageHold hold_;
@@ -667,18 +787,19 @@ class Part {
   static constexpr size_t kParts = 7;
   double breakdown_s_[kParts] = {};
   int64_t breakdown_frames_ = 0;
-  struct ObjectsOf {
-    int count, first;  // a frame's objects and its first execution
-  };
-  std::vector<ObjectsOf> objects_of_;  // [batch slot][frame]
-  std::vector<double> cropped_at_;     // [batch slot][execution]: when its crop call was submitted
+  std::vector<int> counted_;  // [batch slot][frame]: its objects (for the breakdown, after finish)
   LatencyHistogram from_crop_, from_arrival_;  // each object's latency
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
   std::vector<Ready> queue_;  // batches handed to the object thread: a ring of batch_slots
-  int64_t queued_ = 0, taken_ = 0;
+  int64_t queued_ = 0;        // batches handed over
+  int64_t cut_end_ = 0;       // queued_ when the object thread last cut (object thread)
+  int64_t head_ = 0;          // the first whose objects are not all cut (its callback not launched)
+  int frame_ = 0;             // and its first frame with objects not cut
+  int64_t wanted_ = -1;       // the newest frame whose picture the worker waits for
   bool stopping_ = false;
-  std::thread thread_;  // last: started when everything it uses is set up
+  bool failed_ = false;  // the object thread failed: it drops what it is given
+  std::thread thread_;   // last: started when everything it uses is set up
 };
 
 // Batch b's object work done (the object stream's callback, on the report thread): the
@@ -688,22 +809,31 @@ struct ObjectsDone {
   static void on_done(void* record) {
     auto* r = static_cast<BatchRecord*>(record);
     W& t = *static_cast<W*>(r->worker);
-    r->objects_done = now_s();
     current_run() = t.run;
-    try {
-      t.checksum += t.objects.finish(r->batch, *t.run, *t.run->inputs);
-    } catch (const std::exception& e) {
-      t.run->error.set(e.what());
-      t.run->stop = true;
-    }
-    finish_batch(t, r->batch, now_s());
+    finish_objects(t, r->batch, now_s());
     ++t.run->callbacks_run;
   }
 };
 
+// Batch b's objects are back on the host at `now`: their top-k and the join, then the batch
+// completes (the object stream's callback; per_thread: the worker, after its stream's sync).
+template <class W>
+void finish_objects(W& t, int64_t b, double now) {
+  t.batches[static_cast<size_t>(b % t.batch_slots())].objects_done = now;
+  try {
+    t.checksum += t.objects.finish(b, *t.run, *t.run->inputs);
+  } catch (const std::exception& e) {
+    t.run->error.set(e.what());
+    t.run->stop = true;
+  }
+  finish_batch(t, b, now_s());
+}
+
 // Hands batch b's object work to the worker's object thread (complete_batch, on the report thread).
+// per_thread: submits it on the worker's stream now (the layout syncs it and finishes the batch).
 template <class W>
 void submit_objects(W& t, int64_t b) {
+  if (t.objects.on_worker_stream()) return t.objects.submit_here(b, *t.run, *t.run->inputs);
   BatchRecord& r = t.batches[static_cast<size_t>(b % t.batch_slots())];
   // counted now, so that the run's drain (finish_callbacks) waits for the object thread to launch
   // it and for the report thread to run it, before the report thread stops

@@ -257,17 +257,20 @@ def test_generate_refuses_a_graph_with_fewer_frames_in_flight_than_a_batch_and_o
     assert not (tmp_path / "out").exists()
 
 
-def test_generate_refuses_a_graph_on_the_per_thread_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    text = CROPS.replace("batch: 4\n", "batch: 4\nstreams: per_thread\n")
+def test_generate_writes_a_graph_on_the_per_thread_layout_with_its_object_part_on_the_worker_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the baseline: no picture held (buffers.depth below the batch + 1 means nothing to it)
+    text = CROPS.replace("batch: 4\n", "batch: 4\nstreams: per_thread\nsync_every: 8\n")
     (tmp_path / "crops.yaml").write_text(text, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["generate", "crops.yaml", "--out", "out"], prog_name="ascgen")
-    assert result.exit_code == 2, result.output
-    assert (
-        "crops.yaml:13:1: error: stage 'crops': a graph program runs its object part beside the report thread: "
-        "streams: per_stage only (for now)"
-    ) in result.stderr
-    assert not (tmp_path / "out").exists()
+    assert result.exit_code == 0, result.output
+    main = (tmp_path / "out" / "crops" / "main.cpp").read_text(encoding="utf-8")
+    assert "ascgen::run_main<Worker, ascgen::PerThreadLayout>" in main
+    # its object part on the worker's one stream, and no hold on the decoded picture's slots
+    assert "completions, cleanup, stream);" in main
+    assert "wait_image" not in main and "crops_step" not in main
 
 
 def test_generate_writes_a_graph_with_its_object_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -51,6 +51,7 @@ def test_a_standalone_folder_holds_the_runtime_headers_it_includes(tmp_path: Pat
     included = set(re.findall(r'#include "(ascgen_\w+\.h)"', "".join(files[f"runtime/{h}"] for h in runtime)))
     assert included <= runtime, f"a runtime header includes one the folder lacks: {included - runtime}"
     assert 'ASCGEN_RUNTIME_DIR "${CMAKE_CURRENT_SOURCE_DIR}/runtime"' in files["CMakeLists.txt"]
+    assert "sim/ascend310.profile" in files and "runtime/sim/ascend310.profile" not in files  # its own device
 
 
 def test_a_shared_runtime_is_written_once_beside_the_programs(tmp_path: Path) -> None:
@@ -62,6 +63,12 @@ def test_a_shared_runtime_is_written_once_beside_the_programs(tmp_path: Path) ->
     headers += [f"stages/{p.name}" for p in Path("templates/stages").glob("*.h")]  # every kind's
     assert sorted(rel for rel in outputs["runtime"] if rel.endswith(".h")) == sorted(headers)
     assert 'ASCGEN_RUNTIME_DIR "${CMAKE_CURRENT_SOURCE_DIR}/../runtime"' in outputs["decode_only"]["CMakeLists.txt"]
+    # The shipped device profiles once, beside the headers, and no program its own copy.
+    assert {rel for rel in outputs["runtime"] if rel.startswith("sim/")} == {
+        f"sim/{p.stem}.profile" for p in Path("ascgen/profiles").glob("*.yaml")
+    }
+    assert not any(rel.endswith(".profile") for name in ("decode_only", "resnet50_b16") for rel in outputs[name])
+    assert '"${CMAKE_CURRENT_SOURCE_DIR}/../runtime/sim/ascend310.profile"' in outputs["decode_only"]["CMakeLists.txt"]
 
 
 def test_generate_check_covers_the_shared_runtime(tmp_path: Path) -> None:
@@ -131,10 +138,10 @@ def test_absolute_source_and_model_paths_are_kept_as_given(tmp_path: Path) -> No
     spec = tmp_path / "abs.yaml"
     spec.write_text(text.replace("path: data/images", f"path: {images}").replace("path: models/", f"path: {tmp_path}/"))
     cmake = next(iter(render_all([spec], tmp_path / "out").values()))["CMakeLists.txt"]
-    assert f'ASCGEN_DEFAULT_INPUT="{images.as_posix()}"' in cmake
-    assert f'ASCGEN_DEFAULT_MODEL="{tmp_path.as_posix()}/' in cmake
+    assert f'DEFAULT_INPUT "{images.as_posix()}"' in cmake
+    assert f'CANN_MODEL "{tmp_path.as_posix()}/' in cmake
     relative = render_all([Path("pipelines/resnet50_b16.yaml")], Path("generated"))["resnet50_b16"]["CMakeLists.txt"]
-    assert 'ASCGEN_DEFAULT_INPUT="${ASCGEN_SPEC_DIR}/data/images"' in relative
+    assert 'DEFAULT_INPUT "${ASCGEN_SPEC_DIR}/data/images"' in relative
 
 
 def test_one_jinja_environment_renders_programs_and_probes() -> None:

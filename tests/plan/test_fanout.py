@@ -1,6 +1,7 @@
 """A graph's fan-out in the plan (ascgen/plan/fanout.py): objects per frame from `expect`, the
 ground truth beside the inputs, or max_objects; each engine's busy time per frame with the crops
-and the model of objects (numbers worked by hand from the profile's figures); the bottleneck."""
+and the model of objects (numbers worked by hand from the profile's figures); the bottleneck; the
+detector batches whose objects join in the object queue within max_queue_delay_us."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ SWITCH = 0.14  # ascend310 engines.aicore.switch_fraction
 RELOAD_US = (128 << 20) // 2 / 48e3
 DETECT_US = 31000 / 4  # batch 4 at 31 ms, per frame
 DETECT_SWITCH_US = (SWITCH * 31000 + RELOAD_US) / 4  # after the classifier, once per execution
+FRAMES = 4  # a detector batch: its frames' objects share the classifier's executions
 
 
 def plan_with(objects: int | None, path: str = "spec.yaml"):  # type: ignore[no-untyped-def]
@@ -55,12 +57,13 @@ def test_the_profile_figures_the_expectations_use() -> None:
 
 @pytest.mark.parametrize(
     ("objects", "runs_ms", "aicore_us"),
-    [
+    [  # a detector batch's executions (its 4 frames' objects), one switch each way per batch
         (0, [], DETECT_US),  # no objects: no classifier, no switch
-        (3, [5.0], DETECT_US + 5000 + (SWITCH * 5000 + RELOAD_US) / 4 + DETECT_SWITCH_US),  # 3 run at gear 4
-        (8, [9.0], DETECT_US + 9000 + (SWITCH * 9000 + RELOAD_US) / 4 + DETECT_SWITCH_US),
-        # a full batch, then 3 at gear 4
-        (11, [9.0, 5.0], DETECT_US + 14000 + (SWITCH * 9000 + RELOAD_US) / 4 + DETECT_SWITCH_US),
+        # 12 objects: a full execution, then 4 at gear 4
+        (3, [9.0, 5.0], DETECT_US + 14000 / 4 + (SWITCH * 9000 + RELOAD_US) / 4 + DETECT_SWITCH_US),
+        (8, [9.0] * 4, DETECT_US + 9000 + (SWITCH * 9000 + RELOAD_US) / 4 + DETECT_SWITCH_US),
+        # 44 objects: 5 full executions, then 4 at gear 4
+        (11, [9.0] * 5 + [5.0], DETECT_US + 50000 / 4 + (SWITCH * 9000 + RELOAD_US) / 4 + DETECT_SWITCH_US),
     ],
 )
 def test_the_ai_core_runs_both_models_and_their_switches(objects: int, runs_ms: list[float], aicore_us: float) -> None:
@@ -68,15 +71,16 @@ def test_the_ai_core_runs_both_models_and_their_switches(objects: int, runs_ms: 
     fan = plan.fanout
     assert fan is not None
     assert fan.objects_per_frame == [objects] and fan.objects_from == "expect.objects_per_frame"
-    assert fan.executions_per_frame == len(runs_ms)
+    assert fan.executions_per_frame == len(runs_ms) / FRAMES
     assert fan.engine_us_per_frame["aicore"] == pytest.approx(aicore_us)
     aicore = next(b for b in plan.bounds if b.name == "aicore (detect, classify)")
     assert aicore.qps == pytest.approx(1e6 / aicore_us)
 
 
 def test_vpc_is_shared_by_the_letterbox_and_the_crops() -> None:
-    for objects, calls in ((0, []), (3, [3]), (11, [8, 3])):  # regions a call: as many as objects
-        crops = sum(300 + 60 * (r - 1) + r * 1196 * 224 * 224 / 1e6 for r in calls)
+    # a detector batch's calls, regions a call as many as objects: 12 and 44 objects
+    for objects, calls in ((0, []), (3, [8, 4]), (11, [8] * 5 + [4])):
+        crops = sum(300 + 60 * (r - 1) + r * 1196 * 224 * 224 / 1e6 for r in calls) / FRAMES
         plan = plan_with(objects)
         fit = next(s.service_us for s in plan.stages if s.name == "fit")  # its own, as in a straight pipeline
         fan = plan.fanout
@@ -113,7 +117,7 @@ def test_objects_are_counted_in_the_ground_truth_beside_the_inputs(tmp_path: Pat
     assert fan is not None
     assert fan.objects_per_frame == [0, 1, 8]
     assert fan.objects_from.startswith("counted in the ground truth of 3 input(s)")
-    assert fan.executions_per_frame == pytest.approx(2 / 3)
+    assert fan.executions_per_frame == pytest.approx((1 / 4 + 1) / 3)  # a batch: none, one at gear 4, 4 of 8
     (shots / "c.json").unlink()  # one input without ground truth: the detections' most
     fan = plan_with(None, str(tmp_path / "spec.yaml")).fanout
     assert fan is not None and fan.objects_per_frame == [5] and "max_objects" in fan.objects_from
@@ -170,3 +174,27 @@ def test_ground_truth_that_could_hang_or_flood_is_not_read(tmp_path: Path) -> No
         fan = plan_with(None, str(tmp_path / "spec.yaml")).fanout
         assert fan is not None and fan.objects_per_frame == [5], name
         truth.unlink()
+
+
+@pytest.mark.parametrize(
+    ("delay_us", "depth", "joined"),
+    [
+        (0, 8, 1),  # no wait: a detector batch's 4 objects at gear 4
+        (1000, 8, 1),  # the next batch comes later than 1 ms
+        (1_000_000, 8, 2),  # it comes within 1 s: two batches fill an execution of 8
+        (1_000_000, 6, 1),  # but 6 frames in flight cannot hold two batches' pictures
+    ],
+)
+def test_the_next_batches_join_within_the_queue_delay(delay_us: int, depth: int, joined: int) -> None:
+    text = GRAPH.replace("batch: 8,", f"batch: 8, max_queue_delay_us: {delay_us},")
+    plan = analyze_text(text + f"buffers: {{depth: {depth}}}\nexpect: {{objects_per_frame: 1}}\n", "spec.yaml")[1]
+    fan = plan.fanout
+    assert fan is not None and fan.max_queue_delay_us == delay_us and fan.batches_joined == joined
+    assert fan.executions_per_frame == pytest.approx(1 / (FRAMES * joined))
+    runs = [9.0] if joined == 2 else [5.0]  # 8 objects at gear 8, or 4 at gear 4
+    aicore = DETECT_US + (sum(runs) * 1000 + SWITCH * runs[0] * 1000 + RELOAD_US) / (FRAMES * joined)
+    assert fan.engine_us_per_frame["aicore"] == pytest.approx(aicore + DETECT_SWITCH_US / joined)
+    # the first batch's objects wait for the second: a worker's batch every 4 frames at the roofline
+    wait_us = 0.0 if joined == 1 else FRAMES * 1e6 / plan.roofline_qps
+    assert fan.queue_wait_us == pytest.approx(wait_us)
+    assert ("waits up to" in fan.why) == (delay_us > 0)

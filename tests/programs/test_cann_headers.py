@@ -17,6 +17,13 @@ import warnings
 from pathlib import Path
 
 import pytest
+from program_harness import BASELINE_GRAPH
+
+from ascgen.codegen.lower import lower
+from ascgen.codegen.render import render
+from ascgen.dsl.configure import configure
+from ascgen.dsl.parse import parse_file
+from ascgen.pipeline import analyze_data
 
 pytestmark = pytest.mark.slow  # every test compiles C++ (a main.cpp, a probe, or a CMake build)
 
@@ -50,9 +57,26 @@ SOURCES = {p.name: [p / "main.cpp"] for p in GENERATED} | {"runtime": sorted(RUN
 
 @pytest.mark.parametrize("program", sorted(SOURCES))
 def test_generated_program_compiles_against_cann(program: str, cann_include: tuple[Path, Path]) -> None:
+    _compiles_against_cann(SOURCES[program], program != "runtime", cann_include)
+
+
+def test_the_baseline_graph_compiles_against_cann(cann_include: tuple[Path, Path], tmp_path: Path) -> None:
+    """A graph's baseline layout (per_thread), which no example spec has (generated/ holds none):
+    the 310 graph configured so, as bench sweeps it."""
+    spec_path, overrides = BASELINE_GRAPH
+    spec, smap = parse_file(spec_path)
+    program = lower(analyze_data(configure(spec, overrides), smap), tmp_path / "program", shared_runtime=True)
+    main = tmp_path / "main.cpp"
+    main.write_text(render(program)["main.cpp"], encoding="utf-8")
+    assert "ascgen::PerThreadLayout" in main.read_text(encoding="utf-8")
+    _compiles_against_cann([main], True, cann_include)
+
+
+def _compiles_against_cann(sources: list[Path], program: bool, cann_include: tuple[Path, Path]) -> None:
+    """``sources`` (a program's main.cpp, or the runtime's .cpp files) compile with the real headers."""
     cann, dvpp_only = cann_include
-    paths = [] if program == "runtime" else ['-DASCGEN_DEFAULT_INPUT="in"', '-DASCGEN_DEFAULT_MODEL="m.om"']
-    if program != "runtime" and "ASCGEN_OBJECTS_MODEL" in SOURCES[program][0].read_text(encoding="utf-8"):
+    paths = ['-DASCGEN_DEFAULT_INPUT="in"', '-DASCGEN_DEFAULT_MODEL="m.om"'] if program else []
+    if program and "ASCGEN_OBJECTS_MODEL" in sources[0].read_text(encoding="utf-8"):
         paths.append('-DASCGEN_OBJECTS_MODEL="o.om"')  # a graph's model of objects
     cmd = [
         "c++",
@@ -67,7 +91,7 @@ def test_generated_program_compiles_against_cann(program: str, cann_include: tup
         f"-I{cann}",
         f"-I{dvpp_only}",
         f"-I{RUNTIME}",
-        *map(str, SOURCES[program]),
+        *map(str, sources),
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-4000:]

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from program_harness import REPRESENTATIVE_SHAPES, built, first_devices, run_program
+from program_harness import BASELINE_GRAPH, REPRESENTATIVE_SHAPES, built, first_devices, run_program
 
 FAULT_TIMEOUT_S = 90
 CODE = 507899  # ACL_ERROR_RT_DRV_INTERNAL_ERROR: a code no API returns by itself here
@@ -121,12 +121,17 @@ def failure_of(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("spec", REPRESENTATIVE_SHAPES, ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    ("spec", "overrides"),
+    [pytest.param(spec, None, id=spec.stem) for spec in REPRESENTATIVE_SHAPES]
+    + [pytest.param(*BASELINE_GRAPH, id=f"{BASELINE_GRAPH[0].stem}-per_thread")],
+)
 def test_every_failing_call_is_reported_and_everything_is_released(
-    spec: Path, tmp_path: Path, record_property: Callable[[str, object], None]
+    spec: Path, overrides: dict[str, object] | None, tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:
-    """The runs are independent processes that mostly wait on the simulated device: 4 at a time."""
-    result = built(spec)
+    """The runs are independent processes that mostly wait on the simulated device: 4 at a time.
+    A graph's baseline layout (BASELINE_GRAPH) is a shape no example spec has: configured here."""
+    result = built(spec, overrides=overrides)
     todo = cases(spec)
     assert todo, "no AscendCL call found in the generated program"
     with ThreadPoolExecutor(max_workers=4) as pool:

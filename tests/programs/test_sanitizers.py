@@ -1,13 +1,14 @@
 """The example pipelines that together exercise every call site class (``REPRESENTATIVE``; all of
 them with ASCGEN_ALL_SPECS=1), built with ASan+UBSan and with TSan, run clean with --verify (a
-pipeline over several devices on two of them, one process each)."""
+pipeline over several devices on two of them, one process each). A graph's baseline layout
+(BASELINE_GRAPH: per_thread) is a shape no example spec has: its spec configured so."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from program_harness import REPRESENTATIVE, built, first_devices, run_program
+from program_harness import BASELINE_GRAPH, REPRESENTATIVE, built, first_devices, run_program
 
 SANITIZER_ENV = {
     "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0:exitcode=86",
@@ -18,9 +19,15 @@ SANITIZER_ENV = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sanitize", ["address", "thread"])
-@pytest.mark.parametrize("spec", REPRESENTATIVE, ids=lambda p: p.stem)
-def test_pipeline_is_clean_under_sanitizer(spec: Path, sanitize: str, tmp_path: Path) -> None:
-    result = built(spec, sanitize)
+@pytest.mark.parametrize(
+    ("spec", "overrides"),
+    [pytest.param(spec, None, id=spec.stem) for spec in REPRESENTATIVE]
+    + [pytest.param(*BASELINE_GRAPH, id=f"{BASELINE_GRAPH[0].stem}-per_thread")],
+)
+def test_pipeline_is_clean_under_sanitizer(
+    spec: Path, overrides: dict[str, object] | None, sanitize: str, tmp_path: Path
+) -> None:
+    result = built(spec, sanitize, overrides)
     frames = 8 * result.plan.batch
     run = run_program(
         result.binary,

@@ -167,9 +167,9 @@ def test_a_v2_stream_whose_decoder_stops_answering_fails_a_frame_and_ends_with_a
     so its picture slot is never free again. Once every slot is held that way the stream's sends
     have no answer, and after the bound (5 s of device time, ascgen_video.h) the program gives the
     stream up: one stderr line naming stream and frame, the frame failed with the program's code
-    0xFFFFFFFE, the run's report written, exit 1 (a failed frame). Before, it dropped (or waited
-    for) frames without end and never reported. A run that stops first fails, at its end, the sends
-    still unanswered 5 s after its end of stream."""
+    0xFFFFFFFE, the run's report written, exit 1 (a failed frame), whose last stderr line says
+    why. Before, it dropped (or waited for) frames without end and never reported. A run that
+    stops first fails, at its end, the sends still unanswered 5 s after its end of stream."""
     spec = video_spec(
         tmp_path, clips, f"fields_v2_{pace}", "qvga_fields_h264.h264", (320, 256), 1, profile="ascend310p", after=""
     )
@@ -179,6 +179,9 @@ def test_a_v2_stream_whose_decoder_stops_answering_fails_a_frame_and_ends_with_a
     assert "stream 0 frame " in run.stderr and "have had no answer from VDEC for 5 s" in run.stderr
     assert "counted as failed, the stream ends" in run.stderr
     assert "exit 0" not in run.stderr  # the fps line does not contradict the exit status
+    # the last line says what failed, not a decoder's result code the program made up
+    assert "failed: stream 0 frame " in run.stderr.strip().splitlines()[-1], run.stderr[-1000:]
+    assert "result code" not in run.stderr
     report = run.report
     assert report is not None and report["frames_failed"] == 1
     assert report["first_failure"]["code"] == 0xFFFFFFFE

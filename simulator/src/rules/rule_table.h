@@ -49,6 +49,7 @@ enum class Rule {
   kDeviceValidId,                 // device.valid_id
   kDvppChannelDescLive,           // dvpp.channel_desc_live
   kEventElapsedComplete,          // event.elapsed_complete
+  kEventElapsedTiming,            // event.elapsed_timing
   kEventElapsedRecorded,          // event.elapsed_recorded
   kEventLimit,                    // event.limit
   kEventQueryEx,                  // event.query_ex
@@ -283,10 +284,16 @@ inline constexpr RuleInfo kRuleTable[] = {
      "0247 700, 0144 5046]"},
     {"event.elapsed_complete", RuleKind::kArgument,
      "ACL_FACTS 1.4 Events [RT-doc 07_event_management]"},
+    {"event.elapsed_timing", RuleKind::kArgument,
+     "aclrtCreateEventWithFlag: ACL_EVENT_TIME_LINE events are the ones that time [HIA "
+     "aclcppdevg_03_0036 5046]; ACL_FACTS 1.4 Events (the flag records timestamps)"},
     {"event.elapsed_recorded", RuleKind::kArgument,
      "ACL_FACTS 1.4 Events [RT-doc 07_event_management]"},
     {"event.limit", RuleKind::kArgument,
-     "ACL_FACTS 1.4 Events [RT-doc 07_event_management] (event limits)"},
+     "ACL_FACTS 1.4 Events [RT-doc 07_event_management] (event limits); aclrtCreateEventWithFlag "
+     "[HA canncommercial/601 aclcppdevg_03_0046]: a flag with ACL_EVENT_SYNC is limited (1023 per "
+     "device on the 310 and 310P, 65535 on the 910), ACL_EVENT_TIME_LINE alone creates an "
+     "unlimited number"},
     {"event.query_ex", RuleKind::kArgument,
      "aclrtCreateEventExWithFlag: cannot be used with aclrtResetEvent, aclrtQueryEvent or "
      "aclrtQueryEventWaitStatus [RT-doc 07_event_management]; ACL_FACTS 1.4 Events"},
