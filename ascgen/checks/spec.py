@@ -118,7 +118,13 @@ def _batch_stages(spec: dsl.Spec, smap: SourceMap) -> list[Diagnostic]:
             out.append(smap.error(("stages", i, "max_queue_delay_us"), message))
     for i in of_objects:
         stage = spec.stages[i]
-        if getattr(stage, "max_queue_delay_us", None) and (getattr(stage, "batch", None) or 1) == 1:
+        if getattr(stage, "max_queue_delay_us", None) and spec.streams != "per_stage":
+            message = (
+                "the baseline layout (streams: per_thread) submits each batch's objects as its window is synchronised, "
+                "never waiting for the next batch's: drop max_queue_delay_us, or use streams: per_stage"
+            )
+            out.append(smap.error(("stages", i, "max_queue_delay_us"), message))
+        elif getattr(stage, "max_queue_delay_us", None) and (getattr(stage, "batch", None) or 1) == 1:
             message = (
                 "a model of objects with batch 1 runs each object alone: waiting for more objects cannot fill an "
                 "execution; give it a 'batch' above 1 or drop max_queue_delay_us"

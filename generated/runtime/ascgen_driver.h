@@ -275,7 +275,12 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
   }
   if constexpr (W::kObjects) {
     r.completed = now;
-    t.stage_marks.read(b);  // the frame part's stages (ascgen_breakdown.h)
+    try {
+      t.stage_marks.read(b);             // the frame part's stages (ascgen_breakdown.h)
+    } catch (const std::exception& e) {  // on the report thread: the run fails, the batch goes on
+      run.error.set(e.what());
+      run.stop = true;
+    }
     r.detected = now_s();
     objects::submit_objects(t, b);  // the batch completes when its objects do (finish_batch)
     return;
