@@ -32,7 +32,6 @@ constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
 constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
                                       kWidthStride, kHeightStride, kPictureBytes};
 constexpr bool kH265 = false;
-// decode_out: 3,110,400 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
 

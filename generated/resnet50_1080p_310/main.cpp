@@ -35,7 +35,6 @@ constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
 constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
                                       kWidthStride, kHeightStride, kPictureBytes};
 constexpr bool kH265 = false;
-// decode_out: 3,110,400 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
 
@@ -52,7 +51,6 @@ constexpr uint32_t kInterpolation = 1;
 constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
                                     kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
-// resize_batch: 75,264 bytes per batch in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 1, 0}};
 }  // namespace resize
 
@@ -64,7 +62,6 @@ constexpr size_t kOutputBytes = 4000;
 constexpr size_t kInputSizes[] = {75264};
 constexpr size_t kOutputSizes[] = {4000};
 constexpr size_t kGearInputs = 0;
-// infer_out: 4,000 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 4000, 4032, {1, 1, 0}};
 }  // namespace infer
 
@@ -72,7 +69,6 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 4000, 4032, {1, 
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 4000;
-// fetch_host: 4,000 bytes per batch in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 4000, 4032, {1, 1, 0}};
 }  // namespace fetch
 
@@ -213,11 +209,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
                             [[maybe_unused]] ascgen::Cleanup& cleanup) {
   infer_stream = ascgen::new_stream(infer::kName, "infer_stream", -1, cleanup);
-  ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &infer_model));
-  cleanup.add("aclmdlUnload", [id = infer_model] { return aclmdlUnload(id); });
-  infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
+  ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
                              infer::kGearInputs);
 }

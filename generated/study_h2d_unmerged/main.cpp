@@ -22,9 +22,7 @@ constexpr int kBatch = 1;
 // Stage 'upload' (h2d), pipelines/ascend310/study_h2d_unmerged.yaml:12
 namespace upload {
 constexpr char kName[] = "upload";
-// upload_host: 75,825 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 75825, 75872, {1, 1, 0}};
-// upload_dev: 75,825 bytes per frame in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDevice, 75825, 75872, {1, 1, 0}};
 }  // namespace upload
 

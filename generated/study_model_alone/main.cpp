@@ -28,9 +28,7 @@ constexpr size_t kOutputBytes = 64000;
 constexpr size_t kInputSizes[] = {1204224};
 constexpr size_t kOutputSizes[] = {64000};
 constexpr size_t kGearInputs = 0;
-// infer_in: 1,204,224 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kInPool = {ascgen::Memory::kDevice, 1204224, 1204256, {16, 1, 0}};
-// infer_out: 64,000 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 64000, 64032, {16, 1, 0}};
 }  // namespace infer
 
@@ -82,11 +80,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   stream = ascgen::new_stream(infer::kName, "stream", ctx.id, cleanup);
   infer_in.allocate(infer::kName, "infer_in", infer::kInPool, ctx.window, cleanup);
   infer_out.allocate(infer::kName, "infer_out", infer::kOutPool, ctx.window, cleanup);
-  ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &infer_model));
-  cleanup.add("aclmdlUnload", [id = infer_model] { return aclmdlUnload(id); });
-  infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
+  ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
                              infer::kGearInputs);
   for (int slot = 0; slot < infer_in.slots(); ++slot)

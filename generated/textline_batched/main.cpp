@@ -23,9 +23,7 @@ constexpr int kBatch = 8;
 namespace upload {
 constexpr char kName[] = "upload";
 constexpr ascgen::serving::HwGear kHwGears[] = {{32, 80}, {32, 160}, {32, 320}};
-// upload_host: 81,920 bytes per batch in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 81920, 81952, {8, 2, 0}};
-// upload_dev: 81,920 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDevice, 81920, 81952, {8, 2, 0}};
 }  // namespace upload
 
@@ -38,7 +36,6 @@ constexpr size_t kInputSizes[] = {81920};
 constexpr size_t kOutputSizes[] = {94720};
 constexpr size_t kGearInputs = 1;
 constexpr ascgen::serving::HwGear kHwGears[] = {{32, 80}, {32, 160}, {32, 320}};
-// recognize_out: 94,720 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 94720, 94752, {8, 2, 0}};
 }  // namespace recognize
 
@@ -46,7 +43,6 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 94720, 94752, {8
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 11840;
-// fetch_host: 94,720 bytes per batch in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 94720, 94752, {8, 2, 0}};
 }  // namespace fetch
 
@@ -138,11 +134,8 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
                             [[maybe_unused]] ascgen::Cleanup& cleanup) {
   recognize_stream = ascgen::new_stream(recognize::kName, "recognize_stream", -1, cleanup);
-  ASCGEN_CHECK(recognize::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &recognize_model));
-  cleanup.add("aclmdlUnload", [id = recognize_model] { return aclmdlUnload(id); });
-  recognize_desc = ascgen::require(aclmdlCreateDesc(), recognize::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = recognize_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(recognize::kName, aclmdlGetDesc(recognize_desc, recognize_model));
+  ascgen::load_model_file(recognize::kName, ctx.model_path, recognize_model, recognize_desc,
+                          cleanup);
   ascgen::expect_model_sizes(recognize::kName, recognize_desc, recognize::kInputSizes,
                              recognize::kOutputSizes, recognize::kGearInputs);
 }
