@@ -13,11 +13,9 @@
 #include "stages/topk.h"
 #include "stages/vpc_resize.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -121,16 +119,9 @@ constexpr ascgen::ProgramInfo kProgram = {
     kEventRings,                           // event_rings
 };
 
-// What one copy serves every thread: nothing
-struct SharedResources {
-  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-};
-
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+// rings, events and stage resources, all created once in setup(); the threads share nothing.
+struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream stream = nullptr;
   acldvppChannelDesc* channel = nullptr;  // DVPP work of stream only
   ascgen::Pool upload_host;   // 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
@@ -185,15 +176,11 @@ struct Worker : ascgen::WorkerBase {
                        [[maybe_unused]] int i) const {
     return top5_frame(item);
   }
-  void describe(const uint8_t*, int64_t, int, std::string&) const {}
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
-
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   stream = ascgen::new_stream(upload::kName, "stream", ctx.id, cleanup);

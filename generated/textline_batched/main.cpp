@@ -8,11 +8,9 @@
 #include "ascgen_serving.h"
 #include "stages/model.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -96,9 +94,7 @@ struct SharedResources {
 
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+struct Worker : ascgen::WorkerOf<SharedResources> {
   int64_t batch_last = 0;  // the last item of the batch being submitted (the batcher sizes it)
   std::vector<const ascgen::Input*> batch_inputs;  // its requests' inputs, in batch order
   ascgen::serving::Shape batch_padded;  // its requests' padded shape (rank 0: fixed shapes)
@@ -134,9 +130,6 @@ struct Worker : ascgen::WorkerBase {
   size_t output_item_bytes([[maybe_unused]] int64_t b) const {
     return recognize_item_bytes[static_cast<size_t>(b % recognize_out.slots())];
   }
-  uint64_t postprocess(const uint8_t*, int64_t, int) const { return 0; }
-  void describe(const uint8_t*, int64_t, int, std::string&) const {}
-  uint32_t frame_status(int64_t) const { return 0; }
   static void inspect_input(ascgen::Input& in) { recognize_inspect(in); }
 };
 
