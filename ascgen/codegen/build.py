@@ -37,13 +37,23 @@ from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
 
 SANITIZERS = ("address", "thread")
-# ASCGEN_QUICK_BUILDS=1: programs are compiled at -O1 instead of Release's -O3 (a third less
-# compile time, slower host code; sanitizer builds are -O1 either way). The test suite sets it
-# (tests/conftest.py): it builds dozens of programs and times none of them against another
-# build. The option is part of each program build's stamp, so switching it rebuilds.
-QUICK_ENV = "ASCGEN_QUICK_BUILDS"
-QUICK_FLAGS = "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"
 Progress = Callable[[str, int, int], None]  # (what, done, total)
+# ASCGEN_QUICK_BUILDS=1: programs and the runtime library are compiled at -O1 instead of
+# Release's -O3 (a third less compile time, slower host code), ASan+UBSan builds at -O0 instead
+# of -O1 (40 % less; TSan builds stay at -O1, which TSan needs to run at a usable speed). The test
+# suite sets it (tests/conftest.py): it builds dozens of programs and times none of them against
+# another build. The flags are part of each build's stamp and key, so switching rebuilds.
+QUICK_ENV = "ASCGEN_QUICK_BUILDS"
+_QUICK_FLAGS = {
+    None: ["-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"],
+    "address": ["-DASCGEN_SANITIZE_OPT=-O0"],  # templates/runtime/cmake/ascgen_flags.cmake
+    "thread": [],
+}
+
+
+def quick_flags(sanitize: str | None) -> list[str]:
+    """The CMake flags of a quick build (QUICK_ENV) with this sanitizer setting, else none."""
+    return list(_QUICK_FLAGS[sanitize]) if os.environ.get(QUICK_ENV) == "1" else []
 
 
 class BuildFailed(StepFailed):
@@ -198,13 +208,15 @@ def ensure_runtime(build_root: Path, sanitize: str | None, progress: Progress | 
     program then compiles only its main.cpp and links the library."""
     prefix = ensure_simulator(build_root, sanitize, progress)
     runtime, project = templates_dir() / "runtime", (templates_dir() / "runtime_library").resolve()
-    key = cache.simulator_key(runtime, [variant_name(sanitize), cache.tree_digest(project), str(prefix)])
+    quick = quick_flags(sanitize)
+    key = cache.simulator_key(runtime, [variant_name(sanitize), cache.tree_digest(project), str(prefix), *quick])
     build = build_root / "runtime" / f"{variant_name(sanitize)}-{key}"
     library = build / "libascgen_runtime.a"
     if cache.stamp_matches(build, key) and library.is_file():
         return library
     flags = [f"-DASCGEN_RUNTIME_DIR={runtime}", *simulator_flags(prefix)]
     flags += [f"-DASCGEN_SANITIZE={sanitize}"] if sanitize else []
+    flags += quick
     log = build / "build.log"
     with cache.locked(build):
         if cache.stamp_matches(build, key) and library.is_file():  # built while this one waited
@@ -242,18 +254,17 @@ def compile_program(
     sanitize: str | None,
     build_root: Path,
     progress: Progress | None = None,
-    quick: bool = False,
+    quick: list[str] | None = None,
 ) -> Path:
     """Configure and build a generated program; returns its binary. A build folder whose stamp
     says it was built with this configuration is not touched (one "cached" line); one process
     builds in a folder at a time, and the stamp is written only after a successful build.
-    ``quick`` compiles at -O1 (QUICK_ENV)."""
+    ``quick``: the flags of a quick build (quick_flags)."""
     check_tools()
     flags = [f"-DASCGEN_BACKEND={backend}"]
     if sanitize:
         flags.append(f"-DASCGEN_SANITIZE={sanitize}")
-    if quick:
-        flags.append(QUICK_FLAGS)
+    flags += quick or []
     if backend == "sim":
         flags += simulator_flags(ensure_simulator(build_root, sanitize, progress))
         flags.append(f"-DASCGEN_RUNTIME_LIBRARY={ensure_runtime(build_root, sanitize, progress)}")
@@ -312,7 +323,7 @@ def build_program(
             write_tree_atomic(src, files)
     build = base / f"{backend}-{variant_name(sanitize)}"
     before = _stamp_time(build)
-    quick = os.environ.get(QUICK_ENV) == "1"
+    quick = quick_flags(sanitize)
     binary = compile_program(spec.name, src, build, backend, sanitize, build_root, progress, quick=quick)
     return BuildResult(binary=binary, spec=spec, plan=plan, cached=before is not None and before == _stamp_time(build))
 

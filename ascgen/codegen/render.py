@@ -134,6 +134,6 @@ def render(program: Program) -> dict[str, str]:
     files["CMakeLists.txt"] = env.get_template("CMakeLists.txt.j2").render(
         p=program, header=cmake_header, runtime_sources=sources
     )
-    files["README.md"] = env.get_template("README.md.j2").render(p=program, header_text=" ".join(program.header))
+    files["README.md"] = env.get_template("README.md.j2").render(p=program)
     files.update(program.files)
     return files

@@ -12,11 +12,9 @@
 #include "stages/model.h"
 #include "stages/vpc_resize.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -28,9 +26,7 @@ constexpr int kBatch = 8;
 // Stage 'upload' (h2d), pipelines/batch_copy.yaml:11
 namespace upload {
 constexpr char kName[] = "upload";
-// upload_host: 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 1048576, 1048608, {1, 1, 0}};
-// upload_dev: 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048584, 1048640, {1, 1, 0}};
 }  // namespace upload
 
@@ -44,7 +40,6 @@ constexpr uint32_t kMinHeight = 32;
 constexpr uint32_t kAlignWidth = 128;
 constexpr uint32_t kAlignHeight = 16;
 constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-// decode_out: 2,359,296 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, {1, 1, 0}};
 }  // namespace decode
 
@@ -61,9 +56,7 @@ constexpr uint32_t kInterpolation = 1;
 constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
                                     kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
-// resize_out: 83,520 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 83520, 83552, {1, 1, 0}};
-// resize_batch: 668,160 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 668160, 668192, {8, 2, 0}};
 }  // namespace resize
 
@@ -75,7 +68,6 @@ constexpr size_t kOutputBytes = 51200;
 constexpr size_t kInputSizes[] = {668160};
 constexpr size_t kOutputSizes[] = {51200};
 constexpr size_t kGearInputs = 0;
-// detect_out: 51,200 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 51200, 51232, {8, 2, 0}};
 }  // namespace detect
 
@@ -83,7 +75,6 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 51200, 51232, {8
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 6400;
-// fetch_host: 51,200 bytes per batch in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 51200, 51232, {8, 2, 0}};
 }  // namespace fetch
 
@@ -136,9 +127,7 @@ struct SharedResources {
 
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
   acldvppChannelDesc* decode_channel = nullptr;  // DVPP work of decode_stream only
@@ -164,9 +153,7 @@ struct Worker : ascgen::WorkerBase {
   // decode: an output descriptor per frame in flight (f % size), set as the frame is
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
-  acldvppPicDesc* decode_desc(int64_t f) const {
-    return decode_descs[static_cast<size_t>(f % static_cast<int64_t>(decode_descs.size()))];
-  }
+  acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
   uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
   static void decode_inspect(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
@@ -193,8 +180,6 @@ struct Worker : ascgen::WorkerBase {
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
-  uint64_t postprocess(const uint8_t*, int64_t, int) const { return 0; }
-  void describe(const uint8_t*, int64_t, int, std::string&) const {}
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
@@ -204,11 +189,7 @@ struct Worker : ascgen::WorkerBase {
 void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
                             [[maybe_unused]] ascgen::Cleanup& cleanup) {
   detect_stream = ascgen::new_stream(detect::kName, "detect_stream", -1, cleanup);
-  ASCGEN_CHECK(detect::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &detect_model));
-  cleanup.add("aclmdlUnload", [id = detect_model] { return aclmdlUnload(id); });
-  detect_desc = ascgen::require(aclmdlCreateDesc(), detect::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = detect_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(detect::kName, aclmdlGetDesc(detect_desc, detect_model));
+  ascgen::load_model_file(detect::kName, ctx.model_path, detect_model, detect_desc, cleanup);
   ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
                              detect::kGearInputs);
 }

@@ -8,11 +8,9 @@
 #include "ascgen_video.h"
 #include "stages/vdec.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -34,7 +32,6 @@ constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
 constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
                                       kWidthStride, kHeightStride, kPictureBytes};
 constexpr bool kH265 = false;
-// decode_out: 3,110,400 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
 
@@ -62,16 +59,9 @@ constexpr ascgen::ProgramInfo kProgram = {
     kEventRings,                           // event_rings
 };
 
-// What one copy serves every thread: nothing
-struct SharedResources {
-  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-};
-
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+// rings, events and stage resources, all created once in setup(); the threads share nothing.
+struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   ascgen::Pool decode_out;  // 3,110,400 bytes per frame in DVPP memory (acldvppMalloc)
   // decode: this stream's VDEC channel (V1, aclvdec*: created once the report thread runs, which it
   // subscribes), an output picture per slot of decode_out (VDEC writes it, the next stage reads
@@ -115,18 +105,11 @@ struct Worker : ascgen::WorkerBase {
   // No device step: a frame is done when the decoder delivers it (ascgen_video.h).
   static constexpr ascgen::video::NoSteps<Worker> kSteps{};
   aclrtStream completion_stream() const { return nullptr; }
-  const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
-  size_t output_item_bytes(int64_t) const { return 0; }
-  uint64_t postprocess(const uint8_t*, int64_t, int) const { return 0; }
-  void describe(const uint8_t*, int64_t, int, std::string&) const {}
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
-
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);

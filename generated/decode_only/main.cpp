@@ -9,11 +9,9 @@
 #include "ascgen_layouts.h"
 #include "stages/jpeg_decode.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -25,9 +23,7 @@ constexpr int kBatch = 1;
 // Stage 'upload' (h2d), pipelines/decode_only.yaml:8
 namespace upload {
 constexpr char kName[] = "upload";
-// upload_host: 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 1048576, 1048608, {1, 1, 0}};
-// upload_dev: 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048584, 1048640, {1, 1, 0}};
 }  // namespace upload
 
@@ -41,7 +37,6 @@ constexpr uint32_t kMinHeight = 32;
 constexpr uint32_t kAlignWidth = 128;
 constexpr uint32_t kAlignHeight = 16;
 constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-// decode_out: 2,359,296 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, {1, 1, 0}};
 }  // namespace decode
 
@@ -73,16 +68,9 @@ constexpr ascgen::ProgramInfo kProgram = {
     kEventRings,                           // event_rings
 };
 
-// What one copy serves every thread: nothing
-struct SharedResources {
-  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-};
-
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+// rings, events and stage resources, all created once in setup(); the threads share nothing.
+struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
   acldvppChannelDesc* decode_channel = nullptr;  // DVPP work of decode_stream only
@@ -95,9 +83,7 @@ struct Worker : ascgen::WorkerBase {
   // decode: an output descriptor per frame in flight (f % size), set as the frame is
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
-  acldvppPicDesc* decode_desc(int64_t f) const {
-    return decode_descs[static_cast<size_t>(f % static_cast<int64_t>(decode_descs.size()))];
-  }
+  acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
   uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
   static void decode_inspect(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
@@ -109,18 +95,11 @@ struct Worker : ascgen::WorkerBase {
   void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
   void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return decode_stream; }
-  const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
-  size_t output_item_bytes(int64_t) const { return 0; }
-  uint64_t postprocess(const uint8_t*, int64_t, int) const { return 0; }
-  void describe(const uint8_t*, int64_t, int, std::string&) const {}
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
-
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   upload_stream = ascgen::new_stream(upload::kName, "upload_stream", ctx.id, cleanup);

@@ -11,11 +11,9 @@
 #include "stages/vdec.h"
 #include "stages/vpc_letterbox.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -37,7 +35,6 @@ constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
 constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
                                       kWidthStride, kHeightStride, kPictureBytes};
 constexpr bool kH265 = false;
-// decode_out: 3,110,400 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
 
@@ -57,7 +54,6 @@ constexpr int kItemsPerSlot = 1;
 constexpr int32_t kBorderLuma = 114;
 constexpr int32_t kBorderChroma = 128;
 constexpr uint32_t kPasteLeftAlign = 16;
-// fit_batch: 259,584 bytes per batch in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 259584, 259616, {1, 1, 0}};
 }  // namespace fit
 
@@ -69,7 +65,6 @@ constexpr size_t kOutputBytes = 5632;
 constexpr size_t kInputSizes[] = {259584};
 constexpr size_t kOutputSizes[] = {5632};
 constexpr size_t kGearInputs = 0;
-// detect_out: 5,632 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 5632, 5664, {1, 1, 0}};
 }  // namespace detect
 
@@ -77,7 +72,6 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 5632, 5664, {1, 
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 5632;
-// fetch_host: 5,632 bytes per batch in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 5632, 5664, {1, 1, 0}};
 }  // namespace fetch
 
@@ -136,9 +130,7 @@ struct SharedResources {
 
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream fit_stream = nullptr;
   acldvppChannelDesc* fit_channel = nullptr;  // DVPP work of fit_stream only
   aclrtStream fetch_stream = nullptr;
@@ -251,11 +243,7 @@ struct Worker : ascgen::WorkerBase {
 void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
                             [[maybe_unused]] ascgen::Cleanup& cleanup) {
   detect_stream = ascgen::new_stream(detect::kName, "detect_stream", -1, cleanup);
-  ASCGEN_CHECK(detect::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &detect_model));
-  cleanup.add("aclmdlUnload", [id = detect_model] { return aclmdlUnload(id); });
-  detect_desc = ascgen::require(aclmdlCreateDesc(), detect::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = detect_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(detect::kName, aclmdlGetDesc(detect_desc, detect_model));
+  ascgen::load_model_file(detect::kName, ctx.model_path, detect_model, detect_desc, cleanup);
   ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
                              detect::kGearInputs);
 }

@@ -13,11 +13,9 @@
 #include "stages/model.h"
 #include "stages/vpc_letterbox.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -29,9 +27,7 @@ constexpr int kBatch = 4;
 // Stage 'upload' (h2d), pipelines/detect_yolo_raw.yaml:11
 namespace upload {
 constexpr char kName[] = "upload";
-// upload_host: 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 1048576, 1048608, {1, 1, 0}};
-// upload_dev: 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048584, 1048640, {1, 1, 0}};
 }  // namespace upload
 
@@ -45,7 +41,6 @@ constexpr uint32_t kMinHeight = 32;
 constexpr uint32_t kAlignWidth = 128;
 constexpr uint32_t kAlignHeight = 16;
 constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-// decode_out: 2,359,296 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, {1, 1, 0}};
 }  // namespace decode
 
@@ -65,9 +60,7 @@ constexpr int kItemsPerSlot = 1;
 constexpr int32_t kBorderLuma = 114;
 constexpr int32_t kBorderChroma = 128;
 constexpr uint32_t kPasteLeftAlign = 16;
-// fit_out: 259,584 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 259584, 259616, {1, 1, 0}};
-// fit_batch: 1,038,336 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 1038336, 1038368, {4, 2, 0}};
 }  // namespace fit
 
@@ -79,7 +72,6 @@ constexpr size_t kOutputBytes = 5632;
 constexpr size_t kInputSizes[] = {1038336};
 constexpr size_t kOutputSizes[] = {5632};
 constexpr size_t kGearInputs = 0;
-// detect_out: 5,632 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 5632, 5664, {4, 2, 0}};
 }  // namespace detect
 
@@ -87,7 +79,6 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 5632, 5664, {4, 
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 1408;
-// fetch_host: 5,632 bytes per batch in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 5632, 5664, {4, 2, 0}};
 }  // namespace fetch
 
@@ -152,9 +143,7 @@ struct SharedResources {
 
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
   acldvppChannelDesc* decode_channel = nullptr;  // DVPP work of decode_stream only
@@ -180,9 +169,7 @@ struct Worker : ascgen::WorkerBase {
   // decode: an output descriptor per frame in flight (f % size), set as the frame is
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
-  acldvppPicDesc* decode_desc(int64_t f) const {
-    return decode_descs[static_cast<size_t>(f % static_cast<int64_t>(decode_descs.size()))];
-  }
+  acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
   uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
   static void decode_inspect(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
@@ -254,11 +241,7 @@ struct Worker : ascgen::WorkerBase {
 void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
                             [[maybe_unused]] ascgen::Cleanup& cleanup) {
   detect_stream = ascgen::new_stream(detect::kName, "detect_stream", -1, cleanup);
-  ASCGEN_CHECK(detect::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &detect_model));
-  cleanup.add("aclmdlUnload", [id = detect_model] { return aclmdlUnload(id); });
-  detect_desc = ascgen::require(aclmdlCreateDesc(), detect::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = detect_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(detect::kName, aclmdlGetDesc(detect_desc, detect_model));
+  ascgen::load_model_file(detect::kName, ctx.model_path, detect_model, detect_desc, cleanup);
   ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
                              detect::kGearInputs);
 }

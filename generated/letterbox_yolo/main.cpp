@@ -12,11 +12,9 @@
 #include "stages/model.h"
 #include "stages/vpc_letterbox.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -28,9 +26,7 @@ constexpr int kBatch = 4;
 // Stage 'upload' (h2d), pipelines/letterbox_yolo.yaml:10
 namespace upload {
 constexpr char kName[] = "upload";
-// upload_host: 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 1048576, 1048608, {1, 1, 0}};
-// upload_dev: 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 1048584, 1048640, {1, 1, 0}};
 }  // namespace upload
 
@@ -44,7 +40,6 @@ constexpr uint32_t kMinHeight = 32;
 constexpr uint32_t kAlignWidth = 128;
 constexpr uint32_t kAlignHeight = 16;
 constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-// decode_out: 2,359,296 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, {1, 1, 0}};
 }  // namespace decode
 
@@ -64,9 +59,7 @@ constexpr int kItemsPerSlot = 1;
 constexpr int32_t kBorderLuma = 114;
 constexpr int32_t kBorderChroma = 128;
 constexpr uint32_t kPasteLeftAlign = 16;
-// letterbox_out: 614,400 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 614400, 614432, {1, 1, 0}};
-// letterbox_batch: 2,457,600 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 2457600, 2457632, {4, 2, 0}};
 }  // namespace letterbox
 
@@ -79,7 +72,6 @@ constexpr size_t kInputSizes[] = {2457600};
 constexpr size_t kOutputSizes[] = {403200, 100800, 25200};
 constexpr size_t kGearInputs = 0;
 constexpr size_t kOutputOffsets[] = {0, 403328, 504192};
-// detect_out: 529,392 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 529392, 529440, {4, 2, 0}};
 }  // namespace detect
 
@@ -89,7 +81,6 @@ constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 100800;
 constexpr size_t kOutputOffsets[] = {0, 403328, 504192};
 constexpr size_t kOutputItemBytes[] = {100800, 25200, 6300};
-// fetch_host: 529,392 bytes per batch in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 529392, 529440, {4, 2, 0}};
 }  // namespace fetch
 
@@ -142,9 +133,7 @@ struct SharedResources {
 
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
   acldvppChannelDesc* decode_channel = nullptr;  // DVPP work of decode_stream only
@@ -170,9 +159,7 @@ struct Worker : ascgen::WorkerBase {
   // decode: an output descriptor per frame in flight (f % size), set as the frame is
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
-  acldvppPicDesc* decode_desc(int64_t f) const {
-    return decode_descs[static_cast<size_t>(f % static_cast<int64_t>(decode_descs.size()))];
-  }
+  acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
   uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
   static void decode_inspect(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
@@ -201,8 +188,6 @@ struct Worker : ascgen::WorkerBase {
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
-  uint64_t postprocess(const uint8_t*, int64_t, int) const { return 0; }
-  void describe(const uint8_t*, int64_t, int, std::string&) const {}
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
@@ -212,11 +197,7 @@ struct Worker : ascgen::WorkerBase {
 void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
                             [[maybe_unused]] ascgen::Cleanup& cleanup) {
   detect_stream = ascgen::new_stream(detect::kName, "detect_stream", -1, cleanup);
-  ASCGEN_CHECK(detect::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &detect_model));
-  cleanup.add("aclmdlUnload", [id = detect_model] { return aclmdlUnload(id); });
-  detect_desc = ascgen::require(aclmdlCreateDesc(), detect::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = detect_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(detect::kName, aclmdlGetDesc(detect_desc, detect_model));
+  ascgen::load_model_file(detect::kName, ctx.model_path, detect_model, detect_desc, cleanup);
   ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
                              detect::kGearInputs);
 }

@@ -11,11 +11,9 @@
 #include "stages/vdec.h"
 #include "stages/vpc_resize.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -37,7 +35,6 @@ constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
 constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
                                       kWidthStride, kHeightStride, kPictureBytes};
 constexpr bool kH265 = false;
-// decode_out: 3,110,400 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
 
@@ -54,7 +51,6 @@ constexpr uint32_t kInterpolation = 1;
 constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
                                     kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
-// resize_batch: 75,264 bytes per batch in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 1, 0}};
 }  // namespace resize
 
@@ -66,7 +62,6 @@ constexpr size_t kOutputBytes = 4000;
 constexpr size_t kInputSizes[] = {75264};
 constexpr size_t kOutputSizes[] = {4000};
 constexpr size_t kGearInputs = 0;
-// infer_out: 4,000 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 4000, 4032, {1, 1, 0}};
 }  // namespace infer
 
@@ -74,7 +69,6 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 4000, 4032, {1, 
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 4000;
-// fetch_host: 4,000 bytes per batch in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 4000, 4032, {1, 1, 0}};
 }  // namespace fetch
 
@@ -128,9 +122,7 @@ struct SharedResources {
 
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream resize_stream = nullptr;
   acldvppChannelDesc* resize_channel = nullptr;  // DVPP work of resize_stream only
   aclrtStream fetch_stream = nullptr;
@@ -208,7 +200,6 @@ struct Worker : ascgen::WorkerBase {
                        [[maybe_unused]] int i) const {
     return top5_frame(item);
   }
-  void describe(const uint8_t*, int64_t, int, std::string&) const {}
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
@@ -218,11 +209,7 @@ struct Worker : ascgen::WorkerBase {
 void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
                             [[maybe_unused]] ascgen::Cleanup& cleanup) {
   infer_stream = ascgen::new_stream(infer::kName, "infer_stream", -1, cleanup);
-  ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &infer_model));
-  cleanup.add("aclmdlUnload", [id = infer_model] { return aclmdlUnload(id); });
-  infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
+  ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
                              infer::kGearInputs);
 }

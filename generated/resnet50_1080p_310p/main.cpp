@@ -13,11 +13,9 @@
 #include "stages/vdec.h"
 #include "stages/vpc_resize.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -41,7 +39,6 @@ constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
 constexpr bool kH265 = false;
 constexpr hi_payload_type kPayloadType = HI_PT_H264;
 constexpr hi_pixel_format kV2PixelFormat = HI_PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-// decode_out: 3,110,400 bytes per frame in DVPP memory (hi_mpi_dvpp_malloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
 
@@ -61,7 +58,6 @@ constexpr int kItemsPerSlot = 1;
 constexpr ascgen::Picture kSource = {
     PIXEL_FORMAT_YUV_SEMIPLANAR_420, 1920, 1080, 1920, 1080, 3110400};
 constexpr hi_u32 kV2Interpolation = 0;
-// resize_batch: 75,264 bytes per batch in DVPP memory (hi_mpi_dvpp_malloc)
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 1, 0}};
 }  // namespace resize
 
@@ -73,7 +69,6 @@ constexpr size_t kOutputBytes = 4000;
 constexpr size_t kInputSizes[] = {75264};
 constexpr size_t kOutputSizes[] = {4000};
 constexpr size_t kGearInputs = 0;
-// infer_out: 4,000 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 4000, 4032, {1, 1, 0}};
 }  // namespace infer
 
@@ -81,7 +76,6 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 4000, 4032, {1, 
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 4000;
-// fetch_host: 4,000 bytes per batch in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 4000, 4032, {1, 1, 0}};
 }  // namespace fetch
 
@@ -133,9 +127,7 @@ struct SharedResources {
 
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream fetch_stream = nullptr;
   ascgen::Pool decode_out;    // 3,110,400 bytes per frame in DVPP memory (hi_mpi_dvpp_malloc)
   ascgen::Pool resize_batch;  // 75,264 bytes per batch in DVPP memory (hi_mpi_dvpp_malloc)
@@ -207,7 +199,6 @@ struct Worker : ascgen::WorkerBase {
                        [[maybe_unused]] int i) const {
     return top5_frame(item);
   }
-  void describe(const uint8_t*, int64_t, int, std::string&) const {}
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
@@ -219,11 +210,7 @@ void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
   // decode: the V2 media API, once per process before any DVPP buffer (pools, the clips).
   ascgen::video::open_v2_system(decode::kName, cleanup);
   infer_stream = ascgen::new_stream(infer::kName, "infer_stream", -1, cleanup);
-  ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &infer_model));
-  cleanup.add("aclmdlUnload", [id = infer_model] { return aclmdlUnload(id); });
-  infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
+  ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
                              infer::kGearInputs);
 }

@@ -13,11 +13,9 @@
 #include "stages/topk.h"
 #include "stages/vpc_resize.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -29,9 +27,7 @@ constexpr int kBatch = 16;
 // Stage 'upload' (h2d), pipelines/resnet50_atlas800.yaml:11
 namespace upload {
 constexpr char kName[] = "upload";
-// upload_host: 2,097,152 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 2097152, 2097184, {1, 1, 0}};
-// upload_dev: 2,097,160 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDvpp, 2097160, 2097216, {1, 1, 0}};
 }  // namespace upload
 
@@ -45,7 +41,6 @@ constexpr uint32_t kMinHeight = 32;
 constexpr uint32_t kAlignWidth = 64;
 constexpr uint32_t kAlignHeight = 16;
 constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-// decode_out: 3,133,440 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3133440, 3133472, {1, 1, 0}};
 }  // namespace decode
 
@@ -62,9 +57,7 @@ constexpr uint32_t kInterpolation = 1;
 constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
                                     kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
-// resize_out: 75,264 bytes per frame in DVPP memory (acldvppMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 1, 0}};
-// resize_batch: 1,204,224 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 1204224, 1204256, {16, 2, 0}};
 }  // namespace resize
 
@@ -76,7 +69,6 @@ constexpr size_t kOutputBytes = 64000;
 constexpr size_t kInputSizes[] = {1204224};
 constexpr size_t kOutputSizes[] = {64000};
 constexpr size_t kGearInputs = 0;
-// infer_out: 64,000 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 64000, 64032, {16, 2, 0}};
 }  // namespace infer
 
@@ -84,7 +76,6 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 64000, 64032, {1
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 4000;
-// fetch_host: 64,000 bytes per batch in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 64000, 64032, {16, 2, 0}};
 }  // namespace fetch
 
@@ -144,9 +135,7 @@ struct SharedResources {
 
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
   acldvppChannelDesc* decode_channel = nullptr;  // DVPP work of decode_stream only
@@ -172,9 +161,7 @@ struct Worker : ascgen::WorkerBase {
   // decode: an output descriptor per frame in flight (f % size), set as the frame is
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
-  acldvppPicDesc* decode_desc(int64_t f) const {
-    return decode_descs[static_cast<size_t>(f % static_cast<int64_t>(decode_descs.size()))];
-  }
+  acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
   uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
   static void decode_inspect(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
@@ -211,7 +198,6 @@ struct Worker : ascgen::WorkerBase {
                        [[maybe_unused]] int i) const {
     return top5_frame(item);
   }
-  void describe(const uint8_t*, int64_t, int, std::string&) const {}
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
@@ -221,11 +207,7 @@ struct Worker : ascgen::WorkerBase {
 void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
                             [[maybe_unused]] ascgen::Cleanup& cleanup) {
   infer_stream = ascgen::new_stream(infer::kName, "infer_stream", -1, cleanup);
-  ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &infer_model));
-  cleanup.add("aclmdlUnload", [id = infer_model] { return aclmdlUnload(id); });
-  infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
+  ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
                              infer::kGearInputs);
 }

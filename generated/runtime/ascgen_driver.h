@@ -5,7 +5,8 @@
 // in ascgen_layouts.h), a server's in ascgen_serving.h. Emitted verbatim by ascgen.
 //
 // A generated main.cpp holds only its pipeline: a ProgramInfo, the pool specs, and a Worker
-// (derived from WorkerBase) with these members, which the driver calls:
+// (derived from WorkerOf<its shared resources>) with these members, which the driver calls
+// (WorkerOf has those from output() on for a pipeline without such a stage):
 //   void setup(const Setup& ctx, Cleanup&);          // streams, channels, pools, events, stages
 //   static const StepFn<Worker> kSteps[];        // its steps in order, per-batch ones last
 //   aclrtStream completion_stream() const;       // where a batch is complete
@@ -37,7 +38,7 @@
 #include "ascgen_windows.h"
 
 // Bumped when the contract between generated main.cpp files and these headers changes.
-#define ASCGEN_RUNTIME_ABI 5
+#define ASCGEN_RUNTIME_ABI 6
 
 namespace ascgen {
 
@@ -136,6 +137,27 @@ struct WorkerBase {
   // objects do, and the report thread also serves its object stream.
   static constexpr bool kObjects = false;
   int64_t batch_slots() const { return static_cast<int64_t>(batches.size()); }
+};
+
+// The resources every thread shares, of a pipeline that shares none.
+struct NothingShared {
+  void setup(const Setup&, Cleanup&) {}
+};
+
+// A generated Worker's base: the generic half, what every thread shares (Shared, set up once
+// before the workers), and the members of a pipeline without the stage that would define them
+// (nothing returns to the host, no host stage, no decode result code, no start-up check of the
+// inputs); a Worker with such a stage defines its own, which hide these.
+template <typename S>
+struct WorkerOf : WorkerBase {
+  using Shared = S;
+  Shared* shared = nullptr;
+  const uint8_t* output(int64_t) const { return nullptr; }
+  size_t output_item_bytes(int64_t) const { return 0; }
+  uint64_t postprocess(const uint8_t*, int64_t, int) const { return 0; }
+  void describe(const uint8_t*, int64_t, int, std::string&) const {}
+  uint32_t frame_status(int64_t) const { return 0; }
+  static void inspect_input(Input&) {}
 };
 
 // State shared by the workers, the report thread and main.
@@ -253,7 +275,12 @@ void complete_batch(W& t, int64_t b, double now, const std::vector<Input>& input
   }
   if constexpr (W::kObjects) {
     r.completed = now;
-    t.stage_marks.read(b);  // the frame part's stages (ascgen_breakdown.h)
+    try {
+      t.stage_marks.read(b);             // the frame part's stages (ascgen_breakdown.h)
+    } catch (const std::exception& e) {  // on the report thread: the run fails, the batch goes on
+      run.error.set(e.what());
+      run.stop = true;
+    }
     r.detected = now_s();
     objects::submit_objects(t, b);  // the batch completes when its objects do (finish_batch)
     return;

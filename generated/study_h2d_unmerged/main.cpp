@@ -8,11 +8,9 @@
 #include "ascgen_frames.h"
 #include "ascgen_layouts.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -24,9 +22,7 @@ constexpr int kBatch = 1;
 // Stage 'upload' (h2d), pipelines/ascend310/study_h2d_unmerged.yaml:12
 namespace upload {
 constexpr char kName[] = "upload";
-// upload_host: 75,825 bytes per frame in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 75825, 75872, {1, 1, 0}};
-// upload_dev: 75,825 bytes per frame in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDevice, 75825, 75872, {1, 1, 0}};
 }  // namespace upload
 
@@ -54,16 +50,9 @@ constexpr ascgen::ProgramInfo kProgram = {
     kEventRings,                           // event_rings
 };
 
-// What one copy serves every thread: nothing
-struct SharedResources {
-  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-};
-
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+// rings, events and stage resources, all created once in setup(); the threads share nothing.
+struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream stream = nullptr;
   ascgen::Pool upload_host;  // 75,825 bytes per frame in pinned host memory (aclrtMallocHost)
   ascgen::Pool upload_dev;   // 75,825 bytes per frame in device memory (aclrtMalloc)
@@ -72,18 +61,9 @@ struct Worker : ascgen::WorkerBase {
   static const ascgen::StepFn<Worker> kSteps[];
   void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return stream; }
-  const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
-  size_t output_item_bytes(int64_t) const { return 0; }
-  uint64_t postprocess(const uint8_t*, int64_t, int) const { return 0; }
-  void describe(const uint8_t*, int64_t, int, std::string&) const {}
-  uint32_t frame_status(int64_t) const { return 0; }
-  static void inspect_input(ascgen::Input&) {}
 };
 
 // ------------------------------------------------------------------------------ set-up
-
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   stream = ascgen::new_stream(upload::kName, "stream", ctx.id, cleanup);

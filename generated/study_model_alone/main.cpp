@@ -9,11 +9,9 @@
 #include "ascgen_layouts.h"
 #include "stages/model.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -30,9 +28,7 @@ constexpr size_t kOutputBytes = 64000;
 constexpr size_t kInputSizes[] = {1204224};
 constexpr size_t kOutputSizes[] = {64000};
 constexpr size_t kGearInputs = 0;
-// infer_in: 1,204,224 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kInPool = {ascgen::Memory::kDevice, 1204224, 1204256, {16, 1, 0}};
-// infer_out: 64,000 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 64000, 64032, {16, 1, 0}};
 }  // namespace infer
 
@@ -60,16 +56,9 @@ constexpr ascgen::ProgramInfo kProgram = {
     kEventRings,                           // event_rings
 };
 
-// What one copy serves every thread: nothing
-struct SharedResources {
-  void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
-};
-
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+// rings, events and stage resources, all created once in setup(); the threads share nothing.
+struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream stream = nullptr;
   ascgen::Pool infer_in;   // 1,204,224 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool infer_out;  // 64,000 bytes per batch in device memory (aclrtMalloc)
@@ -83,28 +72,15 @@ struct Worker : ascgen::WorkerBase {
   static const ascgen::StepFn<Worker> kSteps[];
   void infer_step(const ascgen::Frame& at, const ascgen::Input& in);
   aclrtStream completion_stream() const { return stream; }
-  const uint8_t* output(int64_t) const { return nullptr; }  // nothing returns to the host
-  size_t output_item_bytes(int64_t) const { return 0; }
-  uint64_t postprocess(const uint8_t*, int64_t, int) const { return 0; }
-  void describe(const uint8_t*, int64_t, int, std::string&) const {}
-  uint32_t frame_status(int64_t) const { return 0; }
-  static void inspect_input(ascgen::Input&) {}
 };
 
 // ------------------------------------------------------------------------------ set-up
-
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {}
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   stream = ascgen::new_stream(infer::kName, "stream", ctx.id, cleanup);
   infer_in.allocate(infer::kName, "infer_in", infer::kInPool, ctx.window, cleanup);
   infer_out.allocate(infer::kName, "infer_out", infer::kOutPool, ctx.window, cleanup);
-  ASCGEN_CHECK(infer::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &infer_model));
-  cleanup.add("aclmdlUnload", [id = infer_model] { return aclmdlUnload(id); });
-  infer_desc = ascgen::require(aclmdlCreateDesc(), infer::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = infer_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(infer::kName, aclmdlGetDesc(infer_desc, infer_model));
+  ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
                              infer::kGearInputs);
   for (int slot = 0; slot < infer_in.slots(); ++slot)

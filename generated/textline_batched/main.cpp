@@ -8,11 +8,9 @@
 #include "ascgen_serving.h"
 #include "stages/model.h"
 #if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1,
-              "the simulator's ABI differs from the one this file was generated for; regenerate");
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 5,
-              "the runtime headers do not match this main.cpp; regenerate them together");
+static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -25,9 +23,7 @@ constexpr int kBatch = 8;
 namespace upload {
 constexpr char kName[] = "upload";
 constexpr ascgen::serving::HwGear kHwGears[] = {{32, 80}, {32, 160}, {32, 320}};
-// upload_host: 81,920 bytes per batch in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 81920, 81952, {8, 2, 0}};
-// upload_dev: 81,920 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDevice, 81920, 81952, {8, 2, 0}};
 }  // namespace upload
 
@@ -40,7 +36,6 @@ constexpr size_t kInputSizes[] = {81920};
 constexpr size_t kOutputSizes[] = {94720};
 constexpr size_t kGearInputs = 1;
 constexpr ascgen::serving::HwGear kHwGears[] = {{32, 80}, {32, 160}, {32, 320}};
-// recognize_out: 94,720 bytes per batch in device memory (aclrtMalloc)
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 94720, 94752, {8, 2, 0}};
 }  // namespace recognize
 
@@ -48,7 +43,6 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 94720, 94752, {8
 namespace fetch {
 constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 11840;
-// fetch_host: 94,720 bytes per batch in pinned host memory (aclrtMallocHost)
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 94720, 94752, {8, 2, 0}};
 }  // namespace fetch
 
@@ -96,9 +90,7 @@ struct SharedResources {
 
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
 // rings, events and stage resources, all created once in setup().
-struct Worker : ascgen::WorkerBase {
-  using Shared = SharedResources;
-  Shared* shared = nullptr;
+struct Worker : ascgen::WorkerOf<SharedResources> {
   int64_t batch_last = 0;  // the last item of the batch being submitted (the batcher sizes it)
   std::vector<const ascgen::Input*> batch_inputs;  // its requests' inputs, in batch order
   ascgen::serving::Shape batch_padded;  // its requests' padded shape (rank 0: fixed shapes)
@@ -134,9 +126,6 @@ struct Worker : ascgen::WorkerBase {
   size_t output_item_bytes([[maybe_unused]] int64_t b) const {
     return recognize_item_bytes[static_cast<size_t>(b % recognize_out.slots())];
   }
-  uint64_t postprocess(const uint8_t*, int64_t, int) const { return 0; }
-  void describe(const uint8_t*, int64_t, int, std::string&) const {}
-  uint32_t frame_status(int64_t) const { return 0; }
   static void inspect_input(ascgen::Input& in) { recognize_inspect(in); }
 };
 
@@ -145,11 +134,8 @@ struct Worker : ascgen::WorkerBase {
 void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
                             [[maybe_unused]] ascgen::Cleanup& cleanup) {
   recognize_stream = ascgen::new_stream(recognize::kName, "recognize_stream", -1, cleanup);
-  ASCGEN_CHECK(recognize::kName, aclmdlLoadFromFile(ctx.model_path.c_str(), &recognize_model));
-  cleanup.add("aclmdlUnload", [id = recognize_model] { return aclmdlUnload(id); });
-  recognize_desc = ascgen::require(aclmdlCreateDesc(), recognize::kName, "aclmdlCreateDesc");
-  cleanup.add("aclmdlDestroyDesc", [d = recognize_desc] { return aclmdlDestroyDesc(d); });
-  ASCGEN_CHECK(recognize::kName, aclmdlGetDesc(recognize_desc, recognize_model));
+  ascgen::load_model_file(recognize::kName, ctx.model_path, recognize_model, recognize_desc,
+                          cleanup);
   ascgen::expect_model_sizes(recognize::kName, recognize_desc, recognize::kInputSizes,
                              recognize::kOutputSizes, recognize::kGearInputs);
 }

@@ -130,6 +130,29 @@ TEST(event, ex_events_need_the_profile) {
                     ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "event.ex_unsupported");
 }
 
+// aclrtCreateEventWithFlag [HA canncommercial/601 aclcppdevg_03_0046]: an event whose flag has
+// ACL_EVENT_SYNC (and aclrtCreateEvent's) counts against the device's limit; ACL_EVENT_TIME_LINE
+// alone creates "an unlimited number". A program's timing marks never fail its start-up.
+TEST(event, only_events_that_synchronise_are_limited) {
+  use_profile(write_profile("four_events", {{"limits.max_events", "4"}}));
+  CHECK_OK(open_device(0.1));
+  std::vector<aclrtEvent> events(4, nullptr);
+  CHECK_OK(aclrtCreateEvent(&events[0]));
+  for (size_t i = 1; i < events.size(); ++i)
+    CHECK_OK(aclrtCreateEventWithFlag(&events[i], ACL_EVENT_SYNC | ACL_EVENT_TIME_LINE));
+  aclrtEvent more = nullptr;
+  CHECK_RULE(aclrtCreateEventWithFlag(&more, ACL_EVENT_SYNC), ACL_ERROR_RT_NO_EVENT_RESOURCE,
+             "event.limit");
+  CHECK_RULE(aclrtCreateEvent(&more), ACL_ERROR_RT_NO_EVENT_RESOURCE, "event.limit");
+  for (int i = 0; i < 8; ++i) {  // timing only: beyond the limit
+    CHECK_OK(aclrtCreateEventWithFlag(&more, ACL_EVENT_TIME_LINE));
+    events.push_back(more);
+  }
+  CHECK_OK(aclrtDestroyEvent(events[0]));  // a synchronising one freed: room for one again
+  CHECK_OK(aclrtCreateEventWithFlag(&events[0], ACL_EVENT_SYNC));
+  for (aclrtEvent e : events) CHECK_OK(aclrtDestroyEvent(e));
+}
+
 TEST(event, rules_and_status_encodings) {
   use_profile(write_profile("ex_events", {{"features.ex_events", "1"}}));
   CHECK_OK(open_device(0.1));

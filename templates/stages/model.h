@@ -15,6 +15,17 @@
 
 namespace ascgen {
 
+// Loads the model file at `path` into `model` and its description into `desc` (both released
+// by Cleanup, the description first).
+inline void load_model_file(const char* stage, const std::string& path, uint32_t& model,
+                            aclmdlDesc*& desc, Cleanup& cleanup) {
+  ASCGEN_CHECK(stage, aclmdlLoadFromFile(path.c_str(), &model));
+  cleanup.add("aclmdlUnload", [id = model] { return aclmdlUnload(id); });
+  desc = require(aclmdlCreateDesc(), stage, "aclmdlCreateDesc");
+  cleanup.add("aclmdlDestroyDesc", [d = desc] { return aclmdlDestroyDesc(d); });
+  ASCGEN_CHECK(stage, aclmdlGetDesc(desc, model));
+}
+
 // A dataset of one buffer; the dataset and its buffer descriptor are released by Cleanup.
 inline aclmdlDataset* new_dataset(const char* stage, void* data, size_t bytes, Cleanup& cleanup) {
   aclmdlDataset* set = require(aclmdlCreateDataset(), stage, "aclmdlCreateDataset");

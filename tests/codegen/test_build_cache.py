@@ -4,6 +4,7 @@ interrupted build, `ascgen cache info|clean`, and the build time in the bench's 
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -243,15 +244,22 @@ def test_a_build_from_another_folder_reuses_the_program(tmp_path: Path, monkeypa
     assert " -O1 " in f"{flags} " and "-O3" not in flags, flags
 
 
-def test_a_quick_build_is_compiled_at_o1_and_switching_it_rebuilds(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("sanitize", "flag"), [(None, "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG"),
+                                               ("address", "-DASCGEN_SANITIZE_OPT=-O0")])  # fmt: skip
+def test_a_quick_build_is_compiled_less_optimised_and_switching_it_rebuilds(
+    sanitize: str | None, flag: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """ASCGEN_QUICK_BUILDS=1 (the test suite's setting) configures a program at -O1; the setting is
-    part of the build's stamp, so a build without it is not taken for a build with it."""
-    build.simulator_prefix(tmp_path, None).mkdir(parents=True)
+    """ASCGEN_QUICK_BUILDS=1 (the test suite's setting) configures a program and the runtime
+    library at -O1 (ASan+UBSan: -O0); the setting is part of the program build's stamp and of the
+    library's key, so a build without it is not taken for a build with it."""
+    build.simulator_prefix(tmp_path, sanitize).mkdir(parents=True)
     configures: list[list[str]] = []
+    libraries: list[Path] = []
 
     def run(cmd: list[str], log: Path, what: str, *a: object) -> None:
+        if what == "configure the runtime":
+            libraries.append(log.parent)
+            assert (flag in cmd) == (os.environ[build.QUICK_ENV] == "1"), cmd
         if _runtime_library(log, what):
             return
         if what == "configure":
@@ -264,8 +272,9 @@ def test_a_quick_build_is_compiled_at_o1_and_switching_it_rebuilds(
     spec, plan = _plan()
     for quick in ("1", "", "", "1"):
         monkeypatch.setenv(build.QUICK_ENV, quick)
-        build.build_program(SPEC, spec, plan, build_root=tmp_path)
-    assert [build.QUICK_FLAGS in cmd for cmd in configures] == [True, False, True]
+        build.build_program(SPEC, spec, plan, build_root=tmp_path, sanitize=sanitize)
+    assert [flag in cmd for cmd in configures] == [True, False, True]
+    assert len(libraries) == len(set(libraries)) == 2  # one library each, each built once
 
 
 def test_programs_link_the_runtime_library_compiled_once_per_setting(

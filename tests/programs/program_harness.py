@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -134,14 +135,20 @@ def exercised(spec: Path, shape: bool = False) -> frozenset[str]:
     ``shape``, also the program's shape: its stream layout, and its source kind with batch 1 or
     several. Names alone miss paths that take the same calls in another order (a server without
     batching meets a failing call at another moment than one with it)."""
+    names, program_shape = _names_and_shape(spec)
+    return names | program_shape if shape else names
+
+
+@functools.cache
+def _names_and_shape(spec: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """What ``exercised`` reads from ``spec``'s program, rendered once per process: every pytest
+    process that collects tests/programs computes both coverings below at import."""
     _, plan = analyze_file(spec)
     name, files = next(iter(render_all([spec], Path("generated")).items()))
     del name
-    names = frozenset(_EXERCISED.findall(files["main.cpp"]))
-    if not shape:
-        return names
     batch = "1" if plan.batch == 1 else "n"
-    return names | {f"streams={plan.streams}", f"source={plan.source.kind}/batch={batch}"}
+    shape = frozenset({f"streams={plan.streams}", f"source={plan.source.kind}/batch={batch}"})
+    return frozenset(_EXERCISED.findall(files["main.cpp"])), shape
 
 
 def covering(specs: list[Path], shape: bool = False) -> list[Path]:

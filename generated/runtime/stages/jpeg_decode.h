@@ -1,5 +1,5 @@
 // jpeg_decode (stages/jpeg_decode.j2): the start-up check that JPEGD can decode an input, read
-// from the JPEG's header on the host.
+// from the JPEG's header on the host; the output descriptor of a frame in flight.
 // Emitted verbatim by ascgen into the programs that have such a stage; hand-written, reviewed once.
 #ifndef ASCGEN_STAGES_JPEG_DECODE_H_
 #define ASCGEN_STAGES_JPEG_DECODE_H_
@@ -17,6 +17,11 @@
 #include "ascgen_inputs.h"
 
 namespace ascgen {
+
+// Frame f's descriptor among one per frame in flight (f % their count).
+inline acldvppPicDesc* in_flight(const std::vector<acldvppPicDesc*>& descs, int64_t f) {
+  return descs[static_cast<size_t>(f % static_cast<int64_t>(descs.size()))];
+}
 
 // What start-up needs of a JPEG's header, read on the host: no AscendCL call, so it works
 // before the device is open (acldvppJpegGetImageInfo goes through the DVPP manager, which needs

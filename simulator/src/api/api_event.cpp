@@ -49,10 +49,15 @@ aclError create_event(const char* api, aclrtEvent* event, uint32_t flags, bool p
                       profile().str("soc").c_str());
   Device& d = device();
   std::lock_guard<std::mutex> lock(d.mu());
+  // Only events that can synchronise streams are limited: ACL_EVENT_TIME_LINE alone creates
+  // "an unlimited number" (event.limit's sources).
+  const bool limited = plain || (flags & ACL_EVENT_SYNC) != 0;
   double limit = profile().num("limits.max_events", 1023);
-  if (static_cast<double>(d.live_events()) >= limit)
+  if (limited && static_cast<double>(d.limited_events()) >= limit)
     return raise_rule(Rule::kEventLimit, ACL_ERROR_RT_NO_EVENT_RESOURCE, api,
-                      "%g events per device (limits.max_events) already exist", limit);
+                      "%g events per device (limits.max_events) already exist (aclrtCreateEvent's "
+                      "and ACL_EVENT_SYNC ones; ACL_EVENT_TIME_LINE alone is not limited)",
+                      limit);
   *event = d.create_event(flags, plain, ex).get();
   return ACL_SUCCESS;
 }

@@ -493,6 +493,13 @@ std::shared_ptr<Event> Device::create_event(uint32_t flags, bool plain, bool ex)
   return e;
 }
 
+size_t Device::limited_events() const {
+  size_t n = 0;
+  for (const auto& entry : events_)
+    if (entry.second->plain || (entry.second->flags & ACL_EVENT_SYNC) != 0) ++n;
+  return n;
+}
+
 void Device::destroy_event(void* handle) {
   events_.erase(handle);
 }

@@ -161,6 +161,9 @@ class Device {
   std::shared_ptr<Event> find_event(void* handle);
   size_t live_streams(bool user_only) const;
   size_t live_events() const { return events_.size(); }
+  // The events limits.max_events counts: aclrtCreateEvent's and those created with
+  // ACL_EVENT_SYNC; ACL_EVENT_TIME_LINE alone is unlimited (event.limit's sources).
+  size_t limited_events() const;
   std::vector<Stream*> streams_of(const Context* ctx) const;
 
   // Report queues are never erased: a thread may be blocked on one.

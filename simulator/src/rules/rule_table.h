@@ -290,7 +290,10 @@ inline constexpr RuleInfo kRuleTable[] = {
     {"event.elapsed_recorded", RuleKind::kArgument,
      "ACL_FACTS 1.4 Events [RT-doc 07_event_management]"},
     {"event.limit", RuleKind::kArgument,
-     "ACL_FACTS 1.4 Events [RT-doc 07_event_management] (event limits)"},
+     "ACL_FACTS 1.4 Events [RT-doc 07_event_management] (event limits); aclrtCreateEventWithFlag "
+     "[HA canncommercial/601 aclcppdevg_03_0046]: a flag with ACL_EVENT_SYNC is limited (1023 per "
+     "device on the 310 and 310P, 65535 on the 910), ACL_EVENT_TIME_LINE alone creates an "
+     "unlimited number"},
     {"event.query_ex", RuleKind::kArgument,
      "aclrtCreateEventExWithFlag: cannot be used with aclrtResetEvent, aclrtQueryEvent or "
      "aclrtQueryEventWaitStatus [RT-doc 07_event_management]; ACL_FACTS 1.4 Events"},
