@@ -119,6 +119,7 @@ class ObjectsIR:
     keep_args: str  # the detections stage's arguments (item, and the model's other outputs)
     boxes: str  # the detections stage
     stream: str = ""  # the worker stream it submits on (per_thread); "" for its own stream and thread
+    held_ring: str = ""  # per_stage: the image pool's spec, whose slots its crops_to_image events count
 
 
 @dataclass(frozen=True)

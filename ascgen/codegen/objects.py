@@ -70,6 +70,11 @@ def object_event(plan: Plan, e: EventEdge) -> bool:
     return bool(stages & set(plan.object_stages))
 
 
+def image_pool(plan: Plan) -> str:
+    """The member of the pool of decoded pictures the crops are cut out of ("" without crops)."""
+    return _parts(plan).get("image_pool", "") if plan.object_stages else ""
+
+
 def hold_wait(plan: Plan, dst: PoolRef, stream: str) -> list[WaitIR]:
     """Before a step writes the decoded picture's pool: the host waits until the crops of the
     slot's previous frame were submitted, then its stream waits for the event recorded after them."""
@@ -80,7 +85,9 @@ def hold_wait(plan: Plan, dst: PoolRef, stream: str) -> list[WaitIR]:
     return [WaitIR(HOLD, f"f - {slots}", f"f >= {slots}", "wait_image", stream, why)]
 
 
-def objects_ir(plan: Plan, postprocess_args: str) -> ObjectsIR | None:
+def objects_ir(plan: Plan, postprocess_args: str, image_pool_spec: str = "") -> ObjectsIR | None:
+    """The object part; ``image_pool_spec`` is the PoolSpec constant of the decoded pictures' pool
+    (the start-up check counts its slots' events: ascgen_driver.cpp check_budget)."""
     if not plan.object_stages or plan.objects_model is None:
         return None
     parts = _parts(plan)
@@ -88,4 +95,5 @@ def objects_ir(plan: Plan, postprocess_args: str) -> ObjectsIR | None:
         config=[(parts[f], f) for f in FIELDS], pools=f"{{{parts['pools']}}}", image_pool=parts["image_pool"],
         image=parts["image"], image_picture=parts["image_picture"], keep_args=postprocess_args, boxes=parts["boxes"],
         stream="stream" if plan.streams == "per_thread" else "",
+        held_ring="" if plan.streams == "per_thread" else image_pool_spec,
     )  # fmt: skip

@@ -16,6 +16,7 @@ from ascgen.plan.geometry import Geometry, align_up, allocation_bytes, tensor
 from ascgen.plan.graph import per_object, resolve
 from ascgen.plan.model import (
     BatchingPlan,
+    EventEdge,
     MemoryPlan,
     ModelPlan,
     Plan,
@@ -24,6 +25,7 @@ from ascgen.plan.model import (
     SlotRule,
     SourcePlan,
     StagePlan,
+    Step,
 )
 from ascgen.serving.plan import serving_plan
 from ascgen.stages.base import Sizes, StageKind
@@ -260,7 +262,8 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
         objects_model=p.objects_model(geos), executions_per_batch=p.executions_per_batch,
         streams_per_thread=device_streams, shared_stages=shared, shared_streams=len(shared),
         dvpp_channels_per_thread=channels,
-        events_per_thread=sum(by_ref[e.pool].slots for e in events), device_tasks_per_frame=tasks,
+        events_per_thread=_events_per_thread(spec, steps, events, by_ref, p.object_names()),
+        device_tasks_per_frame=tasks,
         api_calls_per_frame=calls, bounds=bounds, roofline_qps=worst.qps, uncontended_qps=uncontended,
         ddr_bytes_per_frame=fanout.ddr_bytes_per_frame if fanout else throughput.ddr_bytes_per_frame(stages, batching),
         bottleneck=worst.name,
@@ -269,6 +272,31 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
         video=video.video_plan(spec, prof, worst.qps),
         host_awaited=sorted(awaited),
     )  # fmt: skip
+
+
+def _events_per_thread(
+    spec: dsl.Spec, steps: list[Step], events: list[EventEdge], by_ref: dict[PoolRef, PoolPlan], objects: set[str]
+) -> int:
+    """The synchronising events a worker creates: a ring per event edge of its streams, as many
+    events as the edge's pool has slots. Edges that reach into a graph's object part are none: the
+    host submits that part, on one stream, after the frame part's batch completed (ascgen_objects.h);
+    its one ring holds each decoded picture (_held_image_events). Timing-only events are not limited."""
+
+    def touches(e: EventEdge) -> set[str]:
+        return {steps[e.recorder].stage} | ({steps[e.waiter].stage} if e.waiter >= 0 else set())
+
+    frame_part = [e for e in events if not touches(e) & objects]
+    return sum(by_ref[e.pool].slots for e in frame_part) + _held_image_events(spec, by_ref)
+
+
+def _held_image_events(spec: dsl.Spec, by_ref: dict[PoolRef, PoolPlan]) -> int:
+    """A per_stage graph's object part holds each decoded picture until its crops were submitted:
+    an event per slot of the picture's pool, recorded after the crops on the object stream
+    (ascgen_objects.h, crops_to_image). per_thread holds none."""
+    if spec.streams != "per_stage":
+        return 0
+    held = {PoolRef(e.src, "out") for e in resolve(spec).edges if e.port == "image" and e.src is not None}
+    return sum(by_ref[ref].slots for ref in held if ref in by_ref)
 
 
 def _index(stages: list[StagePlan], name: str) -> int:

@@ -145,17 +145,19 @@ constexpr const ascgen::PoolSpec* kPools[] = {
     &upload::kHostPool, &upload::kDevPool,   &decode::kOutPool,  &fit::kOutPool,
     &fit::kBatchPool,   &detect::kOutPool,   &fetch::kHostPool,  &crops::kOutPool,
     &crops::kBatchPool, &classify::kOutPool, &scores::kHostPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   &upload::kHostPool,  // upload_to_host
-                                                   &upload::kDevPool,   // upload_to_decode
-                                                   &upload::kDevPool,   // decode_to_upload
-                                                   &decode::kOutPool,   // decode_to_fit
-                                                   &decode::kOutPool,   // fit_to_decode
-                                                   &fit::kBatchPool,    // fit_to_detect
-                                                   &fit::kBatchPool,    // detect_to_fit
-                                                   &detect::kOutPool,   // detect_to_fetch
-                                                   &detect::kOutPool,   // fetch_to_detect
-                                                   nullptr};
+constexpr const ascgen::PoolSpec* kEventRings[] = {
+    // per event ring: the pool whose slots it counts
+    &upload::kHostPool,  // upload_to_host
+    &upload::kDevPool,   // upload_to_decode
+    &upload::kDevPool,   // decode_to_upload
+    &decode::kOutPool,   // decode_to_fit
+    &decode::kOutPool,   // fit_to_decode
+    &fit::kBatchPool,    // fit_to_detect
+    &fit::kBatchPool,    // detect_to_fit
+    &detect::kOutPool,   // detect_to_fetch
+    &detect::kOutPool,   // fetch_to_detect
+    &decode::kOutPool,   // the object part's crops_to_image (ascgen_objects.h)
+    nullptr};
 
 // The object part (ascgen_objects.h): each frame's detections cut out of its decoded picture,
 // classified, and joined back to the frame, submitted by the host as each batch completes.

@@ -198,3 +198,15 @@ def test_the_next_batches_join_within_the_queue_delay(delay_us: int, depth: int,
     wait_us = 0.0 if joined == 1 else FRAMES * 1e6 / plan.roofline_qps
     assert fan.queue_wait_us == pytest.approx(wait_us)
     assert ("waits up to" in fan.why) == (delay_us > 0)
+
+
+def test_a_graph_worker_counts_the_events_its_program_creates() -> None:
+    """Events of a per_stage graph's worker, as the program's start-up check counts them
+    (tests/programs/test_graphs.py: 112 at depth 16 for the 310 example): the frame part's rings
+    and one ring over the decoded pictures' pool, recorded after each frame's crops. The object
+    part's own steps run on one stream after the host hands it the batch: no ring between them."""
+    text = Path("pipelines/graphs/detect_classify_310.yaml").read_text(encoding="utf-8")
+    text = text.replace("buffers: {depth: 6}", "buffers: {depth: 16}")
+    plan = analyze_text(text, "pipelines/graphs/detect_classify_310.yaml")[1]
+    # upload_host 16, upload_dev 2 x 16, decode_out 2 x 16, fit_batch 2 x 4, detect_out 2 x 4; the hold 16
+    assert plan.events_per_thread == 16 + 32 + 32 + 8 + 8 + 16

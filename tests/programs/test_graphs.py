@@ -178,3 +178,18 @@ def test_fewer_frames_in_flight_than_a_batch_and_one_is_a_usage_error(pictures: 
     run = run_program(result.binary, "--input", str(pictures / "all"), "--depth", "4", "--frames", "8", cwd=tmp_path)
     assert run.returncode == 2, run.stderr
     assert "--depth 4: a graph program needs at least the batch + 1 = 5 frames in flight" in run.stderr
+
+
+@pytest.mark.slow
+def test_the_start_up_check_counts_the_events_that_hold_each_decoded_picture(pictures: Path, tmp_path: Path) -> None:
+    """The object part records an event per slot of the decoded pictures' pool after each frame's
+    crops (ascgen_objects.h, crops_to_image): the start-up check of --threads and --depth counts
+    them with the frame part's, so a run the device's 1023 synchronising events cannot hold is a
+    usage error naming the numbers (exit 2), not an AscendCL failure at set-up (exit 3).
+    At depth 16 a worker has 112 events (16 of them the hold's): 9 workers fit, 10 do not."""
+    binary = built(GRAPHS[0]).binary
+    frames = ("--input", str(pictures / "all"), "--depth", "16", "--frames", "8")
+    run = run_program(binary, *frames, "--threads", "10", cwd=tmp_path)
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert "--threads 10 with a window of 16 frames needs 1120 events, the device has 1023" in run.stderr
+    assert run_program(binary, *frames, "--threads", "9", cwd=tmp_path).returncode == 0
