@@ -123,7 +123,8 @@ struct PerThread {
 
  private:
   // Synchronises the stream; the window's batches complete at once. A graph's: their detections
-  // submit their objects' work on the same stream (complete_batch), synchronised again, joined.
+  // submit their objects' work on the same stream (complete_batch), synchronised again, joined;
+  // the window's batches complete at once when the last is joined.
   template <class W>
   static void sync_and_complete(W& t, int64_t first, int frames, const std::vector<Input>& inputs) {
     const int batch = run_state().info->batch;
@@ -136,6 +137,8 @@ struct PerThread {
       const double back = now_s();
       for (int64_t b = first / batch; b < (first + frames) / batch; ++b)
         objects::finish_objects(t, b, back);
+      const double joined = now_s();
+      for (int64_t b = first / batch; b < (first + frames) / batch; ++b) finish_batch(t, b, joined);
     }
   }
 };

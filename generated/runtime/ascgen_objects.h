@@ -38,7 +38,8 @@
 // The baseline (streams: per_thread, the study's hand-written style) gives the part the worker's
 // one stream instead: no object thread, no hold. The worker submits a window's frames, syncs,
 // runs the detections and submits each batch's object work on the same stream (submit_objects),
-// syncs again and joins (finish_objects; ascgen_layouts.h, PerThread).
+// objects batched per frame (an execution takes one frame's), syncs again and joins
+// (finish_objects; ascgen_layouts.h, PerThread).
 #ifndef ASCGEN_OBJECTS_H_
 #define ASCGEN_OBJECTS_H_
 
@@ -515,8 +516,11 @@ class Part {
       int64_t q = head_;
       int i = frame_, taken = 0;
       size_t groups = 0;
-      for (; q < end && taken < cfg_->batch; ++q, i = 0)
-        for (; i < cfg_->frames && taken < cfg_->batch; ++i) {
+      // the baseline (per_thread) batches objects per frame, as a hand writer does first: an
+      // execution takes the objects of one frame
+      const auto room = [&] { return taken < cfg_->batch && !(on_worker_stream_ && taken > 0); };
+      for (; q < end && room(); ++q, i = 0)
+        for (; i < cfg_->frames && room(); ++i) {
           const FrameObjects& fo = frame(queued(q).batch, i);
           const int r = std::min(fo.count - fo.cut, cfg_->batch - taken);
           if (r <= 0) continue;
@@ -811,12 +815,13 @@ struct ObjectsDone {
     W& t = *static_cast<W*>(r->worker);
     current_run() = t.run;
     finish_objects(t, r->batch, now_s());
+    finish_batch(t, r->batch, now_s());
     ++t.run->callbacks_run;
   }
 };
 
-// Batch b's objects are back on the host at `now`: their top-k and the join, then the batch
-// completes (the object stream's callback; per_thread: the worker, after its stream's sync).
+// Batch b's objects are back on the host at `now`: their top-k and the join (the object stream's
+// callback; per_thread: the worker, after its stream's sync). The caller completes the batch.
 template <class W>
 void finish_objects(W& t, int64_t b, double now) {
   t.batches[static_cast<size_t>(b % t.batch_slots())].objects_done = now;
@@ -826,7 +831,6 @@ void finish_objects(W& t, int64_t b, double now) {
     t.run->error.set(e.what());
     t.run->stop = true;
   }
-  finish_batch(t, b, now_s());
 }
 
 // Hands batch b's object work to the worker's object thread (complete_batch, on the report thread).
