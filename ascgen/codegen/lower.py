@@ -32,7 +32,7 @@ from ascgen.plan.model import EventEdge, Plan, PoolPlan, Step
 from ascgen.stages.registry import kind_of
 
 SIM_ABI_VERSION = 1  # simulator/include/acl_sim/acl_sim.h: ACL_SIM_ABI_VERSION
-RUNTIME_ABI_VERSION = 6  # templates/runtime/ascgen_driver.h: ASCGEN_RUNTIME_ABI
+RUNTIME_ABI_VERSION = 7  # templates/runtime/ascgen_driver.h: ASCGEN_RUNTIME_ABI
 RUNTIME_FOLDER = "runtime"  # where a program's CMakeLists finds the runtime headers: its own, or its sibling
 # The runtime headers (templates/runtime/) main.cpp includes: a frame program names a layout
 # policy and run_main, a server serve_main; the headers they include come with them (render).

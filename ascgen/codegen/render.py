@@ -41,7 +41,17 @@ def environment() -> Environment:
         autoescape=False,
     )
     env.filters["cpp_bool"] = lambda value: "true" if value else "false"
+    env.filters["mentions"] = mentions
     return env
+
+
+_COMMENT_OR_STRING = re.compile(r'//[^\n]*|"(?:\\.|[^"\\])*"')
+
+
+def mentions(cpp: str, name: str) -> bool:
+    """Whether the C++ ``cpp`` uses the name ``name`` (in code: not in a comment or a string),
+    so a function whose body it is names that parameter, and leaves it unnamed if not."""
+    return re.search(rf"\b{re.escape(name)}\b", _COMMENT_OR_STRING.sub(" ", cpp)) is not None
 
 
 @cache

@@ -14,7 +14,7 @@
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -175,23 +175,22 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void crop_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void crop_assemble(const ascgen::Frame& at, const ascgen::Input& in);
-  void detect_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void crop_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void crop_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void detect_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
+  size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
 
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {
+void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   detect_stream = ascgen::new_stream(detect::kName, "detect_stream", -1, cleanup);
   ascgen::load_model_file(detect::kName, ctx.model_path, detect_model, detect_desc, cleanup);
   ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
@@ -239,8 +238,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // ------------------------------------------------------------------------------ the steps
 
 // Stage 'upload', pipelines/crop_910b.yaml:10
-void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::upload_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
   // upload_host slot is free once the copy that last read it has finished
   if (f >= upload_host.slots()) upload_to_host.host_wait(f - upload_host.slots(), upload_stream);
   // upload_dev slot is free once 'decode' has read its previous contents
@@ -254,8 +252,7 @@ void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'decode', pipelines/crop_910b.yaml:11
-void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::decode_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
   // upload_dev holds what 'decode' reads
   upload_to_decode.wait(f, decode_stream);
   // decode_out slot is free once 'crop' has read its previous contents
@@ -273,8 +270,7 @@ void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'crop', pipelines/crop_910b.yaml:12
-void Worker::crop_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::crop_step(int64_t f, int64_t, int64_t, const ascgen::Input&) {
   // decode_out holds what 'crop' reads
   decode_to_crop.wait(f, crop_stream);
   ASCGEN_CHECK(crop::kName, acldvppVpcCropResizeAsync(crop_channel, decode_desc(f), crop_desc(f, 0),
@@ -283,8 +279,7 @@ void Worker::crop_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::I
 }
 
 // Stage 'crop': its frame into the model's batch, pipelines/crop_910b.yaml:12
-void Worker::crop_assemble(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::crop_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input&) {
   // crop_batch slot is free once 'detect' has read its previous contents
   if (i == 0 && b >= crop_batch.slots()) detect_to_crop.wait(b - crop_batch.slots(), crop_stream);
   ascgen::copy_into_batch(crop::kName, crop_batch, b, i, crop_out.slot(f), crop::kFrame.bytes,
@@ -293,8 +288,7 @@ void Worker::crop_assemble(const ascgen::Frame& at, [[maybe_unused]] const ascge
 }
 
 // Stage 'detect', pipelines/crop_910b.yaml:14
-void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::detect_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // One stream, several threads: one at a time, waits to records.
   const std::lock_guard<std::mutex> lock(shared->detect_mu);
   // crop_batch holds what 'detect' reads
@@ -311,8 +305,7 @@ void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'fetch', pipelines/crop_910b.yaml:15
-void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // detect_out holds what 'fetch' reads
   detect_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName,

@@ -13,7 +13,7 @@
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -220,18 +220,14 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void fit_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void detect_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void fit_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void detect_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
-  uint64_t postprocess(const uint8_t* item, [[maybe_unused]] int64_t b,
-                       [[maybe_unused]] int i) const {
-    return boxes_frame(item);
-  }
-  void describe(const uint8_t* item, [[maybe_unused]] int64_t b, [[maybe_unused]] int i,
-                std::string& out) const {
+  size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
+  uint64_t postprocess(const uint8_t* item, int64_t, int) const { return boxes_frame(item); }
+  void describe(const uint8_t* item, int64_t, int, std::string& out) const {
     boxes_describe(out, item);
   }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
@@ -240,8 +236,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
 // ------------------------------------------------------------------------------ set-up
 
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {
+void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   detect_stream = ascgen::new_stream(detect::kName, "detect_stream", -1, cleanup);
   ascgen::load_model_file(detect::kName, ctx.model_path, detect_model, detect_desc, cleanup);
   ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
@@ -286,8 +281,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // ------------------------------------------------------------------------------ the steps
 
 // Stage 'fit', pipelines/video/detect_1080p_310.yaml:15
-void Worker::fit_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fit_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in) {
   // fit_batch slot is free once 'detect' has read its previous contents
   if (i == 0 && b >= fit_batch.slots()) detect_to_fit.wait(b - fit_batch.slots(), fit_stream);
   acldvppPicDesc* fit_pic = fit_desc(b, i);
@@ -301,8 +295,7 @@ void Worker::fit_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::In
 }
 
 // Stage 'detect', pipelines/video/detect_1080p_310.yaml:16
-void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::detect_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // One stream, several threads: one at a time, waits to records.
   const std::lock_guard<std::mutex> lock(shared->detect_mu);
   // fit_batch holds what 'detect' reads
@@ -319,8 +312,7 @@ void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'fetch', pipelines/video/detect_1080p_310.yaml:17
-void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // detect_out holds what 'fetch' reads
   detect_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName,

@@ -18,7 +18,7 @@
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -303,15 +303,15 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void fit_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void fit_assemble(const ascgen::Frame& at, const ascgen::Input& in);
-  void detect_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void fit_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void fit_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void detect_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
+  size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
   // The frame's kept boxes: its objects, cut out and classified when its batch's are submitted.
   uint64_t postprocess(const uint8_t* item, int64_t b, int i) const {
     const int kept = boxes_keep(item);
@@ -330,8 +330,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
 // ------------------------------------------------------------------------------ set-up
 
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {
+void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   detect_stream = ascgen::new_stream(detect::kName, "detect_stream", -1, cleanup);
   ascgen::load_model_file(detect::kName, ctx.model_path, detect_model, detect_desc, cleanup);
   ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
@@ -392,8 +391,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // ------------------------------------------------------------------------------ the steps
 
 // Stage 'upload', pipelines/graphs/detect_classify_310p.yaml:17
-void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in) {
   if (i == program::kBatch - 1) stage_marks.start(b, upload_stream);  // the breakdown's start
   // upload_host slot is free once the copy that last read it has finished
   if (f >= upload_host.slots()) upload_to_host.host_wait(f - upload_host.slots(), upload_stream);
@@ -409,8 +407,7 @@ void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'decode', pipelines/graphs/detect_classify_310p.yaml:18
-void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in) {
   // decode_out slot is free once its previous frame's crops were cut (a host-side hold, then their
   // event)
   if (f >= decode_out.slots()) objects.wait_image(f - decode_out.slots(), decode_stream);
@@ -432,8 +429,7 @@ void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'fit', pipelines/graphs/detect_classify_310p.yaml:19
-void Worker::fit_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fit_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
   // decode_out holds what 'fit' reads
   decode_to_fit.wait(f, fit_stream);
   acldvppPicDesc* fit_pic = fit_desc(f, 0);
@@ -447,8 +443,7 @@ void Worker::fit_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::In
 }
 
 // Stage 'fit': its frame into the model's batch, pipelines/graphs/detect_classify_310p.yaml:19
-void Worker::fit_assemble(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fit_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input&) {
   // fit_batch slot is free once 'detect' has read its previous contents
   if (i == 0 && b >= fit_batch.slots()) detect_to_fit.wait(b - fit_batch.slots(), fit_stream);
   ascgen::copy_into_batch(fit::kName, fit_batch, b, i, fit_out.slot(f), fit::kFrame.bytes,
@@ -458,8 +453,7 @@ void Worker::fit_assemble(const ascgen::Frame& at, [[maybe_unused]] const ascgen
 }
 
 // Stage 'detect', pipelines/graphs/detect_classify_310p.yaml:22
-void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::detect_step(int64_t, int64_t b, int64_t i, const ascgen::Input&) {
   // One stream, several threads: one at a time, waits to records.
   const std::lock_guard<std::mutex> lock(shared->detect_mu);
   // fit_batch holds what 'detect' reads
@@ -477,8 +471,7 @@ void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'fetch', pipelines/graphs/detect_classify_310p.yaml:23
-void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fetch_step(int64_t, int64_t b, int64_t i, const ascgen::Input&) {
   // detect_out holds what 'fetch' reads
   detect_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName,

@@ -15,7 +15,7 @@
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -215,21 +215,17 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void fit_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void fit_assemble(const ascgen::Frame& at, const ascgen::Input& in);
-  void detect_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void fit_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void fit_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void detect_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
-  uint64_t postprocess(const uint8_t* item, [[maybe_unused]] int64_t b,
-                       [[maybe_unused]] int i) const {
-    return boxes_frame(item);
-  }
-  void describe(const uint8_t* item, [[maybe_unused]] int64_t b, [[maybe_unused]] int i,
-                std::string& out) const {
+  size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
+  uint64_t postprocess(const uint8_t* item, int64_t, int) const { return boxes_frame(item); }
+  void describe(const uint8_t* item, int64_t, int, std::string& out) const {
     boxes_describe(out, item);
   }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
@@ -238,8 +234,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
 // ------------------------------------------------------------------------------ set-up
 
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {
+void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   detect_stream = ascgen::new_stream(detect::kName, "detect_stream", -1, cleanup);
   ascgen::load_model_file(detect::kName, ctx.model_path, detect_model, detect_desc, cleanup);
   ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
@@ -292,8 +287,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // ------------------------------------------------------------------------------ the steps
 
 // Stage 'upload', pipelines/detect_yolo_raw.yaml:11
-void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::upload_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
   // upload_host slot is free once the copy that last read it has finished
   if (f >= upload_host.slots()) upload_to_host.host_wait(f - upload_host.slots(), upload_stream);
   // upload_dev slot is free once 'decode' has read its previous contents
@@ -307,8 +301,7 @@ void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'decode', pipelines/detect_yolo_raw.yaml:12
-void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::decode_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
   // upload_dev holds what 'decode' reads
   upload_to_decode.wait(f, decode_stream);
   // decode_out slot is free once 'fit' has read its previous contents
@@ -326,8 +319,7 @@ void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'fit', pipelines/detect_yolo_raw.yaml:13
-void Worker::fit_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fit_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
   // decode_out holds what 'fit' reads
   decode_to_fit.wait(f, fit_stream);
   acldvppPicDesc* fit_pic = fit_desc(f, 0);
@@ -341,8 +333,7 @@ void Worker::fit_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::In
 }
 
 // Stage 'fit': its frame into the model's batch, pipelines/detect_yolo_raw.yaml:13
-void Worker::fit_assemble(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fit_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input&) {
   // fit_batch slot is free once 'detect' has read its previous contents
   if (i == 0 && b >= fit_batch.slots()) detect_to_fit.wait(b - fit_batch.slots(), fit_stream);
   ascgen::copy_into_batch(fit::kName, fit_batch, b, i, fit_out.slot(f), fit::kFrame.bytes,
@@ -351,8 +342,7 @@ void Worker::fit_assemble(const ascgen::Frame& at, [[maybe_unused]] const ascgen
 }
 
 // Stage 'detect', pipelines/detect_yolo_raw.yaml:14
-void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::detect_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // One stream, several threads: one at a time, waits to records.
   const std::lock_guard<std::mutex> lock(shared->detect_mu);
   // fit_batch holds what 'detect' reads
@@ -369,8 +359,7 @@ void Worker::detect_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'fetch', pipelines/detect_yolo_raw.yaml:15
-void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // detect_out holds what 'fetch' reads
   detect_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName,

@@ -13,7 +13,7 @@
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -190,24 +190,20 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void resize_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void infer_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void infer_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
-  uint64_t postprocess(const uint8_t* item, [[maybe_unused]] int64_t b,
-                       [[maybe_unused]] int i) const {
-    return top5_frame(item);
-  }
+  size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
+  uint64_t postprocess(const uint8_t* item, int64_t, int) const { return top5_frame(item); }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
 
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {
+void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   infer_stream = ascgen::new_stream(infer::kName, "infer_stream", -1, cleanup);
   ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
@@ -245,8 +241,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // ------------------------------------------------------------------------------ the steps
 
 // Stage 'resize', pipelines/video/resnet50_1080p_310.yaml:11
-void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input&) {
   // resize_batch slot is free once 'infer' has read its previous contents
   if (i == 0 && b >= resize_batch.slots())
     infer_to_resize.wait(b - resize_batch.slots(), resize_stream);
@@ -257,8 +252,7 @@ void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'infer', pipelines/video/resnet50_1080p_310.yaml:12
-void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // One stream, several threads: one at a time, waits to records.
   const std::lock_guard<std::mutex> lock(shared->infer_mu);
   // resize_batch holds what 'infer' reads
@@ -275,8 +269,7 @@ void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
 }
 
 // Stage 'fetch', pipelines/video/resnet50_1080p_310.yaml:13
-void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // infer_out holds what 'fetch' reads
   infer_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName,

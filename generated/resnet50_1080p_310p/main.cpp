@@ -15,7 +15,7 @@
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -189,24 +189,20 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void resize_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void infer_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void infer_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
-  uint64_t postprocess(const uint8_t* item, [[maybe_unused]] int64_t b,
-                       [[maybe_unused]] int i) const {
-    return top5_frame(item);
-  }
+  size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
+  uint64_t postprocess(const uint8_t* item, int64_t, int) const { return top5_frame(item); }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
 
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {
+void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   // decode: the V2 media API, once per process before any DVPP buffer (pools, the clips).
   ascgen::video::open_v2_system(decode::kName, cleanup);
   infer_stream = ascgen::new_stream(infer::kName, "infer_stream", -1, cleanup);
@@ -242,8 +238,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // ------------------------------------------------------------------------------ the steps
 
 // Stage 'resize', pipelines/video/resnet50_1080p_310p.yaml:10
-void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input&) {
   // One V2 task; the host awaits its result before the frame's next step (no stream orders it).
   hi_u32 task = 0;
   ASCGEN_CHECK(
@@ -255,8 +250,7 @@ void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'infer', pipelines/video/resnet50_1080p_310p.yaml:11
-void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // One stream, several threads: one at a time, waits to records.
   const std::lock_guard<std::mutex> lock(shared->infer_mu);
   // infer_out slot is free once 'fetch' has read its previous contents
@@ -270,8 +264,7 @@ void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
 }
 
 // Stage 'fetch', pipelines/video/resnet50_1080p_310p.yaml:12
-void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // infer_out holds what 'fetch' reads
   infer_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName,

@@ -13,7 +13,7 @@
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -188,26 +188,22 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void resize_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void infer_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void infer_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes([[maybe_unused]] int64_t b) const { return fetch::kItemBytes; }
-  uint64_t postprocess(const uint8_t* item, [[maybe_unused]] int64_t b,
-                       [[maybe_unused]] int i) const {
-    return top5_frame(item);
-  }
+  size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
+  uint64_t postprocess(const uint8_t* item, int64_t, int) const { return top5_frame(item); }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
 
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {
+void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   infer_stream = ascgen::new_stream(infer::kName, "infer_stream", -1, cleanup);
   ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
@@ -253,8 +249,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // ------------------------------------------------------------------------------ the steps
 
 // Stage 'upload', pipelines/serving/resnet50_unbatched.yaml:13
-void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::upload_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
   // upload_host slot is free once the copy that last read it has finished
   if (f >= upload_host.slots()) upload_to_host.host_wait(f - upload_host.slots(), upload_stream);
   // upload_dev slot is free once 'decode' has read its previous contents
@@ -268,8 +263,7 @@ void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'decode', pipelines/serving/resnet50_unbatched.yaml:14
-void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::decode_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
   // upload_dev holds what 'decode' reads
   upload_to_decode.wait(f, decode_stream);
   // decode_out slot is free once 'resize' has read its previous contents
@@ -287,8 +281,7 @@ void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'resize', pipelines/serving/resnet50_unbatched.yaml:15
-void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input&) {
   // decode_out holds what 'resize' reads
   decode_to_resize.wait(f, resize_stream);
   // resize_batch slot is free once 'infer' has read its previous contents
@@ -302,8 +295,7 @@ void Worker::resize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'infer', pipelines/serving/resnet50_unbatched.yaml:16
-void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // One stream, several threads: one at a time, waits to records.
   const std::lock_guard<std::mutex> lock(shared->infer_mu);
   // resize_batch holds what 'infer' reads
@@ -320,8 +312,7 @@ void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::
 }
 
 // Stage 'fetch', pipelines/serving/resnet50_unbatched.yaml:17
-void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // infer_out holds what 'fetch' reads
   infer_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName,

@@ -11,7 +11,7 @@
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -85,8 +85,8 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void decode_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
   aclrtStream completion_stream() const { return stream; }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
@@ -107,8 +107,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // ------------------------------------------------------------------------------ the steps
 
 // Stage 'upload', pipelines/ascend310/study_decode_per_thread.yaml:13
-void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::upload_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
   std::memcpy(upload_host.slot(f), in.bytes.data(), in.bytes.size());
   ASCGEN_CHECK(upload::kName,
                aclrtMemcpyAsync(upload_dev.slot(f), upload_dev.slot_bytes(), upload_host.slot(f),
@@ -116,8 +115,7 @@ void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'decode', pipelines/ascend310/study_decode_per_thread.yaml:14
-void Worker::decode_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::decode_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
   acldvppPicDesc* decode_pic = decode_desc(f);
   ascgen::set_pic_desc(decode::kName, decode_pic, decode_out.slot(f),
                        static_cast<uint32_t>(decode_out.slot_bytes()), decode::kPixelFormat,

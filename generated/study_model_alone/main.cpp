@@ -11,7 +11,7 @@
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -70,7 +70,7 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void infer_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void infer_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
   aclrtStream completion_stream() const { return stream; }
 };
 
@@ -96,8 +96,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // ------------------------------------------------------------------------------ the steps
 
 // Stage 'infer', pipelines/ascend310/study_model_alone.yaml:18
-void Worker::infer_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   ASCGEN_CHECK(
       infer::kName,
       aclmdlExecuteAsync(infer_model, infer_inputs[static_cast<size_t>(b % infer_in.slots())],

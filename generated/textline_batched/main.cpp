@@ -10,7 +10,7 @@
 #if ASCGEN_BACKEND_SIM
 static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
 #endif
-static_assert(ASCGEN_RUNTIME_ABI == 6, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -118,12 +118,12 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void recognize_step(const ascgen::Frame& at, const ascgen::Input& in);
-  void fetch_step(const ascgen::Frame& at, const ascgen::Input& in);
+  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void recognize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
-  size_t output_item_bytes([[maybe_unused]] int64_t b) const {
+  size_t output_item_bytes(int64_t b) const {
     return recognize_item_bytes[static_cast<size_t>(b % recognize_out.slots())];
   }
   static void inspect_input(ascgen::Input& in) { recognize_inspect(in); }
@@ -131,8 +131,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
 // ------------------------------------------------------------------------------ set-up
 
-void SharedResources::setup([[maybe_unused]] const ascgen::Setup& ctx,
-                            [[maybe_unused]] ascgen::Cleanup& cleanup) {
+void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   recognize_stream = ascgen::new_stream(recognize::kName, "recognize_stream", -1, cleanup);
   ascgen::load_model_file(recognize::kName, ctx.model_path, recognize_model, recognize_desc,
                           cleanup);
@@ -172,8 +171,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 // ------------------------------------------------------------------------------ the steps
 
 // Stage 'upload', pipelines/serving/textline_batched.yaml:23
-void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::upload_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // upload_host slot is free once the copy that last read it has finished
   if (b >= upload_host.slots()) upload_to_host.host_wait(b - upload_host.slots(), upload_stream);
   // upload_dev slot is free once 'recognize' has read its previous contents
@@ -191,8 +189,7 @@ void Worker::upload_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen:
 }
 
 // Stage 'recognize', pipelines/serving/textline_batched.yaml:25
-void Worker::recognize_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::recognize_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // One stream, several threads: one at a time, waits to records.
   const std::lock_guard<std::mutex> lock(shared->recognize_mu);
   // upload_dev holds what 'recognize' reads
@@ -223,8 +220,7 @@ void Worker::recognize_step(const ascgen::Frame& at, [[maybe_unused]] const ascg
 }
 
 // Stage 'fetch', pipelines/serving/textline_batched.yaml:32
-void Worker::fetch_step(const ascgen::Frame& at, [[maybe_unused]] const ascgen::Input& in) {
-  [[maybe_unused]] const auto [f, b, i] = at;
+void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // recognize_out holds what 'fetch' reads
   recognize_to_fetch.wait(b, fetch_stream);
   ASCGEN_CHECK(fetch::kName, aclrtMemcpyAsync(fetch_host.slot(b), fetch_host.slot_bytes(),

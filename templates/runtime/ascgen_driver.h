@@ -38,7 +38,7 @@
 #include "ascgen_windows.h"
 
 // Bumped when the contract between generated main.cpp files and these headers changes.
-#define ASCGEN_RUNTIME_ABI 6
+#define ASCGEN_RUNTIME_ABI 7
 
 namespace ascgen {
 
@@ -83,11 +83,12 @@ struct Frame {
   int64_t f, b, i;
 };
 
-// One device step of the pipeline, a member function of the generated Worker; per_batch: it
-// runs once per batch, after the batch's last frame.
+// One device step of the pipeline, a member function of the generated Worker, called with
+// frame f of the worker, item i of its batch b, and its input; per_batch: it runs once per
+// batch, after the batch's last frame.
 template <class W>
 struct StepFn {
-  void (W::*run)(const Frame&, const Input&);
+  void (W::*run)(int64_t f, int64_t b, int64_t i, const Input& in);
   bool per_batch;
   const char* stage;  // the stage it belongs to
 };
@@ -350,7 +351,7 @@ void run_step(W& t, size_t k, const Frame& at, const Input& in) {
   const StepFn<W>& step = W::kSteps[k];
   void* range = t.step_stamps.empty() ? nullptr : t.step_stamps[k];
   if (range != nullptr) check(aclprofPush(range), step.stage, "aclprofPush");
-  (t.*step.run)(at, in);
+  (t.*step.run)(at.f, at.b, at.i, in);
   if (range != nullptr) check(aclprofPop(), step.stage, "aclprofPop");
 }
 

@@ -1,5 +1,5 @@
 # The compiler flags of a generated program and of the runtime's .cpp files, one place for both:
-# the program's CMakeLists.txt includes it, and so does the build of a prebuilt runtime library
+# a program's build (ascgen_program.cmake) includes it, and so does the build of a prebuilt runtime library
 # (-DASCGEN_RUNTIME_LIBRARY=), whose objects must be compiled as the program's are.
 #   -DASCGEN_SANITIZE=address|thread   ASan+UBSan, or TSan
 set(CMAKE_CXX_STANDARD 17)

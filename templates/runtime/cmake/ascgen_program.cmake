@@ -12,7 +12,7 @@
 # at them).
 # Options:
 #   -DASCGEN_BACKEND=auto|cann|sim   which AscendCL to link (default auto)
-#   -DASCGEN_SANITIZE=address|thread ASan+UBSan, or TSan
+#   -DASCGEN_SANITIZE=address|thread ASan+UBSan, or TSan (-DASCGEN_SANITIZE_OPT: ascgen_flags.cmake)
 #   -DASCGEN_SIMULATOR_DIR=PATH      the simulator's sources (default: the program's SIMULATOR_DIR)
 #   -DASCGEN_RUNTIME_DIR=PATH        the ascgen runtime (default: the runtime/ folder generated
 #                                    with the program)
