@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ascgen.bench.markdown_table import table_lines
 from ascgen.bench.report import best
 from ascgen.bench.schema import BenchResults, Breakdown, ObjectLatency, ProgramReport, Summary
 
@@ -113,8 +114,6 @@ def print_breakdown(results: BenchResults, console: Console) -> None:
 
 
 def markdown_lines(results: BenchResults) -> list[str]:
-    from ascgen.bench.markdown import table_lines
-
     s = _shown(results)
     if s is None or s.breakdown is None:
         return []

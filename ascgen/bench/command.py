@@ -163,7 +163,7 @@ def bench(
     """
     from rich.console import Console
 
-    from ascgen.bench import report, session, video
+    from ascgen.bench import breakdown, report, session, video
     from ascgen.bench.live import monitor_for
     from ascgen.bench.points import parse_sweep
     from ascgen.bench.roofline import Planner
@@ -218,6 +218,7 @@ def bench(
             raise session.BenchInterrupted(f"{exc}; wrote the finished runs to {folder}") from None
     names = write_outputs(results, folder, json_path, planner)
     report.print_results(results, out)
+    breakdown.print_breakdown(results, out)  # a graph program's latency by stage
     for warning in results.warnings:
         err.print(f"[yellow]warning:[/] {warning}")
     err.print(f"wrote {', '.join(names)} to {folder}")

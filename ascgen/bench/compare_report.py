@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ascgen.bench.compare import Comparison, Row
-from ascgen.bench.markdown import table_lines
+from ascgen.bench.markdown_table import table_lines
 
 VERDICT_STYLE = {"faster": "green", "slower": "bold red", "within noise": "dim"}
 COLUMNS = (

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 from ascgen.bench import breakdown, report
+from ascgen.bench.markdown_table import table_lines
 from ascgen.bench.schema import BenchResults
 from ascgen.bench.video import capacity_line
-
-
-def table_lines(header: list[str], body: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return lines + ["| " + " | ".join(cells) + " |" for cells in body]
-
 
 SERVING_NOTE = (
     "A server: achieved r/s is requests completed per second (median over repeats), offered r/s those "

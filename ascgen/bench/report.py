@@ -243,6 +243,3 @@ def print_results(results: BenchResults, console: Console) -> None:
     capacity = capacity_line(results.summary)
     if capacity is not None:
         console.print(f"[bold]{capacity}[/]", highlight=False)
-    from ascgen.bench.breakdown import print_breakdown  # it picks the best point with this module
-
-    print_breakdown(results, console)

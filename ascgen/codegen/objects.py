@@ -22,7 +22,7 @@ HOLD = "objects"  # the Worker's object part (ascgen::objects::Part)
 FIELDS = (
     "crop", "classifier", "fetch", "labels", "region", "region_stride", "channel_modes", "interpolation", "rules",
     "batch", "gears", "gear_count", "scores_bytes", "k", "max_objects", "frames", "net_width", "net_height",
-    "letterboxed", "paste_left_align", "detections", "max_queue_delay_us",
+    "letterboxed", "paste_left_align", "post_process", "max_queue_delay_us",
 )  # fmt: skip
 
 

@@ -144,7 +144,7 @@ class Detections(StageKind):
         stage = _stage_of(sp)
         if not plan.object_stages:
             return {}
-        return {"max_objects": str(stage.max_objects), "boxes": sp.name, "detections": f"{sp.name}::kName"}
+        return {"max_objects": str(stage.max_objects), "boxes": sp.name, "post_process": f"{sp.name}::kName"}
 
     def constants(self, sp: StagePlan, plan: Plan) -> list[Constant]:
         stage = sp.stage

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ascgen.bench.markdown import table_lines
+from ascgen.bench.markdown_table import table_lines
 from ascgen.tune.goal import pareto_front
 from ascgen.tune.search import Outcome, Step, short
 

@@ -182,7 +182,7 @@ constexpr ascgen::objects::Config kObjectPart = {
     fit::kOutHeight,             // net_height
     true,                        // letterboxed
     fit::kPasteLeftAlign,        // paste_left_align
-    boxes::kName,                // detections
+    boxes::kName,                // post_process
     0,                           // max_queue_delay_us
 };
 

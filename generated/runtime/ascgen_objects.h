@@ -127,7 +127,7 @@ struct Config {
   uint32_t net_width, net_height;  // the detector's input
   bool letterboxed;                // it was letterboxed into it (else stretched)
   uint32_t paste_left_align;
-  const char* detections;      // the detections stage (the breakdown's name of its part)
+  const char* post_process;    // the detections stage (the breakdown's name of its part)
   int64_t max_queue_delay_us;  // the oldest queued object waits at most this for more (0: never)
 };
 
@@ -423,8 +423,8 @@ class Part {
     j.key("queue").num(sum[0] * per);
     for (size_t k = 0; k < stage_sum.size(); ++k)
       j.key(frames.front()->name(k)).num(stage_sum[k] * per);
-    const char* names[] = {"handoff",      cfg.detections,  cfg.crop,
-                           cfg.classifier, "objects_queue", "join"};
+    const char* names[] = {"handoff",      cfg.post_process, cfg.crop,
+                           cfg.classifier, "objects_queue",  "join"};
     for (size_t k = 0; k < std::size(names); ++k) j.key(names[k]).num(sum[k + 1] * per);
     j.close('}');
     j.key("object_latency_ms").open('{').key("objects").num(static_cast<double>(from_crop.count()));

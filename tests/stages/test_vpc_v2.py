@@ -66,7 +66,9 @@ def test_a_v2_programs_resize_is_a_task_the_host_awaits(tmp_path: Path) -> None:
     assert plan.host_awaited == ["resize"]
     assert not [e.name for e in plan.events if "resize" in e.name]  # the host orders it, no event
     assert "hi_mpi_vpc_resize(resize_chn," in main
-    assert main.index("hi_mpi_vpc_resize(") < main.index("hi_mpi_vpc_get_process_result(resize_chn, task, -1)")
+    # awaited within a bound (hi_mpi_vpc_get_process_result's timeout mode, ascgen_vpc_v2.h), never -1
+    assert main.index("hi_mpi_vpc_resize(") < main.index("ascgen::vpc2::await(resize::kName, resize_chn, task)")
+    assert "ascgen::vpc2::kTaskBoundMs" in main and ", -1)" not in main
     assert "ascgen::vpc2::open_channel(resize::kName" in main  # hi_mpi_vpc_sys_create_chn, destroyed at teardown
     assert "resize_stream" not in main and "resize_channel" not in main
     assert V1_MEDIA_CALL.findall(main) == []  # no V1 media call in a V2 process
@@ -102,7 +104,7 @@ def test_a_letterbox_pastes_into_a_canvas_painted_once(tmp_path: Path) -> None:
     assert plan.host_awaited == ["resize"]
     step = main[main.index("void Worker::resize_step") :]
     step = step[: step.index("\n}\n")]
-    assert "hi_mpi_vpc_crop_resize_paste(resize_chn," in step and "hi_mpi_vpc_get_process_result" in step
+    assert "hi_mpi_vpc_crop_resize_paste(resize_chn," in step and "ascgen::vpc2::await(resize::kName" in step
     assert "aclrtMemset" not in step and "paint" not in step  # no canvas fill per frame
     assert "ascgen::vpc2::paint(resize::kName, out, resize::kBorderLuma, resize::kBorderChroma)" in main
     assert V1_MEDIA_CALL.findall(main) == []
