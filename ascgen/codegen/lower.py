@@ -432,8 +432,7 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
         files[f"sim/{paths['sim_model']}"] = descriptor_text(plan.model, header) + "".join(f"{x}\n" for x in extra)
     if plan.objects_model is not None:
         files[f"sim/{paths['objects_sim_model']}"] = descriptor_text(plan.objects_model, header)
-    image_pool = objects.image_pool(plan)
-    objects_part = objects.objects_ir(plan, postprocess_args, pools[image_pool].spec if image_pool in pools else "")
+    objects_part = objects.objects_ir(plan, postprocess_args, {member: p.spec for member, p in pools.items()})
     timed_stages: list[str] = []
     if objects_part is not None:
         ops, timed_stages = _timed(ops)

@@ -12,6 +12,8 @@ synchronised, synchronises again and joins (ascgen_layouts.h, PerThread), so no 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ascgen.codegen.ir import ObjectsIR, WaitIR
 from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
 from ascgen.plan.model import EventEdge, Plan, PoolRef
@@ -70,11 +72,6 @@ def object_event(plan: Plan, e: EventEdge) -> bool:
     return bool(stages & set(plan.object_stages))
 
 
-def image_pool(plan: Plan) -> str:
-    """The member of the pool of decoded pictures the crops are cut out of ("" without crops)."""
-    return _parts(plan).get("image_pool", "") if plan.object_stages else ""
-
-
 def hold_wait(plan: Plan, dst: PoolRef, stream: str) -> list[WaitIR]:
     """Before a step writes the decoded picture's pool: the host waits until the crops of the
     slot's previous frame were submitted, then its stream waits for the event recorded after them."""
@@ -85,9 +82,9 @@ def hold_wait(plan: Plan, dst: PoolRef, stream: str) -> list[WaitIR]:
     return [WaitIR(HOLD, f"f - {slots}", f"f >= {slots}", "wait_image", stream, why)]
 
 
-def objects_ir(plan: Plan, postprocess_args: str, image_pool_spec: str = "") -> ObjectsIR | None:
-    """The object part; ``image_pool_spec`` is the PoolSpec constant of the decoded pictures' pool
-    (the start-up check counts its slots' events: ascgen_driver.cpp check_budget)."""
+def objects_ir(plan: Plan, postprocess_args: str, pool_specs: Mapping[str, str]) -> ObjectsIR | None:
+    """The object part; ``pool_specs`` maps each pool's member to its PoolSpec constant (the
+    start-up check counts the events over the decoded pictures' pool: ascgen_driver.cpp check_budget)."""
     if not plan.object_stages or plan.objects_model is None:
         return None
     parts = _parts(plan)
@@ -95,5 +92,5 @@ def objects_ir(plan: Plan, postprocess_args: str, image_pool_spec: str = "") -> 
         config=[(parts[f], f) for f in FIELDS], pools=f"{{{parts['pools']}}}", image_pool=parts["image_pool"],
         image=parts["image"], image_picture=parts["image_picture"], keep_args=postprocess_args, boxes=parts["boxes"],
         stream="stream" if plan.streams == "per_thread" else "",
-        held_ring="" if plan.streams == "per_thread" else image_pool_spec,
+        held_ring="" if plan.streams == "per_thread" else pool_specs[parts["image_pool"]],
     )  # fmt: skip

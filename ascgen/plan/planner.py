@@ -17,6 +17,7 @@ from ascgen.plan.graph import per_object, resolve
 from ascgen.plan.model import (
     BatchingPlan,
     EventEdge,
+    GraphPlan,
     MemoryPlan,
     ModelPlan,
     Plan,
@@ -214,6 +215,7 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
     copy = batching.mode == "copy"
     window = window_of(spec)
     stages = p.stage_plans(geos)
+    graph = resolve(spec)
     pools = p.pools(geos, copy, spec.threads, window)
     steps = steps_of(stages, pools, copy)
     per_stage = spec.streams == "per_stage"
@@ -254,7 +256,7 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
         ),
         threads=spec.threads, streams=spec.streams, submit=spec.submit, sync_every=spec.frames_per_sync,
         depth=spec.buffers.depth,
-        window=window, batch=spec.batch, batch_slots=p.slot_rule("", "batch"), stages=stages, graph=resolve(spec),
+        window=window, batch=spec.batch, batch_slots=p.slot_rule("", "batch"), stages=stages, graph=graph,
         fanout=fanout,
         pools=pools,
         steps=steps, events=events, memory=memory, model=model_plan, batching=batching,
@@ -262,7 +264,7 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
         objects_model=p.objects_model(geos), executions_per_batch=p.executions_per_batch,
         streams_per_thread=device_streams, shared_stages=shared, shared_streams=len(shared),
         dvpp_channels_per_thread=channels,
-        events_per_thread=_events_per_thread(spec, steps, events, by_ref, p.object_names()),
+        events_per_thread=_events_per_thread(spec, graph, steps, events, by_ref, p.object_names()),
         device_tasks_per_frame=tasks,
         api_calls_per_frame=calls, bounds=bounds, roofline_qps=worst.qps, uncontended_qps=uncontended,
         ddr_bytes_per_frame=fanout.ddr_bytes_per_frame if fanout else throughput.ddr_bytes_per_frame(stages, batching),
@@ -275,7 +277,12 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
 
 
 def _events_per_thread(
-    spec: dsl.Spec, steps: list[Step], events: list[EventEdge], by_ref: dict[PoolRef, PoolPlan], objects: set[str]
+    spec: dsl.Spec,
+    graph: GraphPlan,
+    steps: list[Step],
+    events: list[EventEdge],
+    by_ref: dict[PoolRef, PoolPlan],
+    objects: set[str],
 ) -> int:
     """The synchronising events a worker creates: a ring per event edge of its streams, as many
     events as the edge's pool has slots. Edges that reach into a graph's object part are none: the
@@ -286,16 +293,16 @@ def _events_per_thread(
         return {steps[e.recorder].stage} | ({steps[e.waiter].stage} if e.waiter >= 0 else set())
 
     frame_part = [e for e in events if not touches(e) & objects]
-    return sum(by_ref[e.pool].slots for e in frame_part) + _held_image_events(spec, by_ref)
+    return sum(by_ref[e.pool].slots for e in frame_part) + _held_image_events(spec, graph, by_ref)
 
 
-def _held_image_events(spec: dsl.Spec, by_ref: dict[PoolRef, PoolPlan]) -> int:
+def _held_image_events(spec: dsl.Spec, graph: GraphPlan, by_ref: dict[PoolRef, PoolPlan]) -> int:
     """A per_stage graph's object part holds each decoded picture until its crops were submitted:
     an event per slot of the picture's pool, recorded after the crops on the object stream
     (ascgen_objects.h, crops_to_image). per_thread holds none."""
     if spec.streams != "per_stage":
         return 0
-    held = {PoolRef(e.src, "out") for e in resolve(spec).edges if e.port == "image" and e.src is not None}
+    held = {PoolRef(e.src, "out") for e in graph.edges if e.port == "image" and e.src is not None}
     return sum(by_ref[ref].slots for ref in held if ref in by_ref)
 
 

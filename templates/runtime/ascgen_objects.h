@@ -649,11 +649,7 @@ class Part {
     return crop::letterboxed(in.width, in.height, {a.left, a.right, a.top, a.bottom});
   }
   void load_model(const std::string& path, Cleanup& cleanup) {
-    ASCGEN_CHECK(cfg_->classifier, aclmdlLoadFromFile(path.c_str(), &model_));
-    cleanup.add("aclmdlUnload", [id = model_] { return aclmdlUnload(id); });
-    desc_ = require(aclmdlCreateDesc(), cfg_->classifier, "aclmdlCreateDesc");
-    cleanup.add("aclmdlDestroyDesc", [d = desc_] { return aclmdlDestroyDesc(d); });
-    ASCGEN_CHECK(cfg_->classifier, aclmdlGetDesc(desc_, model_));
+    load_model_file(cfg_->classifier, path, model_, desc_, cleanup);
     const size_t in[] = {pools_->input.slot_bytes()}, out[] = {pools_->output.slot_bytes()};
     expect_model_sizes(cfg_->classifier, desc_, in, out, cfg_->gear_count > 0 ? 1 : 0);
     if (cfg_->gear_count > 0)  // its gears as the plan has them (ATC's --dynamic_batch_size)
