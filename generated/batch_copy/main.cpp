@@ -11,10 +11,7 @@
 #include "stages/jpeg_decode.h"
 #include "stages/model.h"
 #include "stages/vpc_resize.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 8, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -171,12 +168,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void resize_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void detect_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step, decode_step, resize_step, resize_assemble, detect_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
@@ -216,18 +208,13 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   detect_to_resize.create(detect::kName, "detect_to_resize", resize_batch.slots(), cleanup);
   detect_to_fetch.create(detect::kName, "detect_to_fetch", detect_out.slots(), cleanup);
   fetch_to_detect.create(fetch::kName, "fetch_to_detect", detect_out.slots(), cleanup);
-  for (int64_t k = 0; k < batch_slots() * program::kBatch; ++k)
-    decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
+  decode_descs = ascgen::new_pic_descs(decode::kName, batch_slots() * program::kBatch, cleanup);
   resize_descs = ascgen::picture_descs(resize::kName, resize_out, resize::kItemsPerSlot,
                                        resize::kFrame, cleanup);
   resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);
 
-  for (int slot = 0; slot < resize_batch.slots(); ++slot)
-    detect_inputs.push_back(
-        ascgen::new_dataset(detect::kName, resize_batch.slot(slot), detect::kInputBytes, cleanup));
-  for (int slot = 0; slot < detect_out.slots(); ++slot)
-    detect_outputs.push_back(
-        ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
+  detect_inputs = ascgen::slot_datasets(detect::kName, resize_batch, detect::kInputBytes, cleanup);
+  detect_outputs = ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputBytes, cleanup);
 }
 
 // ------------------------------------------------------------------------------ the steps
@@ -326,8 +313,6 @@ int main(int argc, char** argv) {
   defaults.threads = 2;
   defaults.depth = 6;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, false}, {decode::kName, false}, {resize::kName, false},
       {detect::kName, true},  {fetch::kName, true},

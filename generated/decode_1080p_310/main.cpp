@@ -7,10 +7,7 @@
 #include "acl/acl.h"
 #include "ascgen_video.h"
 #include "stages/vdec.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 8, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -125,8 +122,6 @@ int main(int argc, char** argv) {
   defaults.threads = 16;
   defaults.depth = 4;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {decode::kName, false},
   };

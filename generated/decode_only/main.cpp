@@ -8,10 +8,7 @@
 #include "ascgen_frames.h"
 #include "ascgen_layouts.h"
 #include "stages/jpeg_decode.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 8, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -92,8 +89,7 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step, decode_step;
   aclrtStream completion_stream() const { return decode_stream; }
   uint32_t frame_status(int64_t f) const { return decode_status(f); }
   static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
@@ -111,8 +107,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   upload_to_host.create(upload::kName, "upload_to_host", upload_host.slots(), cleanup);
   upload_to_decode.create(upload::kName, "upload_to_decode", upload_dev.slots(), cleanup);
   decode_to_upload.create(decode::kName, "decode_to_upload", upload_dev.slots(), cleanup);
-  for (int64_t k = 0; k < batch_slots() * program::kBatch; ++k)
-    decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
+  decode_descs = ascgen::new_pic_descs(decode::kName, batch_slots() * program::kBatch, cleanup);
 }
 
 // ------------------------------------------------------------------------------ the steps
@@ -160,8 +155,6 @@ int main(int argc, char** argv) {
   defaults.threads = 8;
   defaults.depth = 4;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, false},
       {decode::kName, false},

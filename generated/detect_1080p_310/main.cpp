@@ -10,10 +10,7 @@
 #include "stages/model.h"
 #include "stages/vdec.h"
 #include "stages/vpc_letterbox.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 8, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -220,9 +217,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void fit_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void detect_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step fit_step, detect_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
@@ -270,12 +265,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     fit_pastes.push_back(
         ascgen::new_roi(fit::kName, area.left, area.right, area.top, area.bottom, cleanup));
   }
-  for (int slot = 0; slot < fit_batch.slots(); ++slot)
-    detect_inputs.push_back(
-        ascgen::new_dataset(detect::kName, fit_batch.slot(slot), detect::kInputBytes, cleanup));
-  for (int slot = 0; slot < detect_out.slots(); ++slot)
-    detect_outputs.push_back(
-        ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
+  detect_inputs = ascgen::slot_datasets(detect::kName, fit_batch, detect::kInputBytes, cleanup);
+  detect_outputs = ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputBytes, cleanup);
 }
 
 // ------------------------------------------------------------------------------ the steps
@@ -336,8 +327,6 @@ int main(int argc, char** argv) {
   defaults.threads = 2;
   defaults.depth = 8;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {decode::kName, false}, {fit::kName, false},  {detect::kName, true},
       {fetch::kName, true},   {boxes::kName, true},

@@ -15,10 +15,7 @@
 #include "stages/topk.h"
 #include "stages/vpc_crop.h"
 #include "stages/vpc_letterbox.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 8, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -303,12 +300,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fit_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fit_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void detect_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step, decode_step, fit_step, fit_assemble, detect_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
@@ -364,8 +356,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   detect_to_fit.create(detect::kName, "detect_to_fit", fit_batch.slots(), cleanup);
   detect_to_fetch.create(detect::kName, "detect_to_fetch", detect_out.slots(), cleanup);
   fetch_to_detect.create(fetch::kName, "fetch_to_detect", detect_out.slots(), cleanup);
-  for (int64_t k = 0; k < batch_slots() * program::kBatch; ++k)
-    decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
+  decode_descs = ascgen::new_pic_descs(decode::kName, batch_slots() * program::kBatch, cleanup);
   fit_descs = ascgen::picture_descs(fit::kName, fit_out, fit::kItemsPerSlot, fit::kFrame, cleanup);
   fit_config = ascgen::new_resize_config(fit::kName, fit::kInterpolation, cleanup);
   for (const ascgen::Input& in : ctx.inputs) {
@@ -376,12 +367,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     fit_pastes.push_back(
         ascgen::new_roi(fit::kName, area.left, area.right, area.top, area.bottom, cleanup));
   }
-  for (int slot = 0; slot < fit_batch.slots(); ++slot)
-    detect_inputs.push_back(
-        ascgen::new_dataset(detect::kName, fit_batch.slot(slot), detect::kInputBytes, cleanup));
-  for (int slot = 0; slot < detect_out.slots(); ++slot)
-    detect_outputs.push_back(
-        ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
+  detect_inputs = ascgen::slot_datasets(detect::kName, fit_batch, detect::kInputBytes, cleanup);
+  detect_outputs = ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputBytes, cleanup);
 
   stage_marks.create(kTimedStages, std::size(kTimedStages), ctx.batch_slots, cleanup);
   objects.setup(kObjectPart, ctx, ASCGEN_OBJECTS_MODEL, objects_pools, decode_out.slots(),
@@ -496,8 +483,6 @@ int main(int argc, char** argv) {
   defaults.threads = 2;
   defaults.depth = 6;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, false}, {decode::kName, false}, {fit::kName, false},  {detect::kName, true},
       {fetch::kName, true},   {boxes::kName, true},   {crops::kName, true}, {classify::kName, true},

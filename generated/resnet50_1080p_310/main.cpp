@@ -10,10 +10,7 @@
 #include "stages/topk.h"
 #include "stages/vdec.h"
 #include "stages/vpc_resize.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 8, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -190,9 +187,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void infer_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step resize_step, infer_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
@@ -230,12 +225,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
                                        resize::kFrame, cleanup);
   resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);
 
-  for (int slot = 0; slot < resize_batch.slots(); ++slot)
-    infer_inputs.push_back(
-        ascgen::new_dataset(infer::kName, resize_batch.slot(slot), infer::kInputBytes, cleanup));
-  for (int slot = 0; slot < infer_out.slots(); ++slot)
-    infer_outputs.push_back(
-        ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
+  infer_inputs = ascgen::slot_datasets(infer::kName, resize_batch, infer::kInputBytes, cleanup);
+  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputBytes, cleanup);
 }
 
 // ------------------------------------------------------------------------------ the steps
@@ -293,8 +284,6 @@ int main(int argc, char** argv) {
   defaults.threads = 8;
   defaults.depth = 8;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {decode::kName, false}, {resize::kName, false}, {infer::kName, true},
       {fetch::kName, true},   {top5::kName, true},

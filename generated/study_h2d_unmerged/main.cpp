@@ -7,10 +7,7 @@
 #include "acl/acl.h"
 #include "ascgen_frames.h"
 #include "ascgen_layouts.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 8, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -59,7 +56,7 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step;
   aclrtStream completion_stream() const { return stream; }
 };
 
@@ -94,8 +91,6 @@ int main(int argc, char** argv) {
   defaults.threads = 1;
   defaults.depth = 4;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, false},
   };

@@ -8,10 +8,7 @@
 #include "ascgen_frames.h"
 #include "ascgen_layouts.h"
 #include "stages/model.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 8, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -70,7 +67,7 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void infer_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step infer_step;
   aclrtStream completion_stream() const { return stream; }
 };
 
@@ -83,12 +80,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
                              infer::kGearInputs);
-  for (int slot = 0; slot < infer_in.slots(); ++slot)
-    infer_inputs.push_back(
-        ascgen::new_dataset(infer::kName, infer_in.slot(slot), infer::kInputBytes, cleanup));
-  for (int slot = 0; slot < infer_out.slots(); ++slot)
-    infer_outputs.push_back(
-        ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
+  infer_inputs = ascgen::slot_datasets(infer::kName, infer_in, infer::kInputBytes, cleanup);
+  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputBytes, cleanup);
   // The model reads tensors written once here (the spec has no upload stage).
   ascgen::fill_pattern(infer::kName, infer_in, ctx.inputs.size());
 }
@@ -116,8 +109,6 @@ int main(int argc, char** argv) {
   defaults.threads = 1;
   defaults.depth = 4;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {infer::kName, true},
   };

@@ -7,10 +7,7 @@
 #include "acl/acl.h"
 #include "ascgen_serving.h"
 #include "stages/model.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 8, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -118,9 +115,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void recognize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step, recognize_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t b) const {
@@ -152,9 +147,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   recognize_to_upload.create(recognize::kName, "recognize_to_upload", upload_dev.slots(), cleanup);
   recognize_to_fetch.create(recognize::kName, "recognize_to_fetch", recognize_out.slots(), cleanup);
   fetch_to_recognize.create(fetch::kName, "fetch_to_recognize", recognize_out.slots(), cleanup);
-  for (int slot = 0; slot < upload_dev.slots(); ++slot)
-    recognize_inputs.push_back(ascgen::new_dataset(recognize::kName, upload_dev.slot(slot),
-                                                   recognize::kInputBytes, cleanup));
+  recognize_inputs =
+      ascgen::slot_datasets(recognize::kName, upload_dev, recognize::kInputBytes, cleanup);
   // Height/width gears: every input dataset also carries the gear input (as for batch gears).
   recognize_gear_input = ascgen::serving::dynamic_hw_input(recognize::kName, shared->recognize_desc,
                                                            recognize::kHwGears);
@@ -163,9 +157,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
                                      recognize_gear_input, cleanup);
   recognize_item_bytes.assign(static_cast<size_t>(recognize_out.slots()),
                               recognize::kOutputBytes / program::kBatch);
-  for (int slot = 0; slot < recognize_out.slots(); ++slot)
-    recognize_outputs.push_back(ascgen::new_dataset(recognize::kName, recognize_out.slot(slot),
-                                                    recognize::kOutputBytes, cleanup));
+  recognize_outputs =
+      ascgen::slot_datasets(recognize::kName, recognize_out, recognize::kOutputBytes, cleanup);
 }
 
 // ------------------------------------------------------------------------------ the steps
@@ -244,8 +237,6 @@ int main(int argc, char** argv) {
   defaults.threads = 2;
   defaults.depth = 16;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, true},
       {recognize::kName, true},

@@ -39,10 +39,13 @@
 
 namespace ascgen {
 
-// The options of a run: the flags parsed against the program's defaults; then the simulated
-// device it was planned for, and the signal handlers.
-inline Options start_program(int argc, char** argv, const Options& defaults,
+// The options of a run: the flags parsed against the program's defaults (its --input and
+// --model: those its CMakeLists names); then the simulated device it was planned for, and the
+// signal handlers.
+inline Options start_program(int argc, char** argv, Options defaults,
                              const std::function<void(Options&)>& adjust = nullptr) {
+  defaults.input = ASCGEN_DEFAULT_INPUT;
+  defaults.model = ASCGEN_DEFAULT_MODEL;
   Options opt = parse_options(argc, argv, defaults);
   if (adjust) adjust(opt);
 #if ASCGEN_BACKEND_SIM
