@@ -85,7 +85,7 @@ int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup
   run.info = &info;
   mode.check_flags(opt);
   const int window = mode.window(opt, info);
-  check_budget(info, opt.threads, window);
+  check_budget(info, worker_needs<W>(window), opt.threads, window);
   const int32_t device = mode.device(opt, info);
   const std::vector<int> cpus = mode.cpus(opt, device);
   const std::vector<Input> inputs = prepare_inputs(info, opt.input, W::inspect_input);
