@@ -91,7 +91,7 @@ using Step = void(int64_t f, int64_t b, int64_t i, const Input& in);
 // A step in W::kSteps; per_batch: it runs once per batch, after the batch's last frame.
 template <class W>
 struct StepFn {
-  Step W::*run;
+  Step W::* run;
   bool per_batch;
   const char* stage;  // the stage it belongs to
 };

@@ -181,7 +181,7 @@ struct PoolOf {
   const PoolSpec* spec;
   const char* stage;
   const char* name;
-  Pool W::*pool;
+  Pool W::* pool;
 };
 
 // An event ring of W as its program lists them (W::kEventRings): the pool whose slots it counts
@@ -192,7 +192,7 @@ struct RingOf {
   const PoolSpec* pool;
   const char* stage;
   const char* name;
-  EventRing W::*ring;
+  EventRing W::* ring;
 };
 
 // The event rings of a worker none of whose streams waits on another.
