@@ -43,15 +43,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, 
 // Stage 'resize' (vpc_resize), pipelines/batch_copy.yaml:13
 namespace resize {
 constexpr char kName[] = "resize";
-constexpr uint32_t kOutWidth = 240;
-constexpr uint32_t kOutHeight = 232;
-constexpr uint32_t kWidthStride = 240;
-constexpr uint32_t kHeightStride = 232;
-constexpr size_t kFrameBytes = 83520;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 240, 232, 240, 232, 83520};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 83520, 83552, {1, 1, 0}};
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 668160, 668192, {8, 2, 0}};
@@ -60,8 +53,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 668160, 668192
 // Stage 'detect' (model), pipelines/batch_copy.yaml:14
 namespace detect {
 constexpr char kName[] = "detect";
-constexpr size_t kInputBytes = 668160;
-constexpr size_t kOutputBytes = 51200;
 constexpr size_t kInputSizes[] = {668160};
 constexpr size_t kOutputSizes[] = {51200};
 constexpr size_t kGearInputs = 0;
@@ -176,8 +167,10 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
                                        resize::kFrame, cleanup);
   resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);
 
-  detect_inputs = ascgen::slot_datasets(detect::kName, resize_batch, detect::kInputBytes, cleanup);
-  detect_outputs = ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputBytes, cleanup);
+  detect_inputs =
+      ascgen::slot_datasets(detect::kName, resize_batch, detect::kInputSizes[0], cleanup);
+  detect_outputs =
+      ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputSizes[0], cleanup);
 }
 
 // A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose

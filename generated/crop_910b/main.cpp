@@ -43,15 +43,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 12441600, 12441632
 // Stage 'crop' (vpc_resize), pipelines/crop_910b.yaml:12
 namespace crop {
 constexpr char kName[] = "crop";
-constexpr uint32_t kOutWidth = 640;
-constexpr uint32_t kOutHeight = 640;
-constexpr uint32_t kWidthStride = 640;
-constexpr uint32_t kHeightStride = 640;
-constexpr size_t kFrameBytes = 614400;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 640, 640, 640, 640, 614400};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr uint32_t kCropLeft = 960;
 constexpr uint32_t kCropTop = 540;
@@ -64,8 +57,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 4915200, 49152
 // Stage 'detect' (model), pipelines/crop_910b.yaml:14
 namespace detect {
 constexpr char kName[] = "detect";
-constexpr size_t kInputBytes = 4915200;
-constexpr size_t kOutputBytes = 32000;
 constexpr size_t kInputSizes[] = {4915200};
 constexpr size_t kOutputSizes[] = {32000};
 constexpr size_t kGearInputs = 0;
@@ -181,8 +172,9 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   crop_config = ascgen::new_resize_config(crop::kName, crop::kInterpolation, cleanup);
   crop_crop = ascgen::new_roi(crop::kName, crop::kCropLeft, crop::kCropRight, crop::kCropTop,
                               crop::kCropBottom, cleanup);
-  detect_inputs = ascgen::slot_datasets(detect::kName, crop_batch, detect::kInputBytes, cleanup);
-  detect_outputs = ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputBytes, cleanup);
+  detect_inputs = ascgen::slot_datasets(detect::kName, crop_batch, detect::kInputSizes[0], cleanup);
+  detect_outputs =
+      ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputSizes[0], cleanup);
 }
 
 // A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose

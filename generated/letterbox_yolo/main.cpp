@@ -43,15 +43,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, 
 // Stage 'letterbox' (vpc_letterbox), pipelines/letterbox_yolo.yaml:12
 namespace letterbox {
 constexpr char kName[] = "letterbox";
-constexpr uint32_t kOutWidth = 640;
-constexpr uint32_t kOutHeight = 640;
-constexpr uint32_t kWidthStride = 640;
-constexpr uint32_t kHeightStride = 640;
-constexpr size_t kFrameBytes = 614400;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 640, 640, 640, 640, 614400};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr int32_t kBorderLuma = 114;
 constexpr int32_t kBorderChroma = 128;
@@ -63,8 +56,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 2457600, 24576
 // Stage 'detect' (model), pipelines/letterbox_yolo.yaml:15
 namespace detect {
 constexpr char kName[] = "detect";
-constexpr size_t kInputBytes = 2457600;
-constexpr size_t kOutputBytes = 403200;
 constexpr size_t kInputSizes[] = {2457600};
 constexpr size_t kOutputSizes[] = {403200, 100800, 25200};
 constexpr size_t kGearInputs = 0;
@@ -196,12 +187,12 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
         ascgen::new_roi(letterbox::kName, area.left, area.right, area.top, area.bottom, cleanup));
   }
   detect_inputs =
-      ascgen::slot_datasets(detect::kName, letterbox_batch, detect::kInputBytes, cleanup);
+      ascgen::slot_datasets(detect::kName, letterbox_batch, detect::kInputSizes[0], cleanup);
   // The model's other outputs (the spec's extra_outputs) follow the first in each slot of
   // detect_out (kOutputOffsets), so the copy of a slot returns them all.
   for (int slot = 0; slot < detect_out.slots(); ++slot) {
-    detect_outputs.push_back(
-        ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
+    detect_outputs.push_back(ascgen::new_dataset(detect::kName, detect_out.slot(slot),
+                                                 detect::kOutputSizes[0], cleanup));
     ascgen::add_output_buffers(detect::kName, detect_outputs.back(), detect_out.slot(slot),
                                detect::kOutputSizes, detect::kOutputOffsets, cleanup);
   }

@@ -27,8 +27,6 @@ constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDevice, 81920, 81952, {8
 // Stage 'recognize' (model), pipelines/serving/textline_batched.yaml:25
 namespace recognize {
 constexpr char kName[] = "recognize";
-constexpr size_t kInputBytes = 81920;
-constexpr size_t kOutputBytes = 94720;
 constexpr size_t kInputSizes[] = {81920};
 constexpr size_t kOutputSizes[] = {94720};
 constexpr size_t kGearInputs = 1;
@@ -126,7 +124,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
   ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
   recognize_inputs =
-      ascgen::slot_datasets(recognize::kName, upload_dev, recognize::kInputBytes, cleanup);
+      ascgen::slot_datasets(recognize::kName, upload_dev, recognize::kInputSizes[0], cleanup);
   // Height/width gears: every input dataset also carries the gear input (as for batch gears).
   recognize_gear_input = ascgen::serving::dynamic_hw_input(recognize::kName, shared->recognize_desc,
                                                            recognize::kHwGears);
@@ -134,9 +132,9 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     ascgen::add_dynamic_batch_buffer(recognize::kName, shared->recognize_desc, set,
                                      recognize_gear_input, cleanup);
   recognize_item_bytes.assign(static_cast<size_t>(recognize_out.slots()),
-                              recognize::kOutputBytes / program::kBatch);
+                              recognize::kOutputSizes[0] / program::kBatch);
   recognize_outputs =
-      ascgen::slot_datasets(recognize::kName, recognize_out, recognize::kOutputBytes, cleanup);
+      ascgen::slot_datasets(recognize::kName, recognize_out, recognize::kOutputSizes[0], cleanup);
 }
 
 // A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
@@ -197,7 +195,7 @@ void Worker::recognize_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // slices by.
   recognize_item_bytes[static_cast<size_t>(b % recognize_out.slots())] =
       ascgen::serving::current_output_item_bytes(recognize::kName, shared->recognize_desc,
-                                                 recognize::kOutputBytes, program::kBatch);
+                                                 recognize::kOutputSizes[0], program::kBatch);
   ASCGEN_CHECK(recognize::kName,
                aclmdlExecuteAsync(shared->recognize_model,
                                   recognize_inputs[static_cast<size_t>(b % upload_dev.slots())],
