@@ -179,7 +179,6 @@ class Program:
     roofline_qps: float
     bottleneck: str
     default_threads: int
-    sim_abi: int
     runtime_abi: int
     paths: dict[str, str]  # for CMake: simulator, runtime (its headers), spec_dir, input, model, sim_model, profile
     files: dict[str, str]  # extra files, e.g. the simulator's profile and model descriptor

@@ -45,7 +45,8 @@ def _parts(plan: Plan) -> dict[str, str]:
 
 
 def refuse(plan: Plan) -> None:
-    """What the object part does not run yet, or cannot: exit 2, naming the crop stage."""
+    """What the object part does not run yet: exit 2, naming the crop stage (the depth it needs is the
+    crop kind's check_planned, reported by validate and plan too)."""
     crop = next((s for s in plan.stages if kind_of(s.stage).fans_out), None)
     if crop is None:
         return
@@ -55,13 +56,6 @@ def refuse(plan: Plan) -> None:
         why = "the crops are cut out of a decoded JPEG only (for now): 'image: <the JPEG decode stage>'"
     elif not why and (missing := [f for f in FIELDS if f not in parts]):
         why = f"the object part lacks {', '.join(missing)} (a model of objects, its copy to the host)"
-    elif not why and plan.streams == "per_stage" and plan.depth < plan.batch + 1:
-        # the depth floor (templates/runtime/ascgen_objects.h); per_thread holds no picture
-        why = (
-            f"the program holds each decoded picture until its batch of {plan.batch} frames is detected and its "
-            f"crops submitted, so frames in flight must be at least the batch + 1 = {plan.batch + 1}, not "
-            f"buffers.depth {plan.depth}; set 'buffers: {{depth: {plan.batch + 1}}}' or more"
-        )
     if why:
         raise SpecError([Diagnostic(plan.spec_path, Position(crop.line, 1), f"stage '{crop.name}': {why}")])
 

@@ -99,6 +99,9 @@ def test_streams_that_the_device_holds_keep_their_fps(clips: Path, tmp_path: Pat
     assert report["frames"] == sum(s["frames"] for s in video["per_stream"])
 
 
+# The decoder's measured rate holds the host's CPU (20 stream threads and the simulator's decoder
+# on the real clock): beside a busy second test worker it measured 23 and 869 frames/s of 480.
+@pytest.mark.timing
 def test_a_load_the_decoder_cannot_hold_drops_and_fails_only_when_asked(clips: Path, tmp_path: Path) -> None:
     """20 streams of 1080p30 ask 600 frames/s of the 310's 480: frames are dropped (until each
     stream's next key frame), the report says so first, and only --require-fps exits 1."""
