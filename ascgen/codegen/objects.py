@@ -25,7 +25,6 @@ from ascgen.plan.model import EventEdge, Plan, PoolRef
 from ascgen.stages.registry import kind_of
 
 HOLD = "objects"  # the Worker's object part (ascgen::objects::Part)
-AICORE_RINGS = 2  # its event rings to and from the AI Core's stream (ascgen::objects::kAiCoreRing each)
 # ascgen::objects::Config, in its order
 FIELDS = (
     "crop", "classifier", "fetch", "labels", "region", "region_stride", "channel_modes", "interpolation", "rules",
@@ -51,7 +50,8 @@ def _parts(plan: Plan) -> dict[str, str]:
 
 
 def refuse(plan: Plan) -> None:
-    """What the object part does not run yet, or cannot: exit 2, naming the crop stage."""
+    """What the object part does not run yet: exit 2, naming the crop stage (the depth it needs is the
+    crop kind's check_planned, reported by validate and plan too)."""
     crop = next((s for s in plan.stages if kind_of(s.stage).fans_out), None)
     if crop is None:
         return
@@ -61,13 +61,6 @@ def refuse(plan: Plan) -> None:
         why = "the crops are cut out of a decoded JPEG only (for now): 'image: <the JPEG decode stage>'"
     elif not why and (missing := [f for f in FIELDS if f not in parts]):
         why = f"the object part lacks {', '.join(missing)} (a model of objects, its copy to the host)"
-    elif not why and plan.streams == "per_stage" and plan.depth < plan.batch + 1:
-        # the depth floor (templates/runtime/ascgen_objects.h); per_thread holds no picture
-        why = (
-            f"the program holds each decoded picture until its batch of {plan.batch} frames is detected and its "
-            f"crops submitted, so frames in flight must be at least the batch + 1 = {plan.batch + 1}, not "
-            f"buffers.depth {plan.depth}; set 'buffers: {{depth: {plan.batch + 1}}}' or more"
-        )
     if why:
         raise SpecError([Diagnostic(plan.spec_path, Position(crop.line, 1), f"stage '{crop.name}': {why}")])
 
@@ -117,5 +110,5 @@ def objects_ir(plan: Plan, postprocess_args: str, pool_specs: Mapping[str, str])
         image=parts["image"], image_picture=parts["image_picture"], keep_args=postprocess_args, boxes=parts["boxes"],
         stream="stream" if plan.streams == "per_thread" else "",
         held_ring="" if plan.streams == "per_thread" else pool_specs[parts["image_pool"]],
-        aicore=aicore, aicore_rings=AICORE_RINGS if stream else 0, shared_model=shared_model,
+        aicore=aicore, aicore_rings=bool(stream), shared_model=shared_model,
     )  # fmt: skip

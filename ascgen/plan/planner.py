@@ -52,6 +52,18 @@ def window_of(spec: dsl.Spec) -> int:
     return spec.buffers.depth if spec.streams == "per_stage" else spec.frames_per_sync
 
 
+def graph_depth(spec: dsl.Spec) -> dsl.Spec:
+    """A per_stage graph holds each decoded picture until its batch's crops were submitted
+    (templates/runtime/ascgen_objects.h): where the spec leaves buffers.depth to its default, the
+    depth is at least the batch + 1 (a depth written lower is refused: the crop kind's
+    check_planned)."""
+    if spec.streams != "per_stage" or "depth" in spec.buffers.model_fields_set or spec.buffers.depth > spec.batch:
+        return spec
+    if not any(kind_of(stage).fans_out for stage in spec.stages):
+        return spec
+    return spec.model_copy(update={"buffers": spec.buffers.model_copy(update={"depth": spec.batch + 1})})
+
+
 def sub_buffer_stride(frame_bytes: int, prof: Profile) -> int:
     """Where the next frame may start when frames are carved out of one DVPP block that a model
     reads: m = ALIGN_UP(len, granule) + padding, next start ALIGN_UP(m, dvpp_addr) (ACL_FACTS 4,
@@ -204,6 +216,7 @@ class _Planner:
 
 
 def make_plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Plan:
+    spec = graph_depth(spec)
     plan = _plan(spec, prof, lines, spec_path)
     return video.with_capacity(
         plan, spec, prof, lambda s: _plan(s, prof, lines, spec_path), lambda p: limits_missed(p, prof)

@@ -7,10 +7,7 @@
 #include "acl/acl.h"
 #include "ascgen_video.h"
 #include "stages/vdec.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -35,11 +32,6 @@ constexpr bool kH265 = false;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
 
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {&decode::kOutPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   nullptr};
-
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                        // name
     "ascend310",                           // profile
@@ -55,8 +47,6 @@ constexpr ascgen::ProgramInfo kProgram = {
     1,                                     // streams_per_worker
     0,                                     // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
 // One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
@@ -102,6 +92,8 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static constexpr ascgen::NoEventRings<Worker> kEventRings{};  // none: no stream waits on another
   // No device step: a frame is done when the decoder delivers it (ascgen_video.h).
   static constexpr ascgen::video::NoSteps<Worker> kSteps{};
   aclrtStream completion_stream() const { return nullptr; }
@@ -112,11 +104,18 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
 // ------------------------------------------------------------------------------ set-up
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
   video.prepare(decode_out.slots());
   decode_descs = ascgen::picture_descs(decode::kName, decode_out, 1, decode::kPicture, cleanup);
   decode_units = ascgen::video::stream_descs(decode::kName, video.ring_size(), cleanup);
 }
+
+// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
+// slots each counts, one event a slot; the stage that records it, its name and member): setup()
+// allocates them, the start-up check of --threads and --depth counts their memory and events.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+};
 
 }  // namespace
 
@@ -125,8 +124,6 @@ int main(int argc, char** argv) {
   defaults.threads = 16;
   defaults.depth = 4;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {decode::kName, false},
   };

@@ -12,10 +12,7 @@
 #include "stages/topk.h"
 #include "stages/vdec.h"
 #include "stages/vpc_resize.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -45,15 +42,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, 
 // Stage 'resize' (vpc_resize), pipelines/video/resnet50_1080p_310p.yaml:10
 namespace resize {
 constexpr char kName[] = "resize";
-constexpr uint32_t kOutWidth = 224;
-constexpr uint32_t kOutHeight = 224;
-constexpr uint32_t kWidthStride = 224;
-constexpr uint32_t kHeightStride = 224;
-constexpr size_t kFrameBytes = 75264;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 224, 224, 75264};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr ascgen::Picture kSource = {
     PIXEL_FORMAT_YUV_SEMIPLANAR_420, 1920, 1080, 1920, 1080, 3110400};
@@ -64,8 +54,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1
 // Stage 'infer' (model), pipelines/video/resnet50_1080p_310p.yaml:11
 namespace infer {
 constexpr char kName[] = "infer";
-constexpr size_t kInputBytes = 75264;
-constexpr size_t kOutputBytes = 4000;
 constexpr size_t kInputSizes[] = {75264};
 constexpr size_t kOutputSizes[] = {4000};
 constexpr size_t kGearInputs = 0;
@@ -86,14 +74,6 @@ constexpr int kK = 5;
 constexpr int kScoresPerFrame = 1000;
 }  // namespace top5
 
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {&decode::kOutPool, &resize::kBatchPool,
-                                              &infer::kOutPool, &fetch::kHostPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   &infer::kOutPool,  // infer_to_fetch
-                                                   &infer::kOutPool,  // fetch_to_infer
-                                                   nullptr};
-
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                          // name
     "ascend310p",                            // profile
@@ -109,8 +89,6 @@ constexpr ascgen::ProgramInfo kProgram = {
     2,                                       // streams_per_worker
     115343360,                               // model_bytes_per_worker
     {1023, 1024, 25232932864, 17179869184},  // budget
-    kPools,                                  // pools
-    kEventRings,                             // event_rings
 };
 
 // What one copy serves every thread: infer (one instance on one stream)
@@ -133,8 +111,8 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   ascgen::Pool resize_batch;  // 75,264 bytes per batch in DVPP memory (hi_mpi_dvpp_malloc)
   ascgen::Pool infer_out;     // 4,000 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;    // 4,000 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing infer_to_fetch;
-  ascgen::EventRing fetch_to_infer;
+  // Its event rings, one event a slot of the pool each guards (kEventRings, below).
+  ascgen::EventRing infer_to_fetch, fetch_to_infer;
   // decode: this stream's VDEC channel (V2, hi_mpi_vdec_*: a fetch thread gets its frames),
   // an output picture per slot of decode_out (VDEC writes it, the next stage reads it), and the
   // stream's sends and counts.
@@ -188,10 +166,10 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static const ascgen::RingOf<Worker> kEventRings[];
   static const ascgen::StepFn<Worker> kSteps[];
-  void resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void infer_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step resize_step, infer_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
@@ -213,12 +191,7 @@ void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) 
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
-  resize_batch.allocate(resize::kName, "resize_batch", resize::kBatchPool, ctx.window, cleanup);
-  infer_out.allocate(infer::kName, "infer_out", infer::kOutPool, ctx.window, cleanup);
-  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
-  infer_to_fetch.create(infer::kName, "infer_to_fetch", infer_out.slots(), cleanup);
-  fetch_to_infer.create(fetch::kName, "fetch_to_infer", infer_out.slots(), cleanup);
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
   video.prepare(decode_out.slots());
   decode_pictures =
       ascgen::video::v2_pictures(decode_out, decode::kPicture, decode::kV2PixelFormat);
@@ -227,13 +200,23 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   resize_inputs = ascgen::vpc2::pictures(decode_out, 1, resize::kSource);
   resize_outputs = ascgen::vpc2::pictures(resize_batch, resize::kItemsPerSlot, resize::kFrame);
 
-  for (int slot = 0; slot < resize_batch.slots(); ++slot)
-    infer_inputs.push_back(
-        ascgen::new_dataset(infer::kName, resize_batch.slot(slot), infer::kInputBytes, cleanup));
-  for (int slot = 0; slot < infer_out.slots(); ++slot)
-    infer_outputs.push_back(
-        ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
+  infer_inputs = ascgen::slot_datasets(infer::kName, resize_batch, infer::kInputSizes[0], cleanup);
+  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputSizes[0], cleanup);
 }
+
+// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
+// slots each counts, one event a slot; the stage that records it, its name and member): setup()
+// allocates them, the start-up check of --threads and --depth counts their memory and events.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+    {&resize::kBatchPool, resize::kName, "resize_batch", &Worker::resize_batch},
+    {&infer::kOutPool, infer::kName, "infer_out", &Worker::infer_out},
+    {&fetch::kHostPool, fetch::kName, "fetch_host", &Worker::fetch_host},
+};
+const ascgen::RingOf<Worker> Worker::kEventRings[] = {
+    {&infer::kOutPool, infer::kName, "infer_to_fetch", &Worker::infer_to_fetch},
+    {&infer::kOutPool, fetch::kName, "fetch_to_infer", &Worker::fetch_to_infer},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -288,8 +271,6 @@ int main(int argc, char** argv) {
   defaults.threads = 16;
   defaults.depth = 8;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {decode::kName, false}, {resize::kName, false}, {infer::kName, true},
       {fetch::kName, true},   {top5::kName, true},

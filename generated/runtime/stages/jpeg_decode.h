@@ -18,6 +18,14 @@
 
 namespace ascgen {
 
+// `count` output descriptors, one per frame in flight (released by Cleanup).
+inline std::vector<acldvppPicDesc*> new_pic_descs(const char* stage, int64_t count,
+                                                  Cleanup& cleanup) {
+  std::vector<acldvppPicDesc*> descs;
+  for (int64_t k = 0; k < count; ++k) descs.push_back(new_pic_desc(stage, cleanup));
+  return descs;
+}
+
 // Frame f's descriptor among one per frame in flight (f % their count).
 inline acldvppPicDesc* in_flight(const std::vector<acldvppPicDesc*>& descs, int64_t f) {
   return descs[static_cast<size_t>(f % static_cast<int64_t>(descs.size()))];
