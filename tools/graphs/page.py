@@ -213,9 +213,9 @@ def compared_section() -> list[str]:
         "time without any reload (on the 310 at one object a frame, 31 ms a detector batch of 4 and 8.1 ms an "
         "execution at gear 4: 102 frames/s), so a point above that, as the deepest per_stage points of the "
         "310 can be, overstates what the device sustains by its bursts (the trace of 4 threads and 16 frames "
-        "in flight shows the AI Core busy throughout, its detector batches at 99 frames/s). The gain is larger on the 310P, whose "
-        "classifier is a larger share of the AI Core's time than on the 310, where the detector's 31 ms batch "
-        "of 4 dominates.",
+        "in flight shows the AI Core busy throughout, its detector batches at 99 frames/s). The gain is larger "
+        "on the 310P, whose classifier is a larger share of the AI Core's time than on the 310, where the "
+        "detector's 31 ms batch of 4 dominates.",
         "",
     ]
     return [*lines, "", *why, *grids]
