@@ -44,8 +44,8 @@ constexpr ascgen::ProgramInfo kProgram = {
     {1023, 1024, 8321499136, 2415919104},  // budget
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup(); the threads share nothing.
+// One host thread's copy of the pipeline (spec: threads), created once in setup(); the threads
+// share nothing.
 struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream stream = nullptr;
   ascgen::Pool infer_in;   // 1,204,224 bytes per batch in device memory (aclrtMalloc)
@@ -78,9 +78,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   ascgen::fill_pattern(infer::kName, infer_in, ctx.inputs.size());
 }
 
-// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
-// slots each counts, one event a slot; the stage that records it, its name and member): setup()
-// allocates them, the start-up check of --threads and --depth counts their memory and events.
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
 const ascgen::PoolOf<Worker> Worker::kPools[] = {
     {&infer::kInPool, infer::kName, "infer_in", &Worker::infer_in},
     {&infer::kOutPool, infer::kName, "infer_out", &Worker::infer_out},
@@ -96,8 +95,7 @@ void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
                          infer_outputs[static_cast<size_t>(b % infer_out.slots())], stream));
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::infer_step, true, infer::kName},
 };
