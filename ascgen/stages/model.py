@@ -508,8 +508,6 @@ class Model(StageKind):
         model = plan.model_of(sp.name)
         return (
             [
-                const("size_t", "kInputBytes", sp.input.bytes if sp.input else 0),
-                const("size_t", "kOutputBytes", sp.output.bytes if sp.output else 0),
                 # every input and output the model has, in its order (the first two above)
                 const("size_t", "kInputSizes[]", _list([sp.input.bytes if sp.input else 0, *_extras(model, True)])),
                 const("size_t", "kOutputSizes[]", _list([sp.output.bytes if sp.output else 0, *_extras(model, False)])),

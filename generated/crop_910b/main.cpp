@@ -43,15 +43,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 12441600, 12441632
 // Stage 'crop' (vpc_resize), pipelines/crop_910b.yaml:12
 namespace crop {
 constexpr char kName[] = "crop";
-constexpr uint32_t kOutWidth = 640;
-constexpr uint32_t kOutHeight = 640;
-constexpr uint32_t kWidthStride = 640;
-constexpr uint32_t kHeightStride = 640;
-constexpr size_t kFrameBytes = 614400;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 640, 640, 640, 640, 614400};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr uint32_t kCropLeft = 960;
 constexpr uint32_t kCropTop = 540;
@@ -64,8 +57,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 4915200, 49152
 // Stage 'detect' (model), pipelines/crop_910b.yaml:14
 namespace detect {
 constexpr char kName[] = "detect";
-constexpr size_t kInputBytes = 4915200;
-constexpr size_t kOutputBytes = 32000;
 constexpr size_t kInputSizes[] = {4915200};
 constexpr size_t kOutputSizes[] = {32000};
 constexpr size_t kGearInputs = 0;
@@ -108,8 +99,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
@@ -131,8 +121,8 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
-  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
-  static void decode_inspect(ascgen::Input& in) {
+  uint32_t frame_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void inspect_input(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
                          decode::kMaxWidth, decode::kMaxHeight);
   }
@@ -154,8 +144,6 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -181,13 +169,13 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   crop_config = ascgen::new_resize_config(crop::kName, crop::kInterpolation, cleanup);
   crop_crop = ascgen::new_roi(crop::kName, crop::kCropLeft, crop::kCropRight, crop::kCropTop,
                               crop::kCropBottom, cleanup);
-  detect_inputs = ascgen::slot_datasets(detect::kName, crop_batch, detect::kInputBytes, cleanup);
-  detect_outputs = ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputBytes, cleanup);
+  detect_inputs = ascgen::slot_datasets(detect::kName, crop_batch, detect::kInputSizes[0], cleanup);
+  detect_outputs =
+      ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputSizes[0], cleanup);
 }
 
-// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
-// slots each counts, one event a slot; the stage that records it, its name and member): setup()
-// allocates them, the start-up check of --threads and --depth counts their memory and events.
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
 const ascgen::PoolOf<Worker> Worker::kPools[] = {
     {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
     {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
@@ -288,8 +276,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_detect.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::crop_step, false, crop::kName},     {&Worker::crop_assemble, false, crop::kName},

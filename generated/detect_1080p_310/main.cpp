@@ -22,15 +22,9 @@ constexpr int kBatch = 1;
 // Stage 'decode' (vdec), pipelines/video/detect_1080p_310.yaml:14
 namespace decode {
 constexpr char kName[] = "decode";
-constexpr uint32_t kWidth = 1920;
-constexpr uint32_t kHeight = 1080;
-constexpr uint32_t kWidthStride = 1920;
-constexpr uint32_t kHeightStride = 1080;
-constexpr size_t kPictureBytes = 3110400;
+constexpr ascgen::Picture kPicture = {
+    PIXEL_FORMAT_YUV_SEMIPLANAR_420, 1920, 1080, 1920, 1080, 3110400};
 constexpr acldvppStreamFormat kStreamFormat = H264_HIGH_LEVEL;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
-                                      kWidthStride, kHeightStride, kPictureBytes};
 constexpr bool kH265 = false;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
@@ -38,15 +32,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, 
 // Stage 'fit' (vpc_letterbox), pipelines/video/detect_1080p_310.yaml:15
 namespace fit {
 constexpr char kName[] = "fit";
-constexpr uint32_t kOutWidth = 416;
-constexpr uint32_t kOutHeight = 416;
-constexpr uint32_t kWidthStride = 416;
-constexpr uint32_t kHeightStride = 416;
-constexpr size_t kFrameBytes = 259584;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 416, 416, 416, 416, 259584};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr int32_t kBorderLuma = 114;
 constexpr int32_t kBorderChroma = 128;
@@ -57,8 +44,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 259584, 259616, 
 // Stage 'detect' (model), pipelines/video/detect_1080p_310.yaml:16
 namespace detect {
 constexpr char kName[] = "detect";
-constexpr size_t kInputBytes = 259584;
-constexpr size_t kOutputBytes = 5632;
 constexpr size_t kInputSizes[] = {259584};
 constexpr size_t kOutputSizes[] = {5632};
 constexpr size_t kGearInputs = 0;
@@ -113,8 +98,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream fit_stream = nullptr;
   acldvppChannelDesc* fit_channel = nullptr;  // DVPP work of fit_stream only
@@ -133,21 +117,21 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   acldvppPicDesc* decode_desc(int64_t f) const {
     return decode_descs[static_cast<size_t>(f % decode_out.slots())];
   }
-  uint32_t decode_status(int64_t f) const { return video.status(f); }
-  static void decode_inspect(ascgen::Input& in) {
-    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kWidth,
-                                  decode::kHeight);
+  uint32_t frame_status(int64_t f) const { return video.status(f); }
+  static void inspect_input(ascgen::Input& in) {
+    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kPicture.width,
+                                  decode::kPicture.height);
   }
   int64_t video_slots() const { return decode_out.slots(); }
   const void* video_picture(int64_t f) const { return decode_out.slot(f); }
-  uint32_t video_stride() const { return decode::kWidthStride; }
+  uint32_t video_stride() const { return decode::kPicture.width_stride; }
   static constexpr bool kVdecCallbacks = true;  // VDEC's results come on the report thread
   aclvdecChannelDesc* decode_channel = nullptr;
   std::vector<acldvppStreamDesc*> decode_units;  // one per send in flight
   void video_open(uint64_t report_thread, ascgen::Cleanup& cleanup) {
     decode_channel = ascgen::video::open_v1_channel(
         decode::kName, static_cast<uint32_t>(id), report_thread, &Worker::decode_decoded,
-        decode::kStreamFormat, decode::kPixelFormat, cleanup);
+        decode::kStreamFormat, decode::kPicture.format, cleanup);
   }
   // One access unit into frame send.f's picture.
   void video_send(const uint8_t* data, size_t size, ascgen::video::Send& send) {
@@ -213,8 +197,6 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   void describe(const uint8_t* item, int64_t, int, std::string& out) const {
     boxes_describe(out, item);
   }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -246,13 +228,13 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     fit_pastes.push_back(
         ascgen::new_roi(fit::kName, area.left, area.right, area.top, area.bottom, cleanup));
   }
-  detect_inputs = ascgen::slot_datasets(detect::kName, fit_batch, detect::kInputBytes, cleanup);
-  detect_outputs = ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputBytes, cleanup);
+  detect_inputs = ascgen::slot_datasets(detect::kName, fit_batch, detect::kInputSizes[0], cleanup);
+  detect_outputs =
+      ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputSizes[0], cleanup);
 }
 
-// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
-// slots each counts, one event a slot; the stage that records it, its name and member): setup()
-// allocates them, the start-up check of --threads and --depth counts their memory and events.
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
 const ascgen::PoolOf<Worker> Worker::kPools[] = {
     {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
     {&fit::kBatchPool, fit::kName, "fit_batch", &Worker::fit_batch},
@@ -309,8 +291,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_detect.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::fit_step, false, fit::kName},
     {&Worker::detect_step, true, detect::kName},

@@ -47,15 +47,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3133440, 3133472, 
 // Stage 'fit' (vpc_letterbox), pipelines/graphs/detect_classify_310p.yaml:19
 namespace fit {
 constexpr char kName[] = "fit";
-constexpr uint32_t kOutWidth = 416;
-constexpr uint32_t kOutHeight = 416;
-constexpr uint32_t kWidthStride = 416;
-constexpr uint32_t kHeightStride = 416;
-constexpr size_t kFrameBytes = 259584;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 416, 416, 416, 416, 259584};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr int32_t kBorderLuma = 114;
 constexpr int32_t kBorderChroma = 128;
@@ -67,8 +60,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 1038336, 10383
 // Stage 'detect' (model), pipelines/graphs/detect_classify_310p.yaml:22
 namespace detect {
 constexpr char kName[] = "detect";
-constexpr size_t kInputBytes = 1038336;
-constexpr size_t kOutputBytes = 5632;
 constexpr size_t kInputSizes[] = {1038336};
 constexpr size_t kOutputSizes[] = {5632};
 constexpr size_t kGearInputs = 0;
@@ -97,15 +88,8 @@ constexpr int kKeepCount = 0;
 // Stage 'crops' (vpc_crop), pipelines/graphs/detect_classify_310p.yaml:25
 namespace crops {
 constexpr char kName[] = "crops";
-constexpr uint32_t kOutWidth = 224;
-constexpr uint32_t kOutHeight = 224;
-constexpr uint32_t kWidthStride = 224;
-constexpr uint32_t kHeightStride = 224;
-constexpr size_t kFrameBytes = 75264;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 224, 224, 75264};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 603136, 603168, {1, 1, 16}};
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 602112, 602144, {1, 1, 16}};
@@ -114,8 +98,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 602112, 602144
 // Stage 'classify' (model), pipelines/graphs/detect_classify_310p.yaml:26
 namespace classify {
 constexpr char kName[] = "classify";
-constexpr size_t kInputBytes = 602112;
-constexpr size_t kOutputBytes = 32000;
 constexpr size_t kInputSizes[] = {602112};
 constexpr size_t kOutputSizes[] = {32000};
 constexpr size_t kGearInputs = 1;
@@ -156,8 +138,8 @@ constexpr ascgen::objects::Config kObjectPart = {
     labels::kK,                  // k
     16,                          // max_objects
     program::kBatch,             // frames
-    fit::kOutWidth,              // net_width
-    fit::kOutHeight,             // net_height
+    fit::kFrame.width,           // net_width
+    fit::kFrame.height,          // net_height
     true,                        // letterboxed
     fit::kPasteLeftAlign,        // paste_left_align
     boxes::kName,                // post_process
@@ -193,8 +175,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
@@ -220,8 +201,8 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
-  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
-  static void decode_inspect(ascgen::Input& in) {
+  uint32_t frame_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void inspect_input(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
                          decode::kMaxWidth, decode::kMaxHeight);
   }
@@ -291,8 +272,6 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
         in);
     return ascgen::detections::checksum(boxes_kept.data(), kept);
   }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -323,17 +302,17 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     fit_pastes.push_back(
         ascgen::new_roi(fit::kName, area.left, area.right, area.top, area.bottom, cleanup));
   }
-  detect_inputs = ascgen::slot_datasets(detect::kName, fit_batch, detect::kInputBytes, cleanup);
-  detect_outputs = ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputBytes, cleanup);
+  detect_inputs = ascgen::slot_datasets(detect::kName, fit_batch, detect::kInputSizes[0], cleanup);
+  detect_outputs =
+      ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputSizes[0], cleanup);
 
   stage_marks.create(kTimedStages, std::size(kTimedStages), ctx.batch_slots, cleanup);
   objects.setup(kObjectPart, ctx, ASCGEN_OBJECTS_MODEL, objects_pools, decode_out.slots(),
                 completions, cleanup);
 }
 
-// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
-// slots each counts, one event a slot; the stage that records it, its name and member): setup()
-// allocates them, the start-up check of --threads and --depth counts their memory and events.
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
 const ascgen::PoolOf<Worker> Worker::kPools[] = {
     {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
     {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
@@ -454,8 +433,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t i, const ascgen::Input&) {
   fetch_to_detect.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::fit_step, false, fit::kName},       {&Worker::fit_assemble, false, fit::kName},

@@ -44,15 +44,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, 
 // Stage 'fit' (vpc_letterbox), pipelines/detect_yolov3.yaml:14
 namespace fit {
 constexpr char kName[] = "fit";
-constexpr uint32_t kOutWidth = 416;
-constexpr uint32_t kOutHeight = 416;
-constexpr uint32_t kWidthStride = 416;
-constexpr uint32_t kHeightStride = 416;
-constexpr size_t kFrameBytes = 259584;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 416, 416, 416, 416, 259584};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr int32_t kBorderLuma = 114;
 constexpr int32_t kBorderChroma = 128;
@@ -64,8 +57,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 1038336, 10383
 // Stage 'detect' (model), pipelines/detect_yolov3.yaml:15
 namespace detect {
 constexpr char kName[] = "detect";
-constexpr size_t kInputBytes = 1038336;
-constexpr size_t kOutputBytes = 3072;
 constexpr size_t kInputSizes[] = {1038336};
 constexpr size_t kOutputSizes[] = {3072, 128};
 constexpr size_t kGearInputs = 0;
@@ -123,8 +114,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
@@ -146,8 +136,8 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
-  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
-  static void decode_inspect(ascgen::Input& in) {
+  uint32_t frame_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void inspect_input(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
                          decode::kMaxWidth, decode::kMaxHeight);
   }
@@ -209,8 +199,6 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   void describe(const uint8_t* item, int64_t b, int i, std::string& out) const {
     boxes_describe(out, item, output_item(b, 1, i));
   }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -241,20 +229,19 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     fit_pastes.push_back(
         ascgen::new_roi(fit::kName, area.left, area.right, area.top, area.bottom, cleanup));
   }
-  detect_inputs = ascgen::slot_datasets(detect::kName, fit_batch, detect::kInputBytes, cleanup);
+  detect_inputs = ascgen::slot_datasets(detect::kName, fit_batch, detect::kInputSizes[0], cleanup);
   // The model's other outputs (the spec's extra_outputs) follow the first in each slot of
   // detect_out (kOutputOffsets), so the copy of a slot returns them all.
   for (int slot = 0; slot < detect_out.slots(); ++slot) {
-    detect_outputs.push_back(
-        ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
+    detect_outputs.push_back(ascgen::new_dataset(detect::kName, detect_out.slot(slot),
+                                                 detect::kOutputSizes[0], cleanup));
     ascgen::add_output_buffers(detect::kName, detect_outputs.back(), detect_out.slot(slot),
                                detect::kOutputSizes, detect::kOutputOffsets, cleanup);
   }
 }
 
-// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
-// slots each counts, one event a slot; the stage that records it, its name and member): setup()
-// allocates them, the start-up check of --threads and --depth counts their memory and events.
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
 const ascgen::PoolOf<Worker> Worker::kPools[] = {
     {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
     {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
@@ -360,8 +347,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_detect.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::fit_step, false, fit::kName},       {&Worker::fit_assemble, false, fit::kName},

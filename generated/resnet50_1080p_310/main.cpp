@@ -22,15 +22,9 @@ constexpr int kBatch = 1;
 // Stage 'decode' (vdec), pipelines/video/resnet50_1080p_310.yaml:10
 namespace decode {
 constexpr char kName[] = "decode";
-constexpr uint32_t kWidth = 1920;
-constexpr uint32_t kHeight = 1080;
-constexpr uint32_t kWidthStride = 1920;
-constexpr uint32_t kHeightStride = 1080;
-constexpr size_t kPictureBytes = 3110400;
+constexpr ascgen::Picture kPicture = {
+    PIXEL_FORMAT_YUV_SEMIPLANAR_420, 1920, 1080, 1920, 1080, 3110400};
 constexpr acldvppStreamFormat kStreamFormat = H264_HIGH_LEVEL;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
-                                      kWidthStride, kHeightStride, kPictureBytes};
 constexpr bool kH265 = false;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
@@ -38,15 +32,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, 
 // Stage 'resize' (vpc_resize), pipelines/video/resnet50_1080p_310.yaml:11
 namespace resize {
 constexpr char kName[] = "resize";
-constexpr uint32_t kOutWidth = 224;
-constexpr uint32_t kOutHeight = 224;
-constexpr uint32_t kWidthStride = 224;
-constexpr uint32_t kHeightStride = 224;
-constexpr size_t kFrameBytes = 75264;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 224, 224, 75264};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 1, 0}};
 }  // namespace resize
@@ -54,8 +41,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1
 // Stage 'infer' (model), pipelines/video/resnet50_1080p_310.yaml:12
 namespace infer {
 constexpr char kName[] = "infer";
-constexpr size_t kInputBytes = 75264;
-constexpr size_t kOutputBytes = 4000;
 constexpr size_t kInputSizes[] = {75264};
 constexpr size_t kOutputSizes[] = {4000};
 constexpr size_t kGearInputs = 0;
@@ -105,8 +90,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream resize_stream = nullptr;
   acldvppChannelDesc* resize_channel = nullptr;  // DVPP work of resize_stream only
@@ -125,21 +109,21 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   acldvppPicDesc* decode_desc(int64_t f) const {
     return decode_descs[static_cast<size_t>(f % decode_out.slots())];
   }
-  uint32_t decode_status(int64_t f) const { return video.status(f); }
-  static void decode_inspect(ascgen::Input& in) {
-    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kWidth,
-                                  decode::kHeight);
+  uint32_t frame_status(int64_t f) const { return video.status(f); }
+  static void inspect_input(ascgen::Input& in) {
+    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kPicture.width,
+                                  decode::kPicture.height);
   }
   int64_t video_slots() const { return decode_out.slots(); }
   const void* video_picture(int64_t f) const { return decode_out.slot(f); }
-  uint32_t video_stride() const { return decode::kWidthStride; }
+  uint32_t video_stride() const { return decode::kPicture.width_stride; }
   static constexpr bool kVdecCallbacks = true;  // VDEC's results come on the report thread
   aclvdecChannelDesc* decode_channel = nullptr;
   std::vector<acldvppStreamDesc*> decode_units;  // one per send in flight
   void video_open(uint64_t report_thread, ascgen::Cleanup& cleanup) {
     decode_channel = ascgen::video::open_v1_channel(
         decode::kName, static_cast<uint32_t>(id), report_thread, &Worker::decode_decoded,
-        decode::kStreamFormat, decode::kPixelFormat, cleanup);
+        decode::kStreamFormat, decode::kPicture.format, cleanup);
   }
   // One access unit into frame send.f's picture.
   void video_send(const uint8_t* data, size_t size, ascgen::video::Send& send) {
@@ -180,8 +164,6 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
   uint64_t postprocess(const uint8_t* item, int64_t, int) const { return top5_frame(item); }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -206,13 +188,12 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
                                        resize::kFrame, cleanup);
   resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);
 
-  infer_inputs = ascgen::slot_datasets(infer::kName, resize_batch, infer::kInputBytes, cleanup);
-  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputBytes, cleanup);
+  infer_inputs = ascgen::slot_datasets(infer::kName, resize_batch, infer::kInputSizes[0], cleanup);
+  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputSizes[0], cleanup);
 }
 
-// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
-// slots each counts, one event a slot; the stage that records it, its name and member): setup()
-// allocates them, the start-up check of --threads and --depth counts their memory and events.
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
 const ascgen::PoolOf<Worker> Worker::kPools[] = {
     {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
     {&resize::kBatchPool, resize::kName, "resize_batch", &Worker::resize_batch},
@@ -266,8 +247,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_infer.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::resize_step, false, resize::kName},
     {&Worker::infer_step, true, infer::kName},

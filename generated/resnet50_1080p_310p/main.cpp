@@ -24,15 +24,9 @@ constexpr int kBatch = 1;
 // Stage 'decode' (vdec), pipelines/video/resnet50_1080p_310p.yaml:9
 namespace decode {
 constexpr char kName[] = "decode";
-constexpr uint32_t kWidth = 1920;
-constexpr uint32_t kHeight = 1080;
-constexpr uint32_t kWidthStride = 1920;
-constexpr uint32_t kHeightStride = 1080;
-constexpr size_t kPictureBytes = 3110400;
+constexpr ascgen::Picture kPicture = {
+    PIXEL_FORMAT_YUV_SEMIPLANAR_420, 1920, 1080, 1920, 1080, 3110400};
 constexpr acldvppStreamFormat kStreamFormat = H264_HIGH_LEVEL;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
-                                      kWidthStride, kHeightStride, kPictureBytes};
 constexpr bool kH265 = false;
 constexpr hi_payload_type kPayloadType = HI_PT_H264;
 constexpr hi_pixel_format kV2PixelFormat = HI_PIXEL_FORMAT_YUV_SEMIPLANAR_420;
@@ -42,15 +36,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, 
 // Stage 'resize' (vpc_resize), pipelines/video/resnet50_1080p_310p.yaml:10
 namespace resize {
 constexpr char kName[] = "resize";
-constexpr uint32_t kOutWidth = 224;
-constexpr uint32_t kOutHeight = 224;
-constexpr uint32_t kWidthStride = 224;
-constexpr uint32_t kHeightStride = 224;
-constexpr size_t kFrameBytes = 75264;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 224, 224, 75264};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr ascgen::Picture kSource = {
     PIXEL_FORMAT_YUV_SEMIPLANAR_420, 1920, 1080, 1920, 1080, 3110400};
@@ -61,8 +48,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1
 // Stage 'infer' (model), pipelines/video/resnet50_1080p_310p.yaml:11
 namespace infer {
 constexpr char kName[] = "infer";
-constexpr size_t kInputBytes = 75264;
-constexpr size_t kOutputBytes = 4000;
 constexpr size_t kInputSizes[] = {75264};
 constexpr size_t kOutputSizes[] = {4000};
 constexpr size_t kGearInputs = 0;
@@ -112,8 +97,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream fetch_stream = nullptr;
   ascgen::Pool decode_out;    // 3,110,400 bytes per frame in DVPP memory (hi_mpi_dvpp_malloc)
@@ -126,23 +110,23 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   // an output picture per slot of decode_out (VDEC writes it, the next stage reads it), and the
   // stream's sends and counts.
   ascgen::video::Stream video;
-  uint32_t decode_status(int64_t f) const { return video.status(f); }
-  static void decode_inspect(ascgen::Input& in) {
-    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kWidth,
-                                  decode::kHeight);
+  uint32_t frame_status(int64_t f) const { return video.status(f); }
+  static void inspect_input(ascgen::Input& in) {
+    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kPicture.width,
+                                  decode::kPicture.height);
   }
   int64_t video_slots() const { return decode_out.slots(); }
   const void* video_picture(int64_t f) const { return decode_out.slot(f); }
-  uint32_t video_stride() const { return decode::kWidthStride; }
+  uint32_t video_stride() const { return decode::kPicture.width_stride; }
   static constexpr bool kVdecCallbacks = false;  // a fetch thread gets VDEC's results
   hi_vdec_chn decode_chn = 0;
   std::vector<hi_vdec_pic_info> decode_pictures;  // one per slot of decode_out
   ascgen::video::Fetcher<Worker> decode_fetcher;
   void video_open(uint64_t, ascgen::Cleanup& cleanup) {
     decode_chn = static_cast<hi_vdec_chn>(id);
-    ascgen::video::open_v2_channel(decode::kName, decode_chn, decode::kPayloadType, decode::kWidth,
-                                   decode::kHeight, static_cast<uint32_t>(decode_out.slots()),
-                                   cleanup);
+    ascgen::video::open_v2_channel(decode::kName, decode_chn, decode::kPayloadType,
+                                   decode::kPicture.width, decode::kPicture.height,
+                                   static_cast<uint32_t>(decode_out.slots()), cleanup);
     aclrtContext context = nullptr;
     ASCGEN_CHECK(decode::kName, aclrtGetCurrentContext(&context));
     decode_fetcher.start(*this, decode::kName, decode_chn, context);
@@ -183,8 +167,6 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
   uint64_t postprocess(const uint8_t* item, int64_t, int) const { return top5_frame(item); }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -209,13 +191,12 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   resize_inputs = ascgen::vpc2::pictures(decode_out, 1, resize::kSource);
   resize_outputs = ascgen::vpc2::pictures(resize_batch, resize::kItemsPerSlot, resize::kFrame);
 
-  infer_inputs = ascgen::slot_datasets(infer::kName, resize_batch, infer::kInputBytes, cleanup);
-  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputBytes, cleanup);
+  infer_inputs = ascgen::slot_datasets(infer::kName, resize_batch, infer::kInputSizes[0], cleanup);
+  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputSizes[0], cleanup);
 }
 
-// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
-// slots each counts, one event a slot; the stage that records it, its name and member): setup()
-// allocates them, the start-up check of --threads and --depth counts their memory and events.
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
 const ascgen::PoolOf<Worker> Worker::kPools[] = {
     {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
     {&resize::kBatchPool, resize::kName, "resize_batch", &Worker::resize_batch},
@@ -265,8 +246,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_infer.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::resize_step, false, resize::kName},
     {&Worker::infer_step, true, infer::kName},

@@ -43,15 +43,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, 
 // Stage 'resize' (vpc_resize), pipelines/ascend310/study_b1_per_thread.yaml:17
 namespace resize {
 constexpr char kName[] = "resize";
-constexpr uint32_t kOutWidth = 224;
-constexpr uint32_t kOutHeight = 224;
-constexpr uint32_t kWidthStride = 224;
-constexpr uint32_t kHeightStride = 224;
-constexpr size_t kFrameBytes = 75264;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 224, 224, 75264};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 1, 0}};
 }  // namespace resize
@@ -59,8 +52,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1
 // Stage 'infer' (model), pipelines/ascend310/study_b1_per_thread.yaml:18
 namespace infer {
 constexpr char kName[] = "infer";
-constexpr size_t kInputBytes = 75264;
-constexpr size_t kOutputBytes = 4000;
 constexpr size_t kInputSizes[] = {75264};
 constexpr size_t kOutputSizes[] = {4000};
 constexpr size_t kGearInputs = 0;
@@ -98,8 +89,8 @@ constexpr ascgen::ProgramInfo kProgram = {
     {1023, 1024, 8321499136, 2415919104},  // budget
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup(); the threads share nothing.
+// One host thread's copy of the pipeline (spec: threads), created once in setup(); the threads
+// share nothing.
 struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream stream = nullptr;
   acldvppChannelDesc* channel = nullptr;  // DVPP work of stream only
@@ -113,8 +104,8 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
-  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
-  static void decode_inspect(ascgen::Input& in) {
+  uint32_t frame_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void inspect_input(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
                          decode::kMaxWidth, decode::kMaxHeight);
   }
@@ -146,8 +137,6 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
   uint64_t postprocess(const uint8_t* item, int64_t, int) const { return top5_frame(item); }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -164,13 +153,12 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
                              infer::kGearInputs);
-  infer_inputs = ascgen::slot_datasets(infer::kName, resize_batch, infer::kInputBytes, cleanup);
-  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputBytes, cleanup);
+  infer_inputs = ascgen::slot_datasets(infer::kName, resize_batch, infer::kInputSizes[0], cleanup);
+  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputSizes[0], cleanup);
 }
 
-// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
-// slots each counts, one event a slot; the stage that records it, its name and member): setup()
-// allocates them, the start-up check of --threads and --depth counts their memory and events.
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
 const ascgen::PoolOf<Worker> Worker::kPools[] = {
     {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
     {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
@@ -223,8 +211,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
                                 infer_out.slot_bytes(), ACL_MEMCPY_DEVICE_TO_HOST, stream));
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::resize_step, false, resize::kName}, {&Worker::infer_step, true, infer::kName},

@@ -54,8 +54,8 @@ constexpr ascgen::ProgramInfo kProgram = {
     {1023, 1024, 8321499136, 2415919104},  // budget
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup(); the threads share nothing.
+// One host thread's copy of the pipeline (spec: threads), created once in setup(); the threads
+// share nothing.
 struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream stream = nullptr;
   acldvppChannelDesc* channel = nullptr;  // DVPP work of stream only
@@ -66,8 +66,8 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
-  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
-  static void decode_inspect(ascgen::Input& in) {
+  uint32_t frame_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void inspect_input(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
                          decode::kMaxWidth, decode::kMaxHeight);
   }
@@ -78,8 +78,6 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   static const ascgen::StepFn<Worker> kSteps[];
   ascgen::Step upload_step, decode_step;
   aclrtStream completion_stream() const { return stream; }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -91,9 +89,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   decode_descs = ascgen::new_pic_descs(decode::kName, batch_slots() * program::kBatch, cleanup);
 }
 
-// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
-// slots each counts, one event a slot; the stage that records it, its name and member): setup()
-// allocates them, the start-up check of --threads and --depth counts their memory and events.
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
 const ascgen::PoolOf<Worker> Worker::kPools[] = {
     {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
     {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
@@ -122,8 +119,7 @@ void Worker::decode_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
                                       static_cast<uint32_t>(in.bytes.size()), decode_pic, stream));
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName},
     {&Worker::decode_step, false, decode::kName},

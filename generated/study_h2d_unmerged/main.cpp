@@ -40,8 +40,8 @@ constexpr ascgen::ProgramInfo kProgram = {
     {1023, 1024, 8321499136, 2415919104},  // budget
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup(); the threads share nothing.
+// One host thread's copy of the pipeline (spec: threads), created once in setup(); the threads
+// share nothing.
 struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream stream = nullptr;
   ascgen::Pool upload_host;  // 75,825 bytes per frame in pinned host memory (aclrtMallocHost)
@@ -62,9 +62,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
 }
 
-// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
-// slots each counts, one event a slot; the stage that records it, its name and member): setup()
-// allocates them, the start-up check of --threads and --depth counts their memory and events.
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
 const ascgen::PoolOf<Worker> Worker::kPools[] = {
     {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
     {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
@@ -80,8 +79,7 @@ void Worker::upload_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
                                 in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, stream));
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName},
 };

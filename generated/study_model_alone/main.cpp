@@ -20,8 +20,6 @@ constexpr int kBatch = 16;
 // Stage 'infer' (model), pipelines/ascend310/study_model_alone.yaml:18
 namespace infer {
 constexpr char kName[] = "infer";
-constexpr size_t kInputBytes = 1204224;
-constexpr size_t kOutputBytes = 64000;
 constexpr size_t kInputSizes[] = {1204224};
 constexpr size_t kOutputSizes[] = {64000};
 constexpr size_t kGearInputs = 0;
@@ -46,8 +44,8 @@ constexpr ascgen::ProgramInfo kProgram = {
     {1023, 1024, 8321499136, 2415919104},  // budget
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup(); the threads share nothing.
+// One host thread's copy of the pipeline (spec: threads), created once in setup(); the threads
+// share nothing.
 struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream stream = nullptr;
   ascgen::Pool infer_in;   // 1,204,224 bytes per batch in device memory (aclrtMalloc)
@@ -74,15 +72,14 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
                              infer::kGearInputs);
-  infer_inputs = ascgen::slot_datasets(infer::kName, infer_in, infer::kInputBytes, cleanup);
-  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputBytes, cleanup);
+  infer_inputs = ascgen::slot_datasets(infer::kName, infer_in, infer::kInputSizes[0], cleanup);
+  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputSizes[0], cleanup);
   // The model reads tensors written once here (the spec has no upload stage).
   ascgen::fill_pattern(infer::kName, infer_in, ctx.inputs.size());
 }
 
-// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
-// slots each counts, one event a slot; the stage that records it, its name and member): setup()
-// allocates them, the start-up check of --threads and --depth counts their memory and events.
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
 const ascgen::PoolOf<Worker> Worker::kPools[] = {
     {&infer::kInPool, infer::kName, "infer_in", &Worker::infer_in},
     {&infer::kOutPool, infer::kName, "infer_out", &Worker::infer_out},
@@ -98,8 +95,7 @@ void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
                          infer_outputs[static_cast<size_t>(b % infer_out.slots())], stream));
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::infer_step, true, infer::kName},
 };

@@ -27,8 +27,6 @@ constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDevice, 81920, 81952, {8
 // Stage 'recognize' (model), pipelines/serving/textline_batched.yaml:25
 namespace recognize {
 constexpr char kName[] = "recognize";
-constexpr size_t kInputBytes = 81920;
-constexpr size_t kOutputBytes = 94720;
 constexpr size_t kInputSizes[] = {81920};
 constexpr size_t kOutputSizes[] = {94720};
 constexpr size_t kGearInputs = 1;
@@ -72,8 +70,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   int64_t batch_last = 0;  // the last item of the batch being submitted (the batcher sizes it)
   std::vector<const ascgen::Input*> batch_inputs;  // its requests' inputs, in batch order
@@ -91,7 +88,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   std::vector<aclmdlDataset*> recognize_inputs, recognize_outputs;
   size_t recognize_gear_input = 0;  // its height/width gear input (ascend_mbatch_shape_data)
   // recognize: a request is a uint8 tensor of the gears' height, at most the widest gear wide.
-  static void recognize_inspect(ascgen::Input& in) {
+  static void inspect_input(ascgen::Input& in) {
     ascgen::serving::inspect_raw_request(recognize::kName, in, recognize::kHwGears);
   }
   // recognize: per slot of recognize_out, one item's output at its batch's gear (the output follows
@@ -108,7 +105,6 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   size_t output_item_bytes(int64_t b) const {
     return recognize_item_bytes[static_cast<size_t>(b % recognize_out.slots())];
   }
-  static void inspect_input(ascgen::Input& in) { recognize_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -126,7 +122,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
   ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
   recognize_inputs =
-      ascgen::slot_datasets(recognize::kName, upload_dev, recognize::kInputBytes, cleanup);
+      ascgen::slot_datasets(recognize::kName, upload_dev, recognize::kInputSizes[0], cleanup);
   // Height/width gears: every input dataset also carries the gear input (as for batch gears).
   recognize_gear_input = ascgen::serving::dynamic_hw_input(recognize::kName, shared->recognize_desc,
                                                            recognize::kHwGears);
@@ -134,14 +130,13 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     ascgen::add_dynamic_batch_buffer(recognize::kName, shared->recognize_desc, set,
                                      recognize_gear_input, cleanup);
   recognize_item_bytes.assign(static_cast<size_t>(recognize_out.slots()),
-                              recognize::kOutputBytes / program::kBatch);
+                              recognize::kOutputSizes[0] / program::kBatch);
   recognize_outputs =
-      ascgen::slot_datasets(recognize::kName, recognize_out, recognize::kOutputBytes, cleanup);
+      ascgen::slot_datasets(recognize::kName, recognize_out, recognize::kOutputSizes[0], cleanup);
 }
 
-// A worker's pools (the spec of each, its stage, name and member) and event rings (the pool whose
-// slots each counts, one event a slot; the stage that records it, its name and member): setup()
-// allocates them, the start-up check of --threads and --depth counts their memory and events.
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
 const ascgen::PoolOf<Worker> Worker::kPools[] = {
     {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
     {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
@@ -197,7 +192,7 @@ void Worker::recognize_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // slices by.
   recognize_item_bytes[static_cast<size_t>(b % recognize_out.slots())] =
       ascgen::serving::current_output_item_bytes(recognize::kName, shared->recognize_desc,
-                                                 recognize::kOutputBytes, program::kBatch);
+                                                 recognize::kOutputSizes[0], program::kBatch);
   ASCGEN_CHECK(recognize::kName,
                aclmdlExecuteAsync(shared->recognize_model,
                                   recognize_inputs[static_cast<size_t>(b % upload_dev.slots())],
@@ -217,8 +212,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_recognize.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, true, upload::kName},
     {&Worker::recognize_step, true, recognize::kName},
