@@ -31,7 +31,6 @@ def test_a_copy_bound_card_stops_where_the_plan_says_its_link_does(
     # Model-time figures: the simulated clock slowed so that the simulator's CPU does not limit;
     # 1.5 s of wall time are ~0.25 s of model time, ~20 batches of 8 on one chip.
     env = {"ACL_SIM_DEVICE_OPEN_MS": "0", "ACL_SIM_TIME_SCALE": "6", "ACL_SIM_HAZARD": "0"}
-    machines = set(Path("/dev/shm").glob("acl_sim_machine.*"))
     qps = {}
     for devices in ("0", "0,1", "0,1,2,3"):
         run = run_program(
@@ -39,7 +38,8 @@ def test_a_copy_bound_card_stops_where_the_plan_says_its_link_does(
         )
         assert run.returncode == 0 and run.report is not None, run.stderr[-3000:]
         qps[devices.count(",") + 1] = run.report["qps"]
-        assert set(Path("/dev/shm").glob("acl_sim_machine.*")) == machines  # the machine's memory is gone
+        # the machine's memory is gone (its name is the parent's; other runs on the host have their own)
+        assert not Path(f"/dev/shm/acl_sim_machine.ascgen-{run.pid}").exists()
     # Two chips ask less than the link carries: they scale; four ask more: the link binds them
     # where the plan says, a ratio of figures measured in one run (one chip's figure measured
     # twice, alone and beside another, for less noise).
