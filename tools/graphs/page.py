@@ -106,9 +106,9 @@ def measured_section() -> list[str]:
         "",
         "Measured by `python -m tools.graphs --measure` on the simulator: each example of `pipelines/graphs/` "
         f"built and run ({WARMUP_S} s of warm-up, {DURATION_S} s measured, its threads) on one make_shapes.py picture "
-        "of 0, 1 and 8 objects, against the plan's roofline at that count, in model time "
-        f"(`ACL_SIM_TIME_SCALE={TIME_SCALE:g}`, as below: frames/s and milliseconds are the device's, so that the "
-        "host's CPU decides none of them). The breakdown is the report's "
+        "of 0, 1 and 8 objects, against the plan's roofline at that count, on the wall clock (no time scale: the "
+        "breakdown's parts timed on the host and those timed by the device's marks agree only so; a busy host "
+        "measures less). The breakdown is the report's "
         "`latency_breakdown_ms`: each frame's latency, mean milliseconds by part (a stage's name where it is one), "
         "which sum to the mean latency (docs above: the latency breakdown); an object's p50 and p99 are its "
         "`object_latency_ms` from its crop call submitted to its scores on the host.",
