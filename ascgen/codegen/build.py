@@ -187,7 +187,9 @@ def ensure_simulator(build_root: Path, sanitize: str | None, progress: Progress 
                 ["cmake", "--install", str(base), "--prefix", str(into)], log, "install the simulator", progress
             ),
         )
-        cache.record_build_seconds(build_root, "simulator", time.monotonic() - started)
+        seconds = time.monotonic() - started
+        cache.record_build_seconds(build_root, "simulator", seconds)
+        cache.log_build("simulator", prefix, seconds)
     return prefix
 
 
@@ -221,6 +223,7 @@ def ensure_runtime(build_root: Path, sanitize: str | None, progress: Progress | 
     with cache.locked(build):
         if cache.stamp_matches(build, key) and library.is_file():  # built while this one waited
             return library
+        started = time.monotonic()
         if configured_source(build) not in (None, project):  # the same runtime in another checkout
             for entry in build.iterdir():
                 if entry.name != cache.LOCK:
@@ -229,6 +232,7 @@ def ensure_runtime(build_root: Path, sanitize: str | None, progress: Progress | 
         _run(configure, log, "configure the runtime", progress)
         _run(["cmake", "--build", str(build), "-j2"], log, "build the runtime", progress)
         cache.write_stamp(build, key)
+        cache.log_build("runtime", build, time.monotonic() - started)
     return library
 
 
@@ -285,7 +289,9 @@ def compile_program(
         if not binary.exists():
             raise BuildFailed(f"the build finished but {binary} is missing (log: {log})")
         cache.write_stamp(build, stamp)
-        cache.record_build_seconds(build_root, "program", time.monotonic() - started)
+        seconds = time.monotonic() - started
+        cache.record_build_seconds(build_root, "program", seconds)
+        cache.log_build("program", build, seconds)
     return binary
 
 

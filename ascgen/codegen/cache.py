@@ -34,6 +34,10 @@ from ascgen.common.fileio import ensure_dir, write_atomic
 
 F = TypeVar("F", bound=Callable[..., Any])
 ENV = "ASCGEN_CACHE_DIR"
+# A file to which every build that ran (not one found cached) appends a line: what, seconds,
+# folder. Unset: no list. How to see what one test run compiled, and that no program was
+# compiled twice (e.g. ASCGEN_BUILD_LOG=$PWD/build-tests/builds.log bash scripts/test.sh).
+BUILD_LOG_ENV = "ASCGEN_BUILD_LOG"
 LOCK = ".pytest-build.lock"  # the name the simulator tests lock (tests/simulator/conftest.py)
 STAMP = ".ascgen-built"  # in a program's build folder: the configuration it was built with
 TIMINGS = "timings.json"
@@ -142,6 +146,15 @@ def record_build_seconds(root: Path, what: str, seconds: float) -> None:
             known = {}
         known[what] = round(seconds, 1)
         write_atomic(root / TIMINGS, json.dumps(known, indent=2, sort_keys=True) + "\n")
+
+
+def log_build(what: str, folder: Path, seconds: float) -> None:
+    """One line for a build that ran, in $ASCGEN_BUILD_LOG when it names a file (appended whole
+    by each process: the suite's workers share the file)."""
+    path = os.environ.get(BUILD_LOG_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{what}\t{seconds:.1f}\t{folder}\n")
 
 
 @dataclass(frozen=True)

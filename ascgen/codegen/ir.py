@@ -120,6 +120,9 @@ class ObjectsIR:
     boxes: str  # the detections stage
     stream: str = ""  # the worker stream it submits on (per_thread); "" for its own stream and thread
     held_ring: str = ""  # per_stage: the image pool's spec, whose slots its crops_to_image events count
+    aicore: str = "{}"  # C++ of its ascgen::objects::AiCore: the stream, lock and instance its executions take
+    aicore_rings: bool = False  # its two event rings to and from that stream (kAiCoreRing each)
+    shared_model: bool = False  # the model of objects is one instance in SharedResources (objects_model)
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,6 @@ class Program:
     roofline_qps: float
     bottleneck: str
     default_threads: int
-    sim_abi: int
     runtime_abi: int
     paths: dict[str, str]  # for CMake: simulator, runtime (its headers), spec_dir, input, model, sim_model, profile
     files: dict[str, str]  # extra files, e.g. the simulator's profile and model descriptor

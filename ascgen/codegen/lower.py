@@ -31,8 +31,7 @@ from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
 from ascgen.plan.model import EventEdge, Plan, PoolPlan, Step
 from ascgen.stages.registry import kind_of
 
-SIM_ABI_VERSION = 1  # simulator/include/acl_sim/acl_sim.h: ACL_SIM_ABI_VERSION
-RUNTIME_ABI_VERSION = 7  # templates/runtime/ascgen_driver.h: ASCGEN_RUNTIME_ABI
+RUNTIME_ABI_VERSION = 9  # templates/runtime/ascgen_driver.h: ASCGEN_RUNTIME_ABI
 RUNTIME_FOLDER = "runtime"  # where a program's CMakeLists finds the runtime headers: its own, or its sibling
 # The runtime headers (templates/runtime/) main.cpp includes: a frame program names a layout
 # policy and run_main, a server serve_main; the headers they include come with them (render).
@@ -262,8 +261,6 @@ def _info(plan: Plan) -> list[tuple[str, str]]:
             f"{plan.memory.dvpp_budget_bytes}}}",
             "budget",
         ),
-        ("kPools", "pools"),
-        ("kEventRings", "event_rings"),
     ]
 
 
@@ -466,7 +463,7 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
             for s in plan.stages
         ],
         batching=plan.batching.mode, batching_why=plan.batching.why, roofline_qps=round(plan.roofline_qps, 1),
-        bottleneck=plan.bottleneck, default_threads=plan.threads, sim_abi=SIM_ABI_VERSION,
+        bottleneck=plan.bottleneck, default_threads=plan.threads,
         runtime_abi=RUNTIME_ABI_VERSION, paths=paths, files=files, serving=_serving(plan),
         includes=(SERVER_INCLUDES if plan.serving else _video_includes(plan) if plan.video else FRAME_INCLUDES)
         + (OBJECTS_INCLUDES if objects_part else ()) + _kind_headers(plan, ops),

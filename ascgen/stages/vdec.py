@@ -170,19 +170,11 @@ class Vdec(StageKind):
         stage, out = sp.stage, sp.output
         assert isinstance(stage, VdecStage) and out is not None
         codec = plan.video.codec if plan.video is not None else "h264"
+        fmt = dvpp_rules.PIXEL_FORMAT[stage.format]
+        picture = f"{{{fmt}, {out.width}, {out.height}, {out.width_stride}, {out.height_stride}, {out.bytes}}}"
         return [
-            const("uint32_t", "kWidth", out.width),
-            const("uint32_t", "kHeight", out.height),
-            const("uint32_t", "kWidthStride", out.width_stride),
-            const("uint32_t", "kHeightStride", out.height_stride),
-            const("size_t", "kPictureBytes", out.bytes),
+            const("ascgen::Picture", "kPicture", picture),  # the picture it decodes each frame into
             const("acldvppStreamFormat", "kStreamFormat", STREAM_FORMAT[codec]),
-            const("acldvppPixelFormat", "kPixelFormat", dvpp_rules.PIXEL_FORMAT[stage.format]),
-            const(
-                "ascgen::Picture",
-                "kPicture",
-                "{kPixelFormat, kWidth, kHeight, kWidthStride, kHeightStride, kPictureBytes}",
-            ),
             const("bool", "kH265", codec == "h265"),
             *(
                 [

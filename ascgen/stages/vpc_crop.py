@@ -126,6 +126,23 @@ class VpcCrop(VpcOutputKind):
                 out.append(ctx.error("out", message))
         return out
 
+    def check_planned(self, ctx: StageContext, plan: Plan) -> list[Diagnostic]:
+        """per_stage holds each decoded picture until its batch is detected and its crops were
+        submitted (templates/runtime/ascgen_objects.h), so a worker needs the batch + 1 frames in
+        flight: a depth written lower is refused (left out, it is raised: planner.graph_depth);
+        per_thread holds none (its window's crops are done before the next window)."""
+        out = super().check_planned(ctx, plan)
+        if ctx.smap is None or plan.streams != "per_stage" or plan.depth >= plan.batch + 1:
+            return out
+        message = (
+            f"stage '{ctx.stage.name}': the program holds each decoded picture until its batch of {plan.batch} frames "
+            f"is detected and its crops submitted, so frames in flight must be at least the batch + 1 = "
+            f"{plan.batch + 1}, not buffers.depth {plan.depth}; set 'buffers: {{depth: {plan.batch + 1}}}' or more "
+            f"(or leave depth out: a graph's default is the batch + 1)"
+        )
+        out.append(ctx.smap.error(("buffers", "depth"), message))
+        return out
+
     def pools(
         self, ctx: StageContext, gin: Geometry | None, out: Geometry | None, batch_level: bool, copy_batches: bool
     ) -> list[PoolRequest]:

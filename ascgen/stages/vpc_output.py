@@ -132,8 +132,8 @@ class VpcOutputKind(StageKind):
         if not plan.object_stages or sp.index != at - 1:
             return {}
         return {
-            "net_width": f"{sp.name}::kOutWidth",
-            "net_height": f"{sp.name}::kOutHeight",
+            "net_width": f"{sp.name}::kFrame.width",
+            "net_height": f"{sp.name}::kFrame.height",
             "letterboxed": "true" if letterboxed else "false",
             "paste_left_align": f"{sp.name}::kPasteLeftAlign" if letterboxed else "16",
         }
@@ -142,19 +142,11 @@ class VpcOutputKind(StageKind):
         out = sp.output
         stage = self.vpc_stage(sp.stage)
         assert out is not None
+        fmt = dvpp_rules.PIXEL_FORMAT[stage.format]
+        frame = f"{{{fmt}, {out.width}, {out.height}, {out.width_stride}, {out.height_stride}, {out.bytes}}}"
         return [
-            const("uint32_t", "kOutWidth", out.width),
-            const("uint32_t", "kOutHeight", out.height),
-            const("uint32_t", "kWidthStride", out.width_stride),
-            const("uint32_t", "kHeightStride", out.height_stride),
-            const("size_t", "kFrameBytes", out.bytes),
-            const("acldvppPixelFormat", "kPixelFormat", dvpp_rules.PIXEL_FORMAT[stage.format]),
+            const("ascgen::Picture", "kFrame", frame),  # the picture it writes, as kSource the one it reads
             const("uint32_t", "kInterpolation", dvpp_rules.INTERPOLATION[stage.interpolation]),
-            const(
-                "ascgen::Picture",
-                "kFrame",
-                "{kPixelFormat, kOutWidth, kOutHeight, kWidthStride, kHeightStride, kFrameBytes}",
-            ),
             # frames per output slot: the whole batch where frames are assembled in place
             const("int", "kItemsPerSlot", plan.batch if plan.batching.mode == "in_place" else 1),
             *self.v2_constants(sp, plan),

@@ -11,10 +11,7 @@
 #include "stages/jpeg_decode.h"
 #include "stages/model.h"
 #include "stages/vpc_resize.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -46,15 +43,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, 
 // Stage 'resize' (vpc_resize), pipelines/batch_copy.yaml:13
 namespace resize {
 constexpr char kName[] = "resize";
-constexpr uint32_t kOutWidth = 240;
-constexpr uint32_t kOutHeight = 232;
-constexpr uint32_t kWidthStride = 240;
-constexpr uint32_t kHeightStride = 232;
-constexpr size_t kFrameBytes = 83520;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 240, 232, 240, 232, 83520};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 83520, 83552, {1, 1, 0}};
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 668160, 668192, {8, 2, 0}};
@@ -63,8 +53,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 668160, 668192
 // Stage 'detect' (model), pipelines/batch_copy.yaml:14
 namespace detect {
 constexpr char kName[] = "detect";
-constexpr size_t kInputBytes = 668160;
-constexpr size_t kOutputBytes = 51200;
 constexpr size_t kInputSizes[] = {668160};
 constexpr size_t kOutputSizes[] = {51200};
 constexpr size_t kGearInputs = 0;
@@ -77,22 +65,6 @@ constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 6400;
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 51200, 51232, {8, 2, 0}};
 }  // namespace fetch
-
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {
-    &upload::kHostPool,  &upload::kDevPool, &decode::kOutPool, &resize::kOutPool,
-    &resize::kBatchPool, &detect::kOutPool, &fetch::kHostPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   &upload::kHostPool,   // upload_to_host
-                                                   &upload::kDevPool,    // upload_to_decode
-                                                   &upload::kDevPool,    // decode_to_upload
-                                                   &decode::kOutPool,    // decode_to_resize
-                                                   &decode::kOutPool,    // resize_to_decode
-                                                   &resize::kBatchPool,  // resize_to_detect
-                                                   &resize::kBatchPool,  // detect_to_resize
-                                                   &detect::kOutPool,    // detect_to_fetch
-                                                   &detect::kOutPool,    // fetch_to_detect
-                                                   nullptr};
 
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                        // name
@@ -109,8 +81,6 @@ constexpr ascgen::ProgramInfo kProgram = {
     4,                                     // streams_per_worker
     134217728,                             // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
 // What one copy serves every thread: detect (one instance on one stream)
@@ -125,8 +95,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
@@ -141,21 +110,15 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   ascgen::Pool resize_batch;  // 668,160 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool detect_out;    // 51,200 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;    // 51,200 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing upload_to_host;
-  ascgen::EventRing upload_to_decode;
-  ascgen::EventRing decode_to_upload;
-  ascgen::EventRing decode_to_resize;
-  ascgen::EventRing resize_to_decode;
-  ascgen::EventRing resize_to_detect;
-  ascgen::EventRing detect_to_resize;
-  ascgen::EventRing detect_to_fetch;
-  ascgen::EventRing fetch_to_detect;
+  // Its event rings, one event a slot of the pool each guards (kEventRings, below).
+  ascgen::EventRing upload_to_host, upload_to_decode, decode_to_upload, decode_to_resize,
+      resize_to_decode, resize_to_detect, detect_to_resize, detect_to_fetch, fetch_to_detect;
   // decode: an output descriptor per frame in flight (f % size), set as the frame is
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
-  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
-  static void decode_inspect(ascgen::Input& in) {
+  uint32_t frame_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void inspect_input(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
                          decode::kMaxWidth, decode::kMaxHeight);
   }
@@ -170,18 +133,13 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   std::vector<aclmdlDataset*> detect_inputs, detect_outputs;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static const ascgen::RingOf<Worker> kEventRings[];
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void resize_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void detect_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step, decode_step, resize_step, resize_assemble, detect_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -200,35 +158,40 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   resize_stream = ascgen::new_stream(resize::kName, "resize_stream", ctx.id, cleanup);
   resize_channel = ascgen::new_dvpp_channel(resize::kName, 0, cleanup);
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
-  upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
-  upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
-  resize_out.allocate(resize::kName, "resize_out", resize::kOutPool, ctx.window, cleanup);
-  resize_batch.allocate(resize::kName, "resize_batch", resize::kBatchPool, ctx.window, cleanup);
-  detect_out.allocate(detect::kName, "detect_out", detect::kOutPool, ctx.window, cleanup);
-  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
-  upload_to_host.create(upload::kName, "upload_to_host", upload_host.slots(), cleanup);
-  upload_to_decode.create(upload::kName, "upload_to_decode", upload_dev.slots(), cleanup);
-  decode_to_upload.create(decode::kName, "decode_to_upload", upload_dev.slots(), cleanup);
-  decode_to_resize.create(decode::kName, "decode_to_resize", decode_out.slots(), cleanup);
-  resize_to_decode.create(resize::kName, "resize_to_decode", decode_out.slots(), cleanup);
-  resize_to_detect.create(resize::kName, "resize_to_detect", resize_batch.slots(), cleanup);
-  detect_to_resize.create(detect::kName, "detect_to_resize", resize_batch.slots(), cleanup);
-  detect_to_fetch.create(detect::kName, "detect_to_fetch", detect_out.slots(), cleanup);
-  fetch_to_detect.create(fetch::kName, "fetch_to_detect", detect_out.slots(), cleanup);
-  for (int64_t k = 0; k < batch_slots() * program::kBatch; ++k)
-    decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
+  decode_descs = ascgen::new_pic_descs(decode::kName, batch_slots() * program::kBatch, cleanup);
   resize_descs = ascgen::picture_descs(resize::kName, resize_out, resize::kItemsPerSlot,
                                        resize::kFrame, cleanup);
   resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);
 
-  for (int slot = 0; slot < resize_batch.slots(); ++slot)
-    detect_inputs.push_back(
-        ascgen::new_dataset(detect::kName, resize_batch.slot(slot), detect::kInputBytes, cleanup));
-  for (int slot = 0; slot < detect_out.slots(); ++slot)
-    detect_outputs.push_back(
-        ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
+  detect_inputs =
+      ascgen::slot_datasets(detect::kName, resize_batch, detect::kInputSizes[0], cleanup);
+  detect_outputs =
+      ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputSizes[0], cleanup);
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
+    {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+    {&resize::kOutPool, resize::kName, "resize_out", &Worker::resize_out},
+    {&resize::kBatchPool, resize::kName, "resize_batch", &Worker::resize_batch},
+    {&detect::kOutPool, detect::kName, "detect_out", &Worker::detect_out},
+    {&fetch::kHostPool, fetch::kName, "fetch_host", &Worker::fetch_host},
+};
+const ascgen::RingOf<Worker> Worker::kEventRings[] = {
+    {&upload::kHostPool, upload::kName, "upload_to_host", &Worker::upload_to_host},
+    {&upload::kDevPool, upload::kName, "upload_to_decode", &Worker::upload_to_decode},
+    {&upload::kDevPool, decode::kName, "decode_to_upload", &Worker::decode_to_upload},
+    {&decode::kOutPool, decode::kName, "decode_to_resize", &Worker::decode_to_resize},
+    {&decode::kOutPool, resize::kName, "resize_to_decode", &Worker::resize_to_decode},
+    {&resize::kBatchPool, resize::kName, "resize_to_detect", &Worker::resize_to_detect},
+    {&resize::kBatchPool, detect::kName, "detect_to_resize", &Worker::detect_to_resize},
+    {&detect::kOutPool, detect::kName, "detect_to_fetch", &Worker::detect_to_fetch},
+    {&detect::kOutPool, fetch::kName, "fetch_to_detect", &Worker::fetch_to_detect},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -293,10 +256,8 @@ void Worker::detect_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // detect_out slot is free once 'fetch' has read its previous contents
   if (b >= detect_out.slots()) fetch_to_detect.wait(b - detect_out.slots(), shared->detect_stream);
   ASCGEN_CHECK(detect::kName,
-               aclmdlExecuteAsync(shared->detect_model,
-                                  detect_inputs[static_cast<size_t>(b % resize_batch.slots())],
-                                  detect_outputs[static_cast<size_t>(b % detect_out.slots())],
-                                  shared->detect_stream));
+               aclmdlExecuteAsync(shared->detect_model, ascgen::in_flight(detect_inputs, b),
+                                  ascgen::in_flight(detect_outputs, b), shared->detect_stream));
   detect_to_resize.record(b, shared->detect_stream);
   detect_to_fetch.record(b, shared->detect_stream);
 }
@@ -311,8 +272,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_detect.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::resize_step, false, resize::kName}, {&Worker::resize_assemble, false, resize::kName},
@@ -326,8 +286,6 @@ int main(int argc, char** argv) {
   defaults.threads = 2;
   defaults.depth = 6;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, false}, {decode::kName, false}, {resize::kName, false},
       {detect::kName, true},  {fetch::kName, true},

@@ -11,10 +11,7 @@
 #include "stages/jpeg_decode.h"
 #include "stages/model.h"
 #include "stages/vpc_resize.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -46,15 +43,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 12441600, 12441632
 // Stage 'crop' (vpc_resize), pipelines/crop_910b.yaml:12
 namespace crop {
 constexpr char kName[] = "crop";
-constexpr uint32_t kOutWidth = 640;
-constexpr uint32_t kOutHeight = 640;
-constexpr uint32_t kWidthStride = 640;
-constexpr uint32_t kHeightStride = 640;
-constexpr size_t kFrameBytes = 614400;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 640, 640, 640, 640, 614400};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr uint32_t kCropLeft = 960;
 constexpr uint32_t kCropTop = 540;
@@ -67,8 +57,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 4915200, 49152
 // Stage 'detect' (model), pipelines/crop_910b.yaml:14
 namespace detect {
 constexpr char kName[] = "detect";
-constexpr size_t kInputBytes = 4915200;
-constexpr size_t kOutputBytes = 32000;
 constexpr size_t kInputSizes[] = {4915200};
 constexpr size_t kOutputSizes[] = {32000};
 constexpr size_t kGearInputs = 0;
@@ -81,22 +69,6 @@ constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 4000;
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 32000, 32032, {8, 2, 0}};
 }  // namespace fetch
-
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {
-    &upload::kHostPool, &upload::kDevPool, &decode::kOutPool, &crop::kOutPool,
-    &crop::kBatchPool,  &detect::kOutPool, &fetch::kHostPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   &upload::kHostPool,  // upload_to_host
-                                                   &upload::kDevPool,   // upload_to_decode
-                                                   &upload::kDevPool,   // decode_to_upload
-                                                   &decode::kOutPool,   // decode_to_crop
-                                                   &decode::kOutPool,   // crop_to_decode
-                                                   &crop::kBatchPool,   // crop_to_detect
-                                                   &crop::kBatchPool,   // detect_to_crop
-                                                   &detect::kOutPool,   // detect_to_fetch
-                                                   &detect::kOutPool,   // fetch_to_detect
-                                                   nullptr};
 
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                           // name
@@ -113,8 +85,6 @@ constexpr ascgen::ProgramInfo kProgram = {
     4,                                        // streams_per_worker
     134217728,                                // model_bytes_per_worker
     {65535, 2048, 67645734912, 17179869184},  // budget
-    kPools,                                   // pools
-    kEventRings,                              // event_rings
 };
 
 // What one copy serves every thread: detect (one instance on one stream)
@@ -129,8 +99,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
@@ -145,21 +114,15 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   ascgen::Pool crop_batch;   // 4,915,200 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool detect_out;   // 32,000 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;   // 32,000 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing upload_to_host;
-  ascgen::EventRing upload_to_decode;
-  ascgen::EventRing decode_to_upload;
-  ascgen::EventRing decode_to_crop;
-  ascgen::EventRing crop_to_decode;
-  ascgen::EventRing crop_to_detect;
-  ascgen::EventRing detect_to_crop;
-  ascgen::EventRing detect_to_fetch;
-  ascgen::EventRing fetch_to_detect;
+  // Its event rings, one event a slot of the pool each guards (kEventRings, below).
+  ascgen::EventRing upload_to_host, upload_to_decode, decode_to_upload, decode_to_crop,
+      crop_to_decode, crop_to_detect, detect_to_crop, detect_to_fetch, fetch_to_detect;
   // decode: an output descriptor per frame in flight (f % size), set as the frame is
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
-  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
-  static void decode_inspect(ascgen::Input& in) {
+  uint32_t frame_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void inspect_input(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
                          decode::kMaxWidth, decode::kMaxHeight);
   }
@@ -174,18 +137,13 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   std::vector<aclmdlDataset*> detect_inputs, detect_outputs;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static const ascgen::RingOf<Worker> kEventRings[];
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void crop_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void crop_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void detect_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step, decode_step, crop_step, crop_assemble, detect_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -204,36 +162,40 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   crop_stream = ascgen::new_stream(crop::kName, "crop_stream", ctx.id, cleanup);
   crop_channel = ascgen::new_dvpp_channel(crop::kName, DVPP_CHNMODE_VPC, cleanup);
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
-  upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
-  upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
-  crop_out.allocate(crop::kName, "crop_out", crop::kOutPool, ctx.window, cleanup);
-  crop_batch.allocate(crop::kName, "crop_batch", crop::kBatchPool, ctx.window, cleanup);
-  detect_out.allocate(detect::kName, "detect_out", detect::kOutPool, ctx.window, cleanup);
-  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
-  upload_to_host.create(upload::kName, "upload_to_host", upload_host.slots(), cleanup);
-  upload_to_decode.create(upload::kName, "upload_to_decode", upload_dev.slots(), cleanup);
-  decode_to_upload.create(decode::kName, "decode_to_upload", upload_dev.slots(), cleanup);
-  decode_to_crop.create(decode::kName, "decode_to_crop", decode_out.slots(), cleanup);
-  crop_to_decode.create(crop::kName, "crop_to_decode", decode_out.slots(), cleanup);
-  crop_to_detect.create(crop::kName, "crop_to_detect", crop_batch.slots(), cleanup);
-  detect_to_crop.create(detect::kName, "detect_to_crop", crop_batch.slots(), cleanup);
-  detect_to_fetch.create(detect::kName, "detect_to_fetch", detect_out.slots(), cleanup);
-  fetch_to_detect.create(fetch::kName, "fetch_to_detect", detect_out.slots(), cleanup);
-  for (int64_t k = 0; k < batch_slots() * program::kBatch; ++k)
-    decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
+  decode_descs = ascgen::new_pic_descs(decode::kName, batch_slots() * program::kBatch, cleanup);
   crop_descs =
       ascgen::picture_descs(crop::kName, crop_out, crop::kItemsPerSlot, crop::kFrame, cleanup);
   crop_config = ascgen::new_resize_config(crop::kName, crop::kInterpolation, cleanup);
   crop_crop = ascgen::new_roi(crop::kName, crop::kCropLeft, crop::kCropRight, crop::kCropTop,
                               crop::kCropBottom, cleanup);
-  for (int slot = 0; slot < crop_batch.slots(); ++slot)
-    detect_inputs.push_back(
-        ascgen::new_dataset(detect::kName, crop_batch.slot(slot), detect::kInputBytes, cleanup));
-  for (int slot = 0; slot < detect_out.slots(); ++slot)
-    detect_outputs.push_back(
-        ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
+  detect_inputs = ascgen::slot_datasets(detect::kName, crop_batch, detect::kInputSizes[0], cleanup);
+  detect_outputs =
+      ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputSizes[0], cleanup);
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
+    {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+    {&crop::kOutPool, crop::kName, "crop_out", &Worker::crop_out},
+    {&crop::kBatchPool, crop::kName, "crop_batch", &Worker::crop_batch},
+    {&detect::kOutPool, detect::kName, "detect_out", &Worker::detect_out},
+    {&fetch::kHostPool, fetch::kName, "fetch_host", &Worker::fetch_host},
+};
+const ascgen::RingOf<Worker> Worker::kEventRings[] = {
+    {&upload::kHostPool, upload::kName, "upload_to_host", &Worker::upload_to_host},
+    {&upload::kDevPool, upload::kName, "upload_to_decode", &Worker::upload_to_decode},
+    {&upload::kDevPool, decode::kName, "decode_to_upload", &Worker::decode_to_upload},
+    {&decode::kOutPool, decode::kName, "decode_to_crop", &Worker::decode_to_crop},
+    {&decode::kOutPool, crop::kName, "crop_to_decode", &Worker::crop_to_decode},
+    {&crop::kBatchPool, crop::kName, "crop_to_detect", &Worker::crop_to_detect},
+    {&crop::kBatchPool, detect::kName, "detect_to_crop", &Worker::detect_to_crop},
+    {&detect::kOutPool, detect::kName, "detect_to_fetch", &Worker::detect_to_fetch},
+    {&detect::kOutPool, fetch::kName, "fetch_to_detect", &Worker::fetch_to_detect},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -296,10 +258,8 @@ void Worker::detect_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // detect_out slot is free once 'fetch' has read its previous contents
   if (b >= detect_out.slots()) fetch_to_detect.wait(b - detect_out.slots(), shared->detect_stream);
   ASCGEN_CHECK(detect::kName,
-               aclmdlExecuteAsync(shared->detect_model,
-                                  detect_inputs[static_cast<size_t>(b % crop_batch.slots())],
-                                  detect_outputs[static_cast<size_t>(b % detect_out.slots())],
-                                  shared->detect_stream));
+               aclmdlExecuteAsync(shared->detect_model, ascgen::in_flight(detect_inputs, b),
+                                  ascgen::in_flight(detect_outputs, b), shared->detect_stream));
   detect_to_crop.record(b, shared->detect_stream);
   detect_to_fetch.record(b, shared->detect_stream);
 }
@@ -314,8 +274,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_detect.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::crop_step, false, crop::kName},     {&Worker::crop_assemble, false, crop::kName},
@@ -329,8 +288,6 @@ int main(int argc, char** argv) {
   defaults.threads = 8;
   defaults.depth = 6;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, false}, {decode::kName, false}, {crop::kName, false},
       {detect::kName, true},  {fetch::kName, true},

@@ -7,10 +7,7 @@
 #include "acl/acl.h"
 #include "ascgen_video.h"
 #include "stages/vdec.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -22,23 +19,12 @@ constexpr int kBatch = 1;
 // Stage 'decode' (vdec), pipelines/video/decode_1080p_310.yaml:11
 namespace decode {
 constexpr char kName[] = "decode";
-constexpr uint32_t kWidth = 1920;
-constexpr uint32_t kHeight = 1080;
-constexpr uint32_t kWidthStride = 1920;
-constexpr uint32_t kHeightStride = 1080;
-constexpr size_t kPictureBytes = 3110400;
+constexpr ascgen::Picture kPicture = {
+    PIXEL_FORMAT_YUV_SEMIPLANAR_420, 1920, 1080, 1920, 1080, 3110400};
 constexpr acldvppStreamFormat kStreamFormat = H264_HIGH_LEVEL;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
-                                      kWidthStride, kHeightStride, kPictureBytes};
 constexpr bool kH265 = false;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
-
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {&decode::kOutPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   nullptr};
 
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                        // name
@@ -55,12 +41,10 @@ constexpr ascgen::ProgramInfo kProgram = {
     1,                                     // streams_per_worker
     0,                                     // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup(); the threads share nothing.
+// One host thread's copy of the pipeline (spec: threads), created once in setup(); the threads
+// share nothing.
 struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   ascgen::Pool decode_out;  // 3,110,400 bytes per frame in DVPP memory (acldvppMalloc)
   // decode: this stream's VDEC channel (V1, aclvdec*: created once the report thread runs, which it
@@ -68,24 +52,22 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   // it), and the stream's sends and counts.
   std::vector<acldvppPicDesc*> decode_descs;
   ascgen::video::Stream video;
-  acldvppPicDesc* decode_desc(int64_t f) const {
-    return decode_descs[static_cast<size_t>(f % decode_out.slots())];
-  }
-  uint32_t decode_status(int64_t f) const { return video.status(f); }
-  static void decode_inspect(ascgen::Input& in) {
-    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kWidth,
-                                  decode::kHeight);
+  acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
+  uint32_t frame_status(int64_t f) const { return video.status(f); }
+  static void inspect_input(ascgen::Input& in) {
+    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kPicture.width,
+                                  decode::kPicture.height);
   }
   int64_t video_slots() const { return decode_out.slots(); }
   const void* video_picture(int64_t f) const { return decode_out.slot(f); }
-  uint32_t video_stride() const { return decode::kWidthStride; }
+  uint32_t video_stride() const { return decode::kPicture.width_stride; }
   static constexpr bool kVdecCallbacks = true;  // VDEC's results come on the report thread
   aclvdecChannelDesc* decode_channel = nullptr;
   std::vector<acldvppStreamDesc*> decode_units;  // one per send in flight
   void video_open(uint64_t report_thread, ascgen::Cleanup& cleanup) {
     decode_channel = ascgen::video::open_v1_channel(
         decode::kName, static_cast<uint32_t>(id), report_thread, &Worker::decode_decoded,
-        decode::kStreamFormat, decode::kPixelFormat, cleanup);
+        decode::kStreamFormat, decode::kPicture.format, cleanup);
   }
   // One access unit into frame send.f's picture.
   void video_send(const uint8_t* data, size_t size, ascgen::video::Send& send) {
@@ -102,21 +84,27 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static constexpr ascgen::NoEventRings<Worker> kEventRings{};  // none: no stream waits on another
   // No device step: a frame is done when the decoder delivers it (ascgen_video.h).
   static constexpr ascgen::video::NoSteps<Worker> kSteps{};
   aclrtStream completion_stream() const { return nullptr; }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
   video.prepare(decode_out.slots());
   decode_descs = ascgen::picture_descs(decode::kName, decode_out, 1, decode::kPicture, cleanup);
   decode_units = ascgen::video::stream_descs(decode::kName, video.ring_size(), cleanup);
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+};
 
 }  // namespace
 
@@ -125,8 +113,6 @@ int main(int argc, char** argv) {
   defaults.threads = 16;
   defaults.depth = 4;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {decode::kName, false},
   };

@@ -8,10 +8,7 @@
 #include "ascgen_frames.h"
 #include "ascgen_layouts.h"
 #include "stages/jpeg_decode.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -40,15 +37,6 @@ constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, {1, 1, 0}};
 }  // namespace decode
 
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {&upload::kHostPool, &upload::kDevPool,
-                                              &decode::kOutPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   &upload::kHostPool,  // upload_to_host
-                                                   &upload::kDevPool,   // upload_to_decode
-                                                   &upload::kDevPool,   // decode_to_upload
-                                                   nullptr};
-
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                        // name
     "ascend310",                           // profile
@@ -64,12 +52,10 @@ constexpr ascgen::ProgramInfo kProgram = {
     2,                                     // streams_per_worker
     0,                                     // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup(); the threads share nothing.
+// One host thread's copy of the pipeline (spec: threads), created once in setup(); the threads
+// share nothing.
 struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
@@ -77,26 +63,24 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   ascgen::Pool upload_host;  // 1,048,576 bytes per frame in pinned host memory (aclrtMallocHost)
   ascgen::Pool upload_dev;   // 1,048,584 bytes per frame in DVPP memory (acldvppMalloc)
   ascgen::Pool decode_out;   // 2,359,296 bytes per frame in DVPP memory (acldvppMalloc)
-  ascgen::EventRing upload_to_host;
-  ascgen::EventRing upload_to_decode;
-  ascgen::EventRing decode_to_upload;
+  // Its event rings, one event a slot of the pool each guards (kEventRings, below).
+  ascgen::EventRing upload_to_host, upload_to_decode, decode_to_upload;
   // decode: an output descriptor per frame in flight (f % size), set as the frame is
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
-  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
-  static void decode_inspect(ascgen::Input& in) {
+  uint32_t frame_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void inspect_input(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
                          decode::kMaxWidth, decode::kMaxHeight);
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static const ascgen::RingOf<Worker> kEventRings[];
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step, decode_step;
   aclrtStream completion_stream() const { return decode_stream; }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -105,15 +89,22 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   upload_stream = ascgen::new_stream(upload::kName, "upload_stream", ctx.id, cleanup);
   decode_stream = ascgen::new_stream(decode::kName, "decode_stream", ctx.id, cleanup);
   decode_channel = ascgen::new_dvpp_channel(decode::kName, 0, cleanup);
-  upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
-  upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
-  upload_to_host.create(upload::kName, "upload_to_host", upload_host.slots(), cleanup);
-  upload_to_decode.create(upload::kName, "upload_to_decode", upload_dev.slots(), cleanup);
-  decode_to_upload.create(decode::kName, "decode_to_upload", upload_dev.slots(), cleanup);
-  for (int64_t k = 0; k < batch_slots() * program::kBatch; ++k)
-    decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
+  decode_descs = ascgen::new_pic_descs(decode::kName, batch_slots() * program::kBatch, cleanup);
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
+    {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+};
+const ascgen::RingOf<Worker> Worker::kEventRings[] = {
+    {&upload::kHostPool, upload::kName, "upload_to_host", &Worker::upload_to_host},
+    {&upload::kDevPool, upload::kName, "upload_to_decode", &Worker::upload_to_decode},
+    {&upload::kDevPool, decode::kName, "decode_to_upload", &Worker::decode_to_upload},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -146,8 +137,7 @@ void Worker::decode_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
   decode_to_upload.record(f, decode_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName},
     {&Worker::decode_step, false, decode::kName},
@@ -160,8 +150,6 @@ int main(int argc, char** argv) {
   defaults.threads = 8;
   defaults.depth = 4;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, false},
       {decode::kName, false},

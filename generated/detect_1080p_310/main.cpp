@@ -10,10 +10,7 @@
 #include "stages/model.h"
 #include "stages/vdec.h"
 #include "stages/vpc_letterbox.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -25,15 +22,9 @@ constexpr int kBatch = 1;
 // Stage 'decode' (vdec), pipelines/video/detect_1080p_310.yaml:14
 namespace decode {
 constexpr char kName[] = "decode";
-constexpr uint32_t kWidth = 1920;
-constexpr uint32_t kHeight = 1080;
-constexpr uint32_t kWidthStride = 1920;
-constexpr uint32_t kHeightStride = 1080;
-constexpr size_t kPictureBytes = 3110400;
+constexpr ascgen::Picture kPicture = {
+    PIXEL_FORMAT_YUV_SEMIPLANAR_420, 1920, 1080, 1920, 1080, 3110400};
 constexpr acldvppStreamFormat kStreamFormat = H264_HIGH_LEVEL;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
-                                      kWidthStride, kHeightStride, kPictureBytes};
 constexpr bool kH265 = false;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
@@ -41,15 +32,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, 
 // Stage 'fit' (vpc_letterbox), pipelines/video/detect_1080p_310.yaml:15
 namespace fit {
 constexpr char kName[] = "fit";
-constexpr uint32_t kOutWidth = 416;
-constexpr uint32_t kOutHeight = 416;
-constexpr uint32_t kWidthStride = 416;
-constexpr uint32_t kHeightStride = 416;
-constexpr size_t kFrameBytes = 259584;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 416, 416, 416, 416, 259584};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr int32_t kBorderLuma = 114;
 constexpr int32_t kBorderChroma = 128;
@@ -60,8 +44,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 259584, 259616, 
 // Stage 'detect' (model), pipelines/video/detect_1080p_310.yaml:16
 namespace detect {
 constexpr char kName[] = "detect";
-constexpr size_t kInputBytes = 259584;
-constexpr size_t kOutputBytes = 5632;
 constexpr size_t kInputSizes[] = {259584};
 constexpr size_t kOutputSizes[] = {5632};
 constexpr size_t kGearInputs = 0;
@@ -85,17 +67,9 @@ constexpr float kNmsIou = 0.45f;
 constexpr int kMaxObjects = 16;
 constexpr bool kAgnostic = false;
 constexpr int kKeepCount = 0;
+constexpr ascgen::detections::Rules kRules = {kScore,  kNmsIou,    kMaxObjects,
+                                              nullptr, kKeepCount, kAgnostic};
 }  // namespace boxes
-
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {&decode::kOutPool, &fit::kBatchPool,
-                                              &detect::kOutPool, &fetch::kHostPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   &fit::kBatchPool,   // fit_to_detect
-                                                   &fit::kBatchPool,   // detect_to_fit
-                                                   &detect::kOutPool,  // detect_to_fetch
-                                                   &detect::kOutPool,  // fetch_to_detect
-                                                   nullptr};
 
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                        // name
@@ -112,8 +86,6 @@ constexpr ascgen::ProgramInfo kProgram = {
     3,                                     // streams_per_worker
     134217728,                             // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
 // What one copy serves every thread: detect (one instance on one stream)
@@ -128,8 +100,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream fit_stream = nullptr;
   acldvppChannelDesc* fit_channel = nullptr;  // DVPP work of fit_stream only
@@ -138,33 +109,29 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   ascgen::Pool fit_batch;   // 259,584 bytes per batch in DVPP memory (acldvppMalloc)
   ascgen::Pool detect_out;  // 5,632 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;  // 5,632 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing fit_to_detect;
-  ascgen::EventRing detect_to_fit;
-  ascgen::EventRing detect_to_fetch;
-  ascgen::EventRing fetch_to_detect;
+  // Its event rings, one event a slot of the pool each guards (kEventRings, below).
+  ascgen::EventRing fit_to_detect, detect_to_fit, detect_to_fetch, fetch_to_detect;
   // decode: this stream's VDEC channel (V1, aclvdec*: created once the report thread runs, which it
   // subscribes), an output picture per slot of decode_out (VDEC writes it, the next stage reads
   // it), and the stream's sends and counts.
   std::vector<acldvppPicDesc*> decode_descs;
   ascgen::video::Stream video;
-  acldvppPicDesc* decode_desc(int64_t f) const {
-    return decode_descs[static_cast<size_t>(f % decode_out.slots())];
-  }
-  uint32_t decode_status(int64_t f) const { return video.status(f); }
-  static void decode_inspect(ascgen::Input& in) {
-    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kWidth,
-                                  decode::kHeight);
+  acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
+  uint32_t frame_status(int64_t f) const { return video.status(f); }
+  static void inspect_input(ascgen::Input& in) {
+    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kPicture.width,
+                                  decode::kPicture.height);
   }
   int64_t video_slots() const { return decode_out.slots(); }
   const void* video_picture(int64_t f) const { return decode_out.slot(f); }
-  uint32_t video_stride() const { return decode::kWidthStride; }
+  uint32_t video_stride() const { return decode::kPicture.width_stride; }
   static constexpr bool kVdecCallbacks = true;  // VDEC's results come on the report thread
   aclvdecChannelDesc* decode_channel = nullptr;
   std::vector<acldvppStreamDesc*> decode_units;  // one per send in flight
   void video_open(uint64_t report_thread, ascgen::Cleanup& cleanup) {
     decode_channel = ascgen::video::open_v1_channel(
         decode::kName, static_cast<uint32_t>(id), report_thread, &Worker::decode_decoded,
-        decode::kStreamFormat, decode::kPixelFormat, cleanup);
+        decode::kStreamFormat, decode::kPicture.format, cleanup);
   }
   // One access unit into frame send.f's picture.
   void video_send(const uint8_t* data, size_t size, ascgen::video::Send& send) {
@@ -198,15 +165,11 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   mutable std::vector<ascgen::detections::Box> boxes_kept =
       std::vector<ascgen::detections::Box>(boxes::kMaxObjects);
   int boxes_keep(const uint8_t* item) const {
-    ascgen::detections::Rules rules;
-    rules.score = boxes::kScore;
-    rules.nms_iou = boxes::kNmsIou;
-    rules.max_objects = boxes::kMaxObjects;
-    rules.agnostic = boxes::kAgnostic;
     const int found =
         ascgen::detections::decode_yolo_raw(reinterpret_cast<const float*>(item), boxes::kRows,
-                                            boxes::kClasses, rules, boxes_decoded.data());
-    return ascgen::detections::suppress(boxes_decoded.data(), found, rules, boxes_kept.data());
+                                            boxes::kClasses, boxes::kRules, boxes_decoded.data());
+    return ascgen::detections::suppress(boxes_decoded.data(), found, boxes::kRules,
+                                        boxes_kept.data());
   }
   uint64_t boxes_frame(const uint8_t* item) const {
     const int kept = boxes_keep(item);
@@ -219,10 +182,10 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static const ascgen::RingOf<Worker> kEventRings[];
   static const ascgen::StepFn<Worker> kSteps[];
-  void fit_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void detect_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step fit_step, detect_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
@@ -230,8 +193,6 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   void describe(const uint8_t* item, int64_t, int, std::string& out) const {
     boxes_describe(out, item);
   }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -247,14 +208,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   fit_stream = ascgen::new_stream(fit::kName, "fit_stream", ctx.id, cleanup);
   fit_channel = ascgen::new_dvpp_channel(fit::kName, 0, cleanup);
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
-  fit_batch.allocate(fit::kName, "fit_batch", fit::kBatchPool, ctx.window, cleanup);
-  detect_out.allocate(detect::kName, "detect_out", detect::kOutPool, ctx.window, cleanup);
-  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
-  fit_to_detect.create(fit::kName, "fit_to_detect", fit_batch.slots(), cleanup);
-  detect_to_fit.create(detect::kName, "detect_to_fit", fit_batch.slots(), cleanup);
-  detect_to_fetch.create(detect::kName, "detect_to_fetch", detect_out.slots(), cleanup);
-  fetch_to_detect.create(fetch::kName, "fetch_to_detect", detect_out.slots(), cleanup);
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
   video.prepare(decode_out.slots());
   decode_descs = ascgen::picture_descs(decode::kName, decode_out, 1, decode::kPicture, cleanup);
   decode_units = ascgen::video::stream_descs(decode::kName, video.ring_size(), cleanup);
@@ -270,13 +224,25 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     fit_pastes.push_back(
         ascgen::new_roi(fit::kName, area.left, area.right, area.top, area.bottom, cleanup));
   }
-  for (int slot = 0; slot < fit_batch.slots(); ++slot)
-    detect_inputs.push_back(
-        ascgen::new_dataset(detect::kName, fit_batch.slot(slot), detect::kInputBytes, cleanup));
-  for (int slot = 0; slot < detect_out.slots(); ++slot)
-    detect_outputs.push_back(
-        ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
+  detect_inputs = ascgen::slot_datasets(detect::kName, fit_batch, detect::kInputSizes[0], cleanup);
+  detect_outputs =
+      ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputSizes[0], cleanup);
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+    {&fit::kBatchPool, fit::kName, "fit_batch", &Worker::fit_batch},
+    {&detect::kOutPool, detect::kName, "detect_out", &Worker::detect_out},
+    {&fetch::kHostPool, fetch::kName, "fetch_host", &Worker::fetch_host},
+};
+const ascgen::RingOf<Worker> Worker::kEventRings[] = {
+    {&fit::kBatchPool, fit::kName, "fit_to_detect", &Worker::fit_to_detect},
+    {&fit::kBatchPool, detect::kName, "detect_to_fit", &Worker::detect_to_fit},
+    {&detect::kOutPool, detect::kName, "detect_to_fetch", &Worker::detect_to_fetch},
+    {&detect::kOutPool, fetch::kName, "fetch_to_detect", &Worker::fetch_to_detect},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -303,10 +269,8 @@ void Worker::detect_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // detect_out slot is free once 'fetch' has read its previous contents
   if (b >= detect_out.slots()) fetch_to_detect.wait(b - detect_out.slots(), shared->detect_stream);
   ASCGEN_CHECK(detect::kName,
-               aclmdlExecuteAsync(shared->detect_model,
-                                  detect_inputs[static_cast<size_t>(b % fit_batch.slots())],
-                                  detect_outputs[static_cast<size_t>(b % detect_out.slots())],
-                                  shared->detect_stream));
+               aclmdlExecuteAsync(shared->detect_model, ascgen::in_flight(detect_inputs, b),
+                                  ascgen::in_flight(detect_outputs, b), shared->detect_stream));
   detect_to_fit.record(b, shared->detect_stream);
   detect_to_fetch.record(b, shared->detect_stream);
 }
@@ -321,8 +285,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_detect.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::fit_step, false, fit::kName},
     {&Worker::detect_step, true, detect::kName},
@@ -336,8 +299,6 @@ int main(int argc, char** argv) {
   defaults.threads = 2;
   defaults.depth = 8;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {decode::kName, false}, {fit::kName, false},  {detect::kName, true},
       {fetch::kName, true},   {boxes::kName, true},

@@ -3,7 +3,7 @@
 //
 // Pipeline 'detect_classify_310' on ascend310: upload -> decode -> fit -> detect -> fetch -> boxes
 // -> crops -> classify -> scores -> labels Streams: per_stage. Batch: 4 (copy). Predicted
-// ceiling: 84.8 frames/s, bottleneck aicore (detect, classify).
+// ceiling: 95.9 frames/s, bottleneck aicore (detect, classify).
 #include "acl/acl.h"
 #include "ascgen_frames.h"
 #include "ascgen_layouts.h"
@@ -15,10 +15,7 @@
 #include "stages/topk.h"
 #include "stages/vpc_crop.h"
 #include "stages/vpc_letterbox.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -50,15 +47,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3133440, 3133472, 
 // Stage 'fit' (vpc_letterbox), pipelines/graphs/detect_classify_310.yaml:19
 namespace fit {
 constexpr char kName[] = "fit";
-constexpr uint32_t kOutWidth = 416;
-constexpr uint32_t kOutHeight = 416;
-constexpr uint32_t kWidthStride = 416;
-constexpr uint32_t kHeightStride = 416;
-constexpr size_t kFrameBytes = 259584;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 416, 416, 416, 416, 259584};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr int32_t kBorderLuma = 114;
 constexpr int32_t kBorderChroma = 128;
@@ -70,8 +60,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 1038336, 10383
 // Stage 'detect' (model), pipelines/graphs/detect_classify_310.yaml:22
 namespace detect {
 constexpr char kName[] = "detect";
-constexpr size_t kInputBytes = 1038336;
-constexpr size_t kOutputBytes = 5632;
 constexpr size_t kInputSizes[] = {1038336};
 constexpr size_t kOutputSizes[] = {5632};
 constexpr size_t kGearInputs = 0;
@@ -95,20 +83,15 @@ constexpr float kNmsIou = 0.45f;
 constexpr int kMaxObjects = 16;
 constexpr bool kAgnostic = false;
 constexpr int kKeepCount = 0;
+constexpr ascgen::detections::Rules kRules = {kScore,  kNmsIou,    kMaxObjects,
+                                              nullptr, kKeepCount, kAgnostic};
 }  // namespace boxes
 
 // Stage 'crops' (vpc_crop), pipelines/graphs/detect_classify_310.yaml:25
 namespace crops {
 constexpr char kName[] = "crops";
-constexpr uint32_t kOutWidth = 224;
-constexpr uint32_t kOutHeight = 224;
-constexpr uint32_t kWidthStride = 224;
-constexpr uint32_t kHeightStride = 224;
-constexpr size_t kFrameBytes = 75264;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 224, 224, 75264};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 603136, 603168, {1, 1, 16}};
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 602112, 602144, {1, 1, 16}};
@@ -117,8 +100,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 602112, 602144
 // Stage 'classify' (model), pipelines/graphs/detect_classify_310.yaml:26
 namespace classify {
 constexpr char kName[] = "classify";
-constexpr size_t kInputBytes = 602112;
-constexpr size_t kOutputBytes = 32000;
 constexpr size_t kInputSizes[] = {602112};
 constexpr size_t kOutputSizes[] = {32000};
 constexpr size_t kGearInputs = 1;
@@ -140,25 +121,6 @@ constexpr int kK = 5;
 constexpr int kScoresPerFrame = 1000;
 }  // namespace labels
 
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {
-    &upload::kHostPool, &upload::kDevPool,   &decode::kOutPool,  &fit::kOutPool,
-    &fit::kBatchPool,   &detect::kOutPool,   &fetch::kHostPool,  &crops::kOutPool,
-    &crops::kBatchPool, &classify::kOutPool, &scores::kHostPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {
-    // per event ring: the pool whose slots it counts
-    &upload::kHostPool,  // upload_to_host
-    &upload::kDevPool,   // upload_to_decode
-    &upload::kDevPool,   // decode_to_upload
-    &decode::kOutPool,   // decode_to_fit
-    &decode::kOutPool,   // fit_to_decode
-    &fit::kBatchPool,    // fit_to_detect
-    &fit::kBatchPool,    // detect_to_fit
-    &detect::kOutPool,   // detect_to_fetch
-    &detect::kOutPool,   // fetch_to_detect
-    &decode::kOutPool,   // the object part's crops_to_image (ascgen_objects.h)
-    nullptr};
-
 // The object part (ascgen_objects.h): each frame's detections cut out of its decoded picture,
 // classified, and joined back to the frame, submitted by the host as each batch completes.
 constexpr ascgen::objects::Config kObjectPart = {
@@ -178,8 +140,8 @@ constexpr ascgen::objects::Config kObjectPart = {
     labels::kK,                  // k
     16,                          // max_objects
     program::kBatch,             // frames
-    fit::kOutWidth,              // net_width
-    fit::kOutHeight,             // net_height
+    fit::kFrame.width,           // net_width
+    fit::kFrame.height,          // net_height
     true,                        // letterboxed
     fit::kPasteLeftAlign,        // paste_left_align
     boxes::kName,                // post_process
@@ -198,14 +160,12 @@ constexpr ascgen::ProgramInfo kProgram = {
     1048576,                               // max_input_bytes
     1048584,                               // tensor_bytes
     {4, 2, 0},                             // batch_slots
-    7,                                     // streams_per_worker
+    6,                                     // streams_per_worker
     134217728,                             // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
-// What one copy serves every thread: detect (one instance on one stream)
+// What one copy serves every thread: detect, classify (one instance on one stream)
 struct SharedResources {
   aclrtStream detect_stream = nullptr;
   // Taken while a thread submits to it (CANN: threads sharing a stream order themselves).
@@ -213,12 +173,13 @@ struct SharedResources {
   // detect: the one model instance every thread's batches take turns on.
   uint32_t detect_model = 0;
   aclmdlDesc* detect_desc = nullptr;
+  // The model of objects: the one instance every thread's object part runs on the AI Core's stream.
+  ascgen::objects::Model objects_model;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
@@ -237,21 +198,15 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   ascgen::Pool crops_batch;   // 602,112 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool classify_out;  // 32,000 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool scores_host;   // 32,000 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing upload_to_host;
-  ascgen::EventRing upload_to_decode;
-  ascgen::EventRing decode_to_upload;
-  ascgen::EventRing decode_to_fit;
-  ascgen::EventRing fit_to_decode;
-  ascgen::EventRing fit_to_detect;
-  ascgen::EventRing detect_to_fit;
-  ascgen::EventRing detect_to_fetch;
-  ascgen::EventRing fetch_to_detect;
+  // Its event rings, one event a slot of the pool each guards (kEventRings, below).
+  ascgen::EventRing upload_to_host, upload_to_decode, decode_to_upload, decode_to_fit,
+      fit_to_decode, fit_to_detect, detect_to_fit, detect_to_fetch, fetch_to_detect;
   // decode: an output descriptor per frame in flight (f % size), set as the frame is
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
-  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
-  static void decode_inspect(ascgen::Input& in) {
+  uint32_t frame_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void inspect_input(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
                          decode::kMaxWidth, decode::kMaxHeight);
   }
@@ -273,15 +228,11 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   mutable std::vector<ascgen::detections::Box> boxes_kept =
       std::vector<ascgen::detections::Box>(boxes::kMaxObjects);
   int boxes_keep(const uint8_t* item) const {
-    ascgen::detections::Rules rules;
-    rules.score = boxes::kScore;
-    rules.nms_iou = boxes::kNmsIou;
-    rules.max_objects = boxes::kMaxObjects;
-    rules.agnostic = boxes::kAgnostic;
     const int found =
         ascgen::detections::decode_yolo_raw(reinterpret_cast<const float*>(item), boxes::kRows,
-                                            boxes::kClasses, rules, boxes_decoded.data());
-    return ascgen::detections::suppress(boxes_decoded.data(), found, rules, boxes_kept.data());
+                                            boxes::kClasses, boxes::kRules, boxes_decoded.data());
+    return ascgen::detections::suppress(boxes_decoded.data(), found, boxes::kRules,
+                                        boxes_kept.data());
   }
   uint64_t boxes_frame(const uint8_t* item) const {
     const int kept = boxes_keep(item);
@@ -292,7 +243,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
     const int kept = boxes_keep(item);
     ascgen::detections::describe(boxes_kept.data(), kept, out);
   }
-  // The object part: its stream, model instance and descriptors (set up last), over its pools.
+  // The object part: its stream, descriptors and events (set up last), over its pools.
   static constexpr bool kObjects = true;
   mutable ascgen::objects::Part objects;
   const ascgen::objects::Pools objects_pools = {crops_out, crops_batch, classify_out, scores_host};
@@ -302,13 +253,10 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   ascgen::StageMarks stage_marks;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static const ascgen::RingOf<Worker> kEventRings[];
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fit_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fit_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void detect_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step, decode_step, fit_step, fit_assemble, detect_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
@@ -324,8 +272,6 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
         in);
     return ascgen::detections::checksum(boxes_kept.data(), kept);
   }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -335,6 +281,7 @@ void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) 
   ascgen::load_model_file(detect::kName, ctx.model_path, detect_model, detect_desc, cleanup);
   ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
                              detect::kGearInputs);
+  objects_model.load(kObjectPart, ASCGEN_OBJECTS_MODEL, cleanup);
 }
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
@@ -344,28 +291,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   fit_stream = ascgen::new_stream(fit::kName, "fit_stream", ctx.id, cleanup);
   fit_channel = ascgen::new_dvpp_channel(fit::kName, 0, cleanup);
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
-  upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
-  upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
-  fit_out.allocate(fit::kName, "fit_out", fit::kOutPool, ctx.window, cleanup);
-  fit_batch.allocate(fit::kName, "fit_batch", fit::kBatchPool, ctx.window, cleanup);
-  detect_out.allocate(detect::kName, "detect_out", detect::kOutPool, ctx.window, cleanup);
-  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
-  crops_out.allocate(crops::kName, "crops_out", crops::kOutPool, ctx.window, cleanup);
-  crops_batch.allocate(crops::kName, "crops_batch", crops::kBatchPool, ctx.window, cleanup);
-  classify_out.allocate(classify::kName, "classify_out", classify::kOutPool, ctx.window, cleanup);
-  scores_host.allocate(scores::kName, "scores_host", scores::kHostPool, ctx.window, cleanup);
-  upload_to_host.create(upload::kName, "upload_to_host", upload_host.slots(), cleanup);
-  upload_to_decode.create(upload::kName, "upload_to_decode", upload_dev.slots(), cleanup);
-  decode_to_upload.create(decode::kName, "decode_to_upload", upload_dev.slots(), cleanup);
-  decode_to_fit.create(decode::kName, "decode_to_fit", decode_out.slots(), cleanup);
-  fit_to_decode.create(fit::kName, "fit_to_decode", decode_out.slots(), cleanup);
-  fit_to_detect.create(fit::kName, "fit_to_detect", fit_batch.slots(), cleanup);
-  detect_to_fit.create(detect::kName, "detect_to_fit", fit_batch.slots(), cleanup);
-  detect_to_fetch.create(detect::kName, "detect_to_fetch", detect_out.slots(), cleanup);
-  fetch_to_detect.create(fetch::kName, "fetch_to_detect", detect_out.slots(), cleanup);
-  for (int64_t k = 0; k < batch_slots() * program::kBatch; ++k)
-    decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
+  decode_descs = ascgen::new_pic_descs(decode::kName, batch_slots() * program::kBatch, cleanup);
   fit_descs = ascgen::picture_descs(fit::kName, fit_out, fit::kItemsPerSlot, fit::kFrame, cleanup);
   fit_config = ascgen::new_resize_config(fit::kName, fit::kInterpolation, cleanup);
   for (const ascgen::Input& in : ctx.inputs) {
@@ -376,17 +303,46 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     fit_pastes.push_back(
         ascgen::new_roi(fit::kName, area.left, area.right, area.top, area.bottom, cleanup));
   }
-  for (int slot = 0; slot < fit_batch.slots(); ++slot)
-    detect_inputs.push_back(
-        ascgen::new_dataset(detect::kName, fit_batch.slot(slot), detect::kInputBytes, cleanup));
-  for (int slot = 0; slot < detect_out.slots(); ++slot)
-    detect_outputs.push_back(
-        ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
+  detect_inputs = ascgen::slot_datasets(detect::kName, fit_batch, detect::kInputSizes[0], cleanup);
+  detect_outputs =
+      ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputSizes[0], cleanup);
 
   stage_marks.create(kTimedStages, std::size(kTimedStages), ctx.batch_slots, cleanup);
   objects.setup(kObjectPart, ctx, ASCGEN_OBJECTS_MODEL, objects_pools, decode_out.slots(),
-                completions, cleanup);
+                completions, cleanup,
+                {shared->detect_stream, &shared->detect_mu, &shared->objects_model});
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
+    {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+    {&fit::kOutPool, fit::kName, "fit_out", &Worker::fit_out},
+    {&fit::kBatchPool, fit::kName, "fit_batch", &Worker::fit_batch},
+    {&detect::kOutPool, detect::kName, "detect_out", &Worker::detect_out},
+    {&fetch::kHostPool, fetch::kName, "fetch_host", &Worker::fetch_host},
+    {&crops::kOutPool, crops::kName, "crops_out", &Worker::crops_out},
+    {&crops::kBatchPool, crops::kName, "crops_batch", &Worker::crops_batch},
+    {&classify::kOutPool, classify::kName, "classify_out", &Worker::classify_out},
+    {&scores::kHostPool, scores::kName, "scores_host", &Worker::scores_host},
+};
+const ascgen::RingOf<Worker> Worker::kEventRings[] = {
+    {&upload::kHostPool, upload::kName, "upload_to_host", &Worker::upload_to_host},
+    {&upload::kDevPool, upload::kName, "upload_to_decode", &Worker::upload_to_decode},
+    {&upload::kDevPool, decode::kName, "decode_to_upload", &Worker::decode_to_upload},
+    {&decode::kOutPool, decode::kName, "decode_to_fit", &Worker::decode_to_fit},
+    {&decode::kOutPool, fit::kName, "fit_to_decode", &Worker::fit_to_decode},
+    {&fit::kBatchPool, fit::kName, "fit_to_detect", &Worker::fit_to_detect},
+    {&fit::kBatchPool, detect::kName, "detect_to_fit", &Worker::detect_to_fit},
+    {&detect::kOutPool, detect::kName, "detect_to_fetch", &Worker::detect_to_fetch},
+    {&detect::kOutPool, fetch::kName, "fetch_to_detect", &Worker::fetch_to_detect},
+    // the object part's, which creates them itself (ascgen_objects.h)
+    {&decode::kOutPool, "objects", "crops_to_image", nullptr},
+    {&ascgen::objects::kAiCoreRing, "objects", "crops_to_aicore", nullptr},
+    {&ascgen::objects::kAiCoreRing, "objects", "aicore_to_scores", nullptr},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -461,10 +417,8 @@ void Worker::detect_step(int64_t, int64_t b, int64_t i, const ascgen::Input&) {
   // detect_out slot is free once 'fetch' has read its previous contents
   if (b >= detect_out.slots()) fetch_to_detect.wait(b - detect_out.slots(), shared->detect_stream);
   ASCGEN_CHECK(detect::kName,
-               aclmdlExecuteAsync(shared->detect_model,
-                                  detect_inputs[static_cast<size_t>(b % fit_batch.slots())],
-                                  detect_outputs[static_cast<size_t>(b % detect_out.slots())],
-                                  shared->detect_stream));
+               aclmdlExecuteAsync(shared->detect_model, ascgen::in_flight(detect_inputs, b),
+                                  ascgen::in_flight(detect_outputs, b), shared->detect_stream));
   if (i == program::kBatch - 1) stage_marks.end(b, 3, shared->detect_stream);  // its stage's end
   detect_to_fit.record(b, shared->detect_stream);
   detect_to_fetch.record(b, shared->detect_stream);
@@ -481,8 +435,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t i, const ascgen::Input&) {
   fetch_to_detect.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::fit_step, false, fit::kName},       {&Worker::fit_assemble, false, fit::kName},
@@ -496,8 +449,6 @@ int main(int argc, char** argv) {
   defaults.threads = 2;
   defaults.depth = 6;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, false}, {decode::kName, false}, {fit::kName, false},  {detect::kName, true},
       {fetch::kName, true},   {boxes::kName, true},   {crops::kName, true}, {classify::kName, true},

@@ -12,10 +12,7 @@
 #include "stages/jpeg_decode.h"
 #include "stages/model.h"
 #include "stages/vpc_letterbox.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -47,15 +44,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, 
 // Stage 'fit' (vpc_letterbox), pipelines/detect_yolov3.yaml:14
 namespace fit {
 constexpr char kName[] = "fit";
-constexpr uint32_t kOutWidth = 416;
-constexpr uint32_t kOutHeight = 416;
-constexpr uint32_t kWidthStride = 416;
-constexpr uint32_t kHeightStride = 416;
-constexpr size_t kFrameBytes = 259584;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 416, 416, 416, 416, 259584};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr int32_t kBorderLuma = 114;
 constexpr int32_t kBorderChroma = 128;
@@ -67,8 +57,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 1038336, 10383
 // Stage 'detect' (model), pipelines/detect_yolov3.yaml:15
 namespace detect {
 constexpr char kName[] = "detect";
-constexpr size_t kInputBytes = 1038336;
-constexpr size_t kOutputBytes = 3072;
 constexpr size_t kInputSizes[] = {1038336};
 constexpr size_t kOutputSizes[] = {3072, 128};
 constexpr size_t kGearInputs = 0;
@@ -95,23 +83,9 @@ constexpr float kNmsIou = 0.45f;
 constexpr int kMaxObjects = 16;
 constexpr bool kAgnostic = false;
 constexpr int kKeepCount = 0;
+constexpr ascgen::detections::Rules kRules = {kScore,  kNmsIou,    kMaxObjects,
+                                              nullptr, kKeepCount, kAgnostic};
 }  // namespace boxes
-
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {
-    &upload::kHostPool, &upload::kDevPool, &decode::kOutPool, &fit::kOutPool,
-    &fit::kBatchPool,   &detect::kOutPool, &fetch::kHostPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   &upload::kHostPool,  // upload_to_host
-                                                   &upload::kDevPool,   // upload_to_decode
-                                                   &upload::kDevPool,   // decode_to_upload
-                                                   &decode::kOutPool,   // decode_to_fit
-                                                   &decode::kOutPool,   // fit_to_decode
-                                                   &fit::kBatchPool,    // fit_to_detect
-                                                   &fit::kBatchPool,    // detect_to_fit
-                                                   &detect::kOutPool,   // detect_to_fetch
-                                                   &detect::kOutPool,   // fetch_to_detect
-                                                   nullptr};
 
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                        // name
@@ -128,8 +102,6 @@ constexpr ascgen::ProgramInfo kProgram = {
     4,                                     // streams_per_worker
     134217728,                             // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
 // What one copy serves every thread: detect (one instance on one stream)
@@ -144,8 +116,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
@@ -160,21 +131,15 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   ascgen::Pool fit_batch;    // 1,038,336 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool detect_out;   // 3,328 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;   // 3,328 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing upload_to_host;
-  ascgen::EventRing upload_to_decode;
-  ascgen::EventRing decode_to_upload;
-  ascgen::EventRing decode_to_fit;
-  ascgen::EventRing fit_to_decode;
-  ascgen::EventRing fit_to_detect;
-  ascgen::EventRing detect_to_fit;
-  ascgen::EventRing detect_to_fetch;
-  ascgen::EventRing fetch_to_detect;
+  // Its event rings, one event a slot of the pool each guards (kEventRings, below).
+  ascgen::EventRing upload_to_host, upload_to_decode, decode_to_upload, decode_to_fit,
+      fit_to_decode, fit_to_detect, detect_to_fit, detect_to_fetch, fetch_to_detect;
   // decode: an output descriptor per frame in flight (f % size), set as the frame is
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
-  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
-  static void decode_inspect(ascgen::Input& in) {
+  uint32_t frame_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void inspect_input(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
                          decode::kMaxWidth, decode::kMaxHeight);
   }
@@ -197,15 +162,11 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
       std::vector<ascgen::detections::Box>(boxes::kMaxObjects);
   // item: the frame's box_out (the model's first output); count: its box_out_num (the second).
   int boxes_keep(const uint8_t* item, const uint8_t* count) const {
-    ascgen::detections::Rules rules;
-    rules.score = boxes::kScore;
-    rules.nms_iou = boxes::kNmsIou;
-    rules.max_objects = boxes::kMaxObjects;
-    rules.agnostic = boxes::kAgnostic;
     const int found = ascgen::detections::decode_yolov3_detection_output(
         reinterpret_cast<const float*>(item), reinterpret_cast<const int32_t*>(count), boxes::kRows,
-        rules, boxes_decoded.data());
-    return ascgen::detections::suppress(boxes_decoded.data(), found, rules, boxes_kept.data());
+        boxes::kRules, boxes_decoded.data());
+    return ascgen::detections::suppress(boxes_decoded.data(), found, boxes::kRules,
+                                        boxes_kept.data());
   }
   uint64_t boxes_frame(const uint8_t* item, const uint8_t* count) const {
     const int kept = boxes_keep(item, count);
@@ -218,13 +179,10 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static const ascgen::RingOf<Worker> kEventRings[];
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fit_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fit_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void detect_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step, decode_step, fit_step, fit_assemble, detect_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
@@ -239,8 +197,6 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   void describe(const uint8_t* item, int64_t b, int i, std::string& out) const {
     boxes_describe(out, item, output_item(b, 1, i));
   }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -259,24 +215,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   fit_stream = ascgen::new_stream(fit::kName, "fit_stream", ctx.id, cleanup);
   fit_channel = ascgen::new_dvpp_channel(fit::kName, 0, cleanup);
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
-  upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
-  upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
-  fit_out.allocate(fit::kName, "fit_out", fit::kOutPool, ctx.window, cleanup);
-  fit_batch.allocate(fit::kName, "fit_batch", fit::kBatchPool, ctx.window, cleanup);
-  detect_out.allocate(detect::kName, "detect_out", detect::kOutPool, ctx.window, cleanup);
-  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
-  upload_to_host.create(upload::kName, "upload_to_host", upload_host.slots(), cleanup);
-  upload_to_decode.create(upload::kName, "upload_to_decode", upload_dev.slots(), cleanup);
-  decode_to_upload.create(decode::kName, "decode_to_upload", upload_dev.slots(), cleanup);
-  decode_to_fit.create(decode::kName, "decode_to_fit", decode_out.slots(), cleanup);
-  fit_to_decode.create(fit::kName, "fit_to_decode", decode_out.slots(), cleanup);
-  fit_to_detect.create(fit::kName, "fit_to_detect", fit_batch.slots(), cleanup);
-  detect_to_fit.create(detect::kName, "detect_to_fit", fit_batch.slots(), cleanup);
-  detect_to_fetch.create(detect::kName, "detect_to_fetch", detect_out.slots(), cleanup);
-  fetch_to_detect.create(fetch::kName, "fetch_to_detect", detect_out.slots(), cleanup);
-  for (int64_t k = 0; k < batch_slots() * program::kBatch; ++k)
-    decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
+  decode_descs = ascgen::new_pic_descs(decode::kName, batch_slots() * program::kBatch, cleanup);
   fit_descs = ascgen::picture_descs(fit::kName, fit_out, fit::kItemsPerSlot, fit::kFrame, cleanup);
   fit_config = ascgen::new_resize_config(fit::kName, fit::kInterpolation, cleanup);
   for (const ascgen::Input& in : ctx.inputs) {
@@ -287,18 +227,39 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     fit_pastes.push_back(
         ascgen::new_roi(fit::kName, area.left, area.right, area.top, area.bottom, cleanup));
   }
-  for (int slot = 0; slot < fit_batch.slots(); ++slot)
-    detect_inputs.push_back(
-        ascgen::new_dataset(detect::kName, fit_batch.slot(slot), detect::kInputBytes, cleanup));
+  detect_inputs = ascgen::slot_datasets(detect::kName, fit_batch, detect::kInputSizes[0], cleanup);
   // The model's other outputs (the spec's extra_outputs) follow the first in each slot of
   // detect_out (kOutputOffsets), so the copy of a slot returns them all.
   for (int slot = 0; slot < detect_out.slots(); ++slot) {
-    detect_outputs.push_back(
-        ascgen::new_dataset(detect::kName, detect_out.slot(slot), detect::kOutputBytes, cleanup));
+    detect_outputs.push_back(ascgen::new_dataset(detect::kName, detect_out.slot(slot),
+                                                 detect::kOutputSizes[0], cleanup));
     ascgen::add_output_buffers(detect::kName, detect_outputs.back(), detect_out.slot(slot),
                                detect::kOutputSizes, detect::kOutputOffsets, cleanup);
   }
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
+    {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+    {&fit::kOutPool, fit::kName, "fit_out", &Worker::fit_out},
+    {&fit::kBatchPool, fit::kName, "fit_batch", &Worker::fit_batch},
+    {&detect::kOutPool, detect::kName, "detect_out", &Worker::detect_out},
+    {&fetch::kHostPool, fetch::kName, "fetch_host", &Worker::fetch_host},
+};
+const ascgen::RingOf<Worker> Worker::kEventRings[] = {
+    {&upload::kHostPool, upload::kName, "upload_to_host", &Worker::upload_to_host},
+    {&upload::kDevPool, upload::kName, "upload_to_decode", &Worker::upload_to_decode},
+    {&upload::kDevPool, decode::kName, "decode_to_upload", &Worker::decode_to_upload},
+    {&decode::kOutPool, decode::kName, "decode_to_fit", &Worker::decode_to_fit},
+    {&decode::kOutPool, fit::kName, "fit_to_decode", &Worker::fit_to_decode},
+    {&fit::kBatchPool, fit::kName, "fit_to_detect", &Worker::fit_to_detect},
+    {&fit::kBatchPool, detect::kName, "detect_to_fit", &Worker::detect_to_fit},
+    {&detect::kOutPool, detect::kName, "detect_to_fetch", &Worker::detect_to_fetch},
+    {&detect::kOutPool, fetch::kName, "fetch_to_detect", &Worker::fetch_to_detect},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -366,10 +327,8 @@ void Worker::detect_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // detect_out slot is free once 'fetch' has read its previous contents
   if (b >= detect_out.slots()) fetch_to_detect.wait(b - detect_out.slots(), shared->detect_stream);
   ASCGEN_CHECK(detect::kName,
-               aclmdlExecuteAsync(shared->detect_model,
-                                  detect_inputs[static_cast<size_t>(b % fit_batch.slots())],
-                                  detect_outputs[static_cast<size_t>(b % detect_out.slots())],
-                                  shared->detect_stream));
+               aclmdlExecuteAsync(shared->detect_model, ascgen::in_flight(detect_inputs, b),
+                                  ascgen::in_flight(detect_outputs, b), shared->detect_stream));
   detect_to_fit.record(b, shared->detect_stream);
   detect_to_fetch.record(b, shared->detect_stream);
 }
@@ -384,8 +343,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_detect.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::fit_step, false, fit::kName},       {&Worker::fit_assemble, false, fit::kName},
@@ -399,8 +357,6 @@ int main(int argc, char** argv) {
   defaults.threads = 2;
   defaults.depth = 4;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, false}, {decode::kName, false}, {fit::kName, false},
       {detect::kName, true},  {fetch::kName, true},   {boxes::kName, true},

@@ -10,10 +10,7 @@
 #include "stages/topk.h"
 #include "stages/vdec.h"
 #include "stages/vpc_resize.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -25,15 +22,9 @@ constexpr int kBatch = 1;
 // Stage 'decode' (vdec), pipelines/video/resnet50_1080p_310.yaml:10
 namespace decode {
 constexpr char kName[] = "decode";
-constexpr uint32_t kWidth = 1920;
-constexpr uint32_t kHeight = 1080;
-constexpr uint32_t kWidthStride = 1920;
-constexpr uint32_t kHeightStride = 1080;
-constexpr size_t kPictureBytes = 3110400;
+constexpr ascgen::Picture kPicture = {
+    PIXEL_FORMAT_YUV_SEMIPLANAR_420, 1920, 1080, 1920, 1080, 3110400};
 constexpr acldvppStreamFormat kStreamFormat = H264_HIGH_LEVEL;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
-                                      kWidthStride, kHeightStride, kPictureBytes};
 constexpr bool kH265 = false;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, {1, 1, 0}};
 }  // namespace decode
@@ -41,15 +32,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, 
 // Stage 'resize' (vpc_resize), pipelines/video/resnet50_1080p_310.yaml:11
 namespace resize {
 constexpr char kName[] = "resize";
-constexpr uint32_t kOutWidth = 224;
-constexpr uint32_t kOutHeight = 224;
-constexpr uint32_t kWidthStride = 224;
-constexpr uint32_t kHeightStride = 224;
-constexpr size_t kFrameBytes = 75264;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 224, 224, 75264};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 1, 0}};
 }  // namespace resize
@@ -57,8 +41,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1
 // Stage 'infer' (model), pipelines/video/resnet50_1080p_310.yaml:12
 namespace infer {
 constexpr char kName[] = "infer";
-constexpr size_t kInputBytes = 75264;
-constexpr size_t kOutputBytes = 4000;
 constexpr size_t kInputSizes[] = {75264};
 constexpr size_t kOutputSizes[] = {4000};
 constexpr size_t kGearInputs = 0;
@@ -79,16 +61,6 @@ constexpr int kK = 5;
 constexpr int kScoresPerFrame = 1000;
 }  // namespace top5
 
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {&decode::kOutPool, &resize::kBatchPool,
-                                              &infer::kOutPool, &fetch::kHostPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   &resize::kBatchPool,  // resize_to_infer
-                                                   &resize::kBatchPool,  // infer_to_resize
-                                                   &infer::kOutPool,     // infer_to_fetch
-                                                   &infer::kOutPool,     // fetch_to_infer
-                                                   nullptr};
-
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                        // name
     "ascend310",                           // profile
@@ -104,8 +76,6 @@ constexpr ascgen::ProgramInfo kProgram = {
     3,                                     // streams_per_worker
     115343360,                             // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
 // What one copy serves every thread: infer (one instance on one stream)
@@ -120,8 +90,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream resize_stream = nullptr;
   acldvppChannelDesc* resize_channel = nullptr;  // DVPP work of resize_stream only
@@ -130,33 +99,29 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   ascgen::Pool resize_batch;  // 75,264 bytes per batch in DVPP memory (acldvppMalloc)
   ascgen::Pool infer_out;     // 4,000 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;    // 4,000 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing resize_to_infer;
-  ascgen::EventRing infer_to_resize;
-  ascgen::EventRing infer_to_fetch;
-  ascgen::EventRing fetch_to_infer;
+  // Its event rings, one event a slot of the pool each guards (kEventRings, below).
+  ascgen::EventRing resize_to_infer, infer_to_resize, infer_to_fetch, fetch_to_infer;
   // decode: this stream's VDEC channel (V1, aclvdec*: created once the report thread runs, which it
   // subscribes), an output picture per slot of decode_out (VDEC writes it, the next stage reads
   // it), and the stream's sends and counts.
   std::vector<acldvppPicDesc*> decode_descs;
   ascgen::video::Stream video;
-  acldvppPicDesc* decode_desc(int64_t f) const {
-    return decode_descs[static_cast<size_t>(f % decode_out.slots())];
-  }
-  uint32_t decode_status(int64_t f) const { return video.status(f); }
-  static void decode_inspect(ascgen::Input& in) {
-    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kWidth,
-                                  decode::kHeight);
+  acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
+  uint32_t frame_status(int64_t f) const { return video.status(f); }
+  static void inspect_input(ascgen::Input& in) {
+    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kPicture.width,
+                                  decode::kPicture.height);
   }
   int64_t video_slots() const { return decode_out.slots(); }
   const void* video_picture(int64_t f) const { return decode_out.slot(f); }
-  uint32_t video_stride() const { return decode::kWidthStride; }
+  uint32_t video_stride() const { return decode::kPicture.width_stride; }
   static constexpr bool kVdecCallbacks = true;  // VDEC's results come on the report thread
   aclvdecChannelDesc* decode_channel = nullptr;
   std::vector<acldvppStreamDesc*> decode_units;  // one per send in flight
   void video_open(uint64_t report_thread, ascgen::Cleanup& cleanup) {
     decode_channel = ascgen::video::open_v1_channel(
         decode::kName, static_cast<uint32_t>(id), report_thread, &Worker::decode_decoded,
-        decode::kStreamFormat, decode::kPixelFormat, cleanup);
+        decode::kStreamFormat, decode::kPicture.format, cleanup);
   }
   // One access unit into frame send.f's picture.
   void video_send(const uint8_t* data, size_t size, ascgen::video::Send& send) {
@@ -189,16 +154,14 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static const ascgen::RingOf<Worker> kEventRings[];
   static const ascgen::StepFn<Worker> kSteps[];
-  void resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void infer_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step resize_step, infer_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
   uint64_t postprocess(const uint8_t* item, int64_t, int) const { return top5_frame(item); }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -214,14 +177,7 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   resize_stream = ascgen::new_stream(resize::kName, "resize_stream", ctx.id, cleanup);
   resize_channel = ascgen::new_dvpp_channel(resize::kName, 0, cleanup);
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
-  resize_batch.allocate(resize::kName, "resize_batch", resize::kBatchPool, ctx.window, cleanup);
-  infer_out.allocate(infer::kName, "infer_out", infer::kOutPool, ctx.window, cleanup);
-  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
-  resize_to_infer.create(resize::kName, "resize_to_infer", resize_batch.slots(), cleanup);
-  infer_to_resize.create(infer::kName, "infer_to_resize", resize_batch.slots(), cleanup);
-  infer_to_fetch.create(infer::kName, "infer_to_fetch", infer_out.slots(), cleanup);
-  fetch_to_infer.create(fetch::kName, "fetch_to_infer", infer_out.slots(), cleanup);
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
   video.prepare(decode_out.slots());
   decode_descs = ascgen::picture_descs(decode::kName, decode_out, 1, decode::kPicture, cleanup);
   decode_units = ascgen::video::stream_descs(decode::kName, video.ring_size(), cleanup);
@@ -230,13 +186,24 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
                                        resize::kFrame, cleanup);
   resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);
 
-  for (int slot = 0; slot < resize_batch.slots(); ++slot)
-    infer_inputs.push_back(
-        ascgen::new_dataset(infer::kName, resize_batch.slot(slot), infer::kInputBytes, cleanup));
-  for (int slot = 0; slot < infer_out.slots(); ++slot)
-    infer_outputs.push_back(
-        ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
+  infer_inputs = ascgen::slot_datasets(infer::kName, resize_batch, infer::kInputSizes[0], cleanup);
+  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputSizes[0], cleanup);
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+    {&resize::kBatchPool, resize::kName, "resize_batch", &Worker::resize_batch},
+    {&infer::kOutPool, infer::kName, "infer_out", &Worker::infer_out},
+    {&fetch::kHostPool, fetch::kName, "fetch_host", &Worker::fetch_host},
+};
+const ascgen::RingOf<Worker> Worker::kEventRings[] = {
+    {&resize::kBatchPool, resize::kName, "resize_to_infer", &Worker::resize_to_infer},
+    {&resize::kBatchPool, infer::kName, "infer_to_resize", &Worker::infer_to_resize},
+    {&infer::kOutPool, infer::kName, "infer_to_fetch", &Worker::infer_to_fetch},
+    {&infer::kOutPool, fetch::kName, "fetch_to_infer", &Worker::fetch_to_infer},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -260,10 +227,8 @@ void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // infer_out slot is free once 'fetch' has read its previous contents
   if (b >= infer_out.slots()) fetch_to_infer.wait(b - infer_out.slots(), shared->infer_stream);
   ASCGEN_CHECK(infer::kName,
-               aclmdlExecuteAsync(shared->infer_model,
-                                  infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
-                                  infer_outputs[static_cast<size_t>(b % infer_out.slots())],
-                                  shared->infer_stream));
+               aclmdlExecuteAsync(shared->infer_model, ascgen::in_flight(infer_inputs, b),
+                                  ascgen::in_flight(infer_outputs, b), shared->infer_stream));
   infer_to_resize.record(b, shared->infer_stream);
   infer_to_fetch.record(b, shared->infer_stream);
 }
@@ -278,8 +243,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_infer.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::resize_step, false, resize::kName},
     {&Worker::infer_step, true, infer::kName},
@@ -293,8 +257,6 @@ int main(int argc, char** argv) {
   defaults.threads = 8;
   defaults.depth = 8;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {decode::kName, false}, {resize::kName, false}, {infer::kName, true},
       {fetch::kName, true},   {top5::kName, true},

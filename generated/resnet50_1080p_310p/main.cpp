@@ -12,10 +12,7 @@
 #include "stages/topk.h"
 #include "stages/vdec.h"
 #include "stages/vpc_resize.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -27,15 +24,9 @@ constexpr int kBatch = 1;
 // Stage 'decode' (vdec), pipelines/video/resnet50_1080p_310p.yaml:9
 namespace decode {
 constexpr char kName[] = "decode";
-constexpr uint32_t kWidth = 1920;
-constexpr uint32_t kHeight = 1080;
-constexpr uint32_t kWidthStride = 1920;
-constexpr uint32_t kHeightStride = 1080;
-constexpr size_t kPictureBytes = 3110400;
+constexpr ascgen::Picture kPicture = {
+    PIXEL_FORMAT_YUV_SEMIPLANAR_420, 1920, 1080, 1920, 1080, 3110400};
 constexpr acldvppStreamFormat kStreamFormat = H264_HIGH_LEVEL;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
-constexpr ascgen::Picture kPicture = {kPixelFormat, kWidth,        kHeight,
-                                      kWidthStride, kHeightStride, kPictureBytes};
 constexpr bool kH265 = false;
 constexpr hi_payload_type kPayloadType = HI_PT_H264;
 constexpr hi_pixel_format kV2PixelFormat = HI_PIXEL_FORMAT_YUV_SEMIPLANAR_420;
@@ -45,15 +36,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 3110400, 3110432, 
 // Stage 'resize' (vpc_resize), pipelines/video/resnet50_1080p_310p.yaml:10
 namespace resize {
 constexpr char kName[] = "resize";
-constexpr uint32_t kOutWidth = 224;
-constexpr uint32_t kOutHeight = 224;
-constexpr uint32_t kWidthStride = 224;
-constexpr uint32_t kHeightStride = 224;
-constexpr size_t kFrameBytes = 75264;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 224, 224, 75264};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr ascgen::Picture kSource = {
     PIXEL_FORMAT_YUV_SEMIPLANAR_420, 1920, 1080, 1920, 1080, 3110400};
@@ -64,8 +48,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1
 // Stage 'infer' (model), pipelines/video/resnet50_1080p_310p.yaml:11
 namespace infer {
 constexpr char kName[] = "infer";
-constexpr size_t kInputBytes = 75264;
-constexpr size_t kOutputBytes = 4000;
 constexpr size_t kInputSizes[] = {75264};
 constexpr size_t kOutputSizes[] = {4000};
 constexpr size_t kGearInputs = 0;
@@ -86,14 +68,6 @@ constexpr int kK = 5;
 constexpr int kScoresPerFrame = 1000;
 }  // namespace top5
 
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {&decode::kOutPool, &resize::kBatchPool,
-                                              &infer::kOutPool, &fetch::kHostPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   &infer::kOutPool,  // infer_to_fetch
-                                                   &infer::kOutPool,  // fetch_to_infer
-                                                   nullptr};
-
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                          // name
     "ascend310p",                            // profile
@@ -109,8 +83,6 @@ constexpr ascgen::ProgramInfo kProgram = {
     2,                                       // streams_per_worker
     115343360,                               // model_bytes_per_worker
     {1023, 1024, 25232932864, 17179869184},  // budget
-    kPools,                                  // pools
-    kEventRings,                             // event_rings
 };
 
 // What one copy serves every thread: infer (one instance on one stream)
@@ -125,37 +97,36 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream fetch_stream = nullptr;
   ascgen::Pool decode_out;    // 3,110,400 bytes per frame in DVPP memory (hi_mpi_dvpp_malloc)
   ascgen::Pool resize_batch;  // 75,264 bytes per batch in DVPP memory (hi_mpi_dvpp_malloc)
   ascgen::Pool infer_out;     // 4,000 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;    // 4,000 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing infer_to_fetch;
-  ascgen::EventRing fetch_to_infer;
+  // Its event rings, one event a slot of the pool each guards (kEventRings, below).
+  ascgen::EventRing infer_to_fetch, fetch_to_infer;
   // decode: this stream's VDEC channel (V2, hi_mpi_vdec_*: a fetch thread gets its frames),
   // an output picture per slot of decode_out (VDEC writes it, the next stage reads it), and the
   // stream's sends and counts.
   ascgen::video::Stream video;
-  uint32_t decode_status(int64_t f) const { return video.status(f); }
-  static void decode_inspect(ascgen::Input& in) {
-    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kWidth,
-                                  decode::kHeight);
+  uint32_t frame_status(int64_t f) const { return video.status(f); }
+  static void inspect_input(ascgen::Input& in) {
+    ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kPicture.width,
+                                  decode::kPicture.height);
   }
   int64_t video_slots() const { return decode_out.slots(); }
   const void* video_picture(int64_t f) const { return decode_out.slot(f); }
-  uint32_t video_stride() const { return decode::kWidthStride; }
+  uint32_t video_stride() const { return decode::kPicture.width_stride; }
   static constexpr bool kVdecCallbacks = false;  // a fetch thread gets VDEC's results
   hi_vdec_chn decode_chn = 0;
   std::vector<hi_vdec_pic_info> decode_pictures;  // one per slot of decode_out
   ascgen::video::Fetcher<Worker> decode_fetcher;
   void video_open(uint64_t, ascgen::Cleanup& cleanup) {
     decode_chn = static_cast<hi_vdec_chn>(id);
-    ascgen::video::open_v2_channel(decode::kName, decode_chn, decode::kPayloadType, decode::kWidth,
-                                   decode::kHeight, static_cast<uint32_t>(decode_out.slots()),
-                                   cleanup);
+    ascgen::video::open_v2_channel(decode::kName, decode_chn, decode::kPayloadType,
+                                   decode::kPicture.width, decode::kPicture.height,
+                                   static_cast<uint32_t>(decode_out.slots()), cleanup);
     aclrtContext context = nullptr;
     ASCGEN_CHECK(decode::kName, aclrtGetCurrentContext(&context));
     decode_fetcher.start(*this, decode::kName, decode_chn, context);
@@ -188,16 +159,14 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static const ascgen::RingOf<Worker> kEventRings[];
   static const ascgen::StepFn<Worker> kSteps[];
-  void resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void infer_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step resize_step, infer_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
   uint64_t postprocess(const uint8_t* item, int64_t, int) const { return top5_frame(item); }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -213,12 +182,7 @@ void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) 
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
-  resize_batch.allocate(resize::kName, "resize_batch", resize::kBatchPool, ctx.window, cleanup);
-  infer_out.allocate(infer::kName, "infer_out", infer::kOutPool, ctx.window, cleanup);
-  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
-  infer_to_fetch.create(infer::kName, "infer_to_fetch", infer_out.slots(), cleanup);
-  fetch_to_infer.create(fetch::kName, "fetch_to_infer", infer_out.slots(), cleanup);
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
   video.prepare(decode_out.slots());
   decode_pictures =
       ascgen::video::v2_pictures(decode_out, decode::kPicture, decode::kV2PixelFormat);
@@ -227,13 +191,22 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   resize_inputs = ascgen::vpc2::pictures(decode_out, 1, resize::kSource);
   resize_outputs = ascgen::vpc2::pictures(resize_batch, resize::kItemsPerSlot, resize::kFrame);
 
-  for (int slot = 0; slot < resize_batch.slots(); ++slot)
-    infer_inputs.push_back(
-        ascgen::new_dataset(infer::kName, resize_batch.slot(slot), infer::kInputBytes, cleanup));
-  for (int slot = 0; slot < infer_out.slots(); ++slot)
-    infer_outputs.push_back(
-        ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
+  infer_inputs = ascgen::slot_datasets(infer::kName, resize_batch, infer::kInputSizes[0], cleanup);
+  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputSizes[0], cleanup);
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+    {&resize::kBatchPool, resize::kName, "resize_batch", &Worker::resize_batch},
+    {&infer::kOutPool, infer::kName, "infer_out", &Worker::infer_out},
+    {&fetch::kHostPool, fetch::kName, "fetch_host", &Worker::fetch_host},
+};
+const ascgen::RingOf<Worker> Worker::kEventRings[] = {
+    {&infer::kOutPool, infer::kName, "infer_to_fetch", &Worker::infer_to_fetch},
+    {&infer::kOutPool, fetch::kName, "fetch_to_infer", &Worker::fetch_to_infer},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -256,10 +229,8 @@ void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // infer_out slot is free once 'fetch' has read its previous contents
   if (b >= infer_out.slots()) fetch_to_infer.wait(b - infer_out.slots(), shared->infer_stream);
   ASCGEN_CHECK(infer::kName,
-               aclmdlExecuteAsync(shared->infer_model,
-                                  infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
-                                  infer_outputs[static_cast<size_t>(b % infer_out.slots())],
-                                  shared->infer_stream));
+               aclmdlExecuteAsync(shared->infer_model, ascgen::in_flight(infer_inputs, b),
+                                  ascgen::in_flight(infer_outputs, b), shared->infer_stream));
   infer_to_fetch.record(b, shared->infer_stream);
 }
 
@@ -273,8 +244,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_infer.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::resize_step, false, resize::kName},
     {&Worker::infer_step, true, infer::kName},
@@ -288,8 +258,6 @@ int main(int argc, char** argv) {
   defaults.threads = 16;
   defaults.depth = 8;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {decode::kName, false}, {resize::kName, false}, {infer::kName, true},
       {fetch::kName, true},   {top5::kName, true},

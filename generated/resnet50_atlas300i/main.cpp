@@ -12,10 +12,7 @@
 #include "stages/model.h"
 #include "stages/topk.h"
 #include "stages/vpc_resize.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -47,15 +44,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, 
 // Stage 'resize' (vpc_resize), pipelines/ascend310/resnet50_atlas300i.yaml:14
 namespace resize {
 constexpr char kName[] = "resize";
-constexpr uint32_t kOutWidth = 224;
-constexpr uint32_t kOutHeight = 224;
-constexpr uint32_t kWidthStride = 224;
-constexpr uint32_t kHeightStride = 224;
-constexpr size_t kFrameBytes = 75264;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 224, 224, 75264};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 1, 0}};
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 1204224, 1204256, {16, 2, 0}};
@@ -64,8 +54,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDevice, 1204224, 12042
 // Stage 'infer' (model), pipelines/ascend310/resnet50_atlas300i.yaml:15
 namespace infer {
 constexpr char kName[] = "infer";
-constexpr size_t kInputBytes = 1204224;
-constexpr size_t kOutputBytes = 64000;
 constexpr size_t kInputSizes[] = {1204224};
 constexpr size_t kOutputSizes[] = {64000};
 constexpr size_t kGearInputs = 0;
@@ -86,22 +74,6 @@ constexpr int kK = 5;
 constexpr int kScoresPerFrame = 1000;
 }  // namespace top5
 
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {
-    &upload::kHostPool,  &upload::kDevPool, &decode::kOutPool, &resize::kOutPool,
-    &resize::kBatchPool, &infer::kOutPool,  &fetch::kHostPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   &upload::kHostPool,   // upload_to_host
-                                                   &upload::kDevPool,    // upload_to_decode
-                                                   &upload::kDevPool,    // decode_to_upload
-                                                   &decode::kOutPool,    // decode_to_resize
-                                                   &decode::kOutPool,    // resize_to_decode
-                                                   &resize::kBatchPool,  // resize_to_infer
-                                                   &resize::kBatchPool,  // infer_to_resize
-                                                   &infer::kOutPool,     // infer_to_fetch
-                                                   &infer::kOutPool,     // fetch_to_infer
-                                                   nullptr};
-
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                        // name
     "ascend310",                           // profile
@@ -117,8 +89,6 @@ constexpr ascgen::ProgramInfo kProgram = {
     4,                                     // streams_per_worker
     115343360,                             // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
 // What one copy serves every thread: infer (one instance on one stream)
@@ -133,8 +103,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   aclrtStream upload_stream = nullptr;
   aclrtStream decode_stream = nullptr;
@@ -149,21 +118,15 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   ascgen::Pool resize_batch;  // 1,204,224 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool infer_out;     // 64,000 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;    // 64,000 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing upload_to_host;
-  ascgen::EventRing upload_to_decode;
-  ascgen::EventRing decode_to_upload;
-  ascgen::EventRing decode_to_resize;
-  ascgen::EventRing resize_to_decode;
-  ascgen::EventRing resize_to_infer;
-  ascgen::EventRing infer_to_resize;
-  ascgen::EventRing infer_to_fetch;
-  ascgen::EventRing fetch_to_infer;
+  // Its event rings, one event a slot of the pool each guards (kEventRings, below).
+  ascgen::EventRing upload_to_host, upload_to_decode, decode_to_upload, decode_to_resize,
+      resize_to_decode, resize_to_infer, infer_to_resize, infer_to_fetch, fetch_to_infer;
   // decode: an output descriptor per frame in flight (f % size), set as the frame is
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
-  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
-  static void decode_inspect(ascgen::Input& in) {
+  uint32_t frame_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void inspect_input(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
                          decode::kMaxWidth, decode::kMaxHeight);
   }
@@ -184,19 +147,14 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static const ascgen::RingOf<Worker> kEventRings[];
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void resize_assemble(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void infer_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step, decode_step, resize_step, resize_assemble, infer_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
   uint64_t postprocess(const uint8_t* item, int64_t, int) const { return top5_frame(item); }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -215,35 +173,38 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   resize_stream = ascgen::new_stream(resize::kName, "resize_stream", ctx.id, cleanup);
   resize_channel = ascgen::new_dvpp_channel(resize::kName, 0, cleanup);
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
-  upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
-  upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
-  resize_out.allocate(resize::kName, "resize_out", resize::kOutPool, ctx.window, cleanup);
-  resize_batch.allocate(resize::kName, "resize_batch", resize::kBatchPool, ctx.window, cleanup);
-  infer_out.allocate(infer::kName, "infer_out", infer::kOutPool, ctx.window, cleanup);
-  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
-  upload_to_host.create(upload::kName, "upload_to_host", upload_host.slots(), cleanup);
-  upload_to_decode.create(upload::kName, "upload_to_decode", upload_dev.slots(), cleanup);
-  decode_to_upload.create(decode::kName, "decode_to_upload", upload_dev.slots(), cleanup);
-  decode_to_resize.create(decode::kName, "decode_to_resize", decode_out.slots(), cleanup);
-  resize_to_decode.create(resize::kName, "resize_to_decode", decode_out.slots(), cleanup);
-  resize_to_infer.create(resize::kName, "resize_to_infer", resize_batch.slots(), cleanup);
-  infer_to_resize.create(infer::kName, "infer_to_resize", resize_batch.slots(), cleanup);
-  infer_to_fetch.create(infer::kName, "infer_to_fetch", infer_out.slots(), cleanup);
-  fetch_to_infer.create(fetch::kName, "fetch_to_infer", infer_out.slots(), cleanup);
-  for (int64_t k = 0; k < batch_slots() * program::kBatch; ++k)
-    decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
+  decode_descs = ascgen::new_pic_descs(decode::kName, batch_slots() * program::kBatch, cleanup);
   resize_descs = ascgen::picture_descs(resize::kName, resize_out, resize::kItemsPerSlot,
                                        resize::kFrame, cleanup);
   resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);
 
-  for (int slot = 0; slot < resize_batch.slots(); ++slot)
-    infer_inputs.push_back(
-        ascgen::new_dataset(infer::kName, resize_batch.slot(slot), infer::kInputBytes, cleanup));
-  for (int slot = 0; slot < infer_out.slots(); ++slot)
-    infer_outputs.push_back(
-        ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
+  infer_inputs = ascgen::slot_datasets(infer::kName, resize_batch, infer::kInputSizes[0], cleanup);
+  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputSizes[0], cleanup);
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
+    {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+    {&resize::kOutPool, resize::kName, "resize_out", &Worker::resize_out},
+    {&resize::kBatchPool, resize::kName, "resize_batch", &Worker::resize_batch},
+    {&infer::kOutPool, infer::kName, "infer_out", &Worker::infer_out},
+    {&fetch::kHostPool, fetch::kName, "fetch_host", &Worker::fetch_host},
+};
+const ascgen::RingOf<Worker> Worker::kEventRings[] = {
+    {&upload::kHostPool, upload::kName, "upload_to_host", &Worker::upload_to_host},
+    {&upload::kDevPool, upload::kName, "upload_to_decode", &Worker::upload_to_decode},
+    {&upload::kDevPool, decode::kName, "decode_to_upload", &Worker::decode_to_upload},
+    {&decode::kOutPool, decode::kName, "decode_to_resize", &Worker::decode_to_resize},
+    {&decode::kOutPool, resize::kName, "resize_to_decode", &Worker::resize_to_decode},
+    {&resize::kBatchPool, resize::kName, "resize_to_infer", &Worker::resize_to_infer},
+    {&resize::kBatchPool, infer::kName, "infer_to_resize", &Worker::infer_to_resize},
+    {&infer::kOutPool, infer::kName, "infer_to_fetch", &Worker::infer_to_fetch},
+    {&infer::kOutPool, fetch::kName, "fetch_to_infer", &Worker::fetch_to_infer},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -308,10 +269,8 @@ void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // infer_out slot is free once 'fetch' has read its previous contents
   if (b >= infer_out.slots()) fetch_to_infer.wait(b - infer_out.slots(), shared->infer_stream);
   ASCGEN_CHECK(infer::kName,
-               aclmdlExecuteAsync(shared->infer_model,
-                                  infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
-                                  infer_outputs[static_cast<size_t>(b % infer_out.slots())],
-                                  shared->infer_stream));
+               aclmdlExecuteAsync(shared->infer_model, ascgen::in_flight(infer_inputs, b),
+                                  ascgen::in_flight(infer_outputs, b), shared->infer_stream));
   infer_to_resize.record(b, shared->infer_stream);
   infer_to_fetch.record(b, shared->infer_stream);
 }
@@ -326,8 +285,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_infer.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::resize_step, false, resize::kName}, {&Worker::resize_assemble, false, resize::kName},
@@ -345,8 +303,6 @@ int main(int argc, char** argv) {
   defaults.deploy = "processes";
   defaults.numa_topology =
       "device0=0;device1=0;device2=0;device3=0;node0=0-23,48-71;node1=24-47,72-95";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, false}, {decode::kName, false}, {resize::kName, false},
       {infer::kName, true},   {fetch::kName, true},   {top5::kName, true},

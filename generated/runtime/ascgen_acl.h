@@ -18,6 +18,9 @@
 #include "acl/ops/acl_dvpp.h"
 #if ASCGEN_BACKEND_SIM
 #include "acl_sim/acl_sim.h"
+// The simulator these headers call; a change of its ABI bumps ASCGEN_RUNTIME_ABI, which every
+// generated main.cpp asserts, so a program and its simulator cannot drift apart either.
+static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not the runtime's; regenerate");
 #endif
 
 #define ASCGEN_CHECK(stage, call) ::ascgen::check((call), (stage), #call)

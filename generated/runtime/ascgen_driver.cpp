@@ -54,17 +54,10 @@ std::vector<Input> prepare_inputs(const ProgramInfo& info, const std::string& pa
   return inputs;
 }
 
-void check_budget(const ProgramInfo& info, int threads, int window) {
+void check_budget(const ProgramInfo& info, const WorkerNeeds& worker, int threads, int window) {
   const DeviceBudget& d = info.budget;
-  int64_t events = 0, device = info.model_bytes_per_worker, dvpp = 0;
-  for (const PoolSpec* const* ring = info.event_rings; *ring != nullptr; ++ring)
-    events += (*ring)->rule.slots(window);
-  for (const PoolSpec* const* pool = info.pools; *pool != nullptr; ++pool) {
-    const PoolSpec& p = **pool;
-    const int64_t bytes = static_cast<int64_t>(p.alloc_bytes) * p.rule.slots(window);
-    if (p.memory == Memory::kDvpp) dvpp += bytes;
-    if (p.memory != Memory::kHostPinned) device += bytes;
-  }
+  const int64_t events = worker.events, dvpp = worker.dvpp_bytes;
+  const int64_t device = info.model_bytes_per_worker + worker.device_bytes;
   auto fail = [&](const std::string& what, int64_t need, int64_t limit) {
     throw BadFlags("--threads " + std::to_string(threads) + " with a window of " +
                    std::to_string(window) + " frames needs " + std::to_string(need) + " " + what +

@@ -9,6 +9,9 @@
 // (WorkerOf has those from output() on for a pipeline without such a stage):
 //   void setup(const Setup& ctx, Cleanup&);          // streams, channels, pools, events, stages
 //   static const StepFn<Worker> kSteps[];        // its steps in order, per-batch ones last
+//   static const PoolOf<Worker> kPools[];        // its pools and event rings, which setup()
+//   static const RingOf<Worker> kEventRings[];   // allocates (allocate_rings)
+//   Step upload_step, ...;                       // the steps (defined below the Worker)
 //   aclrtStream completion_stream() const;       // where a batch is complete
 //   const uint8_t* output(int64_t b) const;      // batch b's result on the host, or nullptr
 //   size_t output_item_bytes(int64_t b) const;   // one frame's share of it (at b's gear)
@@ -38,7 +41,7 @@
 #include "ascgen_windows.h"
 
 // Bumped when the contract between generated main.cpp files and these headers changes.
-#define ASCGEN_RUNTIME_ABI 7
+#define ASCGEN_RUNTIME_ABI 9
 
 namespace ascgen {
 
@@ -71,9 +74,6 @@ struct ProgramInfo {
   int streams_per_worker;
   int64_t model_bytes_per_worker;
   DeviceBudget budget;
-  const PoolSpec* const* pools;  // every pool of a worker, up to a nullptr
-  const PoolSpec* const*
-      event_rings;  // per event ring, the pool whose slots it counts; nullptr ends
 };
 
 // ---------------------------------------------------------------- inputs and records
@@ -84,11 +84,14 @@ struct Frame {
 };
 
 // One device step of the pipeline, a member function of the generated Worker, called with
-// frame f of the worker, item i of its batch b, and its input; per_batch: it runs once per
-// batch, after the batch's last frame.
+// frame f of the worker, item i of its batch b, and its input; a Worker declares its steps in
+// one line: `ascgen::Step upload_step, decode_step;`.
+using Step = void(int64_t f, int64_t b, int64_t i, const Input& in);
+
+// A step in W::kSteps; per_batch: it runs once per batch, after the batch's last frame.
 template <class W>
 struct StepFn {
-  void (W::*run)(int64_t f, int64_t b, int64_t i, const Input& in);
+  Step W::* run;
   bool per_batch;
   const char* stage;  // the stage it belongs to
 };
@@ -393,8 +396,9 @@ struct BadFlags : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The run-time flags against the device, before anything is created: one clear error.
-void check_budget(const ProgramInfo& info, int threads, int window);
+// The run-time flags against the device, before anything is created: one clear error. `worker`:
+// what one worker's pools and rings need (worker_needs), besides its model.
+void check_budget(const ProgramInfo& info, const WorkerNeeds& worker, int threads, int window);
 
 // ---------------------------------------------------------------- shared by run and serve
 

@@ -6,6 +6,7 @@
 #define ASCGEN_POOLS_H_
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -56,6 +57,14 @@ struct PoolSpec {
   size_t alloc_bytes;
   SlotRule rule;
 };
+
+// What frame or batch `index` uses of a ring of descriptors, one per slot or frame in flight:
+// element index % their count (as a Pool's slot).
+template <class T>
+T in_flight(const std::vector<T>& ring, int64_t index) {
+  assert(index >= 0 && !ring.empty());
+  return ring[static_cast<size_t>(index % static_cast<int64_t>(ring.size()))];
+}
 
 // A ring of equal slots of one memory kind, allocated once, pre-touched, freed by Cleanup.
 class Pool {
@@ -172,6 +181,59 @@ class EventRing {
   const char* stage_ = "";
   std::vector<aclrtEvent> events_;
 };
+
+// A pool of a worker W as its program lists them (W::kPools): its spec, the stage it belongs to
+// (named in errors), its name and the member.
+template <class W>
+struct PoolOf {
+  const PoolSpec* spec;
+  const char* stage;
+  const char* name;
+  Pool W::* pool;
+};
+
+// An event ring of W as its program lists them (W::kEventRings): the pool whose slots it counts
+// (one event a slot), the stage that records it, its name and the member; a null member: a ring
+// the runtime's object part creates itself (ascgen_objects.h), listed to be counted.
+template <class W>
+struct RingOf {
+  const PoolSpec* pool;
+  const char* stage;
+  const char* name;
+  EventRing W::* ring;
+};
+
+// The event rings of a worker none of whose streams waits on another.
+template <class W>
+using NoEventRings = std::array<RingOf<W>, 0>;
+
+// Allocates W's pools and creates its event rings in `w`, for `window` frames in flight.
+template <class W>
+void allocate_rings(W& w, int window, Cleanup& cleanup) {
+  for (const PoolOf<W>& p : W::kPools)
+    (w.*p.pool).allocate(p.stage, p.name, *p.spec, window, cleanup);
+  for (const RingOf<W>& r : W::kEventRings)
+    if (r.ring != nullptr) (w.*r.ring).create(r.stage, r.name, r.pool->rule.slots(window), cleanup);
+}
+
+// What one worker of W's needs for `window` frames in flight, for the start-up check.
+struct WorkerNeeds {
+  int64_t events = 0;
+  int64_t device_bytes = 0;  // its pools in device and DVPP memory
+  int64_t dvpp_bytes = 0;
+};
+
+template <class W>
+WorkerNeeds worker_needs(int window) {
+  WorkerNeeds needs;
+  for (const RingOf<W>& r : W::kEventRings) needs.events += r.pool->rule.slots(window);
+  for (const PoolOf<W>& p : W::kPools) {
+    const int64_t bytes = static_cast<int64_t>(p.spec->alloc_bytes) * p.spec->rule.slots(window);
+    if (p.spec->memory == Memory::kDvpp) needs.dvpp_bytes += bytes;
+    if (p.spec->memory != Memory::kHostPinned) needs.device_bytes += bytes;
+  }
+  return needs;
+}
 
 }  // namespace ascgen
 

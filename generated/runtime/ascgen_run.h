@@ -39,10 +39,13 @@
 
 namespace ascgen {
 
-// The options of a run: the flags parsed against the program's defaults; then the simulated
-// device it was planned for, and the signal handlers.
-inline Options start_program(int argc, char** argv, const Options& defaults,
+// The options of a run: the flags parsed against the program's defaults (its --input and
+// --model: those its CMakeLists names); then the simulated device it was planned for, and the
+// signal handlers.
+inline Options start_program(int argc, char** argv, Options defaults,
                              const std::function<void(Options&)>& adjust = nullptr) {
+  defaults.input = ASCGEN_DEFAULT_INPUT;
+  defaults.model = ASCGEN_DEFAULT_MODEL;
   Options opt = parse_options(argc, argv, defaults);
   if (adjust) adjust(opt);
 #if ASCGEN_BACKEND_SIM
@@ -82,7 +85,7 @@ int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup
   run.info = &info;
   mode.check_flags(opt);
   const int window = mode.window(opt, info);
-  check_budget(info, opt.threads, window);
+  check_budget(info, worker_needs<W>(window), opt.threads, window);
   const int32_t device = mode.device(opt, info);
   const std::vector<int> cpus = mode.cpus(opt, device);
   const std::vector<Input> inputs = prepare_inputs(info, opt.input, W::inspect_input);

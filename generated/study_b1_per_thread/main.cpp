@@ -11,10 +11,7 @@
 #include "stages/model.h"
 #include "stages/topk.h"
 #include "stages/vpc_resize.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -46,15 +43,8 @@ constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDvpp, 2359296, 2359328, 
 // Stage 'resize' (vpc_resize), pipelines/ascend310/study_b1_per_thread.yaml:17
 namespace resize {
 constexpr char kName[] = "resize";
-constexpr uint32_t kOutWidth = 224;
-constexpr uint32_t kOutHeight = 224;
-constexpr uint32_t kWidthStride = 224;
-constexpr uint32_t kHeightStride = 224;
-constexpr size_t kFrameBytes = 75264;
-constexpr acldvppPixelFormat kPixelFormat = PIXEL_FORMAT_YUV_SEMIPLANAR_420;
+constexpr ascgen::Picture kFrame = {PIXEL_FORMAT_YUV_SEMIPLANAR_420, 224, 224, 224, 224, 75264};
 constexpr uint32_t kInterpolation = 1;
-constexpr ascgen::Picture kFrame = {kPixelFormat, kOutWidth,     kOutHeight,
-                                    kWidthStride, kHeightStride, kFrameBytes};
 constexpr int kItemsPerSlot = 1;
 constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1, 1, 0}};
 }  // namespace resize
@@ -62,8 +52,6 @@ constexpr ascgen::PoolSpec kBatchPool = {ascgen::Memory::kDvpp, 75264, 75296, {1
 // Stage 'infer' (model), pipelines/ascend310/study_b1_per_thread.yaml:18
 namespace infer {
 constexpr char kName[] = "infer";
-constexpr size_t kInputBytes = 75264;
-constexpr size_t kOutputBytes = 4000;
 constexpr size_t kInputSizes[] = {75264};
 constexpr size_t kOutputSizes[] = {4000};
 constexpr size_t kGearInputs = 0;
@@ -84,17 +72,6 @@ constexpr int kK = 5;
 constexpr int kScoresPerFrame = 1000;
 }  // namespace top5
 
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {&upload::kHostPool,
-                                              &upload::kDevPool,
-                                              &decode::kOutPool,
-                                              &resize::kBatchPool,
-                                              &infer::kOutPool,
-                                              &fetch::kHostPool,
-                                              nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   nullptr};
-
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                        // name
     "ascend310",                           // profile
@@ -110,12 +87,10 @@ constexpr ascgen::ProgramInfo kProgram = {
     1,                                     // streams_per_worker
     115343360,                             // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup(); the threads share nothing.
+// One host thread's copy of the pipeline (spec: threads), created once in setup(); the threads
+// share nothing.
 struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream stream = nullptr;
   acldvppChannelDesc* channel = nullptr;  // DVPP work of stream only
@@ -129,8 +104,8 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   // submitted, so its result code stays readable until its batch completes.
   std::vector<acldvppPicDesc*> decode_descs;
   acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
-  uint32_t decode_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
-  static void decode_inspect(ascgen::Input& in) {
+  uint32_t frame_status(int64_t f) const { return acldvppGetPicDescRetCode(decode_desc(f)); }
+  static void inspect_input(ascgen::Input& in) {
     ascgen::inspect_jpeg(decode::kName, in, decode::kMinWidth, decode::kMinHeight,
                          decode::kMaxWidth, decode::kMaxHeight);
   }
@@ -154,18 +129,14 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   }
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static constexpr ascgen::NoEventRings<Worker> kEventRings{};  // none: no stream waits on another
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void decode_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void infer_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step, decode_step, resize_step, infer_step, fetch_step;
   aclrtStream completion_stream() const { return stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t) const { return fetch::kItemBytes; }
   uint64_t postprocess(const uint8_t* item, int64_t, int) const { return top5_frame(item); }
-  uint32_t frame_status(int64_t f) const { return decode_status(f); }
-  static void inspect_input(ascgen::Input& in) { decode_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -173,14 +144,8 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   stream = ascgen::new_stream(upload::kName, "stream", ctx.id, cleanup);
   channel = ascgen::new_dvpp_channel(upload::kName, 0, cleanup);
-  upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
-  upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
-  decode_out.allocate(decode::kName, "decode_out", decode::kOutPool, ctx.window, cleanup);
-  resize_batch.allocate(resize::kName, "resize_batch", resize::kBatchPool, ctx.window, cleanup);
-  infer_out.allocate(infer::kName, "infer_out", infer::kOutPool, ctx.window, cleanup);
-  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
-  for (int64_t k = 0; k < batch_slots() * program::kBatch; ++k)
-    decode_descs.push_back(ascgen::new_pic_desc(decode::kName, cleanup));
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
+  decode_descs = ascgen::new_pic_descs(decode::kName, batch_slots() * program::kBatch, cleanup);
   resize_descs = ascgen::picture_descs(resize::kName, resize_batch, resize::kItemsPerSlot,
                                        resize::kFrame, cleanup);
   resize_config = ascgen::new_resize_config(resize::kName, resize::kInterpolation, cleanup);
@@ -188,13 +153,20 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
                              infer::kGearInputs);
-  for (int slot = 0; slot < resize_batch.slots(); ++slot)
-    infer_inputs.push_back(
-        ascgen::new_dataset(infer::kName, resize_batch.slot(slot), infer::kInputBytes, cleanup));
-  for (int slot = 0; slot < infer_out.slots(); ++slot)
-    infer_outputs.push_back(
-        ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
+  infer_inputs = ascgen::slot_datasets(infer::kName, resize_batch, infer::kInputSizes[0], cleanup);
+  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputSizes[0], cleanup);
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
+    {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
+    {&decode::kOutPool, decode::kName, "decode_out", &Worker::decode_out},
+    {&resize::kBatchPool, resize::kName, "resize_batch", &Worker::resize_batch},
+    {&infer::kOutPool, infer::kName, "infer_out", &Worker::infer_out},
+    {&fetch::kHostPool, fetch::kName, "fetch_host", &Worker::fetch_host},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -226,10 +198,8 @@ void Worker::resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input&) 
 
 // Stage 'infer', pipelines/ascend310/study_b1_per_thread.yaml:18
 void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
-  ASCGEN_CHECK(
-      infer::kName,
-      aclmdlExecuteAsync(infer_model, infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
-                         infer_outputs[static_cast<size_t>(b % infer_out.slots())], stream));
+  ASCGEN_CHECK(infer::kName, aclmdlExecuteAsync(infer_model, ascgen::in_flight(infer_inputs, b),
+                                                ascgen::in_flight(infer_outputs, b), stream));
 }
 
 // Stage 'fetch', pipelines/ascend310/study_b1_per_thread.yaml:19
@@ -239,8 +209,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
                                 infer_out.slot_bytes(), ACL_MEMCPY_DEVICE_TO_HOST, stream));
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName}, {&Worker::decode_step, false, decode::kName},
     {&Worker::resize_step, false, resize::kName}, {&Worker::infer_step, true, infer::kName},
@@ -254,8 +223,6 @@ int main(int argc, char** argv) {
   defaults.threads = 6;
   defaults.depth = 4;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, false}, {decode::kName, false}, {resize::kName, false},
       {infer::kName, true},   {fetch::kName, true},   {top5::kName, true},

@@ -7,10 +7,7 @@
 #include "acl/acl.h"
 #include "ascgen_frames.h"
 #include "ascgen_layouts.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -25,11 +22,6 @@ constexpr char kName[] = "upload";
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 75825, 75872, {1, 1, 0}};
 constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDevice, 75825, 75872, {1, 1, 0}};
 }  // namespace upload
-
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {&upload::kHostPool, &upload::kDevPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   nullptr};
 
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                        // name
@@ -46,20 +38,20 @@ constexpr ascgen::ProgramInfo kProgram = {
     1,                                     // streams_per_worker
     0,                                     // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup(); the threads share nothing.
+// One host thread's copy of the pipeline (spec: threads), created once in setup(); the threads
+// share nothing.
 struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream stream = nullptr;
   ascgen::Pool upload_host;  // 75,825 bytes per frame in pinned host memory (aclrtMallocHost)
   ascgen::Pool upload_dev;   // 75,825 bytes per frame in device memory (aclrtMalloc)
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static constexpr ascgen::NoEventRings<Worker> kEventRings{};  // none: no stream waits on another
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step;
   aclrtStream completion_stream() const { return stream; }
 };
 
@@ -67,9 +59,15 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   stream = ascgen::new_stream(upload::kName, "stream", ctx.id, cleanup);
-  upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
-  upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
+    {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -81,8 +79,7 @@ void Worker::upload_step(int64_t f, int64_t, int64_t, const ascgen::Input& in) {
                                 in.bytes.size(), ACL_MEMCPY_HOST_TO_DEVICE, stream));
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, false, upload::kName},
 };
@@ -94,8 +91,6 @@ int main(int argc, char** argv) {
   defaults.threads = 1;
   defaults.depth = 4;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, false},
   };

@@ -8,10 +8,7 @@
 #include "ascgen_frames.h"
 #include "ascgen_layouts.h"
 #include "stages/model.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -23,19 +20,12 @@ constexpr int kBatch = 16;
 // Stage 'infer' (model), pipelines/ascend310/study_model_alone.yaml:18
 namespace infer {
 constexpr char kName[] = "infer";
-constexpr size_t kInputBytes = 1204224;
-constexpr size_t kOutputBytes = 64000;
 constexpr size_t kInputSizes[] = {1204224};
 constexpr size_t kOutputSizes[] = {64000};
 constexpr size_t kGearInputs = 0;
 constexpr ascgen::PoolSpec kInPool = {ascgen::Memory::kDevice, 1204224, 1204256, {16, 1, 0}};
 constexpr ascgen::PoolSpec kOutPool = {ascgen::Memory::kDevice, 64000, 64032, {16, 1, 0}};
 }  // namespace infer
-
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {&infer::kInPool, &infer::kOutPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   nullptr};
 
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                        // name
@@ -52,12 +42,10 @@ constexpr ascgen::ProgramInfo kProgram = {
     1,                                     // streams_per_worker
     115343360,                             // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup(); the threads share nothing.
+// One host thread's copy of the pipeline (spec: threads), created once in setup(); the threads
+// share nothing.
 struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   aclrtStream stream = nullptr;
   ascgen::Pool infer_in;   // 1,204,224 bytes per batch in device memory (aclrtMalloc)
@@ -69,8 +57,10 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   std::vector<aclmdlDataset*> infer_inputs, infer_outputs;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static constexpr ascgen::NoEventRings<Worker> kEventRings{};  // none: no stream waits on another
   static const ascgen::StepFn<Worker> kSteps[];
-  void infer_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step infer_step;
   aclrtStream completion_stream() const { return stream; }
 };
 
@@ -78,33 +68,32 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   stream = ascgen::new_stream(infer::kName, "stream", ctx.id, cleanup);
-  infer_in.allocate(infer::kName, "infer_in", infer::kInPool, ctx.window, cleanup);
-  infer_out.allocate(infer::kName, "infer_out", infer::kOutPool, ctx.window, cleanup);
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
   ascgen::load_model_file(infer::kName, ctx.model_path, infer_model, infer_desc, cleanup);
   ascgen::expect_model_sizes(infer::kName, infer_desc, infer::kInputSizes, infer::kOutputSizes,
                              infer::kGearInputs);
-  for (int slot = 0; slot < infer_in.slots(); ++slot)
-    infer_inputs.push_back(
-        ascgen::new_dataset(infer::kName, infer_in.slot(slot), infer::kInputBytes, cleanup));
-  for (int slot = 0; slot < infer_out.slots(); ++slot)
-    infer_outputs.push_back(
-        ascgen::new_dataset(infer::kName, infer_out.slot(slot), infer::kOutputBytes, cleanup));
+  infer_inputs = ascgen::slot_datasets(infer::kName, infer_in, infer::kInputSizes[0], cleanup);
+  infer_outputs = ascgen::slot_datasets(infer::kName, infer_out, infer::kOutputSizes[0], cleanup);
   // The model reads tensors written once here (the spec has no upload stage).
   ascgen::fill_pattern(infer::kName, infer_in, ctx.inputs.size());
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&infer::kInPool, infer::kName, "infer_in", &Worker::infer_in},
+    {&infer::kOutPool, infer::kName, "infer_out", &Worker::infer_out},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
 // Stage 'infer', pipelines/ascend310/study_model_alone.yaml:18
 void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
-  ASCGEN_CHECK(
-      infer::kName,
-      aclmdlExecuteAsync(infer_model, infer_inputs[static_cast<size_t>(b % infer_in.slots())],
-                         infer_outputs[static_cast<size_t>(b % infer_out.slots())], stream));
+  ASCGEN_CHECK(infer::kName, aclmdlExecuteAsync(infer_model, ascgen::in_flight(infer_inputs, b),
+                                                ascgen::in_flight(infer_outputs, b), stream));
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::infer_step, true, infer::kName},
 };
@@ -116,8 +105,6 @@ int main(int argc, char** argv) {
   defaults.threads = 1;
   defaults.depth = 4;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {infer::kName, true},
   };

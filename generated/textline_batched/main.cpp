@@ -7,10 +7,7 @@
 #include "acl/acl.h"
 #include "ascgen_serving.h"
 #include "stages/model.h"
-#if ASCGEN_BACKEND_SIM
-static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not this file's; regenerate");
-#endif
-static_assert(ASCGEN_RUNTIME_ABI == 7, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 
@@ -30,8 +27,6 @@ constexpr ascgen::PoolSpec kDevPool = {ascgen::Memory::kDevice, 81920, 81952, {8
 // Stage 'recognize' (model), pipelines/serving/textline_batched.yaml:25
 namespace recognize {
 constexpr char kName[] = "recognize";
-constexpr size_t kInputBytes = 81920;
-constexpr size_t kOutputBytes = 94720;
 constexpr size_t kInputSizes[] = {81920};
 constexpr size_t kOutputSizes[] = {94720};
 constexpr size_t kGearInputs = 1;
@@ -45,17 +40,6 @@ constexpr char kName[] = "fetch";
 constexpr size_t kItemBytes = 11840;
 constexpr ascgen::PoolSpec kHostPool = {ascgen::Memory::kHostPinned, 94720, 94752, {8, 2, 0}};
 }  // namespace fetch
-
-// What one worker needs, for the start-up check of --threads and --depth against the device.
-constexpr const ascgen::PoolSpec* kPools[] = {&upload::kHostPool, &upload::kDevPool,
-                                              &recognize::kOutPool, &fetch::kHostPool, nullptr};
-constexpr const ascgen::PoolSpec* kEventRings[] = {// per event ring: the pool whose slots it counts
-                                                   &upload::kHostPool,    // upload_to_host
-                                                   &upload::kDevPool,     // upload_to_recognize
-                                                   &upload::kDevPool,     // recognize_to_upload
-                                                   &recognize::kOutPool,  // recognize_to_fetch
-                                                   &recognize::kOutPool,  // fetch_to_recognize
-                                                   nullptr};
 
 constexpr ascgen::ProgramInfo kProgram = {
     program::kName,                        // name
@@ -72,8 +56,6 @@ constexpr ascgen::ProgramInfo kProgram = {
     2,                                     // streams_per_worker
     134217728,                             // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
-    kPools,                                // pools
-    kEventRings,                           // event_rings
 };
 
 // What one copy serves every thread: recognize (one instance on one stream)
@@ -88,8 +70,7 @@ struct SharedResources {
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
 
-// One host thread's copy of the pipeline (spec: threads): its streams, DVPP channels, buffer
-// rings, events and stage resources, all created once in setup().
+// One host thread's copy of the pipeline (spec: threads), created once in setup().
 struct Worker : ascgen::WorkerOf<SharedResources> {
   int64_t batch_last = 0;  // the last item of the batch being submitted (the batcher sizes it)
   std::vector<const ascgen::Input*> batch_inputs;  // its requests' inputs, in batch order
@@ -100,16 +81,14 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   ascgen::Pool upload_dev;     // 81,920 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool recognize_out;  // 94,720 bytes per batch in device memory (aclrtMalloc)
   ascgen::Pool fetch_host;     // 94,720 bytes per batch in pinned host memory (aclrtMallocHost)
-  ascgen::EventRing upload_to_host;
-  ascgen::EventRing upload_to_recognize;
-  ascgen::EventRing recognize_to_upload;
-  ascgen::EventRing recognize_to_fetch;
-  ascgen::EventRing fetch_to_recognize;
+  // Its event rings, one event a slot of the pool each guards (kEventRings, below).
+  ascgen::EventRing upload_to_host, upload_to_recognize, recognize_to_upload, recognize_to_fetch,
+      fetch_to_recognize;
   // recognize: one dataset per slot of upload_dev and of recognize_out.
   std::vector<aclmdlDataset*> recognize_inputs, recognize_outputs;
   size_t recognize_gear_input = 0;  // its height/width gear input (ascend_mbatch_shape_data)
   // recognize: a request is a uint8 tensor of the gears' height, at most the widest gear wide.
-  static void recognize_inspect(ascgen::Input& in) {
+  static void inspect_input(ascgen::Input& in) {
     ascgen::serving::inspect_raw_request(recognize::kName, in, recognize::kHwGears);
   }
   // recognize: per slot of recognize_out, one item's output at its batch's gear (the output follows
@@ -117,16 +96,15 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   std::vector<size_t> recognize_item_bytes;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
+  static const ascgen::PoolOf<Worker> kPools[];
+  static const ascgen::RingOf<Worker> kEventRings[];
   static const ascgen::StepFn<Worker> kSteps[];
-  void upload_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void recognize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
-  void fetch_step(int64_t f, int64_t b, int64_t i, const ascgen::Input& in);
+  ascgen::Step upload_step, recognize_step, fetch_step;
   aclrtStream completion_stream() const { return fetch_stream; }
   const uint8_t* output(int64_t b) const { return static_cast<const uint8_t*>(fetch_host.slot(b)); }
   size_t output_item_bytes(int64_t b) const {
     return recognize_item_bytes[static_cast<size_t>(b % recognize_out.slots())];
   }
-  static void inspect_input(ascgen::Input& in) { recognize_inspect(in); }
 };
 
 // ------------------------------------------------------------------------------ set-up
@@ -142,19 +120,9 @@ void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   upload_stream = ascgen::new_stream(upload::kName, "upload_stream", ctx.id, cleanup);
   fetch_stream = ascgen::new_stream(fetch::kName, "fetch_stream", ctx.id, cleanup);
-  upload_host.allocate(upload::kName, "upload_host", upload::kHostPool, ctx.window, cleanup);
-  upload_dev.allocate(upload::kName, "upload_dev", upload::kDevPool, ctx.window, cleanup);
-  recognize_out.allocate(recognize::kName, "recognize_out", recognize::kOutPool, ctx.window,
-                         cleanup);
-  fetch_host.allocate(fetch::kName, "fetch_host", fetch::kHostPool, ctx.window, cleanup);
-  upload_to_host.create(upload::kName, "upload_to_host", upload_host.slots(), cleanup);
-  upload_to_recognize.create(upload::kName, "upload_to_recognize", upload_dev.slots(), cleanup);
-  recognize_to_upload.create(recognize::kName, "recognize_to_upload", upload_dev.slots(), cleanup);
-  recognize_to_fetch.create(recognize::kName, "recognize_to_fetch", recognize_out.slots(), cleanup);
-  fetch_to_recognize.create(fetch::kName, "fetch_to_recognize", recognize_out.slots(), cleanup);
-  for (int slot = 0; slot < upload_dev.slots(); ++slot)
-    recognize_inputs.push_back(ascgen::new_dataset(recognize::kName, upload_dev.slot(slot),
-                                                   recognize::kInputBytes, cleanup));
+  ascgen::allocate_rings(*this, ctx.window, cleanup);  // kPools and kEventRings, below
+  recognize_inputs =
+      ascgen::slot_datasets(recognize::kName, upload_dev, recognize::kInputSizes[0], cleanup);
   // Height/width gears: every input dataset also carries the gear input (as for batch gears).
   recognize_gear_input = ascgen::serving::dynamic_hw_input(recognize::kName, shared->recognize_desc,
                                                            recognize::kHwGears);
@@ -162,11 +130,26 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
     ascgen::add_dynamic_batch_buffer(recognize::kName, shared->recognize_desc, set,
                                      recognize_gear_input, cleanup);
   recognize_item_bytes.assign(static_cast<size_t>(recognize_out.slots()),
-                              recognize::kOutputBytes / program::kBatch);
-  for (int slot = 0; slot < recognize_out.slots(); ++slot)
-    recognize_outputs.push_back(ascgen::new_dataset(recognize::kName, recognize_out.slot(slot),
-                                                    recognize::kOutputBytes, cleanup));
+                              recognize::kOutputSizes[0] / program::kBatch);
+  recognize_outputs =
+      ascgen::slot_datasets(recognize::kName, recognize_out, recognize::kOutputSizes[0], cleanup);
 }
+
+// A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
+// allocates and the start-up check of --threads and --depth counts.
+const ascgen::PoolOf<Worker> Worker::kPools[] = {
+    {&upload::kHostPool, upload::kName, "upload_host", &Worker::upload_host},
+    {&upload::kDevPool, upload::kName, "upload_dev", &Worker::upload_dev},
+    {&recognize::kOutPool, recognize::kName, "recognize_out", &Worker::recognize_out},
+    {&fetch::kHostPool, fetch::kName, "fetch_host", &Worker::fetch_host},
+};
+const ascgen::RingOf<Worker> Worker::kEventRings[] = {
+    {&upload::kHostPool, upload::kName, "upload_to_host", &Worker::upload_to_host},
+    {&upload::kDevPool, upload::kName, "upload_to_recognize", &Worker::upload_to_recognize},
+    {&upload::kDevPool, recognize::kName, "recognize_to_upload", &Worker::recognize_to_upload},
+    {&recognize::kOutPool, recognize::kName, "recognize_to_fetch", &Worker::recognize_to_fetch},
+    {&recognize::kOutPool, fetch::kName, "fetch_to_recognize", &Worker::fetch_to_recognize},
+};
 
 // ------------------------------------------------------------------------------ the steps
 
@@ -200,21 +183,20 @@ void Worker::recognize_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // The smallest height/width gear that holds the batch's padded requests, set before each execute.
   const ascgen::serving::HwGear& gear =
       recognize::kHwGears[ascgen::serving::hw_gear_for(recognize::kHwGears, batch_padded)];
-  ASCGEN_CHECK(recognize::kName,
-               aclmdlSetDynamicHWSize(shared->recognize_model,
-                                      recognize_inputs[static_cast<size_t>(b % upload_dev.slots())],
-                                      recognize_gear_input, static_cast<uint64_t>(gear.height),
-                                      static_cast<uint64_t>(gear.width)));
+  ASCGEN_CHECK(
+      recognize::kName,
+      aclmdlSetDynamicHWSize(shared->recognize_model, ascgen::in_flight(recognize_inputs, b),
+                             recognize_gear_input, static_cast<uint64_t>(gear.height),
+                             static_cast<uint64_t>(gear.width)));
   // The output follows the gear: its items are packed at the current size, which the completion
   // slices by.
   recognize_item_bytes[static_cast<size_t>(b % recognize_out.slots())] =
       ascgen::serving::current_output_item_bytes(recognize::kName, shared->recognize_desc,
-                                                 recognize::kOutputBytes, program::kBatch);
-  ASCGEN_CHECK(recognize::kName,
-               aclmdlExecuteAsync(shared->recognize_model,
-                                  recognize_inputs[static_cast<size_t>(b % upload_dev.slots())],
-                                  recognize_outputs[static_cast<size_t>(b % recognize_out.slots())],
-                                  shared->recognize_stream));
+                                                 recognize::kOutputSizes[0], program::kBatch);
+  ASCGEN_CHECK(
+      recognize::kName,
+      aclmdlExecuteAsync(shared->recognize_model, ascgen::in_flight(recognize_inputs, b),
+                         ascgen::in_flight(recognize_outputs, b), shared->recognize_stream));
   recognize_to_upload.record(b, shared->recognize_stream);
   recognize_to_fetch.record(b, shared->recognize_stream);
 }
@@ -229,8 +211,7 @@ void Worker::fetch_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   fetch_to_recognize.record(b, fetch_stream);
 }
 
-// The steps in submission order (the runtime submits each frame through them); per batch: once
-// per batch, after its last frame, and after every step that runs per frame.
+// The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).
 const ascgen::StepFn<Worker> Worker::kSteps[] = {
     {&Worker::upload_step, true, upload::kName},
     {&Worker::recognize_step, true, recognize::kName},
@@ -244,8 +225,6 @@ int main(int argc, char** argv) {
   defaults.threads = 2;
   defaults.depth = 16;
   defaults.pin = "all";
-  defaults.input = ASCGEN_DEFAULT_INPUT;
-  defaults.model = ASCGEN_DEFAULT_MODEL;
   const std::vector<ascgen::StageInfo> stages = {
       {upload::kName, true},
       {recognize::kName, true},

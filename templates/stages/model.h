@@ -36,6 +36,15 @@ inline aclmdlDataset* new_dataset(const char* stage, void* data, size_t bytes, C
   return set;
 }
 
+// One dataset per slot of `pool`, over the slot's first `bytes` (in slot order).
+inline std::vector<aclmdlDataset*> slot_datasets(const char* stage, const Pool& pool, size_t bytes,
+                                                 Cleanup& cleanup) {
+  std::vector<aclmdlDataset*> sets;
+  for (int slot = 0; slot < pool.slots(); ++slot)
+    sets.push_back(new_dataset(stage, pool.slot(slot), bytes, cleanup));
+  return sets;
+}
+
 // A model with dynamic batch gears: checks that it was compiled with `gears` (ATC's
 // --dynamic_batch_size) and returns the index of its ascend_mbatch_shape_data input (ACL_FACTS
 // 5, "Dynamic batch").

@@ -242,19 +242,38 @@ def test_a_crop_names_its_picture_and_reads_detections() -> None:
     assert got[1].startswith("a vpc_crop stage cannot come after a topk stage; it takes its rois from detections")
 
 
-def test_generate_refuses_a_graph_with_fewer_frames_in_flight_than_a_batch_and_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("command", ["validate", "plan", "generate"])
+def test_a_graph_with_fewer_frames_in_flight_than_a_batch_and_one_is_refused_by_every_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
+    """The depth floor of per_stage's object part is a check of the plan (the crop kind's
+    check_planned): validate and plan say it as generate does, at buffers.depth. Left out, the
+    depth is the batch + 1 (4 for other programs); per_thread holds no picture."""
+    written = CROPS.replace("batch: 4\n", "batch: 4\nbuffers: {depth: 3}\n")
+    (tmp_path / "written.yaml").write_text(written, encoding="utf-8")
     (tmp_path / "crops.yaml").write_text(CROPS, encoding="utf-8")
+    baseline = CROPS.replace("batch: 4\n", "batch: 4\nstreams: per_thread\nsync_every: 4\n")
+    (tmp_path / "baseline.yaml").write_text(baseline, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["generate", "crops.yaml", "--out", "out"], prog_name="ascgen")
+    extra = ["--out", "out"] if command == "generate" else []
+    result = CliRunner().invoke(cli, [command, "written.yaml", *extra], prog_name="ascgen")
     assert result.exit_code == 2, result.output
+    line = 1 + written.splitlines().index("buffers: {depth: 3}")
     assert (
-        "crops.yaml:12:1: error: stage 'crops': the program holds each decoded picture until its batch of 4 frames "
-        "is detected and its crops submitted, so frames in flight must be at least the batch + 1 = 5, not "
-        "buffers.depth 4; set 'buffers: {depth: 5}' or more"
+        f"written.yaml:{line}:18: error: stage 'crops': the program holds each decoded picture until its batch of 4 "
+        "frames is detected and its crops submitted, so frames in flight must be at least the batch + 1 = 5, not "
+        "buffers.depth 3; set 'buffers: {depth: 5}' or more (or leave depth out: a graph's default is the batch + 1)"
     ) in result.stderr
     assert not (tmp_path / "out").exists()
+    for ok in ("crops.yaml", "baseline.yaml"):
+        result = CliRunner().invoke(cli, [command, ok, *extra], prog_name="ascgen")
+        assert result.exit_code == 0, result.output
+
+
+def test_a_graph_left_at_the_default_depth_runs_the_batch_and_one_frames_in_flight() -> None:
+    assert analyze_text(CROPS)[1].depth == 5  # batch 4: the default 4 would be refused
+    assert analyze_text(CROPS.replace("batch: 4\n", "batch: 4\nbuffers: {depth: 7}\n"))[1].depth == 7
+    assert analyze_text(SEED_SPEC)[1].depth == 8  # not a graph: as written
 
 
 def test_generate_writes_a_graph_on_the_per_thread_layout_with_its_object_part_on_the_worker_stream(

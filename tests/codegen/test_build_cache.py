@@ -309,6 +309,31 @@ def test_programs_link_the_runtime_library_compiled_once_per_setting(
     assert Path(libraries[2]).parent.name.startswith("address-")
 
 
+def test_the_build_log_lists_each_build_that_ran_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ASCGEN_BUILD_LOG (how to list what a test run compiled): one line per build that ran, the
+    runtime library and the program the first time, nothing when both are found built."""
+    build.simulator_prefix(tmp_path, None).mkdir(parents=True)  # an installed simulator
+
+    def run(cmd: list[str], log: Path, what: str, *a: object) -> None:
+        if not _runtime_library(log, what) and what == "build":
+            (log.parent / "resnet50_b16").write_bytes(b"a binary")
+
+    monkeypatch.setattr(build, "check_tools", lambda: None)
+    monkeypatch.setattr(build, "_run", run)
+    listing = tmp_path / "builds.log"
+    monkeypatch.setenv(cache.BUILD_LOG_ENV, str(listing))
+    spec, plan = _plan()
+    first = build.build_program(SPEC, spec, plan, build_root=tmp_path)
+    again = build.build_program(SPEC, spec, plan, build_root=tmp_path)
+    assert again.cached
+    rows = [line.split("\t") for line in listing.read_text(encoding="utf-8").splitlines()]
+    assert [(what, Path(folder).parent.name) for what, _, folder in rows] == [
+        ("runtime", "runtime"),
+        ("program", first.binary.parents[1].name),
+    ]
+    assert all(float(seconds) >= 0 for _, seconds, _ in rows)
+
+
 def test_a_plain_bench_announces_the_build_in_its_estimate() -> None:
     from io import StringIO
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ROOT, Case, run_and_check
+from harness import ROOT, Case, run_and_check, with_processes
 
 SEED = "{root}/pipelines/decode_only.yaml"
 BASE_RESULTS: dict[str, Any] = json.loads((ROOT / "tests/fixtures/bench/compare/base.json").read_text())
@@ -193,7 +193,11 @@ ENV = [
     Case("env-no-path", ("validate", "nope.yaml"), 2, "No such file", env={"PATH": ""}),
 ]
 
-CASES = [*CLI, *COMPARE, *ENV]
+# Every ENV case runs in a process of its own (harness.in_a_process); of the others, a few.
+CASES = with_processes(
+    [*CLI, *COMPARE, *ENV],
+    {"validate-fifo", "generate-out-proc", "unknown-command", "unknown-option", "compare-nan-median"},
+)
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])

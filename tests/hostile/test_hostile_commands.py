@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from harness import ROOT, Case, run_and_check
+from harness import ROOT, Case, run_and_check, with_processes
 
 SEED = "{root}/pipelines/decode_only.yaml"
 SERVER = "{root}/pipelines/serving/textline_batched.yaml"
@@ -219,7 +219,18 @@ PATHS = [
     Case("unknown-command-5000", ("x" * 5000,), 2, "No such command"),
 ]
 
-CASES = [*PROFILES, *TUNES, *BENCHES, *PROBES, *PATHS]
+CASES = with_processes(
+    [*PROFILES, *TUNES, *BENCHES, *PROBES, *PATHS],
+    {
+        "validate-profile-alias-bomb",
+        "profile-fifo",
+        "tune-space-million-points",
+        "bench-sweep-rate-nan",
+        "probe-size-2g",
+        "calibrate-out-shipped-name",
+        "unknown-command-5000",
+    },
+)
 MAX_LINE = 600  # characters of one message line: what was echoed is cut (a 300-character file name stays whole)
 
 

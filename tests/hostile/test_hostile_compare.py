@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ROOT, Case, run_and_check
+from harness import ROOT, Case, run_and_check, with_processes
 
 BASE: dict[str, Any] = json.loads((ROOT / "tests/fixtures/bench/compare/base.json").read_text())
 OLD = "{root}/tests/fixtures/bench/compare/base.json"
@@ -61,6 +61,7 @@ CASES = [
     case("zero-sync-every", None, every_config(streams="per_thread", sync_every=0), 2, "greater than or equal to 1"),
     case("unknown-streams", None, every_config(streams="per_frame"), 2, "streams"),
 ]
+CASES = with_processes(CASES, {"compare-other-clients", "compare-clients-and-rate"})
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])

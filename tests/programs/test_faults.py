@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from program_harness import BASELINE_GRAPH, REPRESENTATIVE_SHAPES, built, first_devices, run_program
 
+from ascgen.codegen.build import BuildResult
+
 FAULT_TIMEOUT_S = 90
 CODE = 507899  # ACL_ERROR_RT_DRV_INTERNAL_ERROR: a code no API returns by itself here
 RELEASE = re.compile(r"acl\w*(Destroy|Free|Unload)|hi_mpi_\w*(destroy|free|exit|stop)")  # stop: before destroy
@@ -47,8 +49,6 @@ PER_FRAME = {
     "hi_mpi_vpc_crop_resize_paste",
     "hi_mpi_vpc_get_process_result",
 }
-RUNTIME = sorted([*Path("templates/runtime").glob("*.[hc]*"), *Path("templates/stages").glob("*.h")])
-SUPPORT = "".join(h.read_text() for h in RUNTIME)  # the runtime (headers and .cpp) and the kinds' headers
 # Calls that report failure by returning NULL or 0: the program names them with its own code.
 NO_CODE = {
     "acldvppCreateChannelDesc",
@@ -71,15 +71,17 @@ NO_CODE = {
 NOT_CHECKED = {"acldvppGetPicDescRetCode", "acldvppGetPicDescData", "aclError"}
 
 
-def apis_of(main_cpp: str) -> list[str]:
-    """The AscendCL functions the program may call: its own, and those of the driver and support
-    headers (a function a program never calls is skipped when its injected fault changes nothing)."""
-    return sorted(set(API.findall(main_cpp)) | set(API.findall(SUPPORT)) - NOT_CHECKED)
+def apis_of(sources: Path) -> list[str]:
+    """The AscendCL functions a program may call: those its sources name, as its build compiled
+    them (``sources``: its main.cpp beside the runtime files and kinds' headers it includes, no
+    others). A function named only in runtime files the program does not include cannot be called
+    by it: a fault injected there would run the whole program for nothing."""
+    text = "".join(p.read_text(encoding="utf-8") for p in sorted(sources.rglob("*")) if p.suffix in (".h", ".cpp"))
+    return sorted(set(API.findall(text)) - NOT_CHECKED)
 
 
-def cases(spec: Path) -> list[tuple[str, int]]:
-    main = Path("generated", spec.stem, "main.cpp")
-    apis = apis_of(main.read_text() if main.exists() else "")
+def cases(result: BuildResult) -> list[tuple[str, int]]:
+    apis = apis_of(result.binary.parents[1] / "src")  # <program>/<backend>-<setting>/<binary>
     return [(api, 1) for api in apis] + [(api, 20) for api in apis if api in PER_FRAME]
 
 
@@ -132,7 +134,7 @@ def test_every_failing_call_is_reported_and_everything_is_released(
     """The runs are independent processes that mostly wait on the simulated device: 4 at a time.
     A graph's baseline layout (BASELINE_GRAPH) is a shape no example spec has: configured here."""
     result = built(spec, overrides=overrides)
-    todo = cases(spec)
+    todo = cases(result)
     assert todo, "no AscendCL call found in the generated program"
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = [

@@ -56,17 +56,28 @@ def video_spec(
     return spec
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the specs that several tests run: one spec file is one build (``built`` keys
+    by path, and a program's files name its spec)."""
+    return tmp_path_factory.mktemp("shared")
+
+
+def decode_only(shared: Path, clips: Path, profile: str) -> Path:
+    """Two QVGA streams through a vdec stage alone: the program of three tests, built once."""
+    return video_spec(shared, clips, f"decode_{profile}", "qvga_h264.h264", (320, 240), 2, profile=profile, after="")
+
+
 @pytest.mark.parametrize(
     ("profile", "api"), [("ascend310", "aclvdecSendFrame"), ("ascend310p", "ascgen::video::send_v2")]
 )
 def test_a_decode_only_program_decodes_verifies_and_recycles_every_picture(
-    clips: Path, tmp_path: Path, profile: str, api: str
+    clips: Path, shared: Path, tmp_path: Path, profile: str, api: str
 ) -> None:
     """A vdec stage alone (V1 on the 310, V2 on the 310P): each picture is counted per stream,
     compared with the host decode (--verify) and its slot handed back for the next frame: far more
     frames complete than a stream has slots."""
-    spec = video_spec(tmp_path, clips, f"decode_{profile}", "qvga_h264.h264", (320, 240), 2, profile=profile, after="")
-    result = built(spec)
+    result = built(decode_only(shared, clips, profile))
     main = (result.binary.parents[1] / "src" / "main.cpp").read_text()
     assert api in main and "NoSteps<Worker>" in main
     run = run_program(result.binary, "--frames", "96", "--warmup", "0", "--verify", cwd=tmp_path)
@@ -99,6 +110,9 @@ def test_streams_that_the_device_holds_keep_their_fps(clips: Path, tmp_path: Pat
     assert report["frames"] == sum(s["frames"] for s in video["per_stream"])
 
 
+# The decoder's measured rate holds the host's CPU (20 stream threads and the simulator's decoder
+# on the real clock): beside a busy second test worker it measured 23 and 869 frames/s of 480.
+@pytest.mark.timing
 def test_a_load_the_decoder_cannot_hold_drops_and_fails_only_when_asked(clips: Path, tmp_path: Path) -> None:
     """20 streams of 1080p30 ask 600 frames/s of the 310's 480: frames are dropped (until each
     stream's next key frame), the report says so first, and only --require-fps exits 1."""
@@ -124,13 +138,12 @@ def test_a_load_the_decoder_cannot_hold_drops_and_fails_only_when_asked(clips: P
 
 @pytest.mark.parametrize("profile", ["ascend310", "ascend310p"])
 def test_verify_names_the_stream_and_picture_that_differ_from_the_host_decode(
-    clips: Path, tmp_path: Path, profile: str
+    clips: Path, shared: Path, tmp_path: Path, profile: str
 ) -> None:
     """The simulator's test-only fault ACL_SIM_VDEC_CORRUPT=1:5 flips one byte of the sixth picture
     VDEC channel 1 delivers: --verify fails the run (exit 1), naming stream 1 and picture 5 and no
     other, and the report says verified: false. Without the fault the same run verifies."""
-    spec = video_spec(tmp_path, clips, f"corrupt_{profile}", "qvga_h264.h264", (320, 240), 2, profile=profile, after="")
-    binary = built(spec).binary
+    binary = built(decode_only(shared, clips, profile)).binary
     args = ("--frames", "48", "--warmup", "0", "--verify")
     bad = run_program(binary, *args, cwd=tmp_path, env={"ACL_SIM_VDEC_CORRUPT": "1:5"})
     assert bad.returncode == 1, bad.stderr[-3000:]
@@ -235,10 +248,10 @@ def test_a_field_without_a_picture_runs_no_device_work_and_is_no_frame_done(clip
     assert s["fps"] == pytest.approx(15, rel=0.1) and s["held"] is True
 
 
-def test_a_video_report_keeps_the_numa_placement(clips: Path, tmp_path: Path) -> None:
+def test_a_video_report_keeps_the_numa_placement(clips: Path, shared: Path, tmp_path: Path) -> None:
     """--numa binds the streams' threads to a node of the profile's host: the video report says
     where, as a frame program's does, beside its video keys."""
-    spec = video_spec(tmp_path, clips, "numa_cams", "qvga_h264.h264", (320, 240), 2, after="")
+    spec = decode_only(shared, clips, "ascend310")
     run = run_program(built(spec).binary, "--frames", "16", "--warmup", "0", "--numa", "0", cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-3000:]
     report = run.report
