@@ -161,12 +161,13 @@ class Detections(StageKind):
         ]
         if keep:
             out.append(const("int", "kKeep[]", "{" + ", ".join(str(c) for c in keep) + "}"))
-        return out
+        rules = f"{{kScore, kNmsIou, kMaxObjects, {'kKeep' if keep else 'nullptr'}, kKeepCount, kAgnostic}}"
+        return [*out, const("ascgen::detections::Rules", "kRules", rules)]
 
     def template_flags(self, sp: StagePlan, plan: Plan) -> dict[str, bool]:
         stage = sp.stage
         assert isinstance(stage, DetectionsStage)
-        return {"has_keep": bool(stage.keep_classes), "yolov3": stage.format == "yolov3_detection_output"}
+        return {"yolov3": stage.format == "yolov3_detection_output"}
 
     def detector(self, sp: StagePlan, plan: Plan) -> dict[str, str | int] | None:
         """The simulated model finds shapes in the pictures it is given, in this stage's layout."""

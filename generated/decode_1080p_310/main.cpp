@@ -52,9 +52,7 @@ struct Worker : ascgen::WorkerOf<ascgen::NothingShared> {
   // it), and the stream's sends and counts.
   std::vector<acldvppPicDesc*> decode_descs;
   ascgen::video::Stream video;
-  acldvppPicDesc* decode_desc(int64_t f) const {
-    return decode_descs[static_cast<size_t>(f % decode_out.slots())];
-  }
+  acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
   uint32_t frame_status(int64_t f) const { return video.status(f); }
   static void inspect_input(ascgen::Input& in) {
     ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kPicture.width,

@@ -67,6 +67,8 @@ constexpr float kNmsIou = 0.45f;
 constexpr int kMaxObjects = 16;
 constexpr bool kAgnostic = false;
 constexpr int kKeepCount = 0;
+constexpr ascgen::detections::Rules kRules = {kScore,  kNmsIou,    kMaxObjects,
+                                              nullptr, kKeepCount, kAgnostic};
 }  // namespace boxes
 
 constexpr ascgen::ProgramInfo kProgram = {
@@ -114,9 +116,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   // it), and the stream's sends and counts.
   std::vector<acldvppPicDesc*> decode_descs;
   ascgen::video::Stream video;
-  acldvppPicDesc* decode_desc(int64_t f) const {
-    return decode_descs[static_cast<size_t>(f % decode_out.slots())];
-  }
+  acldvppPicDesc* decode_desc(int64_t f) const { return ascgen::in_flight(decode_descs, f); }
   uint32_t frame_status(int64_t f) const { return video.status(f); }
   static void inspect_input(ascgen::Input& in) {
     ascgen::video::inspect_stream(decode::kName, in, decode::kH265, decode::kPicture.width,
@@ -165,15 +165,11 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   mutable std::vector<ascgen::detections::Box> boxes_kept =
       std::vector<ascgen::detections::Box>(boxes::kMaxObjects);
   int boxes_keep(const uint8_t* item) const {
-    ascgen::detections::Rules rules;
-    rules.score = boxes::kScore;
-    rules.nms_iou = boxes::kNmsIou;
-    rules.max_objects = boxes::kMaxObjects;
-    rules.agnostic = boxes::kAgnostic;
     const int found =
         ascgen::detections::decode_yolo_raw(reinterpret_cast<const float*>(item), boxes::kRows,
-                                            boxes::kClasses, rules, boxes_decoded.data());
-    return ascgen::detections::suppress(boxes_decoded.data(), found, rules, boxes_kept.data());
+                                            boxes::kClasses, boxes::kRules, boxes_decoded.data());
+    return ascgen::detections::suppress(boxes_decoded.data(), found, boxes::kRules,
+                                        boxes_kept.data());
   }
   uint64_t boxes_frame(const uint8_t* item) const {
     const int kept = boxes_keep(item);
@@ -273,10 +269,8 @@ void Worker::detect_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // detect_out slot is free once 'fetch' has read its previous contents
   if (b >= detect_out.slots()) fetch_to_detect.wait(b - detect_out.slots(), shared->detect_stream);
   ASCGEN_CHECK(detect::kName,
-               aclmdlExecuteAsync(shared->detect_model,
-                                  detect_inputs[static_cast<size_t>(b % fit_batch.slots())],
-                                  detect_outputs[static_cast<size_t>(b % detect_out.slots())],
-                                  shared->detect_stream));
+               aclmdlExecuteAsync(shared->detect_model, ascgen::in_flight(detect_inputs, b),
+                                  ascgen::in_flight(detect_outputs, b), shared->detect_stream));
   detect_to_fit.record(b, shared->detect_stream);
   detect_to_fetch.record(b, shared->detect_stream);
 }

@@ -3,7 +3,7 @@
 //
 // Pipeline 'detect_classify_310' on ascend310: upload -> decode -> fit -> detect -> fetch -> boxes
 // -> crops -> classify -> scores -> labels Streams: per_stage. Batch: 4 (copy). Predicted
-// ceiling: 84.8 frames/s, bottleneck aicore (detect, classify).
+// ceiling: 95.9 frames/s, bottleneck aicore (detect, classify).
 #include "acl/acl.h"
 #include "ascgen_frames.h"
 #include "ascgen_layouts.h"
@@ -83,6 +83,8 @@ constexpr float kNmsIou = 0.45f;
 constexpr int kMaxObjects = 16;
 constexpr bool kAgnostic = false;
 constexpr int kKeepCount = 0;
+constexpr ascgen::detections::Rules kRules = {kScore,  kNmsIou,    kMaxObjects,
+                                              nullptr, kKeepCount, kAgnostic};
 }  // namespace boxes
 
 // Stage 'crops' (vpc_crop), pipelines/graphs/detect_classify_310.yaml:25
@@ -158,12 +160,12 @@ constexpr ascgen::ProgramInfo kProgram = {
     1048576,                               // max_input_bytes
     1048584,                               // tensor_bytes
     {4, 2, 0},                             // batch_slots
-    7,                                     // streams_per_worker
+    6,                                     // streams_per_worker
     134217728,                             // model_bytes_per_worker
     {1023, 1024, 8321499136, 2415919104},  // budget
 };
 
-// What one copy serves every thread: detect (one instance on one stream)
+// What one copy serves every thread: detect, classify (one instance on one stream)
 struct SharedResources {
   aclrtStream detect_stream = nullptr;
   // Taken while a thread submits to it (CANN: threads sharing a stream order themselves).
@@ -171,6 +173,8 @@ struct SharedResources {
   // detect: the one model instance every thread's batches take turns on.
   uint32_t detect_model = 0;
   aclmdlDesc* detect_desc = nullptr;
+  // The model of objects: the one instance every thread's object part runs on the AI Core's stream.
+  ascgen::objects::Model objects_model;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
@@ -224,15 +228,11 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
   mutable std::vector<ascgen::detections::Box> boxes_kept =
       std::vector<ascgen::detections::Box>(boxes::kMaxObjects);
   int boxes_keep(const uint8_t* item) const {
-    ascgen::detections::Rules rules;
-    rules.score = boxes::kScore;
-    rules.nms_iou = boxes::kNmsIou;
-    rules.max_objects = boxes::kMaxObjects;
-    rules.agnostic = boxes::kAgnostic;
     const int found =
         ascgen::detections::decode_yolo_raw(reinterpret_cast<const float*>(item), boxes::kRows,
-                                            boxes::kClasses, rules, boxes_decoded.data());
-    return ascgen::detections::suppress(boxes_decoded.data(), found, rules, boxes_kept.data());
+                                            boxes::kClasses, boxes::kRules, boxes_decoded.data());
+    return ascgen::detections::suppress(boxes_decoded.data(), found, boxes::kRules,
+                                        boxes_kept.data());
   }
   uint64_t boxes_frame(const uint8_t* item) const {
     const int kept = boxes_keep(item);
@@ -243,7 +243,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
     const int kept = boxes_keep(item);
     ascgen::detections::describe(boxes_kept.data(), kept, out);
   }
-  // The object part: its stream, model instance and descriptors (set up last), over its pools.
+  // The object part: its stream, descriptors and events (set up last), over its pools.
   static constexpr bool kObjects = true;
   mutable ascgen::objects::Part objects;
   const ascgen::objects::Pools objects_pools = {crops_out, crops_batch, classify_out, scores_host};
@@ -281,6 +281,7 @@ void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) 
   ascgen::load_model_file(detect::kName, ctx.model_path, detect_model, detect_desc, cleanup);
   ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
                              detect::kGearInputs);
+  objects_model.load(kObjectPart, ASCGEN_OBJECTS_MODEL, cleanup);
 }
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
@@ -308,7 +309,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 
   stage_marks.create(kTimedStages, std::size(kTimedStages), ctx.batch_slots, cleanup);
   objects.setup(kObjectPart, ctx, ASCGEN_OBJECTS_MODEL, objects_pools, decode_out.slots(),
-                completions, cleanup);
+                completions, cleanup,
+                {shared->detect_stream, &shared->detect_mu, &shared->objects_model});
 }
 
 // A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
@@ -336,8 +338,10 @@ const ascgen::RingOf<Worker> Worker::kEventRings[] = {
     {&fit::kBatchPool, detect::kName, "detect_to_fit", &Worker::detect_to_fit},
     {&detect::kOutPool, detect::kName, "detect_to_fetch", &Worker::detect_to_fetch},
     {&detect::kOutPool, fetch::kName, "fetch_to_detect", &Worker::fetch_to_detect},
-    // the object part's, which creates it itself (ascgen_objects.h)
+    // the object part's, which creates them itself (ascgen_objects.h)
     {&decode::kOutPool, "objects", "crops_to_image", nullptr},
+    {&ascgen::objects::kAiCoreRing, "objects", "crops_to_aicore", nullptr},
+    {&ascgen::objects::kAiCoreRing, "objects", "aicore_to_scores", nullptr},
 };
 
 // ------------------------------------------------------------------------------ the steps
@@ -413,10 +417,8 @@ void Worker::detect_step(int64_t, int64_t b, int64_t i, const ascgen::Input&) {
   // detect_out slot is free once 'fetch' has read its previous contents
   if (b >= detect_out.slots()) fetch_to_detect.wait(b - detect_out.slots(), shared->detect_stream);
   ASCGEN_CHECK(detect::kName,
-               aclmdlExecuteAsync(shared->detect_model,
-                                  detect_inputs[static_cast<size_t>(b % fit_batch.slots())],
-                                  detect_outputs[static_cast<size_t>(b % detect_out.slots())],
-                                  shared->detect_stream));
+               aclmdlExecuteAsync(shared->detect_model, ascgen::in_flight(detect_inputs, b),
+                                  ascgen::in_flight(detect_outputs, b), shared->detect_stream));
   if (i == program::kBatch - 1) stage_marks.end(b, 3, shared->detect_stream);  // its stage's end
   detect_to_fit.record(b, shared->detect_stream);
   detect_to_fetch.record(b, shared->detect_stream);

@@ -261,10 +261,8 @@ void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // infer_out slot is free once 'fetch' has read its previous contents
   if (b >= infer_out.slots()) fetch_to_infer.wait(b - infer_out.slots(), shared->infer_stream);
   ASCGEN_CHECK(infer::kName,
-               aclmdlExecuteAsync(shared->infer_model,
-                                  infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
-                                  infer_outputs[static_cast<size_t>(b % infer_out.slots())],
-                                  shared->infer_stream));
+               aclmdlExecuteAsync(shared->infer_model, ascgen::in_flight(infer_inputs, b),
+                                  ascgen::in_flight(infer_outputs, b), shared->infer_stream));
   infer_to_resize.record(b, shared->infer_stream);
   infer_to_fetch.record(b, shared->infer_stream);
 }

@@ -198,10 +198,8 @@ void Worker::resize_step(int64_t f, int64_t b, int64_t i, const ascgen::Input&) 
 
 // Stage 'infer', pipelines/ascend310/study_b1_per_thread.yaml:18
 void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
-  ASCGEN_CHECK(
-      infer::kName,
-      aclmdlExecuteAsync(infer_model, infer_inputs[static_cast<size_t>(b % resize_batch.slots())],
-                         infer_outputs[static_cast<size_t>(b % infer_out.slots())], stream));
+  ASCGEN_CHECK(infer::kName, aclmdlExecuteAsync(infer_model, ascgen::in_flight(infer_inputs, b),
+                                                ascgen::in_flight(infer_outputs, b), stream));
 }
 
 // Stage 'fetch', pipelines/ascend310/study_b1_per_thread.yaml:19

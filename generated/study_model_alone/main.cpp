@@ -89,10 +89,8 @@ const ascgen::PoolOf<Worker> Worker::kPools[] = {
 
 // Stage 'infer', pipelines/ascend310/study_model_alone.yaml:18
 void Worker::infer_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
-  ASCGEN_CHECK(
-      infer::kName,
-      aclmdlExecuteAsync(infer_model, infer_inputs[static_cast<size_t>(b % infer_in.slots())],
-                         infer_outputs[static_cast<size_t>(b % infer_out.slots())], stream));
+  ASCGEN_CHECK(infer::kName, aclmdlExecuteAsync(infer_model, ascgen::in_flight(infer_inputs, b),
+                                                ascgen::in_flight(infer_outputs, b), stream));
 }
 
 // The steps in submission order, per-batch ones last (ascgen::StepFn: ascgen_driver.h).

@@ -183,21 +183,20 @@ void Worker::recognize_step(int64_t, int64_t b, int64_t, const ascgen::Input&) {
   // The smallest height/width gear that holds the batch's padded requests, set before each execute.
   const ascgen::serving::HwGear& gear =
       recognize::kHwGears[ascgen::serving::hw_gear_for(recognize::kHwGears, batch_padded)];
-  ASCGEN_CHECK(recognize::kName,
-               aclmdlSetDynamicHWSize(shared->recognize_model,
-                                      recognize_inputs[static_cast<size_t>(b % upload_dev.slots())],
-                                      recognize_gear_input, static_cast<uint64_t>(gear.height),
-                                      static_cast<uint64_t>(gear.width)));
+  ASCGEN_CHECK(
+      recognize::kName,
+      aclmdlSetDynamicHWSize(shared->recognize_model, ascgen::in_flight(recognize_inputs, b),
+                             recognize_gear_input, static_cast<uint64_t>(gear.height),
+                             static_cast<uint64_t>(gear.width)));
   // The output follows the gear: its items are packed at the current size, which the completion
   // slices by.
   recognize_item_bytes[static_cast<size_t>(b % recognize_out.slots())] =
       ascgen::serving::current_output_item_bytes(recognize::kName, shared->recognize_desc,
                                                  recognize::kOutputSizes[0], program::kBatch);
-  ASCGEN_CHECK(recognize::kName,
-               aclmdlExecuteAsync(shared->recognize_model,
-                                  recognize_inputs[static_cast<size_t>(b % upload_dev.slots())],
-                                  recognize_outputs[static_cast<size_t>(b % recognize_out.slots())],
-                                  shared->recognize_stream));
+  ASCGEN_CHECK(
+      recognize::kName,
+      aclmdlExecuteAsync(shared->recognize_model, ascgen::in_flight(recognize_inputs, b),
+                         ascgen::in_flight(recognize_outputs, b), shared->recognize_stream));
   recognize_to_upload.record(b, shared->recognize_stream);
   recognize_to_fetch.record(b, shared->recognize_stream);
 }

@@ -58,6 +58,14 @@ struct PoolSpec {
   SlotRule rule;
 };
 
+// What frame or batch `index` uses of a ring of descriptors, one per slot or frame in flight:
+// element index % their count (as a Pool's slot).
+template <class T>
+T in_flight(const std::vector<T>& ring, int64_t index) {
+  assert(index >= 0 && !ring.empty());
+  return ring[static_cast<size_t>(index % static_cast<int64_t>(ring.size()))];
+}
+
 // A ring of equal slots of one memory kind, allocated once, pre-touched, freed by Cleanup.
 class Pool {
  public:

@@ -32,6 +32,7 @@ class Run:
     stdout: str
     stderr: str
     report: dict[str, Any] | None
+    pid: int = 0  # the program's process id (names what it leaves in /dev/shm, e.g.)
 
 
 _builds: dict[tuple[str, str | None], BuildResult] = {}
@@ -109,17 +110,21 @@ def run_program(
     # The simulator's hazard detector is on for every run (ACL_SIM_HAZARD=0 in the caller's
     # environment turns it off): a race makes the program exit 86 naming both operations.
     full_env = {"ACL_SIM_HAZARD": "1", **os.environ, **(env or {})}
-    proc = subprocess.run(
+    with subprocess.Popen(
         [str(binary), *args, "--json", str(json_path), "--quiet"],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         cwd=cwd,
         env=full_env,
-        timeout=timeout,
-        check=False,
-    )
+    ) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
     report = json.loads(json_path.read_text()) if json_path.exists() else None
-    return Run(proc.returncode, proc.stdout, proc.stderr, report)
+    return Run(proc.returncode, stdout, stderr, report, proc.pid)
 
 
 # What a program exercises beyond the code every program shares: the AscendCL calls and the

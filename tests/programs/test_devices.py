@@ -143,8 +143,9 @@ def test_threads_per_device_are_clean_under_sanitizers(sanitize: str, tmp_path: 
     assert [d["device"] for d in run.report["devices"]] == [1, 3]
 
 
+# Not timing: on a clock 4x slower, 4 runs of it on a machine at load 5.5 to 9.6 (6 agents on 2
+# cores) kept the two within 1.4 % (1 s windows: 2.4 %, a bias of the start-up: 2 s kept)
 @pytest.mark.slow
-@pytest.mark.timing  # compares two runs measured on this host
 def test_processes_and_threads_give_the_same_figure(tmp_path: Path) -> None:
     """The same four devices as four processes and as four threads of one process: model-time
     throughput within 5 % (the simulated clock slowed so the simulator's CPU does not limit)."""

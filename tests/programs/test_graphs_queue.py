@@ -1,7 +1,7 @@
 """The object queue of a graph program (templates/runtime/ascgen_objects.h): the objects of
 consecutive detector batches share the model of objects' executions within max_queue_delay_us, and
-a timing test: the 310 example measured against the plan's prediction at 0, 1 and 8 objects a
-frame (docs/graphs.md, "Measured against predicted")."""
+the 310 example measured against the plan's prediction at 0, 1 and 8 objects a frame
+(docs/graphs.md, "Measured against predicted"), in model time."""
 
 from __future__ import annotations
 
@@ -89,16 +89,23 @@ def test_the_next_batchs_objects_join_an_execution_within_the_queue_delay(
             assert executions == -(-frames // per_execution), (frames, executions)
 
 
+# On a clock 2x slower (model time, as docs/graphs.md measures), so that the host's CPU, which a busy
+# machine takes, limits neither: not a timing test. 3 runs on a machine at load 7.6 to 9.0 (6 agents
+# on 2 cores) measured 0.998, 0.999 and 0.939-0.940 of the plan at 0, 1 and 8 objects, as the real
+# clock did on a quiet one with 1 + 3 s windows (the 0.94 at 8 objects is the plan's, every run).
+TIME_SCALE = 2
+
+
 @pytest.mark.slow
-@pytest.mark.timing  # a measured rate against the plan's: a busy host measures less
 def test_the_310_example_measures_within_10_percent_of_the_plan(pictures: dict[int, Path], tmp_path: Path) -> None:
     result = built(EXAMPLE)
     for objects, folder in pictures.items():
         run = run_program(
-            result.binary, "--input", str(folder), "--threads", str(result.plan.threads), "--warmup", "1",
-            "--duration", "3", cwd=tmp_path,
+            result.binary, "--input", str(folder), "--threads", str(result.plan.threads), "--warmup", "0.5",
+            "--duration", "2", cwd=tmp_path, env={"ACL_SIM_TIME_SCALE": str(TIME_SCALE)},
         )  # fmt: skip
         assert run.returncode == 0, run.stderr[-3000:]
         assert run.report is not None
+        measured = run.report["qps"] * TIME_SCALE  # frames per second of the simulated device's clock
         predicted = plan_at(EXAMPLE, objects).roofline_qps
-        assert run.report["qps"] / predicted == pytest.approx(1.0, abs=0.10), (objects, run.report["qps"], predicted)
+        assert measured / predicted == pytest.approx(1.0, abs=0.10), (objects, measured, predicted)

@@ -1,5 +1,5 @@
 // jpeg_decode (stages/jpeg_decode.j2): the start-up check that JPEGD can decode an input, read
-// from the JPEG's header on the host; the output descriptor of a frame in flight.
+// from the JPEG's header on the host; the output descriptors of the frames in flight.
 // Emitted verbatim by ascgen into the programs that have such a stage; hand-written, reviewed once.
 #ifndef ASCGEN_STAGES_JPEG_DECODE_H_
 #define ASCGEN_STAGES_JPEG_DECODE_H_
@@ -15,6 +15,7 @@
 #include "acl/ops/acl_dvpp.h"
 #include "ascgen_dvpp.h"
 #include "ascgen_inputs.h"
+#include "ascgen_pools.h"
 
 namespace ascgen {
 
@@ -24,11 +25,6 @@ inline std::vector<acldvppPicDesc*> new_pic_descs(const char* stage, int64_t cou
   std::vector<acldvppPicDesc*> descs;
   for (int64_t k = 0; k < count; ++k) descs.push_back(new_pic_desc(stage, cleanup));
   return descs;
-}
-
-// Frame f's descriptor among one per frame in flight (f % their count).
-inline acldvppPicDesc* in_flight(const std::vector<acldvppPicDesc*>& descs, int64_t f) {
-  return descs[static_cast<size_t>(f % static_cast<int64_t>(descs.size()))];
 }
 
 // What start-up needs of a JPEG's header, read on the host: no AscendCL call, so it works
