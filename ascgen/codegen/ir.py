@@ -120,6 +120,9 @@ class ObjectsIR:
     boxes: str  # the detections stage
     stream: str = ""  # the worker stream it submits on (per_thread); "" for its own stream and thread
     held_ring: str = ""  # per_stage: the image pool's spec, whose slots its crops_to_image events count
+    aicore: str = "{}"  # C++ of its ascgen::objects::AiCore: the stream, lock and instance its executions take
+    aicore_rings: bool = False  # its two event rings to and from that stream (kAiCoreRing each)
+    shared_model: bool = False  # the model of objects is one instance in SharedResources (objects_model)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,10 @@ The frame part is lowered as a straight pipeline up to the detections; this modu
 each stage kind fixes of the object part (StageKind.object_part) into its configuration, and gives
 the wait that holds each decoded picture's slot until the crops of its frame were submitted.
 
+Under ``streams: per_stage`` the model of objects executes on the AI Core's one stream, the frames'
+model's (shared by the workers, under its lock), with one instance every worker's part shares
+(loaded in SharedResources): the AI Core never switches streams, only models.
+
 Under ``streams: per_thread`` (the baseline: the study's hand-written style) the object part has no
 thread and no stream of its own: the worker submits it on its one stream after the window's frames
 synchronised, synchronises again and joins (ascgen_layouts.h, PerThread), so no picture is held."""
@@ -15,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ascgen.codegen.ir import ObjectsIR, WaitIR
+from ascgen.codegen.layouts import LAYOUTS
 from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
 from ascgen.plan.model import EventEdge, Plan, PoolRef
 from ascgen.stages.registry import kind_of
@@ -76,15 +81,34 @@ def hold_wait(plan: Plan, dst: PoolRef, stream: str) -> list[WaitIR]:
     return [WaitIR(HOLD, f"f - {slots}", f"f >= {slots}", "wait_image", stream, why)]
 
 
+def aicore_stream(plan: Plan) -> str:
+    """The AI Core's one stream the model of objects executes on (per_stage: the frames' model's,
+    shared by the workers, ``shared->detect_stream``), or "" (its part's own stream: per_thread, or
+    a frames' model with an instance per thread)."""
+    frames_model = plan.model.stage if plan.model is not None else ""
+    if plan.streams != "per_stage" or frames_model not in plan.shared_stages:
+        return ""
+    return f"shared->{LAYOUTS[(plan.streams, plan.submit)].stream_of(frames_model)}"
+
+
 def objects_ir(plan: Plan, postprocess_args: str, pool_specs: Mapping[str, str]) -> ObjectsIR | None:
     """The object part; ``pool_specs`` maps each pool's member to its PoolSpec constant (the
     start-up check counts the events over the decoded pictures' pool: ascgen_driver.cpp check_budget)."""
     if not plan.object_stages or plan.objects_model is None:
         return None
     parts = _parts(plan)
+    stream = aicore_stream(plan)
+    shared_model = bool(stream) and plan.objects_model.stage in plan.shared_stages
+    frames_model = plan.model.stage if plan.model is not None else ""
+    aicore = (
+        f"{{{stream}, &shared->{frames_model}_mu, {'&shared->objects_model' if shared_model else 'nullptr'}}}"
+        if stream
+        else "{}"
+    )
     return ObjectsIR(
         config=[(parts[f], f) for f in FIELDS], pools=f"{{{parts['pools']}}}", image_pool=parts["image_pool"],
         image=parts["image"], image_picture=parts["image_picture"], keep_args=postprocess_args, boxes=parts["boxes"],
         stream="stream" if plan.streams == "per_thread" else "",
         held_ring="" if plan.streams == "per_thread" else pool_specs[parts["image_pool"]],
+        aicore=aicore, aicore_rings=bool(stream), shared_model=shared_model,
     )  # fmt: skip

@@ -19,12 +19,19 @@ simulator/docs/vpc_batch_time.md).
 
 The engines are shared: DVPP's VPC by the frame's resize and the crops, the AI Core by the two
 models. The AI Core alternates between them: the first execution of each model after the other's
-pays the stream switch (engines.aicore: switch_fraction x its latency + switch_us) and reloads its
-weights (model_switch_weight_share x its weights at the memory bandwidth, as the simulator does:
-simulator/docs/shared_bandwidth.md section 2), once each time the queue's executions run after the
-detector's. Each engine's bound is its units over its
-busy time per frame; the smallest bound, of these and of the frame pipeline's others (memory
-bandwidth, scheduler, host submit), is the roofline.
+reloads its weights (model_switch_weight_share x its weights at the memory bandwidth, as the
+simulator does: simulator/docs/shared_bandwidth.md section 2), once each time the queue's
+executions run after the detector's. Under per_stage both models execute on the AI Core's one
+stream (the detector's, shared by the threads: templates/runtime/ascgen_objects.h), so that is all
+a switch costs; under per_thread each thread's stream carries both, and the first execution after
+another stream's also pays the stream switch (engines.aicore: switch_fraction x its latency +
+switch_us). The plan counts two switches per group of detector batches whose objects share
+executions (one to the model of objects, one back), the most there can be: where detector batches
+queue back to back on the one stream (several threads, or frames in flight for more than one
+batch) their executions of one model follow one another and the AI Core switches less, so a run
+can measure above the plan (docs/graphs.md). Each engine's bound is its units over its busy time
+per frame; the smallest bound, of these and of the frame pipeline's others (memory bandwidth,
+scheduler, host submit), is the roofline.
 """
 
 from __future__ import annotations
@@ -120,6 +127,14 @@ class _Fanout:
         self.model_ctx: StageContext | None = ctx
         self.delay_us = int(getattr(ctx.stage, "max_queue_delay_us", None) or 0) if ctx is not None else 0
         self.most_batches = max(1, window // spec.batch)  # detector batches whose frames can wait at once
+        # both models on the AI Core's one stream (per_stage, the detector's shared: ascgen_objects.h),
+        # so a switch between them reloads weights but changes no stream
+        detector = next((i for i in range(self.crop) if kind_of(spec.stages[i]).takes_batches), None)
+        self.one_stream = (
+            spec.streams == "per_stage"
+            and detector is not None
+            and kind_of(spec.stages[detector]).shared_by_threads(context(spec, prof, detector))
+        )
         self.joined = 1  # detector batches whose objects may share an execution (set by join)
 
     def join(self, qps: float) -> int:
@@ -167,29 +182,34 @@ class _Fanout:
         _, calls, frames, _ = self._group(n)
         return kind_of(ctx.stage).fanout_us(ctx, calls) / frames
 
+    def stream_switch_us(self, run_us: float) -> float:
+        """What an execution of ``run_us`` adds after another stream's on the AI Core (none on its one stream)."""
+        if self.one_stream:
+            return 0.0
+        aicore = self.prof.engines.aicore
+        return aicore.switch_fraction * run_us + aicore.switch_us
+
     def model_us(self, n: int) -> float:
         """AI Core time of one frame's objects (its share of its group's): the executions, the first
-        after the detector's paying the stream switch and the weights' reload (once per switch)."""
+        after the detector's reloading its weights (once per switch) and, on another stream than the
+        detector's, paying the stream switch."""
         ctx = self.model_ctx
         if ctx is None or n == 0:
             return 0.0
         kind = kind_of(ctx.stage)
         gears, _, frames, switches = self._group(n)
         runs = [kind.execution_us(ctx, b) for b in gears]
-        aicore = self.prof.engines.aicore
-        switch = aicore.switch_fraction * runs[0] + aicore.switch_us + kind.model_switch_us(ctx)
+        switch = self.stream_switch_us(runs[0]) + kind.model_switch_us(ctx)
         return (sum(runs) + switch * switches) / frames
 
     def detector_switch_us(self, n: int, detector: StagePlan) -> float:
-        """The detector's switch back after the model of objects ran: the stream switch and its
-        weights' reload, once per switch to the model of objects (per frame: over its group's)."""
+        """The detector's switch back after the model of objects ran: its weights' reload and, on
+        another stream, the stream switch, once per switch to the model of objects (per frame: over
+        its group's)."""
         if n == 0 or self.model_ctx is None:
             return 0.0
-        aicore = self.prof.engines.aicore
         ctx = context(self.spec, self.prof, detector.index)
-        switch = (
-            aicore.switch_fraction * detector.service_us + aicore.switch_us + kind_of(ctx.stage).model_switch_us(ctx)
-        )
+        switch = self.stream_switch_us(detector.service_us) + kind_of(ctx.stage).model_switch_us(ctx)
         _, _, frames, switches = self._group(n)
         return switch * switches / frames
 

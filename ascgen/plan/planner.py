@@ -164,12 +164,14 @@ class _Planner:
         return {s.name for s, o in zip(self.spec.stages, self.objects, strict=True) if o}
 
     def objects_model(self, geos: list[tuple[Geometry | None, Geometry | None]]) -> ModelPlan | None:
-        """The model of objects: its own instance on each thread, at its own batch and gears."""
+        """The model of objects, at its own batch and gears: one instance every thread shares on the
+        AI Core's one stream (per_stage), else its own on each thread."""
         at = next((i for i, k in enumerate(self.kinds) if self.objects[i] and k.takes_batches), None)
         if at is None:
             return None
         gin, gout = geos[at]
-        return self.kinds[at].batch_plan(self.ctxs[at], gin, gout, self.spec.threads)
+        instances = 1 if self.kinds[at].shared_by_threads(self.ctxs[at]) else self.spec.threads
+        return self.kinds[at].batch_plan(self.ctxs[at], gin, gout, instances)
 
     def pools(
         self, geos: list[tuple[Geometry | None, Geometry | None]], copy: bool, threads: int, window: int
@@ -275,9 +277,11 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
         steps=steps, events=events, memory=memory, model=model_plan, batching=batching,
         object_stages=sorted(p.object_names(), key=[s.name for s in spec.stages].index),
         objects_model=p.objects_model(geos), executions_per_batch=p.executions_per_batch,
-        streams_per_thread=device_streams, shared_stages=shared, shared_streams=len(shared),
+        streams_per_thread=device_streams, shared_stages=shared,
+        shared_streams=len(set(shared) - p.object_names()),  # the model of objects runs on the detector's
         dvpp_channels_per_thread=channels,
-        events_per_thread=_events_per_thread(spec, graph, steps, events, by_ref, p.object_names()),
+        events_per_thread=_events_per_thread(spec, graph, steps, events, by_ref, p.object_names())
+        + (AICORE_HANDOFF_EVENTS if fanout and model_plan and model_plan.stage in shared else 0),
         device_tasks_per_frame=tasks,
         api_calls_per_frame=calls, bounds=bounds, roofline_qps=worst.qps, uncontended_qps=uncontended,
         ddr_bytes_per_frame=fanout.ddr_bytes_per_frame if fanout else throughput.ddr_bytes_per_frame(stages, batching),
@@ -287,6 +291,11 @@ def _plan(spec: dsl.Spec, prof: Profile, lines: list[int], spec_path: str) -> Pl
         video=video.video_plan(spec, prof, worst.qps),
         host_awaited=sorted(awaited),
     )  # fmt: skip
+
+
+# A per_stage graph's object part hands each execution to the AI Core's one stream and back: two
+# rings of two events (ascgen_objects.h, kAiCoreRing).
+AICORE_HANDOFF_EVENTS = 4
 
 
 def _events_per_thread(

@@ -95,12 +95,7 @@ def print_plan(plan: Plan, console: Console) -> None:
     console.print(perf)
     console.print(f"batching: {plan.batching.mode} ({plan.batching.why})")
     if plan.model is not None:
-        how = (
-            "one, on one stream every thread's batches take turns on: the AI Core never switches between instances"
-            if plan.model.stage in plan.shared_stages
-            else f"{plan.model.instances}, one per thread"
-        )
-        console.print(f"model instances: {how}")
+        console.print(f"model instances: {model_instances(plan)}")
     console.print(
         f"streams per thread: {plan.streams_per_thread}, events per thread: "
         f"{plan.events_per_thread}, device tasks per frame: {plan.device_tasks_per_frame:.2f}"
@@ -177,3 +172,23 @@ def strict(value: Any) -> Any:
 def dumps(plan: Plan) -> str:
     """The plan as strict JSON (RFC 8259: no Infinity or NaN; unbounded numbers are null)."""
     return json.dumps(strict(plan_json(plan)), indent=2, sort_keys=False, allow_nan=False) + "\n"
+
+
+def model_instances(plan: Plan) -> str:
+    """How many instances of the model (and of a graph's model of objects) run, and on which streams."""
+    assert plan.model is not None
+    objects = plan.objects_model
+    if plan.model.stage not in plan.shared_stages:
+        own = f"{plan.model.instances}, one per thread"
+        return own if objects is None else f"{own}, and each thread's object part its own of '{objects.stage}'"
+    if objects is None:
+        return "one, on one stream every thread's batches take turns on: the AI Core never switches between instances"
+    each = (
+        "one each"
+        if objects.stage in plan.shared_stages
+        else f"one of '{plan.model.stage}', one per thread of '{objects.stage}'"
+    )
+    return (
+        f"{each} ('{plan.model.stage}', '{objects.stage}'), on the AI Core's one stream every thread's batches and "
+        "objects take turns on: the AI Core never switches streams, only models (each switch reloads the weights)"
+    )

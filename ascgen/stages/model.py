@@ -407,17 +407,22 @@ class Model(StageKind):
     def shared_by_threads(self, ctx: StageContext) -> bool:
         """One instance for every thread: asked for, or (auto) where the threads' streams are
         per_stage, a stage after the model completes batches, and the AI Core runs one execution
-        at a time, so sharing loses nothing and saves the switch between instances."""
+        at a time, so sharing loses nothing and saves the switch between instances. In a graph
+        (per_stage) the AI Core has one stream, the frames' model's, even for one thread: the
+        model of objects executes on it too (templates/runtime/ascgen_objects.h), one instance
+        for every thread's object part where the frames' model is shared."""
         stage = ctx.stage
         assert isinstance(stage, ModelStage)
         if stage.instances != "auto":
             return stage.instances == "shared"
-        if ctx.prev_kind is not None and ctx.prev_kind.fans_out:
-            return False  # a model of objects: each thread's object part loads its own (ascgen_objects.h)
+        if ctx.prev_kind is not None and ctx.prev_kind.fans_out:  # a model of objects
+            frames = next((i for i in range(ctx.index) if ctx.kinds[i].takes_batches), None)
+            return frames is not None and ctx.kinds[frames].shared_by_threads(ctx.at(frames))
         nxt = ctx.next_kind
+        graph = any(k.fans_out for k in ctx.kinds[ctx.index + 1 :])
         return (
             ctx.spec.streams == "per_stage"
-            and ctx.spec.threads > 1
+            and (ctx.spec.threads > 1 or graph)
             and nxt is not None
             and nxt.device
             and ctx.prof.engines.aicore.units == 1
@@ -476,7 +481,8 @@ class Model(StageKind):
         return bool(plan.model and plan.model.hw_gears)
 
     def object_part(self, sp: StagePlan, plan: Plan) -> dict[str, str]:
-        """The model of objects: its own instance on each worker's object stream, at its gears."""
+        """The model of objects, at its gears: one instance on the AI Core's one stream (per_stage), or
+        each worker's own on its stream (per_thread); ascgen/codegen/objects.py places it."""
         model = plan.objects_model
         if model is None or model.stage != sp.name:
             return {}

@@ -3,7 +3,7 @@
 //
 // Pipeline 'detect_classify_310p' on ascend310p: upload -> decode -> fit -> detect -> fetch ->
 // boxes -> crops -> classify -> scores -> labels Streams: per_stage. Batch: 4 (copy). Predicted
-// ceiling: 369.4 frames/s, bottleneck aicore (detect, classify).
+// ceiling: 394.9 frames/s, bottleneck aicore (detect, classify).
 #include "acl/acl.h"
 #include "ascgen_frames.h"
 #include "ascgen_layouts.h"
@@ -160,12 +160,12 @@ constexpr ascgen::ProgramInfo kProgram = {
     1048576,                                 // max_input_bytes
     1048584,                                 // tensor_bytes
     {4, 2, 0},                               // batch_slots
-    7,                                       // streams_per_worker
+    6,                                       // streams_per_worker
     134217728,                               // model_bytes_per_worker
     {1023, 1024, 25232932864, 17179869184},  // budget
 };
 
-// What one copy serves every thread: detect (one instance on one stream)
+// What one copy serves every thread: detect, classify (one instance on one stream)
 struct SharedResources {
   aclrtStream detect_stream = nullptr;
   // Taken while a thread submits to it (CANN: threads sharing a stream order themselves).
@@ -173,6 +173,8 @@ struct SharedResources {
   // detect: the one model instance every thread's batches take turns on.
   uint32_t detect_model = 0;
   aclmdlDesc* detect_desc = nullptr;
+  // The model of objects: the one instance every thread's object part runs on the AI Core's stream.
+  ascgen::objects::Model objects_model;
 
   void setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup);
 };
@@ -241,7 +243,7 @@ struct Worker : ascgen::WorkerOf<SharedResources> {
     const int kept = boxes_keep(item);
     ascgen::detections::describe(boxes_kept.data(), kept, out);
   }
-  // The object part: its stream, model instance and descriptors (set up last), over its pools.
+  // The object part: its stream, descriptors and events (set up last), over its pools.
   static constexpr bool kObjects = true;
   mutable ascgen::objects::Part objects;
   const ascgen::objects::Pools objects_pools = {crops_out, crops_batch, classify_out, scores_host};
@@ -279,6 +281,7 @@ void SharedResources::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) 
   ascgen::load_model_file(detect::kName, ctx.model_path, detect_model, detect_desc, cleanup);
   ascgen::expect_model_sizes(detect::kName, detect_desc, detect::kInputSizes, detect::kOutputSizes,
                              detect::kGearInputs);
+  objects_model.load(kObjectPart, ASCGEN_OBJECTS_MODEL, cleanup);
 }
 
 void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
@@ -301,7 +304,8 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
 
   stage_marks.create(kTimedStages, std::size(kTimedStages), ctx.batch_slots, cleanup);
   objects.setup(kObjectPart, ctx, ASCGEN_OBJECTS_MODEL, objects_pools, decode_out.slots(),
-                completions, cleanup);
+                completions, cleanup,
+                {shared->detect_stream, &shared->detect_mu, &shared->objects_model});
 }
 
 // A worker's pools and event rings (ascgen::PoolOf, RingOf: ascgen_pools.h), which setup()
@@ -329,8 +333,10 @@ const ascgen::RingOf<Worker> Worker::kEventRings[] = {
     {&fit::kBatchPool, detect::kName, "detect_to_fit", &Worker::detect_to_fit},
     {&detect::kOutPool, detect::kName, "detect_to_fetch", &Worker::detect_to_fetch},
     {&detect::kOutPool, fetch::kName, "fetch_to_detect", &Worker::fetch_to_detect},
-    // the object part's, which creates it itself (ascgen_objects.h)
+    // the object part's, which creates them itself (ascgen_objects.h)
     {&decode::kOutPool, "objects", "crops_to_image", nullptr},
+    {&ascgen::objects::kAiCoreRing, "objects", "crops_to_aicore", nullptr},
+    {&ascgen::objects::kAiCoreRing, "objects", "aicore_to_scores", nullptr},
 };
 
 // ------------------------------------------------------------------------------ the steps

@@ -6,15 +6,23 @@
 // The crops depend on the detections, which the host computes when the detector's batch is back,
 // so the object part is submitted by the host: the report thread, in the batch's completion
 // (complete_batch), hands the batch to the worker's object thread (a callback must not launch
-// tasks: ACL_FACTS 1.4, Callbacks), which submits it on the worker's object stream. One stream
-// carries the object work in order (per execution: batch crop call, copies of the regions into
-// the model's input, the execution at its gear, the copy of the scores), and after a batch's last
-// execution a blocking callback (ACL_CALLBACK_BLOCK) that reads its scores and completes the
-// batch. The executions take the pools' execution slots in turn (the plan's pools hold one per
-// execution a batch can need for each batch slot: at least two batches' worth, more than the
-// executions of one batch and the one it shares with the batch before), so the host reads a
-// batch's scores while no copy of a later execution's is pending into them; the blocking callback
-// keeps the stream's order even where --depth runs more batches than the pools hold.
+// tasks: ACL_FACTS 1.4, Callbacks), which submits it on the worker's object stream: per execution
+// the batch crop call and the copies of the regions into the model's input, then the copy of the
+// scores, and after a batch's last execution a blocking callback (ACL_CALLBACK_BLOCK) that reads
+// its scores and completes the batch. The executions themselves go on the AI Core's one stream
+// (per_stage: the frames' model's, shared by every worker, under its lock) with the one instance
+// of the model of objects every worker shares, so the AI Core never switches streams, only models
+// (the weights reload: the plan counts it): the object stream records an event after the copies,
+// the AI Core's stream waits on it, executes and records an event, and the object stream waits on
+// that before the copy of the scores. The object stream submits the next execution's crops before
+// it waits for the last one's scores (two events in each direction, their rings: each record
+// follows the reset of its previous use on the other stream), so the crops of an execution run
+// while the one before it executes. The executions take the pools' execution slots in turn (the
+// plan's pools hold one per execution a batch can need for each batch slot: at least two batches'
+// worth, more than the executions of one batch and the one it shares with the batch before), so
+// the host reads a batch's scores while no copy of a later execution's is pending into them; the
+// blocking callback keeps the stream's order even where --depth runs more batches than the pools
+// hold.
 //
 // Objects are batched across frames (the object queue): the object thread cuts the objects of
 // the batches handed to it, in order, into executions of the model's batch, each with one batch
@@ -36,10 +44,11 @@
 // start-up and by the plan); the queue never holds a picture the worker waits for.
 //
 // The baseline (streams: per_thread, the study's hand-written style) gives the part the worker's
-// one stream instead: no object thread, no hold. The worker submits a window's frames, syncs,
-// runs the detections and submits each batch's object work on the same stream (submit_objects),
-// objects batched per frame (an execution takes one frame's), syncs again and joins
-// (finish_objects; ascgen_layouts.h, PerThread).
+// one stream instead, for the executions too, with a model instance of its own: no object thread,
+// no hold, no event. The worker submits a window's frames, syncs, runs the detections and submits
+// each batch's object work on the same stream (submit_objects), objects batched per frame (an
+// execution takes one frame's), syncs again and joins (finish_objects; ascgen_layouts.h,
+// PerThread).
 #ifndef ASCGEN_OBJECTS_H_
 #define ASCGEN_OBJECTS_H_
 
@@ -131,6 +140,33 @@ struct Config {
   int64_t max_queue_delay_us;  // the oldest queued object waits at most this for more (0: never)
 };
 
+// The model of objects' instance: loaded once for every worker (per_stage, SharedResources), or by
+// each worker's part for itself (per_thread).
+struct Model {
+  uint32_t id = 0;
+  aclmdlDesc* desc = nullptr;
+  size_t gear_input = 0;  // its dynamic batch input (gears only)
+  void load(const Config& cfg, const std::string& path, Cleanup& cleanup) {
+    load_model_file(cfg.classifier, path, id, desc, cleanup);
+    if (cfg.gear_count > 0)  // its gears as the plan has them (ATC's --dynamic_batch_size)
+      gear_input = dynamic_batch_input(cfg.classifier, desc, cfg.gears, cfg.gear_count);
+  }
+};
+
+// Where the executions go: the AI Core's one stream, taken under `lock` by every thread that
+// submits to it (the frames' model's stream and lock), with the shared instance `model`. A null
+// stream: the part's own stream (per_thread: the worker's); a null model: an instance of its own.
+struct AiCore {
+  aclrtStream stream = nullptr;
+  std::mutex* lock = nullptr;
+  const Model* model = nullptr;
+};
+
+// The events each way between the object stream and the AI Core's, per ring: the object stream
+// submits one execution ahead of the scores it waits for (start-up check: kAiCoreRing counts them).
+constexpr int kAiCoreEvents = 2;
+constexpr PoolSpec kAiCoreRing = {Memory::kDevice, 0, 0, {1, kAiCoreEvents, kAiCoreEvents}};
+
 // The buffers the plan sized (one slot per execution a batch can need).
 struct Pools {
   const Pool& crops;   // the regions' pictures of an execution (DVPP)
@@ -169,24 +205,37 @@ class Part {
   ~Part() { stop(); }
   aclrtStream stream() const { return stream_; }
 
+  // `on`: the worker's stream (per_thread), else the part has a stream and a thread of its own;
+  // `model_path`: the model of objects, loaded here unless `aicore` has the shared instance.
   void setup(const Config& cfg, const Setup& ctx, const std::string& model_path, const Pools& pools,
-             int image_slots, Completions& done, Cleanup& cleanup, aclrtStream on = nullptr) {
+             int image_slots, Completions& done, Cleanup& cleanup, const AiCore& aicore,
+             aclrtStream on = nullptr) {
     cfg_ = &cfg;
     pools_ = &pools;
     done_ = &done;
     on_worker_stream_ = on != nullptr;
     stream_ = on_worker_stream_ ? on : new_stream(cfg.crop, "objects_stream", ctx.id, cleanup);
+    aicore_ = aicore.stream != nullptr ? aicore.stream : stream_;
+    aicore_lock_ = aicore.lock;
     channel_ = new_dvpp_channel(cfg.crop, cfg.channel_modes, cleanup);
     resize_ = new_resize_config(cfg.crop, cfg.interpolation, cleanup);
     hold_.size(image_slots);
     if (!on_worker_stream_) cropped_.create(cfg.crop, "crops_to_image", image_slots, cleanup);
-    load_model(model_path, cleanup);
+    if (aicore_ != stream_) {
+      to_aicore_.create(cfg.crop, "crops_to_aicore", kAiCoreEvents, cleanup);
+      from_aicore_.create(cfg.classifier, "aicore_to_scores", kAiCoreEvents, cleanup);
+    }
+    if (aicore.model == nullptr) own_model_.load(cfg, model_path, cleanup);
+    model_ = aicore.model != nullptr ? aicore.model : &own_model_;
+    const size_t in[] = {pools.input.slot_bytes()}, out[] = {pools.output.slot_bytes()};
+    expect_model_sizes(cfg.classifier, model_->desc, in, out, cfg.gear_count > 0 ? 1 : 0);
     const int executions = pools.crops.slots();
     for (int e = 0; e < executions; ++e) {
       inputs_.push_back(
           new_dataset(cfg.classifier, pools.input.slot(e), pools.input.slot_bytes(), cleanup));
       if (cfg.gear_count > 0)
-        add_dynamic_batch_buffer(cfg.classifier, desc_, inputs_.back(), gear_input_, cleanup);
+        add_dynamic_batch_buffer(cfg.classifier, model_->desc, inputs_.back(), model_->gear_input,
+                                 cleanup);
       outputs_.push_back(
           new_dataset(cfg.classifier, pools.output.slot(e), pools.output.slot_bytes(), cleanup));
     }
@@ -317,14 +366,16 @@ class Part {
   // the objects' scores with the reference's. Clears the batch's objects.
   uint64_t finish(int64_t b, Run& run, const std::vector<Input>& inputs) {
     const size_t at = static_cast<size_t>(b % static_cast<int64_t>(frames_.size()));
+    // its executions' crops, and from the first one's crops to the last one's scores, less the
+    // later crops within it (an execution's crops run while the one before executes)
     device_ms_[at * 2] = device_ms_[at * 2 + 1] = 0;
-    for (int64_t x = runs_[at * 2]; x >= 0 && x <= runs_[at * 2 + 1]; ++x)  // its executions
-      for (size_t k = 0; k < 2; ++k) {
-        const size_t c = static_cast<size_t>(x % static_cast<int64_t>(calls_)) * 3;
-        float ms = 0;
-        ASCGEN_CHECK(cfg_->labels, aclrtEventElapsedTime(&ms, marks_[c + k], marks_[c + k + 1]));
-        device_ms_[at * 2 + k] += ms;
-      }
+    const int64_t first = runs_[at * 2], last = runs_[at * 2 + 1];
+    for (int64_t x = first; x >= 0 && x <= last; ++x) {
+      const float ms = elapsed(mark(x, 0), mark(x, 1));
+      device_ms_[at * 2] += ms;
+      if (x > first) device_ms_[at * 2 + 1] -= ms;
+    }
+    if (first >= 0) device_ms_[at * 2 + 1] += elapsed(mark(first, 1), mark(last, 2));
     runs_[at * 2] = runs_[at * 2 + 1] = -1;
     uint64_t sum = 0;
     for (int i = 0; i < cfg_->frames; ++i) {
@@ -530,6 +581,7 @@ class Part {
       if (taken == 0 || (taken < cfg_->batch && !all)) break;
       execute(groups, taken);
     }
+    fetch_pending();  // the last execution's scores, before any batch's callback
     for (; head_ < end; ++head_, frame_ = 0) {  // past the frames whose objects were all cut
       const Ready& r = queued(head_);
       for (; frame_ < cfg_->frames; ++frame_) {
@@ -543,8 +595,9 @@ class Part {
   }
   // One execution of the model of objects over groups_[0, groups) (`taken` objects): one batch
   // crop call over their frames' pictures, the regions copied into the model's input, the
-  // execution at the smallest gear holding them, its scores copied to the host. Each frame whose
-  // objects are then all cut lets its picture go once its crops ran (an event after them).
+  // execution at the smallest gear holding them, then the scores of the execution before copied
+  // to the host (this one's follow with the next execution, or at the end of the cut). Each frame
+  // whose objects are then all cut lets its picture go once its crops ran (an event after them).
   void execute(size_t groups, int taken) {
     const int64_t x = executions_;
     const int e = static_cast<int>(x % pools_->crops.slots());
@@ -604,8 +657,7 @@ class Part {
       hold_.release(f, true);
     }
     ASCGEN_CHECK(cfg_->crop, aclrtRecordEvent(marks_[c * 3 + 1], stream_));
-    classify(e, taken);
-    ASCGEN_CHECK(cfg_->classifier, aclrtRecordEvent(marks_[c * 3 + 2], stream_));
+    classify(x, e, taken);
   }
   // --verify's reference run (the execution's crops submitted): once they ran, each against a CPU
   // crop-and-resize of its region of the decoded picture (crop::crop_error; its frame's picture
@@ -648,13 +700,6 @@ class Part {
                                            cfg_->paste_left_align);
     return crop::letterboxed(in.width, in.height, {a.left, a.right, a.top, a.bottom});
   }
-  void load_model(const std::string& path, Cleanup& cleanup) {
-    load_model_file(cfg_->classifier, path, model_, desc_, cleanup);
-    const size_t in[] = {pools_->input.slot_bytes()}, out[] = {pools_->output.slot_bytes()};
-    expect_model_sizes(cfg_->classifier, desc_, in, out, cfg_->gear_count > 0 ? 1 : 0);
-    if (cfg_->gear_count > 0)  // its gears as the plan has them (ATC's --dynamic_batch_size)
-      gear_input_ = dynamic_batch_input(cfg_->classifier, desc_, cfg_->gears, cfg_->gear_count);
-  }
   acldvppBatchPicDesc* new_batch_desc(uint32_t pictures, Cleanup& cleanup) {
     acldvppBatchPicDesc* d =
         require(acldvppCreateBatchPicDesc(pictures), cfg_->crop, "acldvppCreateBatchPicDesc");
@@ -675,20 +720,56 @@ class Part {
     }
     return d;
   }
-  // The r objects in execution slot e classified at the smallest gear holding them, their scores
-  // copied to the host.
-  void classify(int e, int r) {
+  // Execution x: the r objects in execution slot e classified at the smallest gear holding them,
+  // on the AI Core's stream once their copies into the model's input ran (an event; under the
+  // stream's lock: one thread at a time, its wait, execution and record together); then the
+  // scores of the execution before it copied (fetch_pending), and this one's kept for later. On
+  // the part's own stream (per_thread) it needs no event, and its scores are copied at once.
+  void classify(int64_t x, int e, int r) {
+    const size_t at = static_cast<size_t>(e);
+    if (aicore_ == stream_) {
+      execute_model(at, r, stream_);
+    } else {
+      to_aicore_.record(x, stream_);
+      std::unique_lock<std::mutex> lock;
+      if (aicore_lock_ != nullptr) lock = std::unique_lock<std::mutex>(*aicore_lock_);
+      to_aicore_.wait(x, aicore_);
+      execute_model(at, r, aicore_);
+      from_aicore_.record(x, aicore_);
+    }
+    fetch_pending();
+    pending_ = {x, e, r};
+    if (aicore_ == stream_) fetch_pending();
+  }
+  void execute_model(size_t e, int r, aclrtStream on) {
     if (cfg_->gear_count > 0)
-      ASCGEN_CHECK(
-          cfg_->classifier,
-          aclmdlSetDynamicBatchSize(model_, inputs_[static_cast<size_t>(e)], gear_input_, gear(r)));
-    ASCGEN_CHECK(cfg_->classifier, aclmdlExecuteAsync(model_, inputs_[static_cast<size_t>(e)],
-                                                      outputs_[static_cast<size_t>(e)], stream_));
+      ASCGEN_CHECK(cfg_->classifier,
+                   aclmdlSetDynamicBatchSize(model_->id, inputs_[e], model_->gear_input, gear(r)));
+    ASCGEN_CHECK(cfg_->classifier, aclmdlExecuteAsync(model_->id, inputs_[e], outputs_[e], on));
     ++executions_;
-    const size_t bytes = static_cast<size_t>(r) * cfg_->scores_bytes;
-    ASCGEN_CHECK(cfg_->fetch, aclrtMemcpyAsync(pools_->host.slot(e), pools_->host.slot_bytes(),
-                                               pools_->output.slot(e), bytes,
+  }
+  // The scores of the execution submitted last, if not copied yet: once it ran (its event), to
+  // the host, then the timing mark after it.
+  void fetch_pending() {
+    if (pending_.x < 0) return;
+    const Pending p = pending_;
+    pending_.x = -1;
+    if (aicore_ != stream_) from_aicore_.wait(p.x, stream_);
+    const size_t bytes = static_cast<size_t>(p.r) * cfg_->scores_bytes;
+    ASCGEN_CHECK(cfg_->fetch, aclrtMemcpyAsync(pools_->host.slot(p.e), pools_->host.slot_bytes(),
+                                               pools_->output.slot(p.e), bytes,
                                                ACL_MEMCPY_DEVICE_TO_HOST, stream_));
+    ASCGEN_CHECK(cfg_->classifier, aclrtRecordEvent(mark(p.x, 2), stream_));
+  }
+  // Execution x's timing mark k: before its crops (0), between them and the execution (1), after
+  // its scores' copy (2).
+  aclrtEvent mark(int64_t x, size_t k) const {
+    return marks_[static_cast<size_t>(x % static_cast<int64_t>(calls_)) * 3 + k];
+  }
+  float elapsed(aclrtEvent from, aclrtEvent to) const {
+    float ms = 0;
+    ASCGEN_CHECK(cfg_->labels, aclrtEventElapsedTime(&ms, from, to));
+    return ms;
   }
   uint64_t gear(int r) const {
     for (size_t k = 0; k < cfg_->gear_count; ++k)
@@ -757,11 +838,17 @@ class Part {
   Completions* done_ = nullptr;  // the worker's: its failure ends a wait for crops
   aclrtStream stream_ = nullptr;
   bool on_worker_stream_ = false;  // the baseline's (per_thread): the worker's stream, no thread
+  aclrtStream aicore_ = nullptr;   // where the executions go (stream_: no event between them)
+  std::mutex* aicore_lock_ = nullptr;
+  EventRing to_aicore_, from_aicore_;  // the copies into the input ran; the execution ran
+  struct Pending {
+    int64_t x;  // the execution whose scores are not copied yet (-1: none)
+    int e, r;   // its slot and objects
+  } pending_{-1, 0, 0};
   acldvppChannelDesc* channel_ = nullptr;
   acldvppResizeConfig* resize_ = nullptr;
-  uint32_t model_ = 0;
-  aclmdlDesc* desc_ = nullptr;
-  size_t gear_input_ = 0;
+  Model own_model_;               // per_thread: the worker's instance
+  const Model* model_ = nullptr;  // the instance it runs (own_model_ or the shared one)
   std::vector<aclmdlDataset*> inputs_, outputs_;
   std::vector<acldvppBatchPicDesc*> outputs_of_;   // [execution slot][regions - 1]
   acldvppRoiConfig* paste_ = nullptr;              // the whole region picture

@@ -39,13 +39,16 @@ SWITCH = 0.14  # ascend310 engines.aicore.switch_fraction
 # memory_bytes or a reference, an instance is 128 MiB and its weights half of it, at 48 GB/s
 RELOAD_US = (128 << 20) // 2 / 48e3
 DETECT_US = 31000 / 4  # batch 4 at 31 ms, per frame
-DETECT_SWITCH_US = (SWITCH * 31000 + RELOAD_US) / 4  # after the classifier, once per execution
+# per_stage: both models on the AI Core's one stream (the detector's), so a switch between them
+# reloads the weights and changes no stream; per_thread: each thread's stream, and the first
+# execution after another stream's pays the stream switch too
+DETECT_SWITCH_US = RELOAD_US / 4  # after the classifier, once per detector batch (per frame)
 FRAMES = 4  # a detector batch: its frames' objects share the classifier's executions
 
 
-def plan_with(objects: int | None, path: str = "spec.yaml"):  # type: ignore[no-untyped-def]
+def plan_with(objects: int | None, path: str = "spec.yaml", streams: str = "per_stage"):  # type: ignore[no-untyped-def]
     text = GRAPH + (f"expect: {{objects_per_frame: {objects}}}\n" if objects is not None else "")
-    return analyze_text(text, path)[1]
+    return analyze_text(text.replace("batch: 4\n", f"batch: 4\nstreams: {streams}\n", 1), path)[1]
 
 
 def test_the_profile_figures_the_expectations_use() -> None:
@@ -60,10 +63,10 @@ def test_the_profile_figures_the_expectations_use() -> None:
     [  # a detector batch's executions (its 4 frames' objects), one switch each way per batch
         (0, [], DETECT_US),  # no objects: no classifier, no switch
         # 12 objects: a full execution, then 4 at gear 4
-        (3, [9.0, 5.0], DETECT_US + 14000 / 4 + (SWITCH * 9000 + RELOAD_US) / 4 + DETECT_SWITCH_US),
-        (8, [9.0] * 4, DETECT_US + 9000 + (SWITCH * 9000 + RELOAD_US) / 4 + DETECT_SWITCH_US),
+        (3, [9.0, 5.0], DETECT_US + 14000 / 4 + RELOAD_US / 4 + DETECT_SWITCH_US),
+        (8, [9.0] * 4, DETECT_US + 9000 + RELOAD_US / 4 + DETECT_SWITCH_US),
         # 44 objects: 5 full executions, then 4 at gear 4
-        (11, [9.0] * 5 + [5.0], DETECT_US + 50000 / 4 + (SWITCH * 9000 + RELOAD_US) / 4 + DETECT_SWITCH_US),
+        (11, [9.0] * 5 + [5.0], DETECT_US + 50000 / 4 + RELOAD_US / 4 + DETECT_SWITCH_US),
     ],
 )
 def test_the_ai_core_runs_both_models_and_their_switches(objects: int, runs_ms: list[float], aicore_us: float) -> None:
@@ -75,6 +78,19 @@ def test_the_ai_core_runs_both_models_and_their_switches(objects: int, runs_ms: 
     assert fan.engine_us_per_frame["aicore"] == pytest.approx(aicore_us)
     aicore = next(b for b in plan.bounds if b.name == "aicore (detect, classify)")
     assert aicore.qps == pytest.approx(1e6 / aicore_us)
+
+
+@pytest.mark.parametrize("objects", [0, 3, 8])
+def test_per_thread_streams_also_pay_the_stream_switch(objects: int) -> None:
+    """The baseline's streams carry both models, each thread's its own: the first execution of each
+    model after the other's pays the stream switch besides the reload (one thread here: its
+    detector's instance does not switch with another thread's)."""
+    one = plan_with(objects).fanout
+    per_thread = plan_with(objects, streams="per_thread").fanout
+    assert one is not None and per_thread is not None
+    # the first execution after the detector's is a full one (9 ms), the detector's batch 31 ms
+    switches = (SWITCH * 9000 + SWITCH * 31000) / 4 if objects else 0.0
+    assert per_thread.engine_us_per_frame["aicore"] == pytest.approx(one.engine_us_per_frame["aicore"] + switches)
 
 
 def test_vpc_is_shared_by_the_letterbox_and_the_crops() -> None:
@@ -132,7 +148,7 @@ def test_the_stages_after_the_crop_sustain_frames_at_the_objects_they_hold() -> 
     capacity = {s.name: s.capacity_qps for s in plan_with(8).stages}
     crops_us = 300 + 60 * 7 + 8 * 1196 * 224 * 224 / 1e6  # one call of 8 regions a frame
     assert capacity["crops"] == pytest.approx(1e6 / crops_us)
-    assert capacity["classify"] == pytest.approx(1e6 / (9000 + (SWITCH * 9000 + RELOAD_US) / 4))
+    assert capacity["classify"] == pytest.approx(1e6 / (9000 + RELOAD_US / 4))
     idle = {s.name: s.capacity_qps for s in plan_with(0).stages}
     assert idle["crops"] == idle["classify"] == float("inf")
     assert idle["fit"] == capacity["fit"]  # a stage of frames does not depend on the objects
@@ -192,7 +208,7 @@ def test_the_next_batches_join_within_the_queue_delay(delay_us: int, depth: int,
     assert fan is not None and fan.max_queue_delay_us == delay_us and fan.batches_joined == joined
     assert fan.executions_per_frame == pytest.approx(1 / (FRAMES * joined))
     runs = [9.0] if joined == 2 else [5.0]  # 8 objects at gear 8, or 4 at gear 4
-    aicore = DETECT_US + (sum(runs) * 1000 + SWITCH * runs[0] * 1000 + RELOAD_US) / (FRAMES * joined)
+    aicore = DETECT_US + (sum(runs) * 1000 + RELOAD_US) / (FRAMES * joined)
     assert fan.engine_us_per_frame["aicore"] == pytest.approx(aicore + DETECT_SWITCH_US / joined)
     # the first batch's objects wait for the second: a worker's batch every 4 frames at the roofline
     wait_us = 0.0 if joined == 1 else FRAMES * 1e6 / plan.roofline_qps
@@ -204,9 +220,11 @@ def test_a_graph_worker_counts_the_events_its_program_creates() -> None:
     """Events of a per_stage graph's worker, as the program's start-up check counts them
     (tests/programs/test_graphs.py: 112 at depth 16 for the 310 example): the frame part's rings
     and one ring over the decoded pictures' pool, recorded after each frame's crops. The object
-    part's own steps run on one stream after the host hands it the batch: no ring between them."""
+    part's own steps run on one stream after the host hands it the batch: no ring between them;
+    its executions go on the AI Core's one stream and back: two rings of two events."""
     text = Path("pipelines/graphs/detect_classify_310.yaml").read_text(encoding="utf-8")
     text = text.replace("buffers: {depth: 6}", "buffers: {depth: 16}")
     plan = analyze_text(text, "pipelines/graphs/detect_classify_310.yaml")[1]
-    # upload_host 16, upload_dev 2 x 16, decode_out 2 x 16, fit_batch 2 x 4, detect_out 2 x 4; the hold 16
-    assert plan.events_per_thread == 16 + 32 + 32 + 8 + 8 + 16
+    # upload_host 16, upload_dev 2 x 16, decode_out 2 x 16, fit_batch 2 x 4, detect_out 2 x 4; the hold
+    # 16; to and from the AI Core's stream 2 x 2
+    assert plan.events_per_thread == 16 + 32 + 32 + 8 + 8 + 16 + 4
