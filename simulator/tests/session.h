@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "acl/acl.h"
 #include "acl_sim/acl_sim.h"
@@ -67,6 +69,19 @@ inline std::string write_profile(const std::string& tag,
   std::string path = scratch_file("profile_" + tag + ".flat");
   std::ofstream(path) << out.str();
   return path;
+}
+
+// The whole file in one read (not byte by byte through istreambuf_iterator: the clips' raw
+// reference frames and the detector's 1080p JPEGs took most of sim.vdec's and sim.detector's
+// CPU time under TSan at -O0). Empty when the file cannot be read.
+inline std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  std::vector<uint8_t> bytes(static_cast<size_t>(in.tellg()));
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
+    return {};
+  return bytes;
 }
 
 inline void use_profile(const std::string& path) {

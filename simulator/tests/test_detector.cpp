@@ -60,8 +60,7 @@ Truth read_truth(const std::string& name) {
 
 // The picture as the model sees it: JPEG decoded to NV12, then resized to kSide x kSide.
 std::vector<uint8_t> model_picture(const std::string& name) {
-  std::ifstream in(shape_path(name, ".jpg"), std::ios::binary);
-  std::vector<uint8_t> jpeg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<uint8_t> jpeg = testing_sim::read_file(shape_path(name, ".jpg"));
   const img::JpegInfo info = img::parse_jpeg_info(jpeg.data(), jpeg.size());
   const img::DecodeGeometry g = img::decode_geometry(info, img::DecodeAlign{});
   std::vector<uint8_t> decoded(g.bytes), out(kPicture);

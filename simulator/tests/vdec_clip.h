@@ -11,7 +11,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <fstream>
-#include <iterator>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -20,6 +19,7 @@
 
 #include "acl/acl.h"
 #include "acl/ops/acl_dvpp.h"
+#include "session.h"
 
 namespace vdec_test {
 
@@ -32,22 +32,17 @@ struct Clip {
   size_t frame_bytes() const { return static_cast<size_t>(width) * height * 3 / 2; }
 };
 
-inline std::vector<uint8_t> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-
 // `name` of make_clips.py ("qvga_h264"); ext "h264" or "h265"; reference optional.
 inline Clip load_clip(const std::string& name, const std::string& ext, bool reference = true) {
   Clip c;
   const std::string base = std::string(ACL_SIM_TEST_CLIPS) + "/" + name;
   std::ifstream txt(base + ".txt");
   if (!(txt >> c.width >> c.height >> c.frames)) return c;
-  c.stream = read_all(base + "." + ext);
+  c.stream = testing_sim::read_file(base + "." + ext);
   std::ifstream idx(base + ".index");
   size_t off = 0, size = 0;
   while (idx >> off >> size) c.units.emplace_back(off, size);
-  if (reference) c.reference = read_all(base + ".nv12");
+  if (reference) c.reference = testing_sim::read_file(base + ".nv12");
   c.ok = !c.stream.empty() && c.units.size() == c.frames &&
          (!reference || c.reference.size() == c.frame_bytes() * c.frames);
   return c;

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
+from ascgen.cli import cli
 from ascgen.codegen.generate import check_tree, render_all
 from ascgen.codegen.lower import lower
 from ascgen.codegen.render import render
@@ -17,6 +17,11 @@ from ascgen.pipeline import analyze_file
 
 PIPELINES = sorted(Path("pipelines").rglob("*.yaml"))
 UPDATE = "ascgen generate --shared-runtime pipelines/"
+
+
+def ascgen(*args: str) -> Result:
+    """The command in this process (tests/test_cli.py runs the installed one)."""
+    return CliRunner().invoke(cli, list(args), prog_name="ascgen")
 
 
 def test_generated_matches_the_generator() -> None:
@@ -75,20 +80,21 @@ def test_generate_check_covers_the_shared_runtime(tmp_path: Path) -> None:
     """A stale or extra file in OUT/runtime/ fails --check; a standalone generate into that
     OUT is refused (it would copy the runtime into every program folder)."""
     out = tmp_path / "gen"
-    cmd = [sys.executable, "-m", "ascgen", "generate", "pipelines/decode_only.yaml", "--out", str(out)]
+    cmd = ["generate", "pipelines/decode_only.yaml", "--out", str(out)]
     shared = [*cmd, "--shared-runtime"]
-    assert subprocess.run(shared, capture_output=True, text=True).returncode == 0
+    assert ascgen(*shared).exit_code == 0
     assert not (out / "decode_only" / "runtime").exists() and (out / "runtime" / "ascgen_run.h").is_file()
-    assert subprocess.run([*shared, "--check"], capture_output=True, text=True).returncode == 0
+    assert ascgen(*shared, "--check").exit_code == 0
     run_h = out / "runtime" / "ascgen_run.h"
     run_h.write_text(run_h.read_text() + "// edited\n")
     (out / "runtime" / "ascgen_old.h").write_text("// left behind\n")
-    stale = subprocess.run([*shared, "--check"], capture_output=True, text=True)
-    assert stale.returncode == 1
+    stale = ascgen(*shared, "--check")
+    assert stale.exit_code == 1
     assert "-// edited" in stale.stdout and "a/" + (out / "runtime" / "ascgen_old.h").as_posix() in stale.stdout
     assert "ascgen generate --shared-runtime" in stale.stderr
-    mixed = subprocess.run(cmd, capture_output=True, text=True)
-    assert mixed.returncode == 2 and "--shared-runtime" in mixed.stderr and "Traceback" not in mixed.stderr
+    mixed = ascgen(*cmd)
+    assert mixed.exit_code == 2 and "--shared-runtime" in mixed.stderr and mixed.exception is not None
+    assert isinstance(mixed.exception, SystemExit)  # a message, not an exception escaping the command
 
 
 def test_a_program_named_runtime_is_refused_beside_a_shared_runtime(tmp_path: Path) -> None:
@@ -109,14 +115,13 @@ def test_main_points_at_the_spec_line_of_every_stage() -> None:
 
 def test_generate_check_fails_on_a_stale_tree(tmp_path: Path) -> None:
     out = tmp_path / "gen"
-    cmd = [sys.executable, "-m", "ascgen", "generate", "pipelines/decode_only.yaml", "--out", str(out)]
-    assert subprocess.run(cmd, capture_output=True, text=True).returncode == 0
-    check = [*cmd, "--check"]
-    assert subprocess.run(check, capture_output=True, text=True).returncode == 0
+    cmd = ["generate", "pipelines/decode_only.yaml", "--out", str(out)]
+    assert ascgen(*cmd).exit_code == 0
+    assert ascgen(*cmd, "--check").exit_code == 0
     main = out / "decode_only" / "main.cpp"
     main.write_text(main.read_text().replace("kBatch = 1", "kBatch = 2"))
-    result = subprocess.run(check, capture_output=True, text=True)
-    assert result.returncode == 1
+    result = ascgen(*cmd, "--check")
+    assert result.exit_code == 1
     assert "-constexpr int kBatch = 2;" in result.stdout and "ascgen generate" in result.stderr
 
 
@@ -124,9 +129,8 @@ def test_generate_writes_nothing_when_a_spec_is_bad(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: bad\nsource: {kind: jpeg_files}\nstages: [{name: x, kind: d2h}]\n")
     out = tmp_path / "gen"
-    cmd = [sys.executable, "-m", "ascgen", "generate", "pipelines/decode_only.yaml", str(bad), "--out", str(out)]
-    result = subprocess.run(cmd, capture_output=True, text=True)
-    assert result.returncode == 2
+    result = ascgen("generate", "pipelines/decode_only.yaml", str(bad), "--out", str(out))
+    assert result.exit_code == 2
     assert "bad.yaml:3:" in result.stderr
     assert not out.exists()
 
