@@ -280,6 +280,9 @@ def compile_program(
         return binary
     log = build / "build.log"
     with cache.locked(build):
+        if cache.stamp_matches(build, stamp) and binary.is_file():  # built while this one waited
+            _say_cached(progress, f"{name} ({build.name})", binary)
+            return binary
         started = time.monotonic()
         (build / cache.STAMP).unlink(missing_ok=True)
         # Configure every time (a no-op when nothing changed) so the flags and the simulator's

@@ -208,14 +208,9 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
   decode_descs = ascgen::new_pic_descs(decode::kName, batch_slots() * program::kBatch, cleanup);
   fit_descs = ascgen::picture_descs(fit::kName, fit_out, fit::kItemsPerSlot, fit::kFrame, cleanup);
   fit_config = ascgen::new_resize_config(fit::kName, fit::kInterpolation, cleanup);
-  for (const ascgen::Input& in : ctx.inputs) {
-    const ascgen::LetterboxArea area = ascgen::letterbox_area(
-        in.width, in.height, fit::kFrame.width, fit::kFrame.height, fit::kPasteLeftAlign);
-    fit_crops.push_back(
-        ascgen::new_roi(fit::kName, 0, (in.width - 1) | 1u, 0, (in.height - 1) | 1u, cleanup));
-    fit_pastes.push_back(
-        ascgen::new_roi(fit::kName, area.left, area.right, area.top, area.bottom, cleanup));
-  }
+  fit_crops = ascgen::whole_picture_rois(fit::kName, ctx.inputs, cleanup);
+  fit_pastes =
+      ascgen::letterbox_rois(fit::kName, ctx.inputs, fit::kFrame, fit::kPasteLeftAlign, cleanup);
   detect_inputs = ascgen::slot_datasets(detect::kName, fit_batch, detect::kInputSizes[0], cleanup);
   detect_outputs =
       ascgen::slot_datasets(detect::kName, detect_out, detect::kOutputSizes[0], cleanup);

@@ -174,15 +174,9 @@ void Worker::setup(const ascgen::Setup& ctx, ascgen::Cleanup& cleanup) {
                                           letterbox::kFrame, cleanup);
   letterbox_config =
       ascgen::new_resize_config(letterbox::kName, letterbox::kInterpolation, cleanup);
-  for (const ascgen::Input& in : ctx.inputs) {
-    const ascgen::LetterboxArea area =
-        ascgen::letterbox_area(in.width, in.height, letterbox::kFrame.width,
-                               letterbox::kFrame.height, letterbox::kPasteLeftAlign);
-    letterbox_crops.push_back(ascgen::new_roi(letterbox::kName, 0, (in.width - 1) | 1u, 0,
-                                              (in.height - 1) | 1u, cleanup));
-    letterbox_pastes.push_back(
-        ascgen::new_roi(letterbox::kName, area.left, area.right, area.top, area.bottom, cleanup));
-  }
+  letterbox_crops = ascgen::whole_picture_rois(letterbox::kName, ctx.inputs, cleanup);
+  letterbox_pastes = ascgen::letterbox_rois(letterbox::kName, ctx.inputs, letterbox::kFrame,
+                                            letterbox::kPasteLeftAlign, cleanup);
   detect_inputs =
       ascgen::slot_datasets(detect::kName, letterbox_batch, detect::kInputSizes[0], cleanup);
   // The model's other outputs (the spec's extra_outputs) follow the first in each slot of

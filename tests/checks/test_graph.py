@@ -287,9 +287,10 @@ def test_generate_writes_a_graph_on_the_per_thread_layout_with_its_object_part_o
     assert result.exit_code == 0, result.output
     main = (tmp_path / "out" / "crops" / "main.cpp").read_text(encoding="utf-8")
     assert "ascgen::run_main<Worker, ascgen::PerThreadLayout>" in main
-    # its object part on the worker's one stream, and no hold on the decoded picture's slots
-    assert "completions, cleanup, stream);" in main
-    assert "wait_image" not in main and "crops_step" not in main
+    # its object part on the worker's one stream, executions too (with an instance of its own), and
+    # no hold on the decoded picture's slots
+    assert "completions, cleanup, {}, stream);" in main
+    assert "wait_image" not in main and "crops_step" not in main and "objects_model" not in main
 
 
 def test_generate_writes_a_graph_with_its_object_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -304,6 +305,11 @@ def test_generate_writes_a_graph_with_its_object_part(tmp_path: Path, monkeypatc
     assert "if (f >= decode_out.slots()) objects.wait_image(f - decode_out.slots(), decode_stream);" in main
     # no step of it is chained to the frame's: the host submits it
     assert "crops_step" not in main and "classify_step" not in main
+    # its executions on the AI Core's one stream, the detector's (one thread: shared all the same,
+    # the object thread submits to it too), under its lock, with one instance loaded for every worker
+    assert "{shared->detect_stream, &shared->detect_mu, &shared->objects_model});" in main
+    assert "objects_model.load(kObjectPart, ASCGEN_OBJECTS_MODEL, cleanup);" in main
+    assert main.count('"crops_to_aicore"') == main.count('"aicore_to_scores"') == 1  # counted by the start-up check
     assert (tmp_path / "out" / "crops" / "sim" / "r50.om.acl_sim_model").is_file()
 
 

@@ -4,8 +4,10 @@ interrupted build, `ascgen cache info|clean`, and the build time in the bench's 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -112,6 +114,22 @@ def _runtime_library(log: Path, what: str) -> bool:
     return True
 
 
+def _pretend_to_build(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Build steps that only pretend (the runtime library and resnet50_b16's binary appear); the
+    list they return gets the name of each program step that ran."""
+    steps: list[str] = []
+
+    def run(cmd: list[str], log: Path, what: str, *a: object) -> None:
+        if not _runtime_library(log, what):
+            steps.append(what)
+            if what == "build":
+                (log.parent / "resnet50_b16").write_bytes(b"a binary")
+
+    monkeypatch.setattr(build, "check_tools", lambda: None)
+    monkeypatch.setattr(build, "_run", run)
+    return steps
+
+
 def test_an_interrupted_program_build_is_not_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The stamp that makes a program's build folder count as built is written only after a
     build that succeeded: a build killed half way is built again."""
@@ -153,6 +171,34 @@ def test_an_interrupted_program_build_is_not_cached(tmp_path: Path, monkeypatch:
     prefix = build.simulator_prefix(tmp_path, None)
     assert lines == [f"simulator (plain): cached, {prefix}", f"resnet50_b16 (sim-plain): cached, {first.binary}"]
     assert build.build_estimate_s([(spec, plan)], build_root=tmp_path) == 0.0
+
+
+def test_a_program_built_while_this_process_waited_is_not_built_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two test workers that want one program at once: the second, which found no stamp and then
+    waited for the folder's lock, finds the first's build done when it gets the lock and runs no
+    configure or build of its own."""
+    build.simulator_prefix(tmp_path, None).mkdir(parents=True)  # an installed simulator
+    steps = _pretend_to_build(monkeypatch)
+    spec, plan = _plan()
+    first = build.build_program(SPEC, spec, plan, build_root=tmp_path)
+    folder = first.binary.parent
+    stamp = (folder / cache.STAMP).read_text(encoding="utf-8")
+    (folder / cache.STAMP).unlink()  # the other worker's build, not finished when this one looks
+    real = cache.locked
+
+    @contextlib.contextmanager
+    def finished_while_waiting(where: Path) -> Iterator[None]:
+        if where == folder:
+            (folder / cache.STAMP).write_text(stamp, encoding="utf-8")  # the other worker's stamp
+        with real(where):
+            yield
+
+    monkeypatch.setattr(cache, "locked", finished_while_waiting)
+    steps.clear()
+    again = build.build_program(SPEC, spec, plan, build_root=tmp_path)
+    assert steps == [] and again.binary == first.binary
 
 
 def test_the_build_estimate_uses_the_times_measured_in_the_cache(tmp_path: Path) -> None:
@@ -313,13 +359,7 @@ def test_the_build_log_lists_each_build_that_ran_once(tmp_path: Path, monkeypatc
     """ASCGEN_BUILD_LOG (how to list what a test run compiled): one line per build that ran, the
     runtime library and the program the first time, nothing when both are found built."""
     build.simulator_prefix(tmp_path, None).mkdir(parents=True)  # an installed simulator
-
-    def run(cmd: list[str], log: Path, what: str, *a: object) -> None:
-        if not _runtime_library(log, what) and what == "build":
-            (log.parent / "resnet50_b16").write_bytes(b"a binary")
-
-    monkeypatch.setattr(build, "check_tools", lambda: None)
-    monkeypatch.setattr(build, "_run", run)
+    _pretend_to_build(monkeypatch)
     listing = tmp_path / "builds.log"
     monkeypatch.setenv(cache.BUILD_LOG_ENV, str(listing))
     spec, plan = _plan()

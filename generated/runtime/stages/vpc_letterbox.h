@@ -1,5 +1,5 @@
-// vpc_letterbox (stages/vpc_letterbox.j2): where a picture lands in its letterbox, and the
-// canvas painted around it.
+// vpc_letterbox (stages/vpc_letterbox.j2): where a picture lands in its letterbox (the crop and
+// paste areas of each input), and the canvas painted around it.
 // Emitted verbatim by ascgen into the programs that have such a stage; hand-written, reviewed once.
 #ifndef ASCGEN_STAGES_VPC_LETTERBOX_H_
 #define ASCGEN_STAGES_VPC_LETTERBOX_H_
@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "ascgen_dvpp.h"
+#include "ascgen_inputs.h"
 
 namespace ascgen {
 
@@ -32,6 +34,30 @@ inline LetterboxArea letterbox_area(uint32_t w, uint32_t h, uint32_t out_w, uint
   const uint32_t step = left_align % 2 == 0 ? left_align : 2 * left_align;  // and even
   const uint32_t left = (out_w - pw) / 2 / step * step, top = ((out_h - ph) / 2) & ~1u;
   return {left, left + pw - 1, top, top + ph - 1};
+}
+
+// Per input, its whole picture as a crop area (right and bottom odd, as letterbox_area's).
+inline std::vector<acldvppRoiConfig*> whole_picture_rois(const char* stage,
+                                                         const std::vector<Input>& inputs,
+                                                         Cleanup& cleanup) {
+  std::vector<acldvppRoiConfig*> rois;
+  for (const Input& in : inputs)
+    rois.push_back(new_roi(stage, 0, (in.width - 1) | 1u, 0, (in.height - 1) | 1u, cleanup));
+  return rois;
+}
+
+// Per input, where its picture lands in `frame` (letterbox_area) as a paste area.
+inline std::vector<acldvppRoiConfig*> letterbox_rois(const char* stage,
+                                                     const std::vector<Input>& inputs,
+                                                     const Picture& frame, uint32_t left_align,
+                                                     Cleanup& cleanup) {
+  std::vector<acldvppRoiConfig*> rois;
+  for (const Input& in : inputs) {
+    const LetterboxArea a =
+        letterbox_area(in.width, in.height, frame.width, frame.height, left_align);
+    rois.push_back(new_roi(stage, a.left, a.right, a.top, a.bottom, cleanup));
+  }
+  return rois;
 }
 
 // Paints a picture's canvas one colour: luma plane, then the interleaved chroma plane.
