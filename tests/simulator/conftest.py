@@ -20,6 +20,9 @@ and ``profiles/ascend310.flat`` (the default profile baked into the library).
 Other tests reuse it: ``def test_x(sim_build): build = sim_build("plain")``.
 This name and return value are a stable interface.
 
+``sim_clips`` (session scope) makes the VDEC test clips in pipelines/data/clips, the one folder
+every variant's ctest reads (-DACL_SIM_TEST_CLIPS) and the programs' tests use too.
+
 The fixture fails when cmake or ninja is missing (run scripts/install.sh) and (with the build
 log) when the build fails. A file lock serialises concurrent builds of one
 directory (e.g. under pytest-xdist).
@@ -30,23 +33,33 @@ from __future__ import annotations
 import fcntl
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from build_dirs import TEST_BUILD
 
+from ascgen.codegen.cache import locked
+
 REPO = Path(__file__).resolve().parents[2]
 SIMULATOR = REPO / "simulator"
 BUILD_ROOT = TEST_BUILD
 
+# The VDEC test clips of pipelines/data/make_clips.py: one folder for every variant's ctest and for
+# the programs' tests (tests/programs/program_harness.py makes them there too, under the same lock),
+# so that they are made once rather than once per build; each ctest's sim.vdec_clips then finds
+# them whole and writes nothing.
+CLIPS = REPO / "pipelines" / "data" / "clips"
+
 # The imaging library's gtest suite and the bench build in the plain variant
 # only: the sanitizer variants build just the library and the ctest programs.
 _LEAN = ["-DACL_SIM_IMAGING_TESTS=OFF", "-DACL_SIM_BUILD_BENCH=OFF"]
+_CLIPS = [f"-DACL_SIM_TEST_CLIPS={CLIPS}"]
 VARIANTS: dict[str, list[str]] = {
-    "plain": ["-DACL_SIM_IMAGING_TESTS=ON", "-DACL_SIM_BUILD_BENCH=ON"],
-    "asan": ["-DACL_SIM_SANITIZE=address", *_LEAN],
-    "tsan": ["-DACL_SIM_SANITIZE=thread", *_LEAN],
+    "plain": ["-DACL_SIM_IMAGING_TESTS=ON", "-DACL_SIM_BUILD_BENCH=ON", *_CLIPS],
+    "asan": ["-DACL_SIM_SANITIZE=address", *_LEAN, *_CLIPS],
+    "tsan": ["-DACL_SIM_SANITIZE=thread", *_LEAN, *_CLIPS],
 }
 
 
@@ -87,3 +100,12 @@ def sim_build() -> Iterator[Callable[[str], Path]]:
         return built[variant]
 
     yield get
+
+
+@pytest.fixture(scope="session")
+def sim_clips() -> Path:
+    """The test clips in CLIPS, made (or found whole) under the folder's lock: another worker's
+    programs may be reading or making them at the same time. Returns CLIPS."""
+    with locked(CLIPS):
+        _run([sys.executable, str(REPO / "pipelines" / "data" / "make_clips.py"), "--out", str(CLIPS)], "make_clips")
+    return CLIPS
