@@ -1,5 +1,5 @@
 // ascgen_metrics.h: clocks and what a run measures with them: CPU times, the latency
-// histogram and a worker's completion rate. No AscendCL here.
+// histogram and a run's completion rate. No AscendCL here.
 // Emitted verbatim by ascgen; hand-written, reviewed once, shared by every pipeline.
 #ifndef ASCGEN_METRICS_H_
 #define ASCGEN_METRICS_H_
@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 namespace ascgen {
 
@@ -97,25 +98,48 @@ class LatencyHistogram {
   double max_us_ = 0.0;
 };
 
-// One worker's completion rate: frames completed after its first measured completion,
-// over the time from that completion to its last. Completions seen in bursts (per_thread:
-// a whole sync window at once) then count whole windows over whole periods, where
-// frames / duration would depend on where the bursts fall against the window's ends.
+// A run's completion rate: the least-squares slope of the frames completed so far against the
+// time, one point per completion. Completions come in bursts: per_thread completes a whole sync
+// window at once, and a graph's one AI Core stream runs the queued detector batches, then the
+// queued executions of the model of objects, so its frames complete in runs. Frames over the span
+// from the first completion to the last read such runs high (the span starts and ends inside one)
+// and frames / duration depends on where they fall against the window's ends; the slope of the
+// whole staircase does neither: steps of N frames every T s give N/T however the window cuts them.
 class CompletionRate {
  public:
-  void add(double now, int64_t frames) {
-    if (first_ < 0) first_ = now;  // frames completing with the first instant open the span
-    if (now > first_) {
-      frames_ += frames;
-      last_ = now;
-    }
+  void add(double now, int64_t frames) {  // Welford's online co-moments: no cancellation
+    total_ += static_cast<double>(frames);
+    ++n_;
+    const double dx = now - mean_t_;
+    mean_t_ += dx / static_cast<double>(n_);
+    mean_f_ += (total_ - mean_f_) / static_cast<double>(n_);
+    co_ += dx * (total_ - mean_f_);
+    var_ += dx * (now - mean_t_);
   }
-  bool known() const { return last_ > first_; }
-  double qps() const { return known() ? static_cast<double>(frames_) / (last_ - first_) : 0.0; }
+  bool known() const { return n_ >= 2 && var_ > 0; }
+  double qps() const { return known() ? co_ / var_ : 0.0; }
 
  private:
-  double first_ = -1, last_ = -1;
-  int64_t frames_ = 0;
+  double total_ = 0, mean_t_ = 0, mean_f_ = 0, co_ = 0, var_ = 0;
+  int64_t n_ = 0;
+};
+
+// The rate of every worker's completions (finish_batch: the report thread under per_stage, each
+// worker after its window's sync under per_thread).
+class SharedCompletionRate {
+ public:
+  void add(double now, int64_t frames) {
+    std::lock_guard<std::mutex> lock(mu_);
+    rate_.add(now, frames);
+  }
+  CompletionRate get() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return rate_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  CompletionRate rate_;
 };
 
 }  // namespace ascgen

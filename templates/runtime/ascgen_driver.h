@@ -132,7 +132,6 @@ struct WorkerBase {
   Completions completions;
   LatencyHistogram latency;
   int64_t measured_frames = 0;
-  CompletionRate rate;  // its measured completions, for the QPS
   uint64_t checksum = 0;
   double cpu_s = 0;
   std::vector<void*> step_stamps;  // --profile: step k's range stamp (empty: not profiling)
@@ -190,6 +189,7 @@ struct Run {
   FirstError error;
   const std::vector<Input>* inputs = nullptr;  // for the completion callbacks
   WindowLatency windows;                       // p99 and max per second measured
+  SharedCompletionRate rate;                   // the measured completions, for the QPS
   uint64_t report_thread = 0;      // the report thread's id (a VDEC channel's callbacks)
   int64_t requirement_missed = 0;  // --require-fps: streams that missed it (exit 1)
   // The report thread (a decode-only video program starts it once its channels subscribed it).
@@ -314,7 +314,7 @@ void finish_batch(W& t, int64_t b, double now) {
     }
     if (n > 0) run.windows.record(now - run.measure_start, us, n);
     t.measured_frames += frames;
-    if (frames > 0) t.rate.add(now, frames);
+    if (frames > 0) run.rate.add(now, frames);
     if (run.completed.fetch_add(frames) + frames >= run.frame_limit && run.frame_limit > 0)
       run.stop = true;
   }

@@ -91,18 +91,15 @@ class FrameMode {
   void join() {
     for (std::thread& th : threads_) th.join();
   }
-  // The workers' measurements: frames, their summed completion rates, the merged latencies.
+  // The workers' measurements: frames, the run's completion rate, the merged latencies.
   LatencyHistogram fill(Report& report) {
     LatencyHistogram latency;
-    double rate_qps = 0;
-    bool rated = true;
     for (const auto& t : *workers_) {
       latency.merge(t->latency);
       report.frames += t->measured_frames;
-      rated = rated && t->rate.known();
-      rate_qps += t->rate.qps();
     }
-    if (rated) report.qps = rate_qps;  // else frames / duration
+    const CompletionRate rate = run_state().rate.get();
+    if (rate.known()) report.qps = rate.qps();  // else frames / duration
     report.more = [this](Json& j) {
       if (numa_.node >= 0) numa_json(j, numa_);
       if constexpr (W::kObjects) {  // a graph: each frame's latency by stage

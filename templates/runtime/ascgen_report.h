@@ -66,7 +66,7 @@ struct Report {
   int threads = 0, depth = 0, batch = 0, sync_every = 0;
   int64_t frames = 0;
   double duration_s = 0, host_cpu_s = 0, process_cpu_s = 0;
-  double qps = -1;  // the workers' summed completion rates; < 0: frames / duration_s
+  double qps = -1;  // the completion rate (CompletionRate); < 0: frames / duration_s
   int64_t device_memory_bytes = 0;
   bool interrupted = false;
   int verified = -1;                // -1 not asked, 0 mismatch, 1 every output matched
