@@ -236,10 +236,13 @@ TEST(timing, host_clock_advances_by_the_submit_cost) {
               calls[calls.size() / 2], mean);
   // 3 us plus what the thread's own CPU adds; the timer's slack, charged, made
   // the mean 3.5-3.6 us. Under TSan a call's own CPU is several times longer
-  // and adds to many calls: only the lower bound holds there.
-  CHECK(calls[calls.size() / 2] > 2.99 && mean > 2.99);
+  // and adds to many calls: only the lower bound holds there. The upper bound
+  // is on the fastest tenth: on a loaded host (a CI worker beside another) the
+  // thread is descheduled within more than half of the calls, and the wall time
+  // it waits is the host's, not the submit cost's (the median reached 3.1 there).
+  CHECK(calls[0] > 2.99 && calls[calls.size() / 2] > 2.99 && mean > 2.99);
 #if !defined(__SANITIZE_THREAD__)
-  CHECK(calls[calls.size() / 2] < 3.1 && mean < 3.2);
+  CHECK(calls[calls.size() / 10] < 3.1);
 #endif
   CHECK_OK(aclrtSynchronizeStream(nullptr));
   CHECK_OK(aclrtFree(d));

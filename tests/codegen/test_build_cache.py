@@ -52,6 +52,7 @@ def test_the_simulator_key_follows_its_sources_not_their_folder(tmp_path: Path) 
     assert cache.simulator_key(copy, ["plain"]) != here
 
 
+@pytest.mark.slow  # installs the simulator (C++) where the suite has not yet
 def test_a_second_checkout_reuses_the_first_checkout_s_simulator(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -390,6 +391,7 @@ def test_a_plain_bench_announces_the_build_in_its_estimate() -> None:
     assert text.getvalue().splitlines()[0] == "bench: 2 runs, about 4m26s (building included: 4m00s)"
 
 
+@pytest.mark.slow  # installs the simulator (C++) where the suite has not yet
 def test_builds_name_the_installed_simulator_s_cmake_package(tmp_path: Path) -> None:
     """A program's build finds the simulator at its prefix by acl_sim_DIR too: find_package keeps
     the folder it found in the build's CMake cache, so with CMAKE_PREFIX_PATH alone a rebuilt

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from build_dirs import TEST_BUILD
 from program_harness import REPO, built, run_program
 
 from tools.graphs.page import plan_at
@@ -51,7 +52,7 @@ def _queue_spec(delay_us: int) -> Path:
     )
     text = text.replace("../data/", f"{REPO / 'pipelines' / 'data'}/")
     name = f"detect_classify_queue_{delay_us}"
-    spec = REPO / "build-tests" / "queue" / f"{name}.yaml"
+    spec = TEST_BUILD / "queue" / f"{name}.yaml"  # the suite's build folder (ASCGEN_TEST_BUILD)
     spec.parent.mkdir(parents=True, exist_ok=True)
     spec.write_text(text.replace("name: detect_classify_310", f"name: {name}"), encoding="utf-8")
     return spec

@@ -125,7 +125,11 @@ function(ascgen_add_program name)
   elseif(backend STREQUAL "sim")
     # The simulated device and model are baked in, so the binary runs from any directory;
     # the environment variable ACL_SIM_PROFILE and the flag --model override them.
-    find_package(acl_sim CONFIG QUIET)
+    # An installed simulator only where the caller points at one (CMAKE_PREFIX_PATH, acl_sim_DIR,
+    # acl_sim_ROOT: ascgen build's keyed install): one left in a system prefix (/usr/local) by
+    # an older checkout would otherwise shadow the sources this program was generated with.
+    find_package(acl_sim CONFIG QUIET NO_SYSTEM_ENVIRONMENT_PATH NO_CMAKE_PACKAGE_REGISTRY NO_CMAKE_SYSTEM_PATH
+      NO_CMAKE_SYSTEM_PACKAGE_REGISTRY)
     if(NOT TARGET acl_sim::acl_sim)
       add_subdirectory("${ASCGEN_SIMULATOR_DIR}" acl_sim EXCLUDE_FROM_ALL)
     endif()
