@@ -16,14 +16,16 @@ echo "== pytest"
 # no process compiles every module again (a quarter of the CPU time of tests/hostile).
 export PYTHONPYCACHEPREFIX="${ASCGEN_TEST_BUILD:-$PWD/build-tests}/pycache"
 unset PYTHONDONTWRITEBYTECODE
-# Two workers (ASCGEN_TEST_WORKERS), each test file on one of them (--dist loadfile): the C++
+# Three workers on the CI's two cores (ASCGEN_TEST_WORKERS; a fresh clone took 765 s with three, 806
+# with two: two left a quarter of the cores' time idle while tests wait on a slowed simulated
+# clock or on another worker's build), each test file on one of them (--dist loadfile): the C++
 # builds the files share are built once, under a lock per build folder (ascgen.codegen.cache.locked);
 # the files that build C++ first (tests/conftest.py), so that the short ones fill the end. Then,
 # alone on the machine, the tests that compare what two runs measured, or a rate that holds the
 # host's CPU with the plan's prediction (marked timing): a busy
-# second worker would decide their winners.
+# other worker would decide their winners.
 set +e
-pytest -q -n "${ASCGEN_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder -m "not timing" "$@"
+pytest -q -n "${ASCGEN_TEST_WORKERS:-3}" --dist loadfile --no-loadscope-reorder -m "not timing" "$@"
 parallel=$?
 echo "== pytest, timing tests alone"
 pytest -q -m timing "$@"

@@ -35,13 +35,13 @@ def pytest_configure(config: pytest.Config) -> None:
 FIRST = ("tests/simulator/test_ctest.py::test_ctest[tsan]",)
 # Files whose tests are each a unit of work of their own for pytest-xdist (--dist loadfile
 # gives a worker a whole file): the three builds of the simulator's ctest suite, so that the
-# two workers share them.
+# workers share them.
 SPLIT_FILES = frozenset({"tests/simulator/test_ctest.py"})
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """FIRST, then the files that build C++ (any test marked slow), each file's tests in their
-    order: on the two workers of scripts/test.sh (pytest-xdist, a file to a worker, in this
+    order: on the workers of scripts/test.sh (pytest-xdist, a file to a worker, in this
     order with --no-loadscope-reorder) the long C++ files start early and the short Python
     files fill the end, so neither worker is left with a long file while the other has none."""
     building = {item.path for item in items if item.get_closest_marker("slow")}
