@@ -35,6 +35,18 @@ class EventIR:
 
 
 @dataclass(frozen=True)
+class RingRowIR:
+    """A row of the worker's W::kEventRings (ascgen::RingOf): what the start-up check counts and
+    setup() creates; a "nullptr" member is a ring the object part creates itself."""
+
+    spec: str  # the PoolSpec constant whose slots it counts (one event a slot)
+    stage: str  # C++ of the stage named in its errors
+    name: str
+    member: str  # C++: &Worker::<member>, or nullptr
+    note: str = ""  # a comment line before it
+
+
+@dataclass(frozen=True)
 class StreamIR:
     member: str
     owner: str  # the stage named in its errors
@@ -119,9 +131,8 @@ class ObjectsIR:
     keep_args: str  # the detections stage's arguments (item, and the model's other outputs)
     boxes: str  # the detections stage
     stream: str = ""  # the worker stream it submits on (per_thread); "" for its own stream and thread
-    held_ring: str = ""  # per_stage: the image pool's spec, whose slots its crops_to_image events count
     aicore: str = "{}"  # C++ of its ascgen::objects::AiCore: the stream, lock and instance its executions take
-    aicore_rings: bool = False  # its two event rings to and from that stream (kAiCoreRing each)
+    rings: list[RingRowIR] = field(default_factory=list)  # the event rings it creates itself, to be counted
     shared_model: bool = False  # the model of objects is one instance in SharedResources (objects_model)
 
 
@@ -161,6 +172,7 @@ class Program:
     stages: list[StageIR]  # in spec order
     pools: list[PoolIR]
     events: list[EventIR]
+    event_rings: list[RingRowIR]  # W::kEventRings: the events' rings, then the object part's
     streams: list[StreamIR]
     ops: list[OpIR]
     shared_note: str  # what the Shared struct holds, for its comment

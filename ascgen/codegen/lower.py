@@ -17,6 +17,7 @@ from ascgen.codegen.ir import (
     PoolIR,
     Program,
     RecordIR,
+    RingRowIR,
     ServingIR,
     StageIR,
     StreamIR,
@@ -443,7 +444,12 @@ def lower(plan: Plan, out_dir: Path, *, shared_runtime: bool = False) -> Program
             ("threads", str(plan.threads)), ("depth", str(plan.depth)), ("pin", f'"{plan.affinity}"'),
             *_devices_default(plan),
         ],
-        stages=stages, pools=list(pools.values()), events=events, streams=low.streams, ops=ops,
+        stages=stages, pools=list(pools.values()), events=events,
+        event_rings=[
+            *(RingRowIR(e.pool_spec, f"{e.stage}::kName", e.member, f"&Worker::{e.member}") for e in events),
+            *(objects_part.rings if objects_part is not None else []),
+        ],
+        streams=low.streams, ops=ops,
         shared_note=(
             f"{', '.join(plan.shared_stages)} (one instance on one stream)" if plan.shared_stages else "nothing"
         ),

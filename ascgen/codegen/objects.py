@@ -17,8 +17,9 @@ synchronised, synchronises again and joins (ascgen_layouts.h, PerThread), so no 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
-from ascgen.codegen.ir import ObjectsIR, WaitIR
+from ascgen.codegen.ir import ObjectsIR, RingRowIR, WaitIR
 from ascgen.codegen.layouts import LAYOUTS
 from ascgen.dsl.diagnostics import Diagnostic, Position, SpecError
 from ascgen.plan.model import EventEdge, Plan, PoolRef
@@ -105,10 +106,23 @@ def objects_ir(plan: Plan, postprocess_args: str, pool_specs: Mapping[str, str])
         if stream
         else "{}"
     )
+    # the rings the part creates itself (ascgen_objects.h): per_stage's hold on the decoded pictures
+    # (crops_to_image, over their pool's slots), and the hand-over to and from the AI Core's stream
+    rings = [] if plan.streams == "per_thread" else [_part_ring(pool_specs[parts["image_pool"]], "crops_to_image")]
+    if stream:
+        rings += [_part_ring(AICORE_RING, "crops_to_aicore"), _part_ring(AICORE_RING, "aicore_to_scores")]
+    if rings:
+        rings[0] = replace(rings[0], note="the object part's, which creates them itself (ascgen_objects.h)")
     return ObjectsIR(
         config=[(parts[f], f) for f in FIELDS], pools=f"{{{parts['pools']}}}", image_pool=parts["image_pool"],
         image=parts["image"], image_picture=parts["image_picture"], keep_args=postprocess_args, boxes=parts["boxes"],
         stream="stream" if plan.streams == "per_thread" else "",
-        held_ring="" if plan.streams == "per_thread" else pool_specs[parts["image_pool"]],
-        aicore=aicore, aicore_rings=bool(stream), shared_model=shared_model,
+        aicore=aicore, rings=rings, shared_model=shared_model,
     )  # fmt: skip
+
+
+AICORE_RING = "ascgen::objects::kAiCoreRing"  # each way between the object stream and the AI Core's
+
+
+def _part_ring(spec: str, name: str) -> RingRowIR:
+    return RingRowIR(spec, '"objects"', name, "nullptr")

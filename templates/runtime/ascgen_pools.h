@@ -182,26 +182,22 @@ class EventRing {
   std::vector<aclrtEvent> events_;
 };
 
-// A pool of a worker W as its program lists them (W::kPools): its spec, the stage it belongs to
-// (named in errors), its name and the member.
-template <class W>
-struct PoolOf {
+// A member of a worker W as its program lists its pools (W::kPools, PoolOf) and event rings
+// (W::kEventRings, RingOf): the pool spec that sizes it (a ring: the pool whose slots it counts,
+// one event a slot), the stage it belongs to (named in errors), its name and the member; a ring
+// with a null member is one the runtime's object part creates itself (ascgen_objects.h), listed
+// to be counted.
+template <class W, class T>
+struct MemberOf {
   const PoolSpec* spec;
   const char* stage;
   const char* name;
-  Pool W::* pool;
+  T W::* member;
 };
-
-// An event ring of W as its program lists them (W::kEventRings): the pool whose slots it counts
-// (one event a slot), the stage that records it, its name and the member; a null member: a ring
-// the runtime's object part creates itself (ascgen_objects.h), listed to be counted.
 template <class W>
-struct RingOf {
-  const PoolSpec* pool;
-  const char* stage;
-  const char* name;
-  EventRing W::* ring;
-};
+using PoolOf = MemberOf<W, Pool>;
+template <class W>
+using RingOf = MemberOf<W, EventRing>;
 
 // The event rings of a worker none of whose streams waits on another.
 template <class W>
@@ -211,9 +207,10 @@ using NoEventRings = std::array<RingOf<W>, 0>;
 template <class W>
 void allocate_rings(W& w, int window, Cleanup& cleanup) {
   for (const PoolOf<W>& p : W::kPools)
-    (w.*p.pool).allocate(p.stage, p.name, *p.spec, window, cleanup);
+    (w.*p.member).allocate(p.stage, p.name, *p.spec, window, cleanup);
   for (const RingOf<W>& r : W::kEventRings)
-    if (r.ring != nullptr) (w.*r.ring).create(r.stage, r.name, r.pool->rule.slots(window), cleanup);
+    if (r.member != nullptr)
+      (w.*r.member).create(r.stage, r.name, r.spec->rule.slots(window), cleanup);
 }
 
 // What one worker of W's needs for `window` frames in flight, for the start-up check.
@@ -226,7 +223,7 @@ struct WorkerNeeds {
 template <class W>
 WorkerNeeds worker_needs(int window) {
   WorkerNeeds needs;
-  for (const RingOf<W>& r : W::kEventRings) needs.events += r.pool->rule.slots(window);
+  for (const RingOf<W>& r : W::kEventRings) needs.events += r.spec->rule.slots(window);
   for (const PoolOf<W>& p : W::kPools) {
     const int64_t bytes = static_cast<int64_t>(p.spec->alloc_bytes) * p.spec->rule.slots(window);
     if (p.spec->memory == Memory::kDvpp) needs.dvpp_bytes += bytes;
