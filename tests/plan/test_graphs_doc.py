@@ -3,7 +3,8 @@ and each example plans a fan-out whose cost grows with the objects a frame holds
 
 from __future__ import annotations
 
-from tools.graphs.page import EXAMPLES, OBJECTS, main, plan_at
+from tools.graphs.page import main
+from tools.graphs.shared import EXAMPLES, OBJECTS, plan_at
 
 
 def test_the_page_is_up_to_date() -> None:

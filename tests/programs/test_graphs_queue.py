@@ -15,7 +15,7 @@ import pytest
 from build_dirs import TEST_BUILD
 from program_harness import REPO, built, run_program
 
-from tools.graphs.page import plan_at
+from tools.graphs.shared import plan_at
 
 EXAMPLE = REPO / "pipelines" / "graphs" / "detect_classify_310.yaml"
 SHAPES = {0: "shapes_vga_0obj", 1: "shapes_vga_1obj", 8: "shapes_vga_8obj"}

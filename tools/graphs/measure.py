@@ -22,7 +22,7 @@ from typing import Any
 
 from ascgen.codegen.build import build_variant
 from ascgen.dsl.parse import parse_file
-from tools.graphs.page import (
+from tools.graphs.shared import (
     COMPARED,
     DURATION_S,
     GRID_FRAMES,

@@ -23,25 +23,24 @@ from ascgen.dsl.configure import configure
 from ascgen.dsl.expect import Expect
 from ascgen.dsl.parse import parse_file
 from ascgen.pipeline import analyze_data
-from ascgen.plan.model import Plan
 from ascgen.plan.picture import graph_svg
+from tools.graphs.shared import (
+    COMPARED,
+    DURATION_S,
+    EXAMPLES,
+    GRID_FRAMES,
+    GRID_THREADS,
+    MEASURED,
+    OBJECTS,
+    ROOT,
+    TIME_SCALE,
+    WARMUP_S,
+    plan_at,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
 INTRO = Path(__file__).with_name("intro.md")
-EXAMPLES = ROOT / "docs" / "graphs"
 PAGE = ROOT / "docs" / "graphs.md"
-OBJECTS = (0, 1, 8)
 ENGINES = ("aicore", "vpc", "jpegd", "h2d", "d2h", "d2d", "host")
-MEASURED = EXAMPLES / "measured.json"  # tools/graphs/measure.py writes it
-WARMUP_S, DURATION_S = 1, 4  # each measured run's
-COMPARED = EXAMPLES / "compared.json"  # tools/graphs/measure.py's comparison of the layouts
-GRID_THREADS, GRID_FRAMES = (1, 2, 4), (8, 16)  # the grid each layout is measured over
-TIME_SCALE = 2.0  # ACL_SIM_TIME_SCALE of the comparison's runs: figures in model time
-
-
-def plan_at(path: Path, objects: int) -> Plan:
-    spec, smap = parse_file(path)
-    return analyze_data(spec.model_copy(update={"expect": Expect(objects_per_frame=objects)}), smap)
 
 
 def example_section(path: Path) -> list[str]:
