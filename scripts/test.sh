@@ -21,11 +21,9 @@ unset PYTHONDONTWRITEBYTECODE
 # clock or on another worker's build), each test file on one of them (--dist loadfile): the C++
 # builds the files share are built once, under a lock per build folder (ascgen.codegen.cache.locked);
 # the files that build C++ first (tests/conftest.py), so that the short ones fill the end. Then,
-# alone on the machine, the tests marked timing (pyproject.toml): those that compare what two
-# runs measured, or a rate that holds the host's CPU with the plan's prediction, where a busy
-# other worker would decide the figure. None is marked now (they run their programs on a slowed
-# simulated clock, ACL_SIM_TIME_SCALE, instead): that phase collects nothing, exit 5, which is
-# fine here unless the parallel phase collected nothing too.
+# alone on the machine, the tests that compare what two runs measured, or a rate that holds the
+# host's CPU with the plan's prediction (marked timing): a busy
+# other worker would decide their winners.
 set +e
 pytest -q -n "${ASCGEN_TEST_WORKERS:-3}" --dist loadfile --no-loadscope-reorder -m "not timing" "$@"
 parallel=$?
