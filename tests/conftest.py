@@ -28,11 +28,23 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.pop("COLUMNS")
 
 
-# The simulator's ctest suite under TSan: the longest chain of the suite (the simulator and its
-# test programs to compile, then a minute and more of tests that mostly wait on model time). It
-# starts first, on one worker, while the other compiles (the plain simulator, the programs); the
-# simulator library it builds is the one the TSan builds of the programs link.
-FIRST = ("tests/simulator/test_ctest.py::test_ctest[tsan]",)
+# The longest units of work that build no example program, longest first (wall seconds on a fresh
+# clone, 3 workers on 2 cores, in brackets). They start first, so that the short Python files fill
+# the end of the run rather than one worker finishing a long file alone (it did: ctest[asan], the
+# conformance build and the calibrate round trip, queued after tests/programs in file order, ran
+# 55 s after the other workers had ended). The simulator's ctest suite under TSan leads (122 s: the
+# simulator and its test programs to compile, then tests that mostly wait on model time); the
+# simulator library it builds is the one the TSan builds of the programs link. The files of
+# tests/programs follow, then the other files that build C++: the first file of tests/programs a
+# worker runs builds that worker's share of every example program (tests/programs/conftest.py).
+FIRST = (
+    "tests/simulator/test_ctest.py::test_ctest[tsan]",  # [122]
+    "tests/bench/test_bench_e2e.py",  # [97]
+    "tests/simulator/test_ctest.py::test_ctest[asan]",  # [68]
+    "tests/serving/test_batcher.py",  # [66]
+    "tests/simulator/test_conformance.py",  # [50]
+    "tests/transfers/test_calibrate.py",  # [40]
+)
 # Files whose tests are each a unit of work of their own for pytest-xdist (--dist loadfile
 # gives a worker a whole file): the three builds of the simulator's ctest suite, so that the
 # workers share them.
@@ -40,16 +52,20 @@ SPLIT_FILES = frozenset({"tests/simulator/test_ctest.py"})
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """FIRST, then the files that build C++ (any test marked slow), each file's tests in their
-    order: on the workers of scripts/test.sh (pytest-xdist, a file to a worker, in this
-    order with --no-loadscope-reorder) the long C++ files start early and the short Python
-    files fill the end, so neither worker is left with a long file while the other has none."""
+    """FIRST, then the files of tests/programs, then the other files that build C++ (any test
+    marked slow), then the rest, each file's tests in their order: on the workers of
+    scripts/test.sh (pytest-xdist, a file to a worker, in this order with --no-loadscope-reorder)
+    the long C++ files start early and the short Python files fill the end, so that no worker is
+    left with a long file while the others have none."""
     building = {item.path for item in items if item.get_closest_marker("slow")}
 
     def rank(item: pytest.Item) -> tuple[int, int]:
-        if item.nodeid in FIRST:
-            return (0, FIRST.index(item.nodeid))
-        return (1 if item.path in building else 2, 0)
+        for unit in (item.nodeid, item.nodeid.split("::")[0]):
+            if unit in FIRST:
+                return (0, FIRST.index(unit))
+        if item.path in building:
+            return (1 if "tests/programs/" in item.nodeid else 2, 0)
+        return (3, 0)
 
     items.sort(key=rank)
 

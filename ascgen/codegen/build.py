@@ -204,14 +204,18 @@ def ensure_runtime(build_root: Path, sanitize: str | None, progress: Progress | 
     """Compile the runtime's .cpp files (templates/runtime/*.cpp) into a static library for
     programs of the simulator backend with this sanitizer setting; returns the library.
 
-    Compiled once per setting and content (the runtime, its build, the simulator's install) in
-    build_root/runtime/<setting>-<key>/, with the flags the programs use
-    (templates/runtime/cmake/ascgen_flags.cmake, through templates/runtime_library/): each
-    program then compiles only its main.cpp and links the library."""
+    Compiled once per setting and content (the runtime, the kinds' headers some of its .cpp files
+    include, its build, the simulator's install) in build_root/runtime/<setting>-<key>/, with the
+    flags the programs use (templates/runtime/cmake/ascgen_flags.cmake, through
+    templates/runtime_library/): each program then compiles only its main.cpp and links the
+    library."""
     prefix = ensure_simulator(build_root, sanitize, progress)
     runtime, project = templates_dir() / "runtime", (templates_dir() / "runtime_library").resolve()
     quick = quick_flags(sanitize)
-    key = cache.simulator_key(runtime, [variant_name(sanitize), cache.tree_digest(project), str(prefix), *quick])
+    stages = cache.tree_digest(templates_dir() / "stages")
+    key = cache.simulator_key(
+        runtime, [variant_name(sanitize), cache.tree_digest(project), stages, str(prefix), *quick]
+    )
     build = build_root / "runtime" / f"{variant_name(sanitize)}-{key}"
     library = build / "libascgen_runtime.a"
     if cache.stamp_matches(build, key) and library.is_file():

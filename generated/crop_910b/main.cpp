@@ -11,7 +11,7 @@
 #include "stages/jpeg_decode.h"
 #include "stages/model.h"
 #include "stages/vpc_resize.h"
-static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 10, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 

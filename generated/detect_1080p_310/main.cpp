@@ -10,7 +10,7 @@
 #include "stages/model.h"
 #include "stages/vdec.h"
 #include "stages/vpc_letterbox.h"
-static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 10, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 

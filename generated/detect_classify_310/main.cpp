@@ -15,7 +15,7 @@
 #include "stages/topk.h"
 #include "stages/vpc_crop.h"
 #include "stages/vpc_letterbox.h"
-static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 10, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include "stages/topk.h"
 #include "stages/vdec.h"
 #include "stages/vpc_resize.h"
-static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 10, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 

@@ -41,7 +41,7 @@
 #include "ascgen_windows.h"
 
 // Bumped when the contract between generated main.cpp files and these headers changes.
-#define ASCGEN_RUNTIME_ABI 9
+#define ASCGEN_RUNTIME_ABI 10
 
 namespace ascgen {
 
@@ -209,16 +209,7 @@ void frame_failed(Run& run, const std::string& input, uint32_t code, const std::
 
 // --verify: what the host stages found in each input in the reference run (W::describe), as the
 // report's "results": [{"input": name, "found": JSON}]; left out when they said nothing.
-inline void results_json(Json& j, const Run& run, const std::vector<Input>& inputs) {
-  auto said = [](const std::string& s) { return !s.empty(); };
-  if (std::none_of(run.results.begin(), run.results.end(), said)) return;
-  j.key("results").open('[');
-  for (size_t k = 0; k < run.results.size() && k < inputs.size(); ++k) {
-    j.open('{').key("input").str(inputs[k].name).key("found");
-    j.raw(said(run.results[k]) ? run.results[k] : "null").close('}');
-  }
-  j.close(']');
-}
+void results_json(Json& j, const Run& run, const std::vector<Input>& inputs);
 
 // The host stages (W::postprocess) on item i of batch b's result (`item`: its first output; the
 // worker finds the model's others by b and i); under --profile inside their range.

@@ -1,6 +1,4 @@
-// ascgen_dvpp.cpp: the definitions ascgen_dvpp.h declares, compiled apart from main.cpp: once per
-// build configuration in ascgen's build cache (a library each program links), or by a program
-// folder's own CMakeLists.txt. Emitted verbatim by ascgen with the header.
+// ascgen_dvpp.cpp: the definitions of ascgen_dvpp.h (README.md: how they are compiled).
 
 #include "ascgen_dvpp.h"
 

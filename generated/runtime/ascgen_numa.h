@@ -10,12 +10,11 @@
 #define ASCGEN_NUMA_H_
 
 #include <dirent.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 

@@ -1,10 +1,30 @@
-// ascgen_report.cpp: the definitions ascgen_report.h declares, compiled apart from main.cpp: once
-// per build configuration in ascgen's build cache (a library each program links), or by a program
-// folder's own CMakeLists.txt. Emitted verbatim by ascgen with the header.
+// ascgen_report.cpp: the definitions of ascgen_report.h (README.md: how they are compiled).
 
 #include "ascgen_report.h"
 
+#include <fstream>
+
 namespace ascgen {
+
+void Progress::run_until(std::atomic<bool>& stop, const std::atomic<int64_t>& completed,
+                         double start, double end) {
+  const double t0 = now_s();
+  int64_t last = 0;
+  double next = t0 + 1.0;
+  while (!stop && stop_signal() == 0 && now_s() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    double now = now_s();
+    if (now < next) continue;
+    int64_t done = completed.load();
+    if (now >= start + 1.0)
+      windows_.push_back(static_cast<double>(done - last) / (now - next + 1.0));
+    if (!quiet_progress())
+      std::fprintf(stderr, "progress: t=%.1fs frames=%" PRId64 " qps=%.1f\n", now - t0, done,
+                   static_cast<double>(done - last) / (now - next + 1.0));
+    last = done;
+    next += 1.0;
+  }
+}
 
 DeviceOutput*& device_output() {
   thread_local DeviceOutput* out = nullptr;

@@ -26,7 +26,6 @@
 #ifndef ASCGEN_RUN_H_
 #define ASCGEN_RUN_H_
 
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>

@@ -1,5 +1,5 @@
 // ascgen_server.h: the state of the generated program as a server (a spec with source: {kind:
-// requests}) and its workers; the load and the run are in ascgen_serving.h.
+// requests}), its workers and its load; the run is in ascgen_serving.h.
 // Clients (a closed loop of --clients, an open loop at --rate, or a --trace replay; all in
 // ascgen_loadgen.h) submit requests to the Batcher (ascgen_batcher.h: Triton's dynamic
 // batching rule); each worker thread, when one of its batch slots is free, takes the next
@@ -295,6 +295,22 @@ void serve_reference(ServingWorker<W>& sw, const std::vector<Input>& inputs) {
   }
   run.recording = false;
 }
+
+// ---------------------------------------------------------------- the load
+
+// A trace that could not give the run a result is refused at start-up: none of its requests
+// falls in the measured window (after --warmup, within --duration), or fewer than --frames do.
+void check_trace(const TraceArrivals& trace, const Options& opt);
+
+// The open loop's arrival times (--rate, --trace), or nullptr for a closed loop; read at
+// start-up, so a bad trace file is a bad flag.
+std::unique_ptr<ArrivalSchedule> arrivals(const Options& opt);
+
+// Runs the clients until `run.stop`: a closed loop of opt.clients, or an open loop at the
+// schedule's times (filling `lateness`). True when the open loop's schedule ran out (a trace
+// replayed to its end): no request will come any more.
+bool run_load(const Options& opt, ArrivalSchedule* schedule, const std::vector<Input>& inputs,
+              const Run& run, Lateness* lateness, const PriorityMix& mix);
 
 }  // namespace ascgen::serving
 

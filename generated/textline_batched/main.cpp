@@ -7,7 +7,7 @@
 #include "acl/acl.h"
 #include "ascgen_serving.h"
 #include "stages/model.h"
-static_assert(ASCGEN_RUNTIME_ABI == 9, "runtime headers and main.cpp differ; regenerate both");
+static_assert(ASCGEN_RUNTIME_ABI == 10, "runtime headers and main.cpp differ; regenerate both");
 
 namespace {
 

@@ -28,10 +28,7 @@ static_assert(ACL_SIM_ABI_VERSION == 1, "the simulator's ABI is not the runtime'
 namespace ascgen {
 
 struct AclFailure : std::runtime_error {
-  AclFailure(const std::string& stage, const std::string& call, aclError code)
-      : std::runtime_error("stage '" + stage + "': " + call + " failed with error " +
-                           std::to_string(code)),
-        code(code) {}
+  AclFailure(const std::string& stage, const std::string& call, aclError code);
   aclError code;
 };
 
@@ -52,25 +49,8 @@ T* require(T* created, const char* stage, const char* call) {
 // still run, so nothing leaks whatever failed first.
 class Cleanup {
  public:
-  void add(std::string what, std::function<aclError()> release) {
-    std::lock_guard<std::mutex> lock(mu_);
-    actions_.push_back({std::move(what), std::move(release)});
-  }
-  int run() {
-    std::lock_guard<std::mutex> lock(mu_);
-    int failures = 0;
-    while (!actions_.empty()) {
-      Action a = std::move(actions_.back());
-      actions_.pop_back();
-      aclError ret = a.release();
-      if (ret != ACL_SUCCESS) {
-        const std::string line = "cleanup: " + a.what + " failed with error " + std::to_string(ret);
-        std::fprintf(stderr, "%s\n", line.c_str());
-        if (failures++ == 0) first_failure_ = line;
-      }
-    }
-    return failures;
-  }
+  void add(std::string what, std::function<aclError()> release);
+  int run();
   // The first release that failed in run(), as its line says ("" if none).
   const std::string& first_failure() const { return first_failure_; }
 
@@ -86,19 +66,7 @@ class Cleanup {
 
 // A stream, named after its owner (worker -1: shared by the workers) for the simulator's hazard
 // reports.
-inline aclrtStream new_stream(const char* stage, const char* name, int worker, Cleanup& cleanup) {
-  aclrtStream s = nullptr;
-  check(aclrtCreateStream(&s), stage, "aclrtCreateStream");
-  cleanup.add(std::string("aclrtDestroyStream ") + name, [s] { return aclrtDestroyStream(s); });
-#if ASCGEN_BACKEND_SIM
-  std::string label =
-      std::string(name) + (worker < 0 ? " (shared)" : " of worker " + std::to_string(worker));
-  check(aclsimSetStreamName(s, label.c_str()), stage, "aclsimSetStreamName");
-#else
-  (void)worker;
-#endif
-  return s;
-}
+aclrtStream new_stream(const char* stage, const char* name, int worker, Cleanup& cleanup);
 
 // A DVPP channel for the work of one stream: a channel is never used by two streams at once
 // (CANN 5.0.4-9.0, acldvppCreateChannel).

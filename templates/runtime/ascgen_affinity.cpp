@@ -1,8 +1,8 @@
-// ascgen_affinity.cpp: the definitions ascgen_affinity.h declares, compiled apart from main.cpp:
-// once per build configuration in ascgen's build cache (a library each program links), or by a
-// program folder's own CMakeLists.txt. Emitted verbatim by ascgen with the header.
+// ascgen_affinity.cpp: the definitions of ascgen_affinity.h (README.md: how they are compiled).
 
 #include "ascgen_affinity.h"
+
+#include <fstream>
 
 namespace ascgen {
 

@@ -50,15 +50,7 @@ class Completions {
     cv_.notify_all();
   }
   // Blocks until `batches` batches are complete; fails after 60 s of no progress.
-  void wait_until_done(int64_t batches) {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (done_ < batches && !aborted_) {
-      int64_t before = done_;
-      if (!cv_.wait_for(lock, std::chrono::seconds(60),
-                        [&] { return done_ != before || aborted_; }))
-        throw std::runtime_error("no batch completed for 60 s: the device or a callback is stuck");
-    }
-  }
+  void wait_until_done(int64_t batches);
   // wait_until_done for at most `ms` milliseconds: whether they are done (or the run aborted).
   bool wait_done_for(int64_t batches, int ms) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -97,22 +89,10 @@ class Completions {
 class ReportThread {
  public:
   // `fail` is called once, on the report thread, when one of its calls fails: the run fails.
-  ReportThread(aclrtContext context, std::function<void(const std::string&)> fail)
-      : fail_(std::move(fail)), thread_([this, context] { loop(context); }) {
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return state_ != State::kStarting; });
-    }
-    // The thread could not serve this context: fail here, before any stream is subscribed to
-    // it, so that no callback is ever launched that nothing would run.
-    if (context_error_ != ACL_SUCCESS) {
-      thread_.join();
-      check(context_error_, "report thread", "aclrtSetCurrentContext");
-    }
-  }
+  ReportThread(aclrtContext context, std::function<void(const std::string&)> fail);
   ReportThread(const ReportThread&) = delete;
   ReportThread& operator=(const ReportThread&) = delete;
-  ~ReportThread() { stop(); }
+  ~ReportThread();
   uint64_t id() const { return id_; }
   double cpu_s() const { return cpu_s_; }
   bool failed() const { return failed_; }

@@ -1,6 +1,4 @@
-// ascgen_driver.cpp: the definitions ascgen_driver.h declares, compiled apart from main.cpp: once
-// per build configuration in ascgen's build cache (a library each program links), or by a program
-// folder's own CMakeLists.txt. Emitted verbatim by ascgen with the header.
+// ascgen_driver.cpp: the definitions of ascgen_driver.h (README.md: how they are compiled).
 
 #include "ascgen_driver.h"
 
@@ -25,6 +23,17 @@ void frame_failed(Run& run, const std::string& input, uint32_t code, const std::
     run.first_failure_why = why;
   }
   if (!run.skip_decode_errors) run.stop = true;
+}
+
+void results_json(Json& j, const Run& run, const std::vector<Input>& inputs) {
+  auto said = [](const std::string& s) { return !s.empty(); };
+  if (std::none_of(run.results.begin(), run.results.end(), said)) return;
+  j.key("results").open('[');
+  for (size_t k = 0; k < run.results.size() && k < inputs.size(); ++k) {
+    j.open('{').key("input").str(inputs[k].name).key("found");
+    j.raw(said(run.results[k]) ? run.results[k] : "null").close('}');
+  }
+  j.close(']');
 }
 
 Frame frame_at(int64_t f) {

@@ -154,7 +154,7 @@ int run_main(int argc, char** argv, const ProgramInfo& info, const Options& defa
   const Report head = report_head(info, opt);  // what the merged report says of the program
   try {
     if (opt.deploy == "threads")
-      return run_device_threads<Run>(head, opt, devices, [&](const Options& one, Run& run) {
+      return run_device_threads(head, opt, devices, [&](const Options& one, Run& run) {
         current_run() = &run;
         return run_one<W, Layout>(info, one, stages, false);
       });

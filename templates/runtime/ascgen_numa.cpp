@@ -1,8 +1,9 @@
-// ascgen_numa.cpp: the definitions ascgen_numa.h declares, compiled apart from main.cpp: once per
-// build configuration in ascgen's build cache (a library each program links), or by a program
-// folder's own CMakeLists.txt. Emitted verbatim by ascgen with the header.
+// ascgen_numa.cpp: the definitions of ascgen_numa.h (README.md: how they are compiled).
 
 #include "ascgen_numa.h"
+
+#include <fstream>
+#include <sstream>
 
 namespace ascgen {
 

@@ -1,6 +1,4 @@
-// ascgen_options.cpp: the definitions ascgen_options.h declares, compiled apart from main.cpp: once
-// per build configuration in ascgen's build cache (a library each program links), or by a program
-// folder's own CMakeLists.txt. Emitted verbatim by ascgen with the header.
+// ascgen_options.cpp: the definitions of ascgen_options.h (README.md: how they are compiled).
 
 #include "ascgen_options.h"
 

@@ -70,14 +70,7 @@ T in_flight(const std::vector<T>& ring, int64_t index) {
 class Pool {
  public:
   void allocate(const char* stage, const char* name, const PoolSpec& spec, int window,
-                Cleanup& cleanup) {
-    name_ = name;
-    bytes_ = spec.slot_bytes;
-    slots_.assign(static_cast<size_t>(spec.rule.slots(window)), nullptr);
-    for (void*& slot : slots_) {
-      slot = alloc_one(stage, spec.memory, spec.slot_bytes, cleanup, name);
-    }
-  }
+                Cleanup& cleanup);
   // Frame or batch `index` uses slot index % slots (a reuse distance of slots()).
   void* slot(int64_t index) const {
     assert(index >= 0 && !slots_.empty());
@@ -143,16 +136,7 @@ class Pool {
 // 1.4 "Events": one waiter per event; only Ex events, absent on the 310, may be re-recorded).
 class EventRing {
  public:
-  void create(const char* stage, const char* name, int count, Cleanup& cleanup) {
-    stage_ = stage;
-    events_.assign(static_cast<size_t>(count), nullptr);
-    for (aclrtEvent& e : events_) {
-      check(aclrtCreateEventWithFlag(&e, ACL_EVENT_SYNC), stage, "aclrtCreateEventWithFlag");
-      aclrtEvent ev = e;
-      cleanup.add(std::string("aclrtDestroyEvent of ring ") + name,
-                  [ev] { return aclrtDestroyEvent(ev); });
-    }
-  }
+  void create(const char* stage, const char* name, int count, Cleanup& cleanup);
   int size() const { return static_cast<int>(events_.size()); }
   // The recorder: marks item `index` done on `stream`.
   void record(int64_t index, aclrtStream stream) const {

@@ -48,49 +48,17 @@ inline std::string make_folders(const std::string& dir) {
 class Profiler {
  public:
   // aclprofInit into `dir` (made if missing); aclprofFinalize joins the cleanup. "" = off.
-  void init(const std::string& dir, int32_t device, Cleanup& cleanup) {
-    if (dir.empty()) return;
-    const std::string why = make_folders(dir);
-    if (!why.empty()) throw std::runtime_error("--profile: " + why);
-    check(aclprofInit(dir.c_str(), dir.size()), "profile", "aclprofInit");
-    cleanup.add("aclprofFinalize", [] { return aclprofFinalize(); });
-    dir_ = dir;
-    device_ = static_cast<uint32_t>(device);
-  }
+  void init(const std::string& dir, int32_t device, Cleanup& cleanup);
 
   bool on() const { return !dir_.empty(); }
   const std::string& dir() const { return dir_; }
 
   // A stamp per step named after its stage (stages[k]: step k's); released at cleanup.
-  std::vector<void*> step_stamps(const std::vector<const char*>& stages, Cleanup& cleanup) {
-    std::vector<void*> stamps;
-    if (!on()) return stamps;
-    for (const char* stage : stages) {
-      void* stamp = require(aclprofCreateStamp(), "profile", "aclprofCreateStamp");
-      cleanup.add("aclprofDestroyStamp", [stamp] {
-        aclprofDestroyStamp(stamp);
-        return ACL_SUCCESS;
-      });
-      check(aclprofSetStampTraceMessage(stamp, stage, static_cast<uint32_t>(std::strlen(stage))),
-            "profile", "aclprofSetStampTraceMessage");
-      stamps.push_back(stamp);
-    }
-    return stamps;
-  }
+  std::vector<void*> step_stamps(const std::vector<const char*>& stages, Cleanup& cleanup);
 
   // Just before the timed run: aclprofCreateConfig and aclprofStart (a stop that the run
   // did not reach, and the config's destruction, join the cleanup).
-  void start(Cleanup& cleanup) {
-    if (!on()) return;
-    aclprofConfig* config = require(
-        aclprofCreateConfig(&device_, 1, ACL_AICORE_PIPE_UTILIZATION, nullptr, kProfileData),
-        "profile", "aclprofCreateConfig");
-    cleanup.add("aclprofDestroyConfig", [config] { return aclprofDestroyConfig(config); });
-    check(aclprofStart(config), "profile", "aclprofStart");
-    *running_ = config;
-    // (the cleanup outlives this object: it holds the running config, not `this`)
-    cleanup.add("aclprofStop", [running = running_] { return stop_now(*running); });
-  }
+  void start(Cleanup& cleanup);
 
   // After the run's last task completed: aclprofStop.
   void stop() { check(stop_now(*running_), "profile", "aclprofStop"); }

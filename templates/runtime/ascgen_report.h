@@ -9,7 +9,6 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -29,24 +28,7 @@ class Progress {
  public:
   // Returns when `stop` is set, a signal arrives or the measuring window ends.
   void run_until(std::atomic<bool>& stop, const std::atomic<int64_t>& completed, double start,
-                 double end) {
-    const double t0 = now_s();
-    int64_t last = 0;
-    double next = t0 + 1.0;
-    while (!stop && stop_signal() == 0 && now_s() < end) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      double now = now_s();
-      if (now < next) continue;
-      int64_t done = completed.load();
-      if (now >= start + 1.0)
-        windows_.push_back(static_cast<double>(done - last) / (now - next + 1.0));
-      if (!quiet_progress())
-        std::fprintf(stderr, "progress: t=%.1fs frames=%" PRId64 " qps=%.1f\n", now - t0, done,
-                     static_cast<double>(done - last) / (now - next + 1.0));
-      last = done;
-      next += 1.0;
-    }
-  }
+                 double end);
   const std::vector<double>& windows() const { return windows_; }
 
  private:

@@ -55,7 +55,9 @@ def test_sigterm_during_a_tune_keeps_the_measured_points(tmp_path: Path) -> None
     build_root = TEST_BUILD  # the suite's build folder: the simulator is built there once
     out = tmp_path / "out"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASCGEN_")}
-    env["PYTHONPATH"] = str(ROOT)
+    # The suite's quick builds kept (tests/conftest.py): without it this tune compiled decode_only
+    # and the runtime library at -O3 once more, beside the -O1 builds every other test links.
+    env.update(PYTHONPATH=str(ROOT), ASCGEN_QUICK_BUILDS=os.environ.get("ASCGEN_QUICK_BUILDS", ""))
     proc = subprocess.Popen(
         [sys.executable, "-m", "ascgen", "tune", str(ROOT / "pipelines" / "decode_only.yaml"),
          "--space", "threads=1,2,4,8", "--duration", "1", "--warmup", "0", "--repeat", "1", "--budget", "10m",
