@@ -104,12 +104,7 @@ def write_outputs(
     type=click.Choice(["constant", "poisson"]),
     help="A server's open-loop arrivals at --sweep rate=... (the program's default: constant).",
 )
-@click.option(
-    "--time-scale",
-    type=options.FiniteRange(min=0, max=1000, min_open=True),
-    help="Simulator: run the device this many times slower than the host (ACL_SIM_TIME_SCALE), so the "
-    "program's own CPU does not limit it; rates given and figures reported are the device's time.",
-)
+@options.time_scale_option
 @click.option(
     "--stages",
     is_flag=True,
@@ -178,8 +173,7 @@ def bench(
         _stage_study(spec_path, threads, duration, warmup, input_path, pin, build_dir, out_dir)
         return
     sweeps = [parse_sweep(t) for t in sweep_texts]
-    if backend != "sim" and (time_scale is not None or any(s.key == "time_scale" for s in sweeps)):
-        raise click.UsageError("--time-scale slows the simulator's clock: use it with --backend sim")
+    options.check_time_scale(backend, time_scale is not None or any(s.key == "time_scale" for s in sweeps))
     given = (("threads", threads), ("depth", depth), ("arrival", arrival), ("time_scale", time_scale))
     fixed: dict[str, int | float | str] = {k: v for k, v in given if v is not None}
     planner = Planner(spec_path)

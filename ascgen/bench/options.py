@@ -69,6 +69,20 @@ def cpu_list(param: click.Parameter, value: str | None) -> str | None:
     return value
 
 
+time_scale_option = click.option(
+    "--time-scale",
+    type=FiniteRange(min=0, max=1000, min_open=True),
+    help="Simulator: run the device this many times slower than the host (ACL_SIM_TIME_SCALE), so the "
+    "program's own CPU does not limit it; rates given and figures reported are the device's time.",
+)
+
+
+def check_time_scale(backend: str, given: bool) -> None:
+    """A time scale slows the simulator's clock: it means nothing to a real device."""
+    if backend != "sim" and given:
+        raise click.UsageError("--time-scale slows the simulator's clock: use it with --backend sim")
+
+
 def seconds(name: str, default: float, high: float, what: str) -> Callable[[F], F]:
     return click.option(
         name,

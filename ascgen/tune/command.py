@@ -72,6 +72,7 @@ def default_tuned_path(spec_path: Path) -> Path:
 )
 @options.measuring(duration=5.0, warmup=1.0)
 @click.option("--repeat", type=click.IntRange(1, 100), default=1, show_default=True, help="Runs per point.")
+@options.time_scale_option
 @options.program_and_build
 @click.option(
     "--out",
@@ -111,6 +112,7 @@ def tune(
     duration: float,
     warmup: float,
     repeat: int,
+    time_scale: float | None,
     input_path: Path | None,
     pin: str | None,
     backend: str,
@@ -134,6 +136,7 @@ def tune(
 
     from ascgen.bench import environment, session
     from ascgen.bench.live import monitor_for
+    from ascgen.bench.options import check_time_scale
     from ascgen.bench.roofline import Planner
     from ascgen.bench.runner import RunOptions
     from ascgen.common.fileio import check_can_create, check_can_write
@@ -149,12 +152,13 @@ def tune(
         from ascgen.tune.remote import import_ray
 
         import_ray()  # before anything else: a missing extra is a usage error
+    check_time_scale(backend, time_scale is not None)
     space = parse_space(space_text or DEFAULT_SPACE)
     budget_s = parse_budget(budget_text)
     planner = Planner(spec_path)
     p99, qps = parse_slo(slo_text, planner.spec.slo)
     goal = Goal("min_p99" if objective == "min_p99" else "max_qps", p99, qps, gain_pct / 100)
-    grid = make_grid(planner.spec, space)
+    grid = make_grid(planner.spec, space, time_scale)
     started = datetime.now(UTC)
     folder = out_dir or default_out_dir(planner.spec.name, started)
     if write_beside and tuned_path is not None:
@@ -169,7 +173,7 @@ def tune(
     options = RunOptions(duration_s=duration, warmup_s=warmup, input=input_path, pin=pin)
     request = session.Request(spec_path=spec_path, out_dir=folder, options=options, repeat=repeat)
     git = environment.git_state(spec_path.resolve().parent)
-    settings = Settings(str(spec_path), space.text(), budget_s, duration, warmup, repeat)
+    settings = Settings(str(spec_path), space.text(), budget_s, duration, warmup, repeat, time_scale=time_scale)
     err = Console(stderr=True, highlight=False)
     with monitor_for(err, options) as monitor:
         builder = functools.partial(

@@ -28,10 +28,11 @@ class Grid:
     spec_sync: int  # the spec's frames per sync, for per_thread points when sync_every is not tuned
     sync_tuned: bool
     home: dict[str, Value | None]  # the spec's own values
+    time_scale: float | None = None  # every point's runs on a simulated clock this many times slower
 
     def point(self, values: dict[str, Value | None]) -> Config:
         """A Config from raw values, with sync_every made consistent with the streams."""
-        v = dict(values)
+        v: dict[str, Value | float | None] = {"time_scale": self.time_scale, **values}
         if v["streams"] == "per_stage":
             v["sync_every"] = None
         elif not self.sync_tuned:
@@ -74,8 +75,9 @@ class Grid:
         return out
 
 
-def make_grid(spec: Spec, space: Space) -> Grid:
-    """The spec's own value for each key the space leaves out; the space's otherwise."""
+def make_grid(spec: Spec, space: Space, time_scale: float | None = None) -> Grid:
+    """The spec's own value for each key the space leaves out; the space's otherwise; every
+    point run on the simulator's clock slowed by ``time_scale`` (ascgen.bench's Config)."""
     own: dict[str, Value | None] = {
         "threads": spec.threads,
         "depth": spec.buffers.depth,
@@ -88,7 +90,7 @@ def make_grid(spec: Spec, space: Space) -> Grid:
         given = space.values.get(key)
         value = own[key]
         axes[key] = given if given else ((value,) if value is not None else (spec.frames_per_sync,))
-    grid = Grid(axes, spec.frames_per_sync, "sync_every" in space.values, own)
+    grid = Grid(axes, spec.frames_per_sync, "sync_every" in space.values, own, time_scale)
     count = 1
     for values in axes.values():
         count *= len(values)

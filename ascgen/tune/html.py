@@ -115,10 +115,10 @@ def page(
     plan_of: PlanOf | None = None,
 ) -> html.Page:
     goal = outcome.goal
-    runs = f"{settings.repeat} run{'s' if settings.repeat != 1 else ''} of {settings.duration_s:g} s per point"
     context = (
         f"Objective {goal.objective}, SLO {goal.slo_text()}, space {settings.space}, budget "
-        f"{settings.budget_s:,.0f} s, {runs}; {outcome.points} points planned, {outcome.fitting} fit the device. "
+        f"{settings.budget_s:,.0f} s, {settings.runs()}; {outcome.points} points planned, "
+        f"{outcome.fitting} fit the device. "
         f"Stopped: {outcome.stopped}."
     )
     sections = []

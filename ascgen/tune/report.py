@@ -24,6 +24,14 @@ class Settings:
     warmup_s: float
     repeat: int
     tuned_spec: str | None = None  # where the winning spec was written
+    time_scale: float | None = None  # the simulated device this many times slower (figures in model time)
+
+    def runs(self) -> str:
+        """How each point is measured: "2 runs of 5 s per point", and the simulator's time scale."""
+        text = f"{self.repeat} run{'s' if self.repeat != 1 else ''} of {self.duration_s:g} s per point"
+        if self.time_scale is not None:
+            text += f", the simulated device {self.time_scale:g}x slower than the host (figures in its time)"
+        return text
 
 
 def trace_line(step: Step) -> str:
@@ -105,10 +113,9 @@ def _headline(outcome: Outcome) -> list[str]:
 
 def render(outcome: Outcome, settings: Settings, plots: list[str], stages: list[list[str]]) -> str:
     goal = outcome.goal
-    runs = f"{settings.repeat} run{'s' if settings.repeat != 1 else ''} of {settings.duration_s:g} s per point"
     lines = [f"### ascgen tune: `{settings.spec}`", ""]
     lines += [f"Objective {goal.objective}, SLO {goal.slo_text()}, space `{settings.space}`, "
-              f"budget {settings.budget_s:,.0f} s, {runs}.", ""]  # fmt: skip
+              f"budget {settings.budget_s:,.0f} s, {settings.runs()}.", ""]  # fmt: skip
     lines += _headline(outcome)
     if settings.tuned_spec:
         lines += ["", f"Tuned spec: `{settings.tuned_spec}`."]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bench_helpers import SPEC, FakeBuilder
@@ -84,6 +85,47 @@ def test_no_point_meeting_the_slo_exits_1_with_the_closest(
     assert "no measured point meets the SLO (p99 <= 0.001 ms); the closest: threads=" in result.stderr
     assert not (tmp_path / "tuned.yaml").exists()
     assert "No measured point meets the SLO" in (tmp_path / "out" / "summary.md").read_text()
+
+
+def test_a_time_scale_slows_every_run_and_the_tune_decides_in_the_device_s_time(
+    fake_builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """--time-scale 4: every run sees ACL_SIM_TIME_SCALE=4 and reports host-time figures (the
+    fake: QPS / 4, as a simulated run does); the tune's figures are the device's again, so it
+    screens the planner's rooflines against them as on the real clock: the same steps, skips,
+    figures and winner, and the report says the scale."""
+    fake_builder.knobs = ["--noise", "0"]
+    docs = []
+    for where, extra in (("plain", ()), ("slowed", ("--time-scale", "4"))):
+        result = tune(fake_builder, monkeypatch, tmp_path / where, *SPACE, *extra)
+        assert result.exit_code == 0, result.output
+        docs.append(json.loads((tmp_path / where / "out" / "tune.json").read_text()))
+    plain, slowed = docs
+
+    def steps(doc: dict[str, Any]) -> list[tuple[object, ...]]:
+        keys = ("action", "detail", "roofline_qps", "qps")
+        return [(*(s[k] for k in keys), {**s["config"], "time_scale": None}) for s in doc["steps"]]
+
+    assert any(s["action"] == "skipped" for s in plain["steps"]) and steps(slowed) == steps(plain)
+    for a, b in zip(plain["steps"], slowed["steps"], strict=True):  # the fake rounds its host-time ms
+        assert b["p99_ms"] == (pytest.approx(a["p99_ms"], abs=0.01) if a["p99_ms"] is not None else None)
+    assert {s["config"]["time_scale"] for s in slowed["steps"]} == {4.0}
+    assert slowed["winner"]["qps"] == plain["winner"]["qps"]
+    out = tmp_path / "slowed" / "out"
+    raw = json.loads(next((out / "raw").iterdir()).read_text())  # what the program reported: host time
+    runs = json.loads((out / "results.json").read_text())["runs"]
+    assert raw["qps"] * 4 in {r["qps"] for r in runs} and {r["time_scale"] for r in runs} == {4.0}
+    assert slowed["settings"]["time_scale"] == 4.0
+    assert "the simulated device 4x slower than the host" in (out / "summary.md").read_text()
+
+
+def test_a_time_scale_is_for_the_simulator(
+    fake_builder: FakeBuilder, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    result = tune(fake_builder, monkeypatch, tmp_path, "--time-scale", "4", "--backend", "cann")
+    assert result.exit_code == 2, result.output
+    assert "--time-scale slows the simulator's clock: use it with --backend sim" in result.output
+    assert not fake_builder.calls
 
 
 def test_ctrl_c_writes_what_was_measured_and_exits_130(
