@@ -1,4 +1,4 @@
-// ascgen_acl.cpp: the definitions of ascgen_acl.h (README.md: how they are compiled).
+// ascgen_acl.cpp: what ascgen_acl.h declares (README.md: how it is compiled).
 
 #include "ascgen_acl.h"
 

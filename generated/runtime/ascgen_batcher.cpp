@@ -1,4 +1,4 @@
-// ascgen_batcher.cpp: the definitions of ascgen_batcher.h (README.md: how they are compiled).
+// ascgen_batcher.cpp: what ascgen_batcher.h declares (README.md: how it is compiled).
 
 #include "ascgen_batcher.h"
 

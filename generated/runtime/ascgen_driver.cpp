@@ -1,4 +1,4 @@
-// ascgen_driver.cpp: the definitions of ascgen_driver.h (README.md: how they are compiled).
+// ascgen_driver.cpp: what ascgen_driver.h declares (README.md: how it is compiled).
 
 #include "ascgen_driver.h"
 
@@ -150,6 +150,47 @@ void finish_callbacks(ReportThread& reporter) {
   while (run.callbacks_run < run.callbacks_launched && !reporter.failed() && now_s() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   reporter.stop();
+}
+
+int guarded(const ProgramInfo& info, const Options& opt,
+            const std::function<int(Cleanup&)>& run_it) {
+  Cleanup cleanup;
+  int status = 0;
+  std::string error;
+  try {
+    status = run_it(cleanup);
+  } catch (const BadFlags& e) {
+    error = e.what();
+    status = 2;
+  } catch (const std::exception& e) {
+    error = e.what();
+    status = 3;
+  }
+  DeviceOutput* out = device_output();  // one of several devices: its parent merges
+  if (!error.empty()) {
+    const std::string who = out == nullptr ? "" : " device " + opt.devices;
+    std::fprintf(stderr, "%s%s: %s\n", info.name, who.c_str(), error.c_str());
+  }
+  if (cleanup.run() != 0 && status == 0) {
+    status = 3;
+    error = cleanup.first_failure();  // (printed by the cleanup) the reason the parent names
+  }
+  if (out != nullptr) out->error = error;
+  return status;
+}
+
+void write_report(Report& report, const LatencyHistogram& latency, const Run& run,
+                  const Options& opt, const std::vector<StageInfo>& stages, int64_t batches,
+                  bool verifiable) {
+  report.frames_failed = run.frames_failed;
+  report.first_failure_input = run.first_failure_input;
+  report.first_failure_code = run.first_failure_code;
+  report.interrupted = stop_signal() != 0;
+  report.windows_latency = run.windows.p99_max_ms();
+  report.verified = verified_state(run, opt, verifiable);
+  for (const StageInfo& s : stages)
+    report.stages.push_back({s.name, s.per_batch ? batches : report.frames});
+  report.write(latency, opt.json_path, opt.quiet);
 }
 
 }  // namespace ascgen

@@ -436,13 +436,24 @@ int verified_state(const Run& run, const Options& opt, bool verifiable);
 // when the run measured nothing (it has no result), 128 + the signal when one stopped it, else 0.
 int run_status(const char* program, const Run& run, const Options& opt, int64_t frames);
 
-// ---------------------------------------------------------------- the report thread
+// `run_it` (a run) inside a cleanup that releases everything in reverse order on every path;
+// a failure is one line on stderr and the exit status: 2 for flags that cannot work, 3 else.
+int guarded(const ProgramInfo& info, const Options& opt,
+            const std::function<int(Cleanup&)>& run_it);
 
 // A stage as the report counts it: in frames, or in batches for batch-level stages.
 struct StageInfo {
   const char* name;
   bool per_batch;
 };
+
+// The rest of the report once the mode added its own figures (Mode::fill): decode failures,
+// windows, --verify's verdict, each stage's count (per-batch stages: `batches`); then written.
+void write_report(Report& report, const LatencyHistogram& latency, const Run& run,
+                  const Options& opt, const std::vector<StageInfo>& stages, int64_t batches,
+                  bool verifiable);
+
+// ---------------------------------------------------------------- the report thread
 
 // The stages no step of W runs (host stages such as topk, run as each batch completes), as
 // one name: "top5", "boxes+labels"; "" when there are none.

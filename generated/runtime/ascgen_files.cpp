@@ -1,4 +1,4 @@
-// ascgen_files.cpp: the definitions of ascgen_files.h (README.md: how they are compiled).
+// ascgen_files.cpp: what ascgen_files.h declares (README.md: how it is compiled).
 
 #include "ascgen_files.h"
 

@@ -1,4 +1,4 @@
-// ascgen_inputs.cpp: the definitions of ascgen_inputs.h (README.md: how they are compiled).
+// ascgen_inputs.cpp: what ascgen_inputs.h declares (README.md: how it is compiled).
 
 #include "ascgen_inputs.h"
 

@@ -1,8 +1,13 @@
-// ascgen_options.cpp: the definitions of ascgen_options.h (README.md: how they are compiled).
+// ascgen_options.cpp: what ascgen_options.h declares (README.md: how it is compiled).
 
 #include "ascgen_options.h"
 
 namespace ascgen {
+
+Options::Options() = default;
+Options::Options(const Options&) = default;
+Options& Options::operator=(const Options&) = default;
+Options::~Options() = default;
 
 std::atomic<bool>& quiet_progress() {
   static std::atomic<bool> quiet{false};

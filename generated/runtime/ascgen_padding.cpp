@@ -1,4 +1,4 @@
-// ascgen_padding.cpp: the definitions of ascgen_padding.h (README.md: how they are compiled).
+// ascgen_padding.cpp: what ascgen_padding.h declares (README.md: how it is compiled).
 
 #include "ascgen_padding.h"
 

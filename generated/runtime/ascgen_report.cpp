@@ -1,4 +1,4 @@
-// ascgen_report.cpp: the definitions of ascgen_report.h (README.md: how they are compiled).
+// ascgen_report.cpp: what ascgen_report.h declares (README.md: how it is compiled).
 
 #include "ascgen_report.h"
 

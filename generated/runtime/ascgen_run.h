@@ -158,49 +158,13 @@ int run_program(Mode& mode, const ProgramInfo& info, const Options& opt, Cleanup
   for (const auto& t : workers) report.host_cpu_s += t->cpu_s;
   if (reporter) report.host_cpu_s += reporter->cpu_s();
   const LatencyHistogram latency = mode.fill(report);
-  report.frames_failed = run.frames_failed;
-  report.first_failure_input = run.first_failure_input;
-  report.first_failure_code = run.first_failure_code;
   report.process_cpu_s = process_cpu_s() - cpu0;
   report.device_memory_bytes = static_cast<int64_t>(mem_total - mem_free);
-  report.interrupted = stop_signal() != 0;
   report.windows_qps = progress.windows();
-  report.windows_latency = run.windows.p99_max_ms();
-  report.verified = verified_state(run, opt, mode.verifiable(*workers[0]));
-  for (const StageInfo& s : stages)
-    report.stages.push_back({s.name, s.per_batch ? mode.batches(report) : report.frames});
-  report.write(latency, opt.json_path, opt.quiet);
+  write_report(report, latency, run, opt, stages, mode.batches(report),
+               mode.verifiable(*workers[0]));
   mode.after_report(info);
   return run_status(info.name, run, opt, report.frames);
-}
-
-// `run_it` (a run) inside a cleanup that releases everything in reverse order on every path;
-// a failure is one line on stderr and the exit status: 2 for flags that cannot work, 3 else.
-inline int guarded(const ProgramInfo& info, const Options& opt,
-                   const std::function<int(Cleanup&)>& run_it) {
-  Cleanup cleanup;
-  int status = 0;
-  std::string error;
-  try {
-    status = run_it(cleanup);
-  } catch (const BadFlags& e) {
-    error = e.what();
-    status = 2;
-  } catch (const std::exception& e) {
-    error = e.what();
-    status = 3;
-  }
-  DeviceOutput* out = device_output();  // one of several devices: its parent merges
-  if (!error.empty()) {
-    const std::string who = out == nullptr ? "" : " device " + opt.devices;
-    std::fprintf(stderr, "%s%s: %s\n", info.name, who.c_str(), error.c_str());
-  }
-  if (cleanup.run() != 0 && status == 0) {
-    status = 3;
-    error = cleanup.first_failure();  // (printed by the cleanup) the reason the parent names
-  }
-  if (out != nullptr) out->error = error;
-  return status;
 }
 
 }  // namespace ascgen

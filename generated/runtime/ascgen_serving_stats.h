@@ -66,10 +66,15 @@ class DepthSeries {
 class DepthSampler {
  public:
   DepthSampler(std::function<uint64_t()> depth, const Clock& clock, int64_t interval_us,
-               size_t capacity = 4096);
+               size_t capacity = 4096)
+      : depth_(std::move(depth)), clock_(clock), interval_us_(interval_us), series_(capacity) {
+    if (interval_us < 1) throw std::invalid_argument("the sampling interval must be positive");
+    start_us_ = clock_.now_us();
+    thread_ = std::thread([this] { loop(); });
+  }
   DepthSampler(const DepthSampler&) = delete;
   DepthSampler& operator=(const DepthSampler&) = delete;
-  ~DepthSampler();
+  ~DepthSampler() { stop(); }
 
   void stop() {
     {

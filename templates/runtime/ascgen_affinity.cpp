@@ -1,4 +1,4 @@
-// ascgen_affinity.cpp: the definitions of ascgen_affinity.h (README.md: how they are compiled).
+// ascgen_affinity.cpp: what ascgen_affinity.h declares (README.md: how it is compiled).
 
 #include "ascgen_affinity.h"
 

@@ -1,4 +1,4 @@
-// ascgen_batching.cpp: the definitions of ascgen_batching.h (README.md: how they are compiled).
+// ascgen_batching.cpp: what ascgen_batching.h declares (README.md: how it is compiled).
 
 #include "ascgen_batching.h"
 

@@ -1,4 +1,4 @@
-// ascgen_completion.cpp: the definitions of ascgen_completion.h (README.md: how they are compiled).
+// ascgen_completion.cpp: what ascgen_completion.h declares (README.md: how it is compiled).
 
 #include "ascgen_completion.h"
 

@@ -1,9 +1,8 @@
-// ascgen_devices.cpp: the definitions of ascgen_devices.h (README.md: how they are compiled).
+// ascgen_devices.cpp: what ascgen_devices.h declares (README.md: how it is compiled).
 
 #include "ascgen_devices.h"
 
 #include <sstream>
-#include <thread>
 
 #include "ascgen_driver.h"  // Run
 
@@ -270,11 +269,10 @@ void sweep_machines(const char* program) {
 }
 #endif
 
-namespace {
-
 // The child's side: dies with its parent, reports up the pipe, never returns.
-[[noreturn]] void run_child(const Options& opt, const DeviceChild& c, bool first, int fd,
-                            pid_t parent, const std::function<int(const Options&)>& run_one) {
+[[noreturn]] static void run_child(const Options& opt, const DeviceChild& c, bool first, int fd,
+                                   pid_t parent,
+                                   const std::function<int(const Options&)>& run_one) {
   // SIGTERM when the parent dies, as if it had forwarded one: the run stops and drains.
   if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(128 + SIGTERM);
   signal(SIGPIPE, SIG_IGN);  // a write to a parent that is gone fails instead of killing
@@ -291,8 +289,6 @@ namespace {
   send_device_output(fd, out);
   _exit(status);
 }
-
-}  // namespace
 
 int run_devices(const Report& head, const Options& opt, const std::vector<int32_t>& devices,
                 const std::function<int(const Options&)>& run_one) {

@@ -1,4 +1,4 @@
-// ascgen_dvpp.cpp: the definitions of ascgen_dvpp.h (README.md: how they are compiled).
+// ascgen_dvpp.cpp: what ascgen_dvpp.h declares (README.md: how it is compiled).
 
 #include "ascgen_dvpp.h"
 

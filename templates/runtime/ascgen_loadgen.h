@@ -16,10 +16,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
-#include <istream>
 #include <iterator>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -348,7 +348,23 @@ class PriorityMix {
  public:
   PriorityMix() = default;
   // Parses "1:3"; throws std::invalid_argument naming what is wrong.
-  static PriorityMix parse(const std::string& text);
+  static PriorityMix parse(const std::string& text) {
+    PriorityMix m;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ':')) {
+      char* end = nullptr;
+      const long w = std::strtol(part.c_str(), &end, 10);
+      if (part.empty() || end == nullptr || *end != '\0' || w < 0 || w > 1000000)
+        throw std::invalid_argument("'" + text +
+                                    "': weights are whole numbers 0..1000000, e.g. 1:3");
+      m.weights_.push_back(static_cast<uint64_t>(w));
+      m.total_ += static_cast<uint64_t>(w);
+    }
+    if (m.weights_.empty() || m.total_ == 0 || m.weights_.size() > 16)
+      throw std::invalid_argument("'" + text + "': give 1 to 16 weights, at least one above 0");
+    return m;
+  }
   int levels() const { return weights_.empty() ? 1 : static_cast<int>(weights_.size()); }
   // The level of request (or client) k: -1 (the batcher's default) without a mix.
   int level_of(uint64_t k) const {

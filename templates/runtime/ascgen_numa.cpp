@@ -1,4 +1,4 @@
-// ascgen_numa.cpp: the definitions of ascgen_numa.h (README.md: how they are compiled).
+// ascgen_numa.cpp: what ascgen_numa.h declares (README.md: how it is compiled).
 
 #include "ascgen_numa.h"
 

@@ -1,4 +1,4 @@
-// ascgen_objects.cpp: the definitions of ascgen_objects.h (README.md: how they are compiled).
+// ascgen_objects.cpp: what ascgen_objects.h declares (README.md: how it is compiled).
 
 #include "ascgen_objects.h"
 

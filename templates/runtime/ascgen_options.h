@@ -28,6 +28,10 @@
 namespace ascgen {
 
 struct Options {
+  Options();  // the special members in ascgen_options.cpp: not compiled by every program
+  Options(const Options&);
+  Options& operator=(const Options&);
+  ~Options();
   int threads = 1;
   int depth = 4;
   double duration_s = 10.0;

@@ -1,4 +1,4 @@
-// ascgen_pools.cpp: the definitions of ascgen_pools.h (README.md: how they are compiled).
+// ascgen_pools.cpp: what ascgen_pools.h declares (README.md: how it is compiled).
 
 #include "ascgen_pools.h"
 

@@ -1,4 +1,4 @@
-// ascgen_profile.cpp: the definitions of ascgen_profile.h (README.md: how they are compiled).
+// ascgen_profile.cpp: what ascgen_profile.h declares (README.md: how it is compiled).
 
 #include "ascgen_profile.h"
 

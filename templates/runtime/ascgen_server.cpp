@@ -1,4 +1,4 @@
-// ascgen_server.cpp: the definitions of ascgen_server.h (README.md: how they are compiled).
+// ascgen_server.cpp: what ascgen_server.h declares (README.md: how it is compiled).
 
 #include "ascgen_server.h"
 

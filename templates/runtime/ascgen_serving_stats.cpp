@@ -1,21 +1,8 @@
-// ascgen_serving_stats.cpp: the definitions of ascgen_serving_stats.h (README.md: how they are
-// compiled).
+// ascgen_serving_stats.cpp: what ascgen_serving_stats.h declares (README.md: how it is compiled).
 
 #include "ascgen_serving_stats.h"
 
 namespace ascgen::serving {
-
-DepthSampler::DepthSampler(std::function<uint64_t()> depth, const Clock& clock, int64_t interval_us,
-                           size_t capacity)
-    : depth_(std::move(depth)), clock_(clock), interval_us_(interval_us), series_(capacity) {
-  if (interval_us < 1) throw std::invalid_argument("the sampling interval must be positive");
-  start_us_ = clock_.now_us();
-  thread_ = std::thread([this] { loop(); });
-}
-
-DepthSampler::~DepthSampler() {
-  stop();
-}
 
 void ServingStats::write_json(Json& j, const DepthSeries* depth) const {
   std::lock_guard<std::mutex> lock(mu_);
