@@ -41,9 +41,11 @@ def test_without_ray_the_flag_names_the_extra(
     assert not fake_builder.calls and not (tmp_path / "out").exists()
 
 
-# Still alone on the machine (timing): beside two busy processes a cold local Ray (19 s to start,
-# its workers booting) overlapped the first measurements, whose p99 (model time) came out at
-# 158-476 ms against 76-106 quiet, in 2 of 4 runs; no time scale covers a stall of that size.
+# Still alone on the machine (timing): beside two busy processes the local Ray took 18-28 s to
+# start (6 s without them) and its start-up overlapped the measurements, whose p99 (model time)
+# came out at 158-476 ms against 76-106 without them: 3 of 7 such runs failed, 2 more passed
+# with a stalled point. Two Ray workers warmed first (28-43 s) did not help. No time scale
+# covers a stall of that size.
 @pytest.mark.slow
 @pytest.mark.timing
 def test_on_a_local_ray_cluster_the_winner_is_the_local_one(tmp_path: Path) -> None:
