@@ -16,10 +16,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # Builds that name no --build-dir (ascgen build, bench, tune in a subprocess or CliRunner) go
     # to the tests' own folder, never the user's build cache (~/.cache/ascgen).
     os.environ["ASCGEN_CACHE_DIR"] = str(TEST_BUILD)
-    # The programs are compiled at -O1, not -O3 (ascgen.codegen.build.QUICK_ENV): 2 CPU s less a
-    # program (a third), ~25 programs a run. No test compares the host code of two builds; the
-    # rates the timing tests measure are those of one build, or (the text-line service) run on a
-    # simulated clock slowed so that the host's CPU does not limit them.
+    # The programs are compiled at -O1, not -O3 (ascgen.codegen.build.QUICK_ENV): a third less CPU
+    # a program, ~65 programs a run. No test compares the host code of two builds; the rates the
+    # tests measure are those of one build, on a simulated clock slowed so that the host's CPU
+    # does not limit them.
     os.environ.setdefault("ASCGEN_QUICK_BUILDS", "1")
     # pytest-xdist's workers start with COLUMNS=80 and LINES=24 in their environment (seen with
     # 3.8) where the controlling process has none: the width of ascgen's tables (COLUMNS, else
