@@ -26,6 +26,7 @@ from ascgen.plan.model import EventEdge, Plan, PoolRef
 from ascgen.stages.registry import kind_of
 
 HOLD = "objects"  # the Worker's object part (ascgen::objects::Part)
+AICORE_RING = "ascgen::objects::kAiCoreRing"  # each way between the object stream and the AI Core's
 # ascgen::objects::Config, in its order
 FIELDS = (
     "crop", "classifier", "fetch", "labels", "region", "region_stride", "channel_modes", "interpolation", "rules",
@@ -119,9 +120,6 @@ def objects_ir(plan: Plan, postprocess_args: str, pool_specs: Mapping[str, str])
         stream="stream" if plan.streams == "per_thread" else "",
         aicore=aicore, rings=rings, shared_model=shared_model,
     )  # fmt: skip
-
-
-AICORE_RING = "ascgen::objects::kAiCoreRing"  # each way between the object stream and the AI Core's
 
 
 def _part_ring(spec: str, name: str) -> RingRowIR:

@@ -151,13 +151,13 @@ TEST(timing, scheduler_serialises_dispatch_across_streams) {
 // engines.aicore.switch_us + switch_fraction x service: a unit whose previous task
 // came from another stream pays it; one stream never does. The test profile sets
 // 0.1 ms + 25 % of the 1 ms tasks = 0.35 ms. Measured with events (model time), from a
-// start that the first stream reaches only after a 20 ms copy: by then every task is
+// start that the first stream reaches only after a 20 ms hold: by then every task is
 // queued (the other streams wait for it too), so the host's pace never counts (on an idle
 // stream a late submission did: 10 tasks measured above 10.55 ms under TSan).
 float aicore_ms(const std::vector<aclrtStream>& streams, int per_stream) {
   aclrtEvent start = nullptr, end = nullptr;
   if (aclrtCreateEvent(&start) != ACL_SUCCESS || aclrtCreateEvent(&end) != ACL_SUCCESS) return -1;
-  on_engine(streams[0], sim::Engine::kH2D, 20000);
+  aclsimHoldStreamAsync(streams[0], 20000);
   aclrtRecordEvent(start, streams[0]);
   std::vector<aclrtEvent> gate(streams.size(), nullptr);
   for (size_t k = 1; k < streams.size(); ++k) {  // one event per waiter
@@ -189,7 +189,7 @@ float aicore_ms(const std::vector<aclrtStream>& streams, int per_stream) {
 TEST(timing, aicore_pays_switch_between_streams_only) {
   use_profile(write_profile(
       "switch", {{"engines.aicore.switch_us", "100"}, {"engines.aicore.switch_fraction", "0.25"}}));
-  // Model time 5x slower than wall time: the 20 submissions finish inside the leading copy
+  // Model time 5x slower than wall time: the 20 submissions finish inside the leading hold
   // (100 ms of wall time) even on a loaded machine under TSan.
   CHECK_OK(open_device(5.0));
   aclrtStream a = nullptr, b = nullptr;
