@@ -18,8 +18,12 @@ A small discrete-event model with no fitted parameter: every figure comes from t
   stages one by one, then the batch-level stages (the model at the executed batch: the
   compiled one when partial batches are padded; with request widths at the gear of the
   batch's widest, whose requests alone the upload copies) once.
-What it leaves out: the host's own CPU time, queue timeouts and the DDR contention the
-roofline's bandwidth bound models (the services here run well below it).
+- The device's own costs (device_costs.py): an execution takes at least its bytes at the
+  memory bandwidth, and each step's event waits, resets and records are tasks on its stream
+  that the task scheduler dispatches in turn.
+What it leaves out: the host's own CPU time, queue timeouts, the DDR contention between
+engines that run at once, which the roofline's bandwidth bound models (the services here run
+well below it), and the other streams' tasks a stream's dispatches queue behind.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from ascgen.plan.model import Plan, StagePlan, gear_for
+from ascgen.serving.device_costs import StreamTasks, execution_s, stream_tasks
 from ascgen.serving.requests import PaddedShape, Requests, hw_gear_index, read_requests
 from ascgen.stages.registry import kind_of
 
@@ -57,9 +62,11 @@ class Prediction:
 @dataclass
 class _Engine:
     """One stage's engine: its units' busy intervals, and per host thread (one for a shared
-    stage) the stream that feeds it, free from its time on (a stream runs in order)."""
+    stage) the stream that feeds it, free from its time on (a stream runs in order): the step
+    after its event waits, its records after it (device_costs.stream_tasks)."""
 
     service_s: float
+    tasks: StreamTasks
     units: list[list[tuple[float, float]]] = field(default_factory=list)
     streams: list[float] = field(default_factory=list)
 
@@ -68,7 +75,7 @@ class _Engine:
         gap long enough (work booked ahead leaves gaps that later work may fill)."""
         service = self.service_s if service_s is None else service_s
         stream = thread % len(self.streams)
-        ready = max(ready, self.streams[stream])
+        ready = max(ready, self.streams[stream]) + self.tasks.before_s
         best, best_unit = float("inf"), 0
         for u, busy in enumerate(self.units):
             busy[:] = [b for b in busy if b[1] > now]  # the past cannot be booked
@@ -80,8 +87,8 @@ class _Engine:
             if t < best:
                 best, best_unit = t, u
         bisect.insort(self.units[best_unit], (best, best + service))
-        self.streams[stream] = best + service
-        return best + service
+        self.streams[stream] = best + service + self.tasks.after_s
+        return self.streams[stream]
 
 
 def _engine(stage: StagePlan, plan: Plan) -> _Engine:
@@ -89,7 +96,7 @@ def _engine(stage: StagePlan, plan: Plan) -> _Engine:
     per_unit_qps = stage.frames_per_task / service_s
     units = max(1, round(stage.capacity_qps / per_unit_qps))
     streams = 1 if stage.name in plan.shared_stages else plan.threads
-    return _Engine(service_s, [[] for _ in range(units)], [0.0] * streams)
+    return _Engine(service_s, stream_tasks(plan, stage.name), [[] for _ in range(units)], [0.0] * streams)
 
 
 @dataclass
@@ -137,18 +144,25 @@ class _Service:
 
     def __post_init__(self) -> None:
         assert self.plan.serving is not None
-        self.model_s = {n: executed_ms(self.plan, n) / 1e3 for n in range(1, self.plan.serving.max_batch + 1)}
+        s, model = self.plan.serving, self.plan.model
+        assert model is not None
+        executed = {n: gear_for(s.gears, n) if s.gears else model.batch for n in range(1, s.max_batch + 1)}
+        self.model_s = {n: execution_s(self.plan, executed_ms(self.plan, n), b) for n, b in executed.items()}
 
     def gear(self, taken: list[_Queued]) -> int:
         assert self.plan.serving is not None and self.requests is not None
         return hw_gear_index(self.plan.serving.hw_gears, self.requests.height, max(q.width for q in taken))
 
     def model(self, taken: list[_Queued]) -> float:
-        """An execution: the batch's gear's time (a partial batch is padded to the compiled one)."""
+        """An execution: the batch's gear's time (a partial batch is padded to the compiled one),
+        at least its bytes at the memory bandwidth (device_costs.execution_s)."""
         if self.requests is None:
             return self.model_s[len(taken)]
-        assert self.plan.serving is not None
-        return self.plan.serving.hw_gear_ms[self.gear(taken)] / 1e3
+        s, model = self.plan.serving, self.plan.model
+        assert s is not None and model is not None
+        g = self.gear(taken)
+        share = s.hw_gears[g][0] * s.hw_gears[g][1] / max(h * w for h, w in s.hw_gears)
+        return execution_s(self.plan, s.hw_gear_ms[g], model.batch, share)
 
     def upload(self, stage: StagePlan, taken: list[_Queued]) -> float | None:
         """The upload that packs requests copies the batch's requests at its gear (pack_padded)."""

@@ -13,6 +13,7 @@ from ascgen.dsl.diagnostics import SpecError
 from ascgen.dsl.parse import parse_file
 from ascgen.pipeline import analyze_data
 from ascgen.plan.model import Plan
+from ascgen.serving.device_costs import stream_tasks
 from ascgen.serving.predict import padding_cost, predict
 from ascgen.stages.model import hw_gear_output_item_bytes
 
@@ -86,12 +87,14 @@ def test_one_client_waits_the_delay_then_runs_alone_through_every_stage(
     batched: Plan, unbatched: Plan, tmp_path: Path
 ) -> None:
     """One request at a time: its latency is the queue delay (batched: nothing else arrives)
-    plus one service time per stage, the model at the batch it runs at: gear 1, or padded to 16."""
+    plus one service time per stage, the model at the batch it runs at: gear 1, or padded to 16,
+    and each step's event tasks on its stream, one scheduler dispatch each."""
     padded = padded_plan(tmp_path)
     model_at_1 = unbatched.model.latency_ms if unbatched.model else 0
     for plan, delay_s, model_ms in ((batched, 2e-3, model_at_1), (padded, 2e-3, 21.78), (unbatched, 0.0, model_at_1)):
         others = sum(s.service_us for s in plan.stages if s.engine != "aicore")
-        alone = delay_s + others / 1e6 + model_ms / 1e3
+        tasks = [stream_tasks(plan, s.name) for s in plan.stages]
+        alone = delay_s + others / 1e6 + model_ms / 1e3 + sum(t.before_s + t.after_s for t in tasks)
         p = predict(plan, 1, requests=50, warmup=5)
         assert p.p50_ms == pytest.approx(alone * 1e3, rel=1e-6)
         assert p.qps == pytest.approx(1 / alone, rel=1e-6)
@@ -106,9 +109,12 @@ def test_batching_pays_under_load_only(batched: Plan, unbatched: Plan, tmp_path:
     heavy_b, heavy_u = predict(batched, 70, requests=1500), predict(unbatched, 70, requests=1500)
     assert heavy_b.mean_batch == pytest.approx(16)
     assert heavy_b.qps >= 1.5 * heavy_u.qps
-    # each is held by its model: the batch of 16 at 21.78 ms, or 1 at 2.504 ms
+    # each is held by its model's stream: the batch of 16 at 21.78 ms, or 1 at 2.504 ms, each
+    # after its waits and before its records on that stream
+    assert unbatched.model is not None
+    tasks = stream_tasks(unbatched, unbatched.model.stage)
     assert heavy_b.qps == pytest.approx(16 / 21.78e-3, rel=0.01)
-    assert heavy_u.qps == pytest.approx(1 / 2.504e-3, rel=0.01)
+    assert heavy_u.qps == pytest.approx(1 / (2.504e-3 + tasks.before_s + tasks.after_s), rel=0.01)
     # a closed loop: Little's law ties the latency to the clients and the throughput
     assert heavy_u.p50_ms == pytest.approx(70 / heavy_u.qps * 1e3, rel=0.05)
 
