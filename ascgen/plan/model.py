@@ -188,6 +188,18 @@ def gear_for(gears: list[int], items: int) -> int:
     return next((g for g in gears if g >= items), gears[-1])
 
 
+def hw_share(gears: list[tuple[int, int]], gear: tuple[int, int]) -> float:
+    """A gear's time and per-item traffic as a share of the largest gear's: its elements'."""
+    most = max(h * w for h, w in gears)
+    return gear[0] * gear[1] / most
+
+
+def default_weight_bytes(memory_bytes: int) -> int:
+    """A model's weights where its descriptor gives none: half the instance's memory, on a
+    32-byte multiple (simulator/src/model/model_file.cpp)."""
+    return memory_bytes // 2 // 32 * 32
+
+
 class BatchingPlan(_Frozen):
     mode: Literal["none", "in_place", "copy"]
     why: str

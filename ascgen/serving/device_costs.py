@@ -17,22 +17,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ascgen.plan.model import ModelPlan, Plan
+from ascgen.plan.model import ModelPlan, Plan, default_weight_bytes
 
 
 def execution_bytes(model: ModelPlan, batch: int, share: float = 1.0) -> float:
     """DDR bytes of one execution at ``batch`` items, at a width gear holding ``share`` of the
     largest gear's elements: as the simulator counts them (src/model/model_api.cpp): its
-    traffic (the weights when the plan knows none: half the instance's memory, on a 32-byte
-    multiple), fewer items' activations below the compiled batch or at a smaller gear, and
-    its inputs and outputs at that batch (the data input, and outputs that follow the gear, at
-    the gear's share)."""
+    traffic (the default weights when the plan knows none), fewer items' activations below the
+    compiled batch or at a smaller gear, and its inputs and outputs at that batch (the data
+    input, and outputs that follow the gear, at the gear's share)."""
     per_item = model.traffic_bytes_per_item
     if model.traffic_bytes:
         fewer = (model.batch - batch) * per_item + batch * per_item * (1.0 - share)
         traffic = max(0.0, model.traffic_bytes - fewer)
     else:
-        traffic = float(model.memory_bytes // 2 // 32 * 32)
+        traffic = float(default_weight_bytes(model.memory_bytes))
     items = batch / model.batch
     inputs = model.input_bytes * share + sum(model.extra_input_bytes)
     outputs = model.output_bytes * (share if model.hw_scaled_output else 1.0) + sum(model.extra_output_bytes)

@@ -35,7 +35,7 @@ import random
 import statistics
 from dataclasses import dataclass, field
 
-from ascgen.plan.model import Plan, StagePlan, gear_for
+from ascgen.plan.model import Plan, StagePlan, gear_for, hw_share
 from ascgen.serving.device_costs import StreamTasks, execution_s, stream_tasks
 from ascgen.serving.requests import PaddedShape, Requests, hw_gear_index, read_requests
 from ascgen.stages.registry import kind_of
@@ -140,14 +140,20 @@ class _Service:
 
     plan: Plan
     requests: Requests | None
-    model_s: dict[int, float] = field(default_factory=dict)
+    model_s: dict[int, float] = field(default_factory=dict)  # by the batch's requests
+    hw_gear_s: list[float] = field(default_factory=list)  # at each hw gear (the compiled batch)
 
     def __post_init__(self) -> None:
-        assert self.plan.serving is not None
         s, model = self.plan.serving, self.plan.model
-        assert model is not None
-        executed = {n: gear_for(s.gears, n) if s.gears else model.batch for n in range(1, s.max_batch + 1)}
-        self.model_s = {n: execution_s(self.plan, executed_ms(self.plan, n), b) for n, b in executed.items()}
+        assert s is not None and model is not None
+        self.model_s = {
+            n: execution_s(self.plan, executed_ms(self.plan, n), executed_batch(self.plan, n))
+            for n in range(1, s.max_batch + 1)
+        }
+        self.hw_gear_s = [
+            execution_s(self.plan, ms, model.batch, hw_share(s.hw_gears, g))
+            for g, ms in zip(s.hw_gears, s.hw_gear_ms, strict=True)
+        ]
 
     def gear(self, taken: list[_Queued]) -> int:
         assert self.plan.serving is not None and self.requests is not None
@@ -158,11 +164,7 @@ class _Service:
         at least its bytes at the memory bandwidth (device_costs.execution_s)."""
         if self.requests is None:
             return self.model_s[len(taken)]
-        s, model = self.plan.serving, self.plan.model
-        assert s is not None and model is not None
-        g = self.gear(taken)
-        share = s.hw_gears[g][0] * s.hw_gears[g][1] / max(h * w for h, w in s.hw_gears)
-        return execution_s(self.plan, s.hw_gear_ms[g], model.batch, share)
+        return self.hw_gear_s[self.gear(taken)]
 
     def upload(self, stage: StagePlan, taken: list[_Queued]) -> float | None:
         """The upload that packs requests copies the batch's requests at its gear (pack_padded)."""
@@ -356,13 +358,20 @@ def _share(rejected: int, arrived: int, warm: tuple[int, int] | None) -> float:
     return (rejected - before) / max(1, arrived - sent + 1)
 
 
+def executed_batch(plan: Plan, n: int) -> int:
+    """The batch ``n`` requests execute at: the smallest gear that holds them, or the compiled
+    batch (padded)."""
+    s = plan.serving
+    assert s is not None
+    return gear_for(s.gears, n) if s.gears else s.executed_batch
+
+
 def executed_ms(plan: Plan, n: int) -> float:
-    """The model's time for a batch of ``n`` requests: at the smallest gear that holds them,
-    or at the compiled batch (padded)."""
+    """The model's time for a batch of ``n`` requests, at the batch it executes at."""
     assert plan.model is not None and plan.serving is not None
     if not plan.serving.gears:
         return plan.model.latency_ms
-    return plan.model.gear_ms[gear_for(plan.serving.gears, n)]
+    return plan.model.gear_ms[executed_batch(plan, n)]
 
 
 def predictions(plan: Plan, clients: tuple[int, ...] = CLIENTS) -> list[Prediction]:
@@ -378,7 +387,7 @@ def padding_cost(plan: Plan) -> list[tuple[int, int, float]]:
     sizes = sorted({1, 3, *s.preferred, s.max_batch // 2, s.max_batch - 1, s.max_batch})
     out = []
     for n in sizes:
-        runs = gear_for(s.gears, n) if s.gears else s.executed_batch
+        runs = executed_batch(plan, n)
         if 0 < n < runs:
             out.append((n, runs, 1 - n / runs))
     return out

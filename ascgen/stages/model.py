@@ -13,7 +13,7 @@ from ascgen.dsl.dsl_base import Bytes, StageBase
 from ascgen.dsl.names import SafePath
 from ascgen.dsl.profile import Profile
 from ascgen.plan.geometry import Geometry, output_offsets, outputs_bytes, tensor
-from ascgen.plan.model import ModelPlan, Plan, PoolPlan, PoolRef, StagePlan
+from ascgen.plan.model import ModelPlan, Plan, PoolPlan, PoolRef, StagePlan, default_weight_bytes, hw_share
 from ascgen.stages.base import Constant, PoolRequest, Sizes, StageContext, StageKind, const
 
 DEFAULT_MODEL_MEMORY = 128 << 20
@@ -190,12 +190,6 @@ def hw_gear_output_item_bytes(model: ModelPlan) -> list[int]:
         return [item for _ in model.hw_gears]
     most = max(h * w for h, w in model.hw_gears)
     return [item * h * w // most for h, w in model.hw_gears]
-
-
-def hw_share(gears: list[tuple[int, int]], gear: tuple[int, int]) -> float:
-    """A gear's time and per-item traffic as a share of the largest gear's: its elements'."""
-    most = max(h * w for h, w in gears)
-    return gear[0] * gear[1] / most
 
 
 def latency_table(stage: ModelStage, prof: Profile) -> dict[int, float]:
@@ -390,10 +384,9 @@ class Model(StageKind):
         return latency_ms(stage, ctx.prof, batch) * 1000.0
 
     def model_switch_us(self, ctx: StageContext) -> float:
-        """Its weights read again at the memory bandwidth (UnitEngine.model_switch_us). The weights
-        are the simulator's default for a descriptor that does not give them, half the instance's
-        memory on a 32-byte multiple (simulator/src/model/model_file.cpp)."""
-        weights = self.model_memory_bytes(ctx) // 2 // 32 * 32
+        """Its weights read again at the memory bandwidth (UnitEngine.model_switch_us): the
+        simulator's default for a descriptor that gives none (default_weight_bytes)."""
+        weights = default_weight_bytes(self.model_memory_bytes(ctx))
         return ctx.prof.engines.aicore.model_switch_us(weights, ctx.prof.memory.bandwidth_GBps)
 
     def execution_ddr_bytes(self, ctx: StageContext, gin: Geometry | None, gout: Geometry | None, batch: int) -> float:
